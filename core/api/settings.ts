@@ -1,0 +1,145 @@
+/**
+ * Crawl settings: the one shape the CLI, the desktop app and a crawl directory's saved
+ * `crawl.json` share. Plain data only (no node:* imports) so the renderer can import it.
+ */
+
+export type ScopePreset = 'page' | 'prefix' | 'host' | 'domain' | 'any';
+export type RobotsPolicy = 'obey' | 'ignore' | 'custom' | 'most-favored' | 'first-named';
+export type PolitenessPreset = 'polite' | 'moderate' | 'fast';
+export type DedupMode = 'off' | 'url' | 'digest';
+
+/** A per-host or per-domain override, as Heritrix's settings sheets. More specific wins. */
+export interface HostOverride {
+  /** `example.org` matches that host; `.example.org` or `domain=example.org` matches it and subdomains. */
+  host?: string;
+  domain?: string;
+  minDelayMs?: number;
+  maxDelayMs?: number;
+  delayFactor?: number;
+  perHost?: number;
+  robots?: RobotsPolicy;
+  userAgent?: string;
+  maxKbpsPerHost?: number;
+}
+
+export interface CrawlSettings {
+  /** Crawl name, written as warcinfo isPartOf and used for the WARC prefix. */
+  name: string;
+  seeds: string[];
+
+  // scope
+  scope: ScopePreset;
+  include: string[];
+  exclude: string[];
+  maxHops: number;
+  transHops: number;
+  maxPathRepeats: number;
+  maxPathDepth: number;
+  maxUrlLength: number;
+
+  // politeness
+  politeness: PolitenessPreset;
+  concurrency: number;
+  perHost: number;
+  delayFactor: number;
+  minDelayMs: number;
+  maxDelayMs: number;
+  crawlDelayCapS: number;
+  maxKbpsPerHost: number;
+  overrides: HostOverride[];
+  queuePolicy: string; // 'host' | `elfhash:${n}`
+
+  // robots
+  robots: RobotsPolicy;
+  robotsFile?: string;
+  candidateAgents: string[];
+  masquerade: boolean;
+  robotsTtlS: number;
+  sitemaps: boolean;
+
+  // identity
+  userAgent: string;
+  operator: string;
+
+  // fetch limits
+  connectTimeoutS: number;
+  headersTimeoutS: number;
+  idleTimeoutS: number;
+  fetchTimeoutS: number;
+  maxBodyBytes: number;
+  maxHeaderBytes: number;
+  maxExtractBytes: number;
+  maxLinksPerDocument: number;
+  maxRetries: number;
+
+  // WARC
+  warcMaxBytes: number;
+  warcPrefix: string;
+  dedup: DedupMode;
+
+  // limits (0 = none)
+  limitPages: number;
+  limitUris: number;
+  limitBytes: number;
+  limitTimeS: number;
+  maxTotalWarcBytes: number;
+  minFreeDiskBytes: number;
+}
+
+export const POLITENESS_PRESETS: Record<PolitenessPreset, Pick<CrawlSettings, 'delayFactor' | 'minDelayMs' | 'maxDelayMs' | 'perHost'>> = {
+  // Heritrix's defaults.
+  polite: { delayFactor: 5, minDelayMs: 3000, maxDelayMs: 30000, perHost: 1 },
+  moderate: { delayFactor: 2, minDelayMs: 1000, maxDelayMs: 10000, perHost: 1 },
+  // Heritrix's "less polite" sheet: no delay, several connections per host.
+  fast: { delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, perHost: 4 },
+};
+
+export const TROVE_VERSION = '0.1.0';
+export const DEFAULT_USER_AGENT = `Mozilla/5.0 (compatible; Trove/${TROVE_VERSION}; +https://github.com/trove-archive/trove)`;
+
+export function defaultSettings(): CrawlSettings {
+  return {
+    name: 'crawl',
+    seeds: [],
+    scope: 'prefix',
+    include: [],
+    exclude: [],
+    maxHops: 20,
+    transHops: 2,
+    maxPathRepeats: 2,
+    maxPathDepth: 20,
+    maxUrlLength: 2083,
+    politeness: 'polite',
+    concurrency: 8,
+    ...POLITENESS_PRESETS.polite,
+    crawlDelayCapS: 300,
+    maxKbpsPerHost: 0,
+    overrides: [],
+    queuePolicy: 'host',
+    robots: 'obey',
+    candidateAgents: [],
+    masquerade: false,
+    robotsTtlS: 24 * 3600,
+    sitemaps: false,
+    userAgent: DEFAULT_USER_AGENT,
+    operator: '',
+    connectTimeoutS: 20,
+    headersTimeoutS: 30,
+    idleTimeoutS: 60,
+    fetchTimeoutS: 300,
+    maxBodyBytes: 1024 ** 3,
+    maxHeaderBytes: 256 * 1024,
+    maxExtractBytes: 32 * 1024 * 1024,
+    maxLinksPerDocument: 20000,
+    maxRetries: 3,
+    warcMaxBytes: 1e9,
+    warcPrefix: 'TROVE',
+    dedup: 'digest',
+    limitPages: 0,
+    limitUris: 0,
+    limitBytes: 0,
+    limitTimeS: 0,
+    maxTotalWarcBytes: 0,
+    minFreeDiskBytes: 1024 ** 3,
+  };
+}
