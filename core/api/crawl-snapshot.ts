@@ -1,0 +1,82 @@
+/**
+ * What a running crawl reports upward: the CLI progress bar, the desktop monitor and scripts all
+ * read this one shape. Plain data (no node:* imports) so the renderer can import it.
+ */
+
+export type CrawlState = 'starting' | 'running' | 'pausing' | 'paused' | 'stopping' | 'finished' | 'failed';
+
+export type FinishReason =
+  | 'frontier-empty'
+  | 'limit-pages'
+  | 'limit-uris'
+  | 'limit-bytes'
+  | 'limit-time'
+  | 'limit-warc-bytes'
+  | 'operator'
+  | 'error';
+
+export interface HostRow {
+  queue: string;
+  pending: number;
+  inFlight: number;
+  done: number;
+  failed: number;
+  /** ms until the queue may give out its next URI (0 = ready now). */
+  readyInMs: number;
+  /** The politeness delay last applied, and which term of the formula decided it. */
+  delayMs: number;
+  delayReason: string;
+  robots: string;
+  backoffs: number;
+}
+
+export interface RecentUri {
+  time: number;
+  status: number;
+  outcome: string;
+  url: string;
+  hopsPath: string;
+  mime: string | null;
+  bytes: number;
+  durationMs: number;
+}
+
+export interface TrapWarning {
+  host: string;
+  pattern: string;
+  count: number;
+  suggestedExclude: string;
+}
+
+export interface CrawlSnapshot {
+  name: string;
+  dir: string;
+  state: CrawlState;
+  finishReason: FinishReason | null;
+  message: string | null;
+  startedAt: number;
+  elapsedMs: number;
+  /** URIs with a final outcome > 0 (fetched). */
+  downloaded: number;
+  /** URIs with a final negative outcome. */
+  failed: number;
+  queued: number;
+  inFlight: number;
+  seen: number;
+  pages: number;
+  bytes: number;
+  novelBytes: number;
+  duplicateBytes: number;
+  warcBytes: number;
+  urisPerSec: number;
+  kbPerSec: number;
+  avgUrisPerSec: number;
+  avgKbPerSec: number;
+  statusCodes: Record<string, number>;
+  mimeTypes: Record<string, number>;
+  scopeRejections: Record<string, number>;
+  hosts: HostRow[];
+  recent: RecentUri[];
+  traps: TrapWarning[];
+  warcFiles: string[];
+}

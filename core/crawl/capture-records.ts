@@ -1,0 +1,120 @@
+/**
+ * The WARC records for one fetch, in Heritrix's order: `response` (or `revisit` when the payload
+ * duplicates an earlier capture), then `request` and `metadata`, both pointing at the response
+ * with WARC-Concurrent-To. Pure: builds record inputs; the writer does the I/O.
+ *
+ * The response block is the status line, headers and body exactly as received on the wire
+ * (content-encoding and any chunked framing kept). WARC-Payload-Digest covers the entity body
+ * after transfer decoding (WARC 1.1 §6.2: the payload is the entity-body), which is what replay
+ * tools and deduplicating indexes compare.
+ */
+import type { FetchResult, Spool } from '../fetch/fetcher.ts';
+import { newRecordId } from '../warc/record-header.ts';
+import type { RecordInput } from '../warc/write-record-input.ts';
+import type { BlockSource } from '../warc/write-record.ts';
+import type { Outlink } from '../extract/outlink.ts';
+
+export const REVISIT_PROFILE_IDENTICAL = 'http://netpreserve.org/warc/1.1/revisit/identical-payload-digest';
+export const REVISIT_PROFILE_NOT_MODIFIED = 'http://netpreserve.org/warc/1.1/revisit/server-not-modified';
+
+export interface RevisitOf {
+  recordId: string;
+  targetUri: string;
+  /** WARC-Date of the original. */
+  date: string;
+  profile: string;
+}
+
+export interface CaptureGroupInput {
+  url: string;
+  date: Date;
+  fetch: FetchResult;
+  revisitOf: RevisitOf | null;
+  metadata: { via: string | null; hopsPath: string; fetchTimeMs: number; outlinks: Outlink[]; notes?: string[] } | null;
+}
+
+export interface CaptureGroup {
+  records: RecordInput[];
+  responseId: string | null;
+}
+
+function spoolBlock(s: Spool): BlockSource {
+  return { length: s.size, stream: () => s.stream() };
+}
+
+export function buildCaptureGroup(g: CaptureGroupInput): CaptureGroup {
+  const f = g.fetch;
+  const records: RecordInput[] = [];
+  let responseId: string | null = null;
+
+  if (f.responseHead) {
+    responseId = newRecordId();
+    const common: [string, string][] = [];
+    if (f.remoteAddress) common.push(['WARC-IP-Address', f.remoteAddress]);
+    if (g.revisitOf) {
+      records.push({
+        type: 'revisit',
+        targetUri: g.url,
+        date: g.date,
+        recordId: responseId,
+        contentType: 'application/http; msgtype=response',
+        fields: [
+          ...common,
+          ['WARC-Profile', g.revisitOf.profile],
+          ['WARC-Refers-To', g.revisitOf.recordId],
+          ['WARC-Refers-To-Target-URI', g.revisitOf.targetUri],
+          ['WARC-Refers-To-Date', g.revisitOf.date],
+          ...(f.payloadDigest ? ([['WARC-Payload-Digest', f.payloadDigest]] as [string, string][]) : []),
+        ],
+        // A revisit's block is the HTTP headers only; the payload is in the record it refers to.
+        blockParts: [f.responseHead],
+      });
+    } else {
+      const fields: [string, string][] = [...common];
+      if (f.payloadDigest) fields.push(['WARC-Payload-Digest', f.payloadDigest]);
+      if (f.truncated) fields.push(['WARC-Truncated', f.truncated]);
+      const parts: BlockSource[] = [f.responseHead];
+      if (f.body && f.body.size > 0) parts.push(spoolBlock(f.body));
+      const rec: RecordInput = {
+        type: 'response',
+        targetUri: g.url,
+        date: g.date,
+        recordId: responseId,
+        contentType: 'application/http; msgtype=response',
+        fields,
+        blockParts: parts,
+      };
+      if (f.blockDigest) rec.blockDigest = f.blockDigest;
+      records.push(rec);
+    }
+  }
+
+  if (f.requestHead.length > 0) {
+    records.push({
+      type: 'request',
+      targetUri: g.url,
+      date: g.date,
+      contentType: 'application/http; msgtype=request',
+      fields: responseId ? [['WARC-Concurrent-To', responseId]] : [],
+      blockParts: [f.requestHead],
+    });
+  }
+
+  if (g.metadata && responseId) {
+    const lines: string[] = [];
+    if (g.metadata.via) lines.push(`via: ${g.metadata.via}`);
+    lines.push(`hopsFromSeed: ${g.metadata.hopsPath || '-'}`);
+    lines.push(`fetchTimeMs: ${Math.round(g.metadata.fetchTimeMs)}`);
+    for (const n of g.metadata.notes ?? []) lines.push(`note: ${n}`);
+    for (const o of g.metadata.outlinks) lines.push(`outlink: ${o.url} ${o.hop} ${o.context}`);
+    records.push({
+      type: 'metadata',
+      targetUri: g.url,
+      date: g.date,
+      contentType: 'application/warc-fields',
+      fields: [['WARC-Concurrent-To', responseId]],
+      blockParts: [Buffer.from(lines.map((l) => l.replace(/[\r\n]/g, ' ')).join('\r\n') + '\r\n', 'utf8')],
+    });
+  }
+  return { records, responseId };
+}

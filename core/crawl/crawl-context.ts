@@ -1,0 +1,46 @@
+/**
+ * The services one crawl is made of, built once by the controller and handed to the URI
+ * processor. No module-level state anywhere: two crawls in one process never share anything.
+ */
+import type Database from 'better-sqlite3';
+import type { CrawlSettings } from '../api/settings.ts';
+import type { CaptureIndex } from '../archive/capture-index.ts';
+import type { ExtractPool } from '../extract/extract-pool.ts';
+import type { Fetcher } from '../fetch/fetcher.ts';
+import type { Frontier } from '../frontier/frontier.ts';
+import type { WarcWriter } from '../warc/warc-writer.ts';
+import type { CandidateChain } from './candidate-chain.ts';
+import type { LineLog } from './crawl-log.ts';
+import type { CrawlPaths } from './crawl-dir.ts';
+import type { CrawlStats } from './crawl-stats.ts';
+import type { RobotsGate } from './robots-gate.ts';
+
+export interface QueueNote {
+  delayMs: number;
+  delayReason: string;
+  backoffs: number;
+  consecutiveErrors: number;
+}
+
+export interface CrawlContext {
+  settings: CrawlSettings;
+  paths: CrawlPaths;
+  db: Database.Database;
+  frontier: Frontier;
+  captures: CaptureIndex;
+  writer: WarcWriter;
+  fetcher: Fetcher;
+  extractor: ExtractPool;
+  robots: RobotsGate;
+  chain: CandidateChain;
+  stats: CrawlStats;
+  crawlLog: LineLog;
+  /** Capture-index file id per WARC base name. */
+  fileIds: Map<string, number>;
+  /** Per-queue politeness notes for the monitor. */
+  queueNotes: Map<string, QueueNote>;
+  /** Aborted on a hard stop: in-flight fetches end at once (their URIs stay leased and are re-queued on resume). */
+  hardStop: AbortSignal;
+  /** A seed redirected: its target becomes a seed too (Heritrix seedsRedirectNewSeeds). */
+  addRedirectSeed(url: string): void;
+}

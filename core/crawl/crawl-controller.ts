@@ -1,0 +1,332 @@
+/**
+ * The crawl controller: lifecycle and the crawl loop with N fetch slots.
+ *
+ *   starting → running ⇄ pausing → paused
+ *                 └──→ stopping → finished (reason)        (any error → failed)
+ *
+ * Pause lets in-flight fetches finish and holds new claims. Stop finishes in-flight work and
+ * closes files cleanly; a second stop (`stop({ now: true })`) aborts in-flight fetches at once —
+ * their URIs stay leased in the database and are fetched again on resume — and still closes the
+ * WARC cleanly. Limits finish the crawl with their reason and leave it resumable.
+ */
+import fs from 'node:fs';
+import type { CrawlSnapshot, CrawlState, FinishReason, HostRow, TrapWarning } from '../api/crawl-snapshot.ts';
+import type { ClaimedUri } from '../frontier/frontier.ts';
+import type { CrawlContext } from './crawl-context.ts';
+import { processUri } from './process-uri.ts';
+import { Outcome } from './outcome-codes.ts';
+
+export type CrawlEvent =
+  | { type: 'snapshot'; snapshot: CrawlSnapshot }
+  | { type: 'state'; state: CrawlState; reason: FinishReason | null; message: string | null }
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
+
+export interface ControllerHooks {
+  /** Called once when the loop ends, after in-flight work has settled; closes files. */
+  shutdown(): Promise<void>;
+  /** Extra snapshot fields the controller cannot see (WARC files, traps). */
+  warcFiles(): string[];
+  traps(): TrapWarning[];
+  robotsFor(queueKey: string): string;
+  /** Bytes of WARC written by earlier runs of this crawl (for --max-total-warc-bytes). */
+  previousWarcBytes: number;
+  /** Called at each snapshot to persist counters (resume keeps totals). */
+  persist(): void;
+}
+
+const SNAPSHOT_MS = 250;
+const DISK_CHECK_MS = 5_000;
+
+export class CrawlController {
+  readonly ctx: CrawlContext;
+  /** What start-up found and did (WARCs recovered after a crash, leases re-queued), for the log. */
+  readonly startNotes: string[] = [];
+  private hooks: ControllerHooks;
+  private listeners = new Set<(e: CrawlEvent) => void>();
+  private _state: CrawlState = 'starting';
+  private reason: FinishReason | null = null;
+  private message: string | null = null;
+  private inflight = new Set<Promise<void>>();
+  private freeSlots: number[] = [];
+  private wake: (() => void) | null = null;
+  private stopRequested = false;
+  private pauseRequested = false;
+  private diskPaused = false;
+  private hardAbort: AbortController;
+  private startedAt = Date.now();
+  private elapsedBefore: number;
+  private runStartedAt = Date.now();
+  private lastSnapshot = 0;
+  private lastDiskCheck = 0;
+  private appliedLimits = new Set<string>();
+  private done: Promise<CrawlSnapshot>;
+
+  constructor(ctx: CrawlContext, hooks: ControllerHooks, hardAbort: AbortController, opts: { startedAt?: number; elapsedBefore?: number } = {}) {
+    this.ctx = ctx;
+    this.hooks = hooks;
+    this.hardAbort = hardAbort;
+    this.startedAt = opts.startedAt ?? Date.now();
+    this.elapsedBefore = opts.elapsedBefore ?? 0;
+    for (let i = ctx.settings.concurrency; i >= 1; i--) this.freeSlots.push(i);
+    this.done = new Promise<CrawlSnapshot>((resolve) => {
+      queueMicrotask(() => {
+        this.loop()
+          .catch((err) => this.fail(err))
+          .finally(async () => {
+            try {
+              await this.hooks.shutdown();
+            } catch (err) {
+              this.fail(err);
+            }
+            if (this._state !== 'failed') this.setState('finished');
+            resolve(this.snapshot());
+            this.emit({ type: 'snapshot', snapshot: this.snapshot() });
+          });
+      });
+    });
+  }
+
+  get state(): CrawlState {
+    return this._state;
+  }
+
+  /** Resolves with the final snapshot once the crawl has finished or failed and files are closed. */
+  finished(): Promise<CrawlSnapshot> {
+    return this.done;
+  }
+
+  on(listener: (e: CrawlEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  pause(): void {
+    if (this._state !== 'running') return;
+    this.pauseRequested = true;
+    this.setState('pausing');
+    this.poke();
+  }
+
+  resume(): void {
+    if (this._state !== 'paused' && this._state !== 'pausing') return;
+    this.pauseRequested = false;
+    this.diskPaused = false;
+    this.setState('running');
+    this.poke();
+  }
+
+  /** First call: graceful (in-flight fetches finish). With `now`, or a second call: abort in-flight fetches. */
+  stop(opts: { now?: boolean; reason?: FinishReason } = {}): void {
+    if (this._state === 'finished' || this._state === 'failed') return;
+    if (this.stopRequested || opts.now) this.hardAbort.abort();
+    if (!this.stopRequested) {
+      this.stopRequested = true;
+      this.reason = this.reason ?? opts.reason ?? 'operator';
+      this.setState('stopping');
+    }
+    this.poke();
+  }
+
+  snapshot(): CrawlSnapshot {
+    const now = Date.now();
+    const elapsedMs = this.elapsedBefore + (now - this.runStartedAt);
+    const c = this.ctx.frontier.counts(now);
+    const stats = this.ctx.stats;
+    const rates = stats.rates(now, elapsedMs);
+    const hosts: HostRow[] = this.ctx.frontier.queues(200, 0, now).map((q) => {
+      const note = this.ctx.queueNotes.get(q.key);
+      return {
+        queue: q.key,
+        pending: q.pending,
+        inFlight: q.inFlight,
+        done: q.done,
+        failed: q.failed,
+        readyInMs: Math.max(0, q.readyAt - now),
+        delayMs: note?.delayMs ?? 0,
+        delayReason: note?.delayReason ?? '-',
+        robots: this.hooks.robotsFor(q.key),
+        backoffs: note?.backoffs ?? 0,
+      };
+    });
+    return {
+      name: this.ctx.settings.name,
+      dir: this.ctx.paths.dir,
+      state: this._state,
+      finishReason: this.reason,
+      message: this.message,
+      startedAt: this.startedAt,
+      elapsedMs,
+      downloaded: c.done,
+      failed: c.failed,
+      queued: c.pending,
+      inFlight: c.inFlight,
+      seen: c.seen,
+      pages: stats.totals.pages,
+      bytes: stats.totals.bytes,
+      novelBytes: stats.totals.novelBytes,
+      duplicateBytes: stats.totals.duplicateBytes,
+      warcBytes: this.hooks.previousWarcBytes + this.ctx.writer.bytesWritten,
+      ...rates,
+      statusCodes: { ...stats.statusCodes },
+      mimeTypes: { ...stats.mimeTypes },
+      scopeRejections: { ...stats.scopeRejections },
+      hosts,
+      recent: stats.recent.slice(0, 20),
+      traps: this.hooks.traps(),
+      warcFiles: this.hooks.warcFiles(),
+    };
+  }
+
+  private async loop(): Promise<void> {
+    this.setState('running');
+    while (true) {
+      const now = Date.now();
+      this.maybeSnapshot(now);
+      if (this.stopRequested) {
+        if (this.inflight.size === 0) return;
+      } else {
+        this.checkLimits(now);
+        this.checkDisk(now);
+        if (this.pauseRequested || this.diskPaused) {
+          if (this.inflight.size === 0 && this._state === 'pausing') this.setState('paused');
+        } else {
+          while (this.freeSlots.length > 0 && !this.stopRequested) {
+            const uri = this.ctx.frontier.claim(Date.now());
+            if (!uri) break;
+            this.start(uri);
+          }
+          if (this.inflight.size === 0) {
+            const next = this.ctx.frontier.nextReadyAt();
+            if (next === null) {
+              this.reason = 'frontier-empty';
+              this.stopRequested = true;
+              this.setState('stopping');
+              return;
+            }
+          }
+        }
+      }
+      // Sleep until a slot finishes, the next queue is ready, a command arrives, or a tick passes.
+      const next = this.stopRequested || this.pauseRequested ? null : this.ctx.frontier.nextReadyAt();
+      const waitMs = Math.max(5, Math.min(next === null ? 1000 : next - Date.now(), SNAPSHOT_MS));
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, waitMs);
+        this.wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      this.wake = null;
+    }
+  }
+
+  private start(uri: ClaimedUri): void {
+    const slot = this.freeSlots.pop()!;
+    const p: Promise<void> = processUri(this.ctx, uri, slot)
+      .then(() => undefined)
+      .catch((err) => {
+        // An unexpected error is this URI's outcome (−5); the crawl goes on.
+        this.log('error', `${uri.url}: ${(err as Error).stack ?? err}`);
+        try {
+          this.ctx.frontier.complete(uri, { status: Outcome.RUNTIME_EXCEPTION, queueReadyAt: Date.now() + this.ctx.settings.minDelayMs });
+          this.ctx.crawlLog.write(`${new Date().toISOString()} ${String(Outcome.RUNTIME_EXCEPTION).padStart(5)} ${'0'.padStart(10)} ${uri.url} ${uri.hopsPath || '-'} ${uri.via || '-'} - #${String(slot).padStart(3, '0')} - - - ${((err as Error).message ?? 'error').replace(/\s+/g, '_').slice(0, 200)}`);
+        } catch {
+          /* a hard stop may have closed the database; the lease is re-queued on resume */
+        }
+      })
+      .finally(() => {
+        this.inflight.delete(p);
+        this.freeSlots.push(slot);
+        this.poke();
+      });
+    this.inflight.add(p);
+  }
+
+  private checkLimits(now: number): void {
+    const s = this.ctx.settings;
+    const t = this.ctx.stats.totals;
+    const c = this.ctx.frontier.counts(now);
+    const elapsedS = (this.elapsedBefore + (now - this.runStartedAt)) / 1000;
+    const hit = (reason: FinishReason, msg: string) => {
+      if (this.appliedLimits.has(reason)) return;
+      this.appliedLimits.add(reason);
+      this.message = msg;
+      this.log('info', msg);
+      this.stop({ reason });
+    };
+    if (s.limitPages > 0 && t.pages >= s.limitPages) hit('limit-pages', `page limit reached (${s.limitPages})`);
+    else if (s.limitUris > 0 && c.done + c.failed >= s.limitUris) hit('limit-uris', `URI limit reached (${s.limitUris})`);
+    else if (s.limitBytes > 0 && t.bytes >= s.limitBytes) hit('limit-bytes', `byte limit reached (${s.limitBytes})`);
+    else if (s.limitTimeS > 0 && elapsedS >= s.limitTimeS) hit('limit-time', `time limit reached (${s.limitTimeS} s)`);
+    else if (s.maxTotalWarcBytes > 0 && this.hooks.previousWarcBytes + this.ctx.writer.bytesWritten >= s.maxTotalWarcBytes)
+      hit('limit-warc-bytes', `WARC size limit reached (${s.maxTotalWarcBytes} bytes)`);
+  }
+
+  /** Disk guard: pause under --min-free-disk, carry on by itself once space is freed. */
+  private checkDisk(now: number): void {
+    const min = this.ctx.settings.minFreeDiskBytes;
+    if (min <= 0 || now - this.lastDiskCheck < DISK_CHECK_MS) return;
+    this.lastDiskCheck = now;
+    let free: number;
+    try {
+      const st = fs.statfsSync(this.ctx.paths.warcs);
+      free = st.bavail * st.bsize;
+    } catch {
+      return;
+    }
+    if (free < min && !this.diskPaused) {
+      this.diskPaused = true;
+      this.message = `paused: only ${Math.round(free / 1048576)} MiB free on the disk holding ${this.ctx.paths.warcs} (minimum ${Math.round(min / 1048576)} MiB); free some space and the crawl resumes`;
+      this.log('warn', this.message);
+      this.setState('pausing');
+    } else if (free >= min && this.diskPaused) {
+      this.diskPaused = false;
+      this.message = null;
+      this.log('info', 'disk space available again: resuming');
+      if (!this.pauseRequested) this.setState('running');
+    }
+  }
+
+  private maybeSnapshot(now: number): void {
+    if (now - this.lastSnapshot < SNAPSHOT_MS) return;
+    this.lastSnapshot = now;
+    try {
+      this.hooks.persist();
+    } catch {
+      /* counters are advisory */
+    }
+    if (this.listeners.size > 0) this.emit({ type: 'snapshot', snapshot: this.snapshot() });
+  }
+
+  private poke(): void {
+    this.wake?.();
+  }
+
+  private fail(err: unknown): void {
+    this.reason = 'error';
+    this.message = (err as Error)?.message ?? String(err);
+    this.log('error', `crawl failed: ${(err as Error)?.stack ?? err}`);
+    this.setState('failed');
+    this.hardAbort.abort();
+  }
+
+  private setState(state: CrawlState): void {
+    if (this._state === state || this._state === 'failed') return;
+    this._state = state;
+    this.emit({ type: 'state', state, reason: this.reason, message: this.message });
+  }
+
+  private log(level: 'info' | 'warn' | 'error', message: string): void {
+    this.emit({ type: 'log', level, message });
+  }
+
+  private emit(e: CrawlEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        /* a listener's error is its own */
+      }
+    }
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The layout of a crawl directory. Everything a crawl owns lives here as real files, so an
+ * archivist can copy, back up or open it with other tools:
+ *
+ *   <dir>/crawl.sqlite      frontier, capture index, robots cache, settings (the truth)
+ *   <dir>/warcs/*.warc.gz   the WARC files (".open" while being written)
+ *   <dir>/logs/crawl.log    one line per URI outcome (Heritrix format)
+ *   <dir>/logs/scope.log    one line per scope rejection, with the deciding rule
+ *   <dir>/tmp/              spooled response bodies in flight (emptied on start)
+ *   <dir>/.lock             the pid of the process crawling this directory
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { TroveError } from '../errors.ts';
+
+export interface CrawlPaths {
+  dir: string;
+  db: string;
+  warcs: string;
+  logs: string;
+  crawlLog: string;
+  scopeLog: string;
+  tmp: string;
+  lock: string;
+}
+
+export function crawlPaths(dir: string): CrawlPaths {
+  const abs = path.resolve(dir);
+  return {
+    dir: abs,
+    db: path.join(abs, 'crawl.sqlite'),
+    warcs: path.join(abs, 'warcs'),
+    logs: path.join(abs, 'logs'),
+    crawlLog: path.join(abs, 'logs', 'crawl.log'),
+    scopeLog: path.join(abs, 'logs', 'scope.log'),
+    tmp: path.join(abs, 'tmp'),
+    lock: path.join(abs, '.lock'),
+  };
+}
+
+export function isExistingCrawl(dir: string): boolean {
+  return fs.existsSync(crawlPaths(dir).db);
+}
+
+/** Create the directory tree and prove it is writable; clear stale spool files. */
+export function prepareCrawlDir(dir: string): CrawlPaths {
+  const p = crawlPaths(dir);
+  try {
+    for (const d of [p.dir, p.warcs, p.logs, p.tmp]) fs.mkdirSync(d, { recursive: true });
+    const probe = path.join(p.dir, `.write-test-${process.pid}`);
+    fs.writeFileSync(probe, 'ok');
+    fs.rmSync(probe);
+    for (const f of fs.readdirSync(p.tmp)) fs.rmSync(path.join(p.tmp, f), { force: true, recursive: true });
+  } catch (err) {
+    throw new TroveError('CRAWL_DIR_UNWRITABLE', `cannot write to crawl directory ${p.dir}: ${(err as Error).message}`, { dir: p.dir }, { cause: err });
+  }
+  return p;
+}
+
+/**
+ * Take the directory lock. A lock held by a live process is an error (two crawlers must never
+ * write one database and one WARC series); a lock left by a dead process (kill -9) is taken over.
+ */
+export function acquireLock(p: CrawlPaths): () => void {
+  try {
+    const pid = Number(fs.readFileSync(p.lock, 'utf8'));
+    if (pid && pid !== process.pid && processAlive(pid)) {
+      throw new TroveError('CRAWL_DIR_LOCKED', `crawl directory ${p.dir} is in use by process ${pid}`, { pid });
+    }
+  } catch (err) {
+    if (err instanceof TroveError) throw err;
+  }
+  fs.writeFileSync(p.lock, String(process.pid));
+  return () => {
+    try {
+      if (fs.readFileSync(p.lock, 'utf8') === String(process.pid)) fs.rmSync(p.lock);
+    } catch {
+      /* already gone */
+    }
+  };
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

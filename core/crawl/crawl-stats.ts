@@ -1,0 +1,72 @@
+/**
+ * Live counters for a crawl: totals, status and MIME tallies, and rates over a sliding window
+ * (current) and since start (average), as Heritrix's console shows them.
+ */
+import type { RecentUri } from '../api/crawl-snapshot.ts';
+
+const WINDOW_MS = 10_000;
+const RECENT_MAX = 50;
+
+export interface StatsTotals {
+  downloaded: number;
+  failed: number;
+  pages: number;
+  bytes: number;
+  novelBytes: number;
+  duplicateBytes: number;
+}
+
+export class CrawlStats {
+  totals: StatsTotals = { downloaded: 0, failed: 0, pages: 0, bytes: 0, novelBytes: 0, duplicateBytes: 0 };
+  readonly statusCodes: Record<string, number> = {};
+  readonly mimeTypes: Record<string, number> = {};
+  readonly scopeRejections: Record<string, number> = {};
+  readonly hosts: Record<string, number> = {};
+  readonly recent: RecentUri[] = [];
+  private window: { t: number; bytes: number }[] = [];
+
+  constructor(initial?: Partial<StatsTotals>) {
+    if (initial) this.totals = { ...this.totals, ...initial };
+  }
+
+  recordOutcome(u: RecentUri & { host: string; duplicate: boolean; page: boolean }): void {
+    if (u.status > 0) this.totals.downloaded++;
+    else this.totals.failed++;
+    if (u.page) this.totals.pages++;
+    this.totals.bytes += u.bytes;
+    if (u.duplicate) this.totals.duplicateBytes += u.bytes;
+    else this.totals.novelBytes += u.bytes;
+    const code = String(u.status);
+    this.statusCodes[code] = (this.statusCodes[code] ?? 0) + 1;
+    if (u.mime) {
+      const m = u.mime.split(';')[0]!.trim().toLowerCase();
+      this.mimeTypes[m] = (this.mimeTypes[m] ?? 0) + 1;
+    }
+    this.hosts[u.host] = (this.hosts[u.host] ?? 0) + 1;
+    this.recent.unshift({ time: u.time, status: u.status, outcome: u.outcome, url: u.url, hopsPath: u.hopsPath, mime: u.mime, bytes: u.bytes, durationMs: u.durationMs });
+    if (this.recent.length > RECENT_MAX) this.recent.length = RECENT_MAX;
+    this.window.push({ t: u.time, bytes: u.bytes });
+  }
+
+  recordScopeRejection(rule: string): void {
+    this.scopeRejections[rule] = (this.scopeRejections[rule] ?? 0) + 1;
+  }
+
+  /** Current rates over the last 10 s, and averages over `elapsedMs`. */
+  rates(now: number, elapsedMs: number): { urisPerSec: number; kbPerSec: number; avgUrisPerSec: number; avgKbPerSec: number } {
+    const cutoff = now - WINDOW_MS;
+    let drop = 0;
+    while (drop < this.window.length && this.window[drop]!.t < cutoff) drop++;
+    if (drop > 0) this.window.splice(0, drop);
+    const span = Math.min(WINDOW_MS, Math.max(elapsedMs, 1)) / 1000;
+    const wBytes = this.window.reduce((s, w) => s + w.bytes, 0);
+    const done = this.totals.downloaded + this.totals.failed;
+    const secs = Math.max(elapsedMs, 1) / 1000;
+    return {
+      urisPerSec: this.window.length / span,
+      kbPerSec: wBytes / 1024 / span,
+      avgUrisPerSec: done / secs,
+      avgKbPerSec: this.totals.bytes / 1024 / secs,
+    };
+  }
+}

@@ -1,0 +1,391 @@
+/**
+ * The fetch chain for one claimed URI (Heritrix's processor chains, flattened):
+ *
+ *   robots gate → fetch → extract → WARC records (one group) → one database transaction
+ *   (frontier outcome + outlinks + capture index rows + page text) → crawl.log line.
+ *
+ * Every path ends in exactly one of: `complete` with a final outcome, `complete` with a retry
+ * time, or `defer` (waiting for robots.txt). Nothing throws out of here; an unexpected error is
+ * a −5 outcome for this URI and the crawl goes on.
+ */
+import type { ClaimedUri, Candidate } from '../frontier/frontier.ts';
+import type { FetchResult } from '../fetch/fetcher.ts';
+import type { Outlink } from '../extract/outlink.ts';
+import { decodeBodyStream } from '../extract/decode-body.ts';
+import { inferredLinks } from '../extract/inferred-links.ts';
+import { surtKey } from '../scope/surt.ts';
+import type { RecordRow } from '../archive/capture-index.ts';
+import type { WrittenRecord } from '../warc/warc-writer.ts';
+import { ROBOTS_MAX_REDIRECTS } from '../robots/robots-state.ts';
+import { Outcome, outcomeName } from './outcome-codes.ts';
+import { buildCaptureGroup, REVISIT_PROFILE_IDENTICAL, type RevisitOf } from './capture-records.ts';
+import { formatCrawlLogLine } from './crawl-log.ts';
+import type { CrawlContext } from './crawl-context.ts';
+import { hostSettings, type HostSettings } from './host-settings.ts';
+import { parseRetryAfter, politenessDelay, retryBackoffMs } from './politeness.ts';
+
+const EXTRACTABLE = /^(text\/html|application\/xhtml\+xml|text\/css|application\/xml|text\/xml)$/;
+const RETRYABLE_NEGATIVE = new Set<number>([Outcome.CONNECT_FAILED, Outcome.CONNECT_LOST, Outcome.TIMEOUT, Outcome.DOMAIN_UNRESOLVABLE]);
+
+export interface UriResult {
+  /** 'final' = the URI has its one outcome; 'retry' / 'deferred' = it will come back. */
+  kind: 'final' | 'retry' | 'deferred';
+  status: number;
+  bytes: number;
+  page: boolean;
+}
+
+function headerValue(headers: [string, string][], name: string): string | null {
+  const n = name.toLowerCase();
+  for (const [k, v] of headers) if (k.toLowerCase() === n) return v;
+  return null;
+}
+
+function mimeOf(headers: [string, string][]): string | null {
+  const ct = headerValue(headers, 'content-type');
+  return ct ? ct.split(';')[0]!.trim().toLowerCase() : null;
+}
+
+function ts14(d: Date): string {
+  return d.toISOString().replace(/[-:TZ.]/g, '').slice(0, 14);
+}
+
+function isRobotsUri(uri: ClaimedUri): boolean {
+  return uri.hopsPath.endsWith('P') && uri.viaContext === 'robots';
+}
+
+function requestHeaders(ctx: CrawlContext, hs: HostSettings, sendAgent: string | undefined): [string, string][] {
+  const h: [string, string][] = [
+    ['User-Agent', sendAgent ?? hs.userAgent],
+    ['Accept', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'],
+  ];
+  const op = ctx.settings.operator.trim();
+  // RFC 9110 `From` is a mailbox; Heritrix sends the operator's contact the same way.
+  if (/^[^\s@]+@[^\s@]+$/.test(op)) h.push(['From', op]);
+  return h;
+}
+
+export async function processUri(ctx: CrawlContext, uri: ClaimedUri, slot: number): Promise<UriResult> {
+  let host = '';
+  try {
+    host = new URL(uri.url).hostname;
+  } catch {
+    return finish(ctx, uri, slot, { status: Outcome.UNFETCHABLE_URI, annotations: ['bad-url'] });
+  }
+  const hs = hostSettings(ctx.settings, host);
+  const now = Date.now();
+  let sendAgent: string | undefined;
+  let crawlDelayS: number | null = null;
+
+  if (!isRobotsUri(uri)) {
+    const gate = ctx.robots.check(uri.url, hs.robots, hs.userAgent, now);
+    if (gate.kind === 'fetch-robots') {
+      ctx.frontier.forceSchedule(ctx.chain.prerequisite(gate.robotsUrl, uri, gate.notBefore));
+      // Back behind its prerequisite; the small margin keeps the queue from spinning on it.
+      ctx.frontier.defer(uri, Math.max(gate.notBefore, now) + 50);
+      return { kind: 'deferred', status: 0, bytes: 0, page: false };
+    }
+    if (gate.kind === 'unavailable') {
+      return finish(ctx, uri, slot, { status: Outcome.PREREQUISITE_UNSCHEDULABLE_FAILURE, annotations: ['robots-unavailable'] });
+    }
+    if (gate.kind === 'precluded') {
+      return finish(ctx, uri, slot, { status: Outcome.ROBOTS_PRECLUDED, annotations: ['robots:' + gate.verdict.policy] });
+    }
+    sendAgent = gate.verdict.sendUserAgent;
+    crawlDelayS = gate.crawlDelayS;
+  }
+
+  if (isRobotsUri(uri)) return fetchRobots(ctx, uri, slot, hs);
+
+  const fetched = await ctx.fetcher.fetch({ url: uri.url, headers: requestHeaders(ctx, hs, sendAgent), signal: ctx.hardStop });
+  try {
+    return await handleFetched(ctx, uri, slot, hs, fetched, crawlDelayS);
+  } finally {
+    await disposeFetch(fetched);
+  }
+}
+
+async function disposeFetch(f: FetchResult): Promise<void> {
+  await f.body?.dispose().catch(() => {});
+  if (f.entity && f.entity !== f.body) await f.entity.dispose().catch(() => {});
+}
+
+/** robots.txt: fetched, archived, followed through up to 5 redirects, then recorded in the gate. */
+async function fetchRobots(ctx: CrawlContext, uri: ClaimedUri, slot: number, hs: HostSettings): Promise<UriResult> {
+  let url = uri.url;
+  let first: UriResult | null = null;
+  for (let hop = 0; hop <= ROBOTS_MAX_REDIRECTS; hop++) {
+    const f = await ctx.fetcher.fetch({ url, headers: requestHeaders(ctx, hs, undefined), signal: ctx.hardStop });
+    try {
+      const status = f.status ?? f.outcome;
+      let body: Buffer | undefined;
+      if (f.entity && status >= 200 && status < 300) {
+        const decoded = await decodeBodyStream(f.entity.stream(), headerValue(f.headers, 'content-encoding') ?? undefined, 512 * 1024);
+        body = decoded.body;
+      }
+      const location = status >= 300 && status < 400 ? headerValue(f.headers, 'location') : null;
+      let next: string | null = null;
+      if (location) {
+        try {
+          next = new URL(location, url).href;
+        } catch {
+          next = null;
+        }
+      }
+      if (!next || hop === ROBOTS_MAX_REDIRECTS || f.outcome < 0) {
+        ctx.robots.record(uri.url, f.outcome < 0 && !f.status ? { status: 0, error: f.error?.code ?? outcomeName(f.outcome) } : { status, body }, Date.now());
+      }
+      if (hop === 0) {
+        first = await handleFetched(ctx, uri, slot, hs, f, null, { noRetry: true, extra: next ? [`robots-redirect:${next}`] : [] });
+      } else {
+        await archiveOnly(ctx, url, uri, f);
+      }
+      if (!next) break;
+      url = next;
+    } finally {
+      await disposeFetch(f);
+    }
+  }
+  return first!;
+}
+
+/** A robots.txt redirect hop: archived and indexed, no frontier entry of its own. */
+async function archiveOnly(ctx: CrawlContext, url: string, uri: ClaimedUri, f: FetchResult): Promise<void> {
+  if (!f.responseHead) return;
+  const date = new Date(f.startedAt);
+  const group = buildCaptureGroup({ url, date, fetch: f, revisitOf: null, metadata: { via: uri.url, hopsPath: uri.hopsPath + 'R', fetchTimeMs: f.durationMs, outlinks: [] } });
+  const written = await ctx.writer.writeGroup(group.records);
+  const rows = captureRows(ctx, url, date, f, written, null, null);
+  ctx.db.transaction(() => ctx.captures.addRecords(rows))();
+}
+
+interface HandleOptions {
+  noRetry?: boolean;
+  extra?: string[];
+}
+
+async function handleFetched(
+  ctx: CrawlContext,
+  uri: ClaimedUri,
+  slot: number,
+  hs: HostSettings,
+  f: FetchResult,
+  crawlDelayS: number | null,
+  opts: HandleOptions = {},
+): Promise<UriResult> {
+  const annotations: string[] = [...(opts.extra ?? [])];
+  if (uri.attempts > 0) annotations.push(`${uri.attempts + 1}t`);
+  if (f.truncated) annotations.push(`truncated:${f.truncated}`);
+  if (f.error) annotations.push(f.error.code);
+  const status = f.status ?? f.outcome;
+  const mime = mimeOf(f.headers);
+  const queueNote = noteFor(ctx, uri.queueKey);
+  const now = Date.now();
+
+  // No HTTP response at all: retry connect-level failures, then give up with the outcome code.
+  if (!f.responseHead) {
+    queueNote.consecutiveErrors++;
+    const retryable = RETRYABLE_NEGATIVE.has(f.outcome) && !opts.noRetry && !ctx.hardStop.aborted;
+    // Repeated connection errors to one host back the whole queue off, not just this URI.
+    const hostBackoff = queueNote.consecutiveErrors >= 3 ? retryBackoffMs(queueNote.consecutiveErrors - 2, 5_000, 5 * 60_000) : 0;
+    if (hostBackoff) queueNote.backoffs++;
+    const queueReadyAt = now + Math.max(hs.minDelayMs, hostBackoff);
+    if (retryable && uri.attempts < ctx.settings.maxRetries) {
+      ctx.frontier.complete(uri, { status: f.outcome, retryAt: now + retryBackoffMs(uri.attempts + 1), queueReadyAt });
+      return { kind: 'retry', status: f.outcome, bytes: 0, page: false };
+    }
+    const finalStatus = retryable && uri.attempts >= ctx.settings.maxRetries && ctx.settings.maxRetries > 0 ? f.outcome : f.outcome;
+    return finish(ctx, uri, slot, { status: finalStatus, annotations, queueReadyAt, fetch: f });
+  }
+  queueNote.consecutiveErrors = 0;
+
+  // Extraction (off the crawl loop, in the worker pool), from the content-decoded entity.
+  let outlinks: Outlink[] = [];
+  let title: string | null = null;
+  let text = '';
+  let isHtml = false;
+  if (status >= 200 && status < 400) {
+    let body = Buffer.alloc(0);
+    if (f.entity && mime && EXTRACTABLE.test(mime)) {
+      const decoded = await decodeBodyStream(f.entity.stream(), headerValue(f.headers, 'content-encoding') ?? undefined, ctx.settings.maxExtractBytes);
+      body = decoded.body;
+      if (decoded.truncated) annotations.push('extract-capped');
+      if (decoded.error) annotations.push('decode-error');
+    }
+    const ex = await ctx.extractor.run({ url: uri.url, status, headers: f.headers, body, mime: mime ?? '', maxLinks: ctx.settings.maxLinksPerDocument });
+    if (ex.error) annotations.push('extract-error');
+    outlinks = ex.outlinks;
+    title = ex.title;
+    text = ex.text;
+    isHtml = ex.isHtml;
+    if (ex.truncatedLinks) annotations.push('links-capped');
+    if (ex.nofollow) annotations.push('nofollow');
+  }
+  if (uri.hopsPath === '' && status >= 200 && status < 300) outlinks = [...outlinks, ...inferredLinks(uri.url)];
+
+  // Deduplication by payload digest (revisit records), as Heritrix and Browsertrix do.
+  let revisitOf: RevisitOf | null = null;
+  if (ctx.settings.dedup !== 'off' && f.payloadDigest && status >= 200 && status < 300 && (f.entity?.size ?? 0) > 0 && !f.truncated) {
+    const original = ctx.captures.byDigest(f.payloadDigest);
+    if (original && original.recordId && original.targetUri && original.date && (ctx.settings.dedup === 'digest' || original.targetUri === uri.url)) {
+      revisitOf = { recordId: original.recordId, targetUri: original.targetUri, date: original.date, profile: REVISIT_PROFILE_IDENTICAL };
+      annotations.push('duplicate:digest');
+    }
+  }
+
+  const date = new Date(f.startedAt);
+  const group = buildCaptureGroup({
+    url: uri.url,
+    date,
+    fetch: f,
+    revisitOf,
+    metadata: { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: f.durationMs, outlinks },
+  });
+  const written = await ctx.writer.writeGroup(group.records);
+  const page = isHtml && status === 200;
+  const rows = captureRows(ctx, uri.url, date, f, written, page ? title : null, revisitOf);
+
+  // Politeness: Heritrix's formula, raised to Crawl-delay, bandwidth and Retry-After.
+  const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(headerValue(f.headers, 'retry-after'), now) : null;
+  const delay = politenessDelay(hs, { fetchDurationMs: f.durationMs, bytes: f.bytesReceived, robotsCrawlDelayS: crawlDelayS, retryAfterMs });
+  let queueReadyAt = now + delay.delayMs;
+  queueNote.delayMs = delay.delayMs;
+  queueNote.delayReason = delay.reason;
+  if (status === 429 || status === 503) {
+    // Back off the host even without Retry-After (Browsertrix does the same).
+    const backoff = retryAfterMs ?? retryBackoffMs(++queueNote.backoffs, 5_000, 10 * 60_000);
+    queueReadyAt = Math.max(queueReadyAt, now + backoff);
+    queueNote.delayReason = retryAfterMs != null ? 'retry-after' : 'backoff';
+  }
+
+  const retry = (status >= 500 || status === 429) && !opts.noRetry && uri.attempts < ctx.settings.maxRetries;
+  const candidates: Candidate[] = retry ? [] : ctx.chain.fromOutlinks(uri, outlinks, uri.seed && status >= 300 && status < 400);
+  if (uri.seed && status >= 300 && status < 400) {
+    for (const c of candidates) if (c.seed) ctx.addRedirectSeed(c.url);
+  }
+
+  ctx.db.transaction(() => {
+    if (retry) {
+      ctx.frontier.complete(uri, { status, retryAt: Math.max(queueReadyAt, now + retryBackoffMs(uri.attempts + 1)), queueReadyAt });
+    } else {
+      ctx.frontier.complete(uri, { status, queueReadyAt, bytes: f.bytesReceived, mime: mime ?? undefined, digest: f.payloadDigest ?? undefined }, candidates);
+    }
+    const ids = ctx.captures.addRecords(rows);
+    if (page && text) ctx.captures.addPageText(ids[0]!, title ?? '', text);
+  })();
+
+  if (retry) return { kind: 'retry', status, bytes: f.bytesReceived, page: false };
+  logOutcome(ctx, uri, slot, {
+    status,
+    size: f.bytesReceived,
+    mime,
+    fetch: f,
+    annotations,
+    duplicate: revisitOf !== null,
+    page,
+    host: uri.queueKey,
+  });
+  return { kind: 'final', status, bytes: f.bytesReceived, page };
+}
+
+function captureRows(
+  ctx: CrawlContext,
+  url: string,
+  date: Date,
+  f: FetchResult,
+  written: WrittenRecord[],
+  title: string | null,
+  revisitOf: RevisitOf | null,
+): RecordRow[] {
+  const key = surtKey(url);
+  const t = ts14(date);
+  const dateStr = date.toISOString();
+  const responseId = written.find((w) => w.type === 'response' || w.type === 'revisit')?.recordId ?? null;
+  return written.map((w): RecordRow => {
+    const isResp = w.type === 'response' || w.type === 'revisit';
+    return {
+      fileId: ctx.fileIds.get(w.filename) ?? 0,
+      offset: w.offset,
+      length: w.length,
+      recordType: w.type,
+      recordId: w.recordId,
+      targetUri: url,
+      urlkey: key,
+      ts: t,
+      date: dateStr,
+      mime: isResp ? (headerValue(f.headers, 'content-type') ?? null) : w.type === 'metadata' ? 'application/warc-fields' : 'application/http; msgtype=request',
+      status: isResp ? f.status : null,
+      payloadDigest: isResp ? f.payloadDigest : null,
+      refersTo: w.type === 'revisit' ? (revisitOf?.recordId ?? null) : null,
+      refersToUri: w.type === 'revisit' ? (revisitOf?.targetUri ?? null) : null,
+      refersToDate: w.type === 'revisit' ? (revisitOf?.date ?? null) : null,
+      concurrentTo: isResp ? null : responseId,
+      method: w.type === 'request' ? 'GET' : null,
+      contentLength: isResp ? (f.entity?.size ?? 0) : null,
+      truncated: isResp ? f.truncated : null,
+      title: isResp ? title : null,
+      page: isResp && title !== null,
+    };
+  });
+}
+
+function noteFor(ctx: CrawlContext, queueKey: string) {
+  let n = ctx.queueNotes.get(queueKey);
+  if (!n) {
+    n = { delayMs: 0, delayReason: '-', backoffs: 0, consecutiveErrors: 0 };
+    ctx.queueNotes.set(queueKey, n);
+  }
+  return n;
+}
+
+interface FinishInput {
+  status: number;
+  annotations: string[];
+  queueReadyAt?: number;
+  fetch?: FetchResult;
+}
+
+/** A final outcome with no WARC capture (robots precluded, unreachable, …). */
+function finish(ctx: CrawlContext, uri: ClaimedUri, slot: number, x: FinishInput): UriResult {
+  ctx.frontier.complete(uri, { status: x.status, queueReadyAt: x.queueReadyAt ?? Date.now() });
+  logOutcome(ctx, uri, slot, { status: x.status, size: 0, mime: null, fetch: x.fetch, annotations: x.annotations, duplicate: false, page: false, host: uri.queueKey });
+  return { kind: 'final', status: x.status, bytes: 0, page: false };
+}
+
+function logOutcome(
+  ctx: CrawlContext,
+  uri: ClaimedUri,
+  slot: number,
+  o: { status: number; size: number; mime: string | null; fetch?: FetchResult; annotations: string[]; duplicate: boolean; page: boolean; host: string },
+): void {
+  const time = new Date();
+  ctx.crawlLog.write(
+    formatCrawlLogLine({
+      time,
+      status: o.status,
+      size: o.size,
+      url: uri.url,
+      hopsPath: uri.hopsPath,
+      via: uri.via,
+      mime: o.mime,
+      slot,
+      fetchStart: o.fetch?.startedAt,
+      durationMs: o.fetch?.durationMs,
+      digest: o.fetch?.payloadDigest ?? null,
+      annotations: o.annotations,
+    }),
+  );
+  ctx.stats.recordOutcome({
+    time: time.getTime(),
+    status: o.status,
+    outcome: outcomeName(o.status),
+    url: uri.url,
+    hopsPath: uri.hopsPath,
+    mime: o.mime,
+    bytes: o.size,
+    durationMs: o.fetch?.durationMs ?? 0,
+    host: o.host,
+    duplicate: o.duplicate,
+    page: o.page,
+  });
+}

@@ -1,0 +1,228 @@
+/**
+ * The public programmatic API of the crawl engine, used by the `trove` CLI, the desktop app's
+ * crawl worker and scripts:
+ *
+ *   const crawl = await startCrawl({ dir: 'my-crawl', settings: { seeds: ['https://example.org/'] } });
+ *   crawl.on((e) => { if (e.type === 'snapshot') render(e.snapshot) });
+ *   const final = await crawl.finished();
+ *
+ * Starting on a directory that already holds a crawl continues it (same settings, given settings
+ * such as higher limits override), exactly like `resumeCrawl`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import os from 'node:os';
+import { defaultSettings, TROVE_VERSION, type CrawlSettings } from '../api/settings.ts';
+import { TroveError } from '../errors.ts';
+import { openDatabase } from '../storage/open-database.ts';
+import { getMeta, setMeta } from '../storage/meta.ts';
+import { createSqliteFrontier } from '../frontier/sqlite-frontier.ts';
+import { createCaptureIndex } from '../archive/capture-index.ts';
+import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
+import { parseRobots } from '../robots/parse-robots.ts';
+import { createFetcher } from '../fetch/fetcher.ts';
+import { ExtractPool } from '../extract/extract-pool.ts';
+import { WarcWriter } from '../warc/warc-writer.ts';
+import { listOpenWarcs, recoverOpenWarc } from '../warc/recover-open-warc.ts';
+import { CandidateChain } from './candidate-chain.ts';
+import { LineLog } from './crawl-log.ts';
+import { acquireLock, crawlPaths, prepareCrawlDir } from './crawl-dir.ts';
+import { CrawlStats, type StatsTotals } from './crawl-stats.ts';
+import { RobotsGate } from './robots-gate.ts';
+import { CrawlController } from './crawl-controller.ts';
+import type { CrawlContext } from './crawl-context.ts';
+import { validateSettings } from './validate-settings.ts';
+import { TrapDetector } from './trap-detector.ts';
+
+export interface StartCrawlOptions {
+  dir: string;
+  settings?: Partial<CrawlSettings>;
+}
+
+export { CrawlController } from './crawl-controller.ts';
+export type { CrawlEvent } from './crawl-controller.ts';
+
+const WARC_CONFORMS_TO = 'http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/';
+
+/** Continue the crawl in `dir` from its database (after a clean stop or a crash). */
+export async function resumeCrawl(dir: string, overrides: Partial<CrawlSettings> = {}): Promise<CrawlController> {
+  if (!fs.existsSync(crawlPaths(dir).db)) {
+    throw new TroveError('CRAWL_NOT_FOUND', `no crawl in ${path.resolve(dir)} (crawl.sqlite is missing)`, { dir });
+  }
+  return startCrawl({ dir, settings: overrides });
+}
+
+export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlController> {
+  const given = opts.settings ?? {};
+  const existing = fs.existsSync(crawlPaths(opts.dir).db);
+  // Validate before anything is written: a bad flag leaves no directory behind.
+  if (!existing) validateSettings({ ...defaultSettings(), ...given }, { requireSeeds: true });
+  const paths = prepareCrawlDir(opts.dir);
+  const releaseLock = acquireLock(paths);
+  const db = openDatabase(paths.db);
+  try {
+    const stored = getMeta<CrawlSettings>(db, 'settings');
+    const settings: CrawlSettings = { ...defaultSettings(), ...(stored ?? {}), ...given };
+    if (stored && given.seeds) settings.seeds = [...new Set([...stored.seeds, ...given.seeds])];
+    validateSettings(settings, { requireSeeds: !stored });
+    let customRobotsText = getMeta<string>(db, 'customRobots') ?? null;
+    if (settings.robots === 'custom' && settings.robotsFile && (given.robotsFile || customRobotsText === null)) {
+      try {
+        customRobotsText = fs.readFileSync(settings.robotsFile, 'utf8');
+      } catch (err) {
+        throw new TroveError('SETTINGS_INVALID', `cannot read --robots-file ${settings.robotsFile}: ${(err as Error).message}`);
+      }
+    }
+    const redirectSeeds = getMeta<string[]>(db, 'redirectSeeds') ?? [];
+    const scope = buildScope(scopeSettingsFrom(settings), [...settings.seeds, ...redirectSeeds]);
+
+    // Everything is valid: from here on the directory is the crawl's.
+    setMeta(db, 'settings', settings);
+    if (customRobotsText !== null) setMeta(db, 'customRobots', customRobotsText);
+    if (!getMeta(db, 'createdAt')) setMeta(db, 'createdAt', Date.now());
+    const runs = (getMeta<number>(db, 'runs') ?? 0) + 1;
+    setMeta(db, 'runs', runs);
+
+    const crawlLog = new LineLog(paths.crawlLog);
+    const scopeLog = new LineLog(paths.scopeLog);
+    const notes: string[] = [];
+
+    // A crash leaves `.open` WARCs: cut each back to its last complete record and close it.
+    for (const open of await listOpenWarcs(paths.warcs)) {
+      const r = await recoverOpenWarc(open);
+      notes.push(`recovered ${path.basename(r.finalPath)}: ${r.records} records kept${r.cutBytes > 0 ? `, torn last record cut (${r.cutBytes} bytes)` : ''}`);
+    }
+
+    const frontier = createSqliteFrontier(db, { defaultMaxInFlight: settings.perHost });
+    const requeued = frontier.recoverInFlight();
+    if (requeued > 0) notes.push(`${requeued} URIs that were in flight were put back in the queue`);
+    const captures = createCaptureIndex(db);
+    const fileIds = new Map<string, number>();
+    for (const f of captures.files()) fileIds.set(f.name, f.id);
+    const existingWarcs = fs.readdirSync(paths.warcs).filter((n) => /\.warc(\.gz)?$/.test(n));
+    const previousWarcBytes = existingWarcs.reduce((s, n) => s + fs.statSync(path.join(paths.warcs, n)).size, 0);
+
+    const stats = new CrawlStats(getMeta<Partial<StatsTotals>>(db, 'stats') ?? undefined);
+    const traps = new TrapDetector();
+    const chain = new CandidateChain(scope, settings.queuePolicy, (c) => traps.observe(c.url), (r) => {
+      stats.recordScopeRejection(r.rule);
+      scopeLog.write(`${new Date().toISOString()} ${r.rule} ${r.url} ${r.hopsPath} ${r.via ?? '-'} ${r.reason}`);
+    });
+    const robots = new RobotsGate(db, {
+      ttlMs: settings.robotsTtlS * 1000,
+      maxRetries: settings.maxRetries,
+      custom: customRobotsText !== null ? parseRobots(customRobotsText) : null,
+      candidateAgents: settings.candidateAgents,
+      masquerade: settings.masquerade,
+    });
+    const fetcher = createFetcher({
+      connectTimeoutMs: settings.connectTimeoutS * 1000,
+      headersTimeoutMs: settings.headersTimeoutS * 1000,
+      idleTimeoutMs: settings.idleTimeoutS * 1000,
+      fetchTimeoutMs: settings.fetchTimeoutS * 1000,
+      maxBodyBytes: settings.maxBodyBytes,
+      maxHeaderBytes: settings.maxHeaderBytes,
+      spoolDir: paths.tmp,
+      maxConnections: Math.max(settings.perHost, ...settings.overrides.map((o) => o.perHost ?? 0)),
+    });
+    const extractor = new ExtractPool(Math.max(1, Math.min(2, os.availableParallelism() - 1)));
+    const writer = new WarcWriter({
+      dir: paths.warcs,
+      prefix: settings.warcPrefix,
+      maxBytes: settings.warcMaxBytes,
+      startSerial: existingWarcs.length,
+      warcinfo: () => ({ fields: warcinfoFields(settings, scope.describe()) }),
+      onFileOpened: (openPath) => {
+        const name = path.basename(openPath).replace(/\.open$/, '');
+        fileIds.set(name, captures.addFile({ path: path.join('warcs', name), name, source: 'crawl' }));
+      },
+      onFileClosed: (finalPath) => {
+        const id = fileIds.get(path.basename(finalPath));
+        if (id !== undefined) captures.updateFile(id, { size: fs.statSync(finalPath).size });
+      },
+    });
+
+    const hardAbort = new AbortController();
+    const ctx: CrawlContext = {
+      settings,
+      paths,
+      db,
+      frontier,
+      captures,
+      writer,
+      fetcher,
+      extractor,
+      robots,
+      chain,
+      stats,
+      crawlLog,
+      fileIds,
+      queueNotes: new Map(),
+      hardStop: hardAbort.signal,
+      addRedirectSeed: (url) => {
+        scope.addSeed(url);
+        const list = getMeta<string[]>(db, 'redirectSeeds') ?? [];
+        if (!list.includes(url)) setMeta(db, 'redirectSeeds', [...list, url]);
+      },
+    };
+
+    // Seeds (new ones only: the seen-set makes rescheduling harmless on resume).
+    frontier.schedule(settings.seeds.map((s) => chain.seed(s)));
+
+    let closed = false;
+    const persist = () => setMeta(db, 'stats', stats.totals);
+    const controller = new CrawlController(
+      ctx,
+      {
+        previousWarcBytes,
+        warcFiles: () => fs.readdirSync(paths.warcs).filter((n) => n.includes('.warc')).sort(),
+        traps: () => traps.warnings(),
+        robotsFor: (queueKey) => robots.describe(`http://${queueKey.split('#')[0]}/`),
+        persist,
+        shutdown: async () => {
+          if (closed) return;
+          closed = true;
+          await writer.close();
+          await fetcher.close();
+          await extractor.close();
+          persist();
+          setMeta(db, 'elapsedMs', controller.snapshot().elapsedMs);
+          setMeta(db, 'lastState', { state: controller.state, reason: controller.snapshot().finishReason, at: Date.now() });
+          await crawlLog.close();
+          await scopeLog.close();
+          db.close();
+          releaseLock();
+        },
+      },
+      hardAbort,
+      { startedAt: getMeta<number>(db, 'createdAt'), elapsedBefore: getMeta<number>(db, 'elapsedMs') ?? 0 },
+    );
+    controller.startNotes.push(...notes);
+    return controller;
+  } catch (err) {
+    try {
+      db.close();
+    } catch {
+      /* already closed */
+    }
+    releaseLock();
+    throw err;
+  }
+}
+
+function warcinfoFields(s: CrawlSettings, scopeRules: string[]): Record<string, string | number | boolean | string[]> {
+  return {
+    software: `Trove/${TROVE_VERSION} (Node.js ${process.version})`,
+    format: 'WARC File Format 1.1',
+    conformsTo: WARC_CONFORMS_TO,
+    isPartOf: s.name,
+    description: `Crawl of ${s.seeds.slice(0, 5).join(' ')}${s.seeds.length > 5 ? ' …' : ''}`,
+    operator: s.operator || 'unknown',
+    hostname: os.hostname(),
+    'http-header-user-agent': s.userAgent,
+    robots: s.robots + (s.candidateAgents.length ? ` (candidates: ${s.candidateAgents.join(', ')}${s.masquerade ? ', masquerade' : ''})` : ''),
+    'http-body': 'response blocks hold the bytes as received (content-encoding and chunked framing kept); WARC-Payload-Digest is over the entity body after transfer decoding',
+    scope: scopeRules,
+    'trove-settings': JSON.stringify(s),
+  };
+}
