@@ -11,7 +11,7 @@ import { normalizeUrl } from '../scope/normalize-url.ts';
 import type { Decision } from '../scope/scope-types.ts';
 import type { Outlink } from '../extract/outlink.ts';
 
-/** What the chain needs from a scope (see core/scope/build-scope.ts). */
+/** What the chain needs from a scope (see core/scope/decide-rules.ts). */
 export interface ScopeDecider {
   decide(c: { url: string; hopsPath: string; via?: string; seed?: boolean }): Decision;
 }

@@ -1,0 +1,167 @@
+/**
+ * Heritrix decide rules: a sequence in which every rule answers ACCEPT, REJECT or PASS, the last
+ * non-PASS answer wins, and nothing → REJECT. The default sequence (numbers as in `describe()`):
+ *
+ *   1  reject-all
+ *   2  scope-<preset>      seed-implied scope (page / prefix / host / domain / any)
+ *   3  include-regex       Browsertrix include patterns
+ *      (extra rules that ACCEPT)
+ *   .  max-hops            REJECT beyond maxHops hops
+ *   .  transclusion        ACCEPT embeds/redirects (up to transHops, ≤ 1 speculative) off an in-scope page
+ *   .  exclude-regex       REJECT exclude patterns: after every accept, so exclusions always win
+ *      (extra rules that REJECT)
+ *   .  path-repeats        REJECT /a/a/a/ traps
+ *   .  path-depth          REJECT more than maxPathDepth segments
+ *   .  url-length          REJECT URLs over maxUrlLength
+ *   .  prerequisite        ACCEPT robots.txt & co. whatever came before
+ *   .  scheme              REJECT anything that is not http/https
+ *
+ * As in Heritrix, transclusion comes after the hop limit, so the embeds of a page at the limit
+ * are still captured.
+ */
+import { TroveError } from '../errors.ts';
+import type { CrawlSettings } from '../api/settings.ts';
+import { parseUrl } from './normalize-url.ts';
+import { buildExtraRule, compileAfterFetchRules, describeAfterFetchRules, isAfterFetchRule } from './extra-rules.ts';
+import { SCOPE_PRESETS, seedScopeRule } from './scope-presets.ts';
+import type { SeedScopeRule } from './scope-presets.ts';
+import {
+  excludeRegexRule,
+  includeRegexRule,
+  maxHopsRule,
+  pathDepthRule,
+  pathRepeatsRule,
+  prerequisiteRule,
+  rejectAllRule,
+  schemeRule,
+  transclusionRule,
+  urlLengthRule,
+} from './standard-rules.ts';
+import type { Decision, DecideRule, RuleInput, ScopeCandidate, ScopeSettings, TraceEntry } from './scope-types.ts';
+
+export type {
+  Decision,
+  DecideRule,
+  ExtraRuleConfig,
+  FileTypePreset,
+  HopType,
+  RuleDecision,
+  RuleResult,
+  ScopeCandidate,
+  ScopePresetName,
+  ScopeSettings,
+  TraceEntry,
+} from './scope-types.ts';
+export { decideAfterFetch, FILE_TYPE_PRESETS } from './extra-rules.ts';
+export type { FetchedInfo } from './extra-rules.ts';
+export { seedSurtPrefix, SCOPE_PRESETS } from './scope-presets.ts';
+
+const HOPS_PATH = /^[LERXPIMS]*$/;
+
+export interface Scope {
+  decide(candidate: ScopeCandidate): Decision;
+  /** A new seed, or a seed's redirect target (which becomes a seed). */
+  addSeed(url: string): void;
+  /** The rules in order, one line each (`1. reject-all: …`), for warcinfo and the UI. */
+  describe(): string[];
+}
+
+/**
+ * Build the crawl's scope. Throws TroveError: SCOPE_BAD_SETTING (bad preset or number),
+ * SCOPE_BAD_REGEX (an include/exclude/rule pattern does not compile), SCOPE_BAD_RULE (bad extra
+ * rule), URL_INVALID / URL_UNSUPPORTED_SCHEME (a bad seed).
+ */
+export function buildScope(settings: ScopeSettings, seeds: string[]): Scope {
+  checkSettings(settings);
+  const extras = (settings.rules ?? []).filter((r) => !isAfterFetchRule(r)).map((config) => ({ config, rule: buildExtraRule(config) }));
+  const acceptExtras = extras.filter((e) => e.config.decision === 'ACCEPT').map((e) => e.rule);
+  const rejectExtras = extras.filter((e) => e.config.decision === 'REJECT').map((e) => e.rule);
+  compileAfterFetchRules(settings.rules ?? []); // fail now on a bad mime/content-length rule, not mid-crawl
+  const seedRule: SeedScopeRule = seedScopeRule(settings.scope, seeds);
+
+  const rules: DecideRule[] = [
+    rejectAllRule(),
+    seedRule,
+    includeRegexRule(settings.include),
+    ...acceptExtras,
+    maxHopsRule(settings.maxHops),
+    transclusionRule(settings.transHops),
+    excludeRegexRule(settings.exclude),
+    ...rejectExtras,
+    pathRepeatsRule(settings.maxPathRepeats),
+    pathDepthRule(settings.maxPathDepth),
+    urlLengthRule(settings.maxUrlLength),
+    prerequisiteRule(),
+    schemeRule(),
+  ];
+  const afterFetch = describeAfterFetchRules(settings.rules ?? []);
+
+  return {
+    decide: (candidate) => runRules(rules, candidate),
+    addSeed: (url) => seedRule.addSeed(url),
+    describe: () => [...rules.map((r, i) => `${i + 1}. ${r.describe()}`), ...afterFetch.map((d, i) => `${rules.length + i + 1}. ${d}`)],
+  };
+}
+
+/** The scope part of a crawl's settings. */
+export function scopeSettingsFrom(settings: CrawlSettings): ScopeSettings {
+  const { scope, include, exclude, maxHops, transHops, maxPathRepeats, maxPathDepth, maxUrlLength } = settings;
+  return { scope, include, exclude, maxHops, transHops, maxPathRepeats, maxPathDepth, maxUrlLength };
+}
+
+function runRules(rules: readonly DecideRule[], candidate: ScopeCandidate): Decision {
+  if (!candidate || typeof candidate.url !== 'string') {
+    throw new TroveError('SCOPE_BAD_CANDIDATE', 'A scope candidate needs a url string', { candidate });
+  }
+  const hopsPath = candidate.hopsPath ?? '';
+  if (typeof hopsPath !== 'string' || !HOPS_PATH.test(hopsPath)) {
+    throw new TroveError('SCOPE_BAD_HOPS_PATH', `Hops path must use only the letters L E R X P I M S, got "${String(hopsPath)}"`, {
+      hopsPath,
+    });
+  }
+  const input = toInput({ ...candidate, hopsPath });
+  const trace: TraceEntry[] = [];
+  let deciding = -1;
+  for (let i = 0; i < rules.length; i++) {
+    const answer = rules[i]!.decide(input);
+    trace.push({ rule: rules[i]!.name, result: answer.result, reason: answer.reason });
+    if (answer.result !== 'PASS') deciding = i;
+  }
+  if (deciding < 0) {
+    return { decision: 'REJECT', rule: 'none', reason: 'REJECT: no rule accepted this URL', trace };
+  }
+  const entry = trace[deciding]!;
+  const decision = entry.result === 'ACCEPT' ? 'ACCEPT' : 'REJECT';
+  return { decision, rule: entry.rule, reason: `${decision} by ${entry.rule}: ${entry.reason} (rule ${deciding + 1})`, trace };
+}
+
+/** Parse once for all rules. A URL WHATWG rejects still gets a (rejecting) decision, never a throw. */
+function toInput(candidate: ScopeCandidate): RuleInput {
+  let url: URL | null = null;
+  try {
+    url = parseUrl(candidate.url);
+    url.hash = '';
+  } catch {
+    url = null;
+  }
+  return { candidate, url, href: url ? url.href : candidate.url };
+}
+
+function checkSettings(s: ScopeSettings): void {
+  if (!s || typeof s !== 'object') throw new TroveError('SCOPE_BAD_SETTING', 'Scope settings must be an object');
+  if (!SCOPE_PRESETS.includes(s.scope)) {
+    throw new TroveError('SCOPE_BAD_SETTING', `scope must be one of ${SCOPE_PRESETS.join(', ')}, got ${String(s.scope)}`, { scope: s.scope });
+  }
+  for (const key of ['maxHops', 'transHops', 'maxPathRepeats', 'maxPathDepth', 'maxUrlLength'] as const) {
+    const v = s[key];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
+      throw new TroveError('SCOPE_BAD_SETTING', `${key} must be a whole number ≥ 0, got ${String(v)}`, { [key]: v });
+    }
+  }
+  for (const key of ['include', 'exclude'] as const) {
+    if (!Array.isArray(s[key])) throw new TroveError('SCOPE_BAD_SETTING', `${key} must be a list of regular expressions`, { [key]: s[key] });
+  }
+  if (s.rules !== undefined && !Array.isArray(s.rules)) {
+    throw new TroveError('SCOPE_BAD_SETTING', 'rules must be a list', { rules: s.rules });
+  }
+}

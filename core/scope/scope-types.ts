@@ -1,0 +1,95 @@
+/**
+ * Shapes shared by the scope rules, the crawler and the UI. Plain data only, so crawl.json and
+ * the renderer can use them.
+ */
+
+/** L link, E embed, R redirect, X speculative (found in script), P prerequisite, I inferred, M sitemap, S synthesized. */
+export type HopType = 'L' | 'E' | 'R' | 'X' | 'P' | 'I' | 'M' | 'S';
+
+export type RuleResult = 'ACCEPT' | 'REJECT' | 'PASS';
+export type RuleDecision = 'ACCEPT' | 'REJECT';
+
+export interface ScopeCandidate {
+  url: string;
+  /** Hops from the seed, e.g. `LLE`; `''` for a seed. */
+  hopsPath: string;
+  /** The URL this one was found on. */
+  via?: string;
+  seed?: boolean;
+}
+
+export interface TraceEntry {
+  rule: string;
+  result: RuleResult;
+  reason?: string;
+}
+
+export interface Decision {
+  decision: RuleDecision;
+  /** Name of the rule whose answer stood (the last non-PASS). */
+  rule: string;
+  /** One sentence for people, e.g. `REJECT by exclude-regex: matched /calendar/ (rule 6)`. */
+  reason: string;
+  /** Every rule in order with what it answered. */
+  trace: TraceEntry[];
+}
+
+export type ScopePresetName = 'page' | 'prefix' | 'host' | 'domain' | 'any';
+
+export type FileTypePreset = 'images' | 'audio' | 'video' | 'documents';
+
+/**
+ * Rules a crawl config can add. Every rule says what it answers when it matches; otherwise it
+ * answers PASS. Rules answering ACCEPT run with the scope rules (hop limit, excludes and trap
+ * rules still apply after them); rules answering REJECT run after the excludes (only
+ * prerequisites can override them). `mime` and `content-length` need the response: they are used
+ * by `decideAfterFetch`, never by `decide`.
+ */
+export type ExtraRuleConfig =
+  /** The URL's host is one of these (exact, port ignored). */
+  | { type: 'on-host'; hosts: string[]; decision: RuleDecision }
+  /** The URL's host is one of these domains or a subdomain of one. */
+  | { type: 'on-domain'; domains: string[]; decision: RuleDecision }
+  /** A JavaScript regex (unanchored) matches the URL. */
+  | { type: 'regex'; pattern: string; decision: RuleDecision }
+  /** A regex matches the hops path (e.g. `^L*E$`). */
+  | { type: 'hops-path'; pattern: string; decision: RuleDecision }
+  /** The path ends in one of the preset's extensions (or one of `extensions`). */
+  | { type: 'file-type'; presets?: FileTypePreset[]; extensions?: string[]; decision: RuleDecision }
+  /** After fetch: a regex matches the response MIME type (e.g. `^video/`). */
+  | { type: 'mime'; pattern: string; decision: RuleDecision }
+  /** After fetch: the content length is over `over` bytes, or under `under` bytes. */
+  | { type: 'content-length'; over?: number; under?: number; decision: RuleDecision };
+
+export interface ScopeSettings {
+  scope: ScopePresetName;
+  include: string[];
+  exclude: string[];
+  maxHops: number;
+  transHops: number;
+  maxPathRepeats: number;
+  maxPathDepth: number;
+  maxUrlLength: number;
+  rules?: ExtraRuleConfig[];
+}
+
+/** What a rule sees: the candidate plus the parsed URL (null when WHATWG cannot parse it). */
+export interface RuleInput {
+  candidate: ScopeCandidate;
+  url: URL | null;
+  /** The URL as it will be fetched (WHATWG href without fragment), or the raw string if unparsable. */
+  href: string;
+}
+
+export interface RuleAnswer {
+  result: RuleResult;
+  reason: string;
+}
+
+/** One rule of the sequence. */
+export interface DecideRule {
+  readonly name: string;
+  /** One line for warcinfo and the UI. */
+  describe(): string;
+  decide(input: RuleInput): RuleAnswer;
+}
