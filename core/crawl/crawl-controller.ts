@@ -22,8 +22,10 @@ export type CrawlEvent =
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
 
 export interface ControllerHooks {
-  /** Called once when the loop ends, after in-flight work has settled; closes files. */
-  shutdown(): Promise<void>;
+  /** Called once when the loop ends, after in-flight work has settled: closes WARCs, fetcher, workers. */
+  closeFiles(): Promise<void>;
+  /** Called last, after the final snapshot was taken: persists counters, closes the database. */
+  closeStore(final: CrawlSnapshot): Promise<void>;
   /** Extra snapshot fields the controller cannot see (WARC files, traps). */
   warcFiles(): string[];
   traps(): TrapWarning[];
@@ -74,13 +76,21 @@ export class CrawlController {
           .catch((err) => this.fail(err))
           .finally(async () => {
             try {
-              await this.hooks.shutdown();
+              await this.hooks.closeFiles();
             } catch (err) {
               this.fail(err);
             }
-            if (this._state !== 'failed') this.setState('finished');
-            resolve(this.snapshot());
-            this.emit({ type: 'snapshot', snapshot: this.snapshot() });
+            if (this._state !== 'failed') this._state = 'finished';
+            const final = this.snapshot();
+            try {
+              await this.hooks.closeStore(final);
+            } catch (err) {
+              this.fail(err);
+              final.state = 'failed';
+            }
+            this.emit({ type: 'snapshot', snapshot: final });
+            this.emit({ type: 'state', state: final.state, reason: this.reason, message: this.message });
+            resolve(final);
           });
       });
     });

@@ -205,7 +205,7 @@ async function handleFetched(
   let text = '';
   let isHtml = false;
   if (status >= 200 && status < 400) {
-    let body = Buffer.alloc(0);
+    let body: Buffer = Buffer.alloc(0);
     if (f.entity && mime && EXTRACTABLE.test(mime)) {
       const decoded = await decodeBodyStream(f.entity.stream(), headerValue(f.headers, 'content-encoding') ?? undefined, ctx.settings.maxExtractBytes);
       body = decoded.body;

@@ -179,15 +179,17 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         traps: () => traps.warnings(),
         robotsFor: (queueKey) => robots.describe(`http://${queueKey.split('#')[0]}/`),
         persist,
-        shutdown: async () => {
+        closeFiles: async () => {
           if (closed) return;
           closed = true;
           await writer.close();
           await fetcher.close();
           await extractor.close();
+        },
+        closeStore: async (final) => {
           persist();
-          setMeta(db, 'elapsedMs', controller.snapshot().elapsedMs);
-          setMeta(db, 'lastState', { state: controller.state, reason: controller.snapshot().finishReason, at: Date.now() });
+          setMeta(db, 'elapsedMs', final.elapsedMs);
+          setMeta(db, 'lastState', { state: final.state, reason: final.finishReason, at: Date.now() });
           await crawlLog.close();
           await scopeLog.close();
           db.close();
