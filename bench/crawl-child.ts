@@ -1,0 +1,23 @@
+/**
+ * One crawl in a fresh process, so its peak RSS is its own: `node bench/crawl-child.ts <dir>
+ * <settings-json>` prints one JSON line with the time, the peak RSS and the URLs fetched with 200.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { startCrawl } from '../core/crawl/start-crawl.ts';
+
+const [dir, json] = process.argv.slice(2);
+const t0 = performance.now();
+const crawl = await startCrawl({ dir: dir!, settings: JSON.parse(json!) });
+const final = await crawl.finished();
+const ms = performance.now() - t0;
+const ok200 = fs
+  .readFileSync(path.join(dir!, 'logs', 'crawl.log'), 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => l.split(/\s+/))
+  .filter((f) => f[1] === '200')
+  .map((f) => f[3]);
+process.stdout.write(
+  JSON.stringify({ ms, maxRssMb: process.resourceUsage().maxRSS / 1024, downloaded: final.downloaded, failed: final.failed, state: final.state, reason: final.finishReason, ok200 }) + '\n',
+);
