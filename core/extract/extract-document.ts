@@ -1,0 +1,150 @@
+/**
+ * One entry point for the crawl: given a fetched response (body already content-decoded), find
+ * its outlinks by MIME type, add the header links, de-duplicate, and apply robots directives.
+ *
+ * Dispatch: text/html and application/xhtml+xml → HTML; text/css → CSS; XML (or gzip, or a URL
+ * that looks like a sitemap) whose root is `<urlset>`/`<sitemapindex>` → sitemap (hop M);
+ * anything else → header links only.
+ *
+ * nofollow (meta robots or X-Robots-Tag, `nofollow`/`none`, unscoped or for our agent token):
+ * Heritrix's ExtractorHTML with obey-meta-robots stops extracting links altogether. Trove keeps
+ * embeds and redirects (E and R) so the archived page still replays with its stylesheets, images
+ * and its redirect target, and drops everything that would navigate further: L links, X
+ * speculative links and M sitemap entries. noindex is reported, not acted on (the page is still
+ * archived), as in Heritrix.
+ *
+ * Never throws on bad input: an extractor failure keeps the header links and sets `error`.
+ */
+import { OutlinkList } from './outlink.ts';
+import type { Outlink } from './outlink.ts';
+import { extractHtml } from './html-links.ts';
+import { extractCss } from './css-links.ts';
+import { extractFromHeaders } from './header-links.ts';
+import { extractSitemap, looksLikeSitemapUrl, sniffSitemapRoot } from './sitemap.ts';
+import { parseRobotsDirectives } from '../robots/meta-robots.ts';
+import { charsetParam, canonicalEncoding } from './html-charset.ts';
+
+export interface DocumentInput {
+  url: string;
+  status: number;
+  headers: [string, string][];
+  /** The content-decoded entity body. */
+  body: Buffer;
+  /** MIME type; parameters are ignored (the charset is read from the Content-Type header). */
+  mime: string;
+  maxLinks: number;
+  /** Our robots agent token, for `X-Robots-Tag: token: nofollow` and `<meta name=token>`. */
+  agentToken?: string;
+}
+
+export type DocumentKind = 'html' | 'css' | 'sitemap' | 'other';
+
+export interface DocumentExtraction {
+  outlinks: Outlink[];
+  title: string | null;
+  text: string;
+  nofollow: boolean;
+  noindex: boolean;
+  truncatedLinks: boolean;
+  isHtml: boolean;
+  /** Which extractor read the body. */
+  kind: DocumentKind;
+  /** Values that looked like URLs but did not parse. */
+  skipped: number;
+  /** Set when the body extractor failed; header links are still returned. */
+  error?: string;
+}
+
+const HTML_MIMES = new Set(['text/html', 'application/xhtml+xml', 'application/vnd.wap.xhtml+xml']);
+const GZIP_MIMES = new Set(['application/gzip', 'application/x-gzip', 'application/gzip-compressed', 'application/x-gunzip']);
+
+export function extractDocument(input: DocumentInput): DocumentExtraction {
+  const mime = input.mime.split(';')[0]!.trim().toLowerCase();
+  const contentType = headerValues(input.headers, 'content-type')[0];
+  const kind = documentKind(mime, input);
+
+  const result: DocumentExtraction = {
+    outlinks: [],
+    title: null,
+    text: '',
+    nofollow: false,
+    noindex: false,
+    truncatedLinks: false,
+    isHtml: kind === 'html',
+    kind,
+    skipped: 0,
+  };
+  const list = new OutlinkList(input.maxLinks);
+  for (const link of extractFromHeaders(input.status, input.headers, input.url)) list.add(link);
+
+  let body: Outlink[] = [];
+  try {
+    if (kind === 'html') {
+      const html = extractHtml(input.body, {
+        baseUrl: input.url,
+        maxLinks: input.maxLinks,
+        ...(contentType !== undefined ? { contentType } : {}),
+        ...(input.agentToken !== undefined ? { agentToken: input.agentToken } : {}),
+      });
+      body = html.outlinks;
+      result.title = html.title;
+      result.text = html.text;
+      result.nofollow = html.metaRobots.nofollow;
+      result.noindex = html.metaRobots.noindex;
+      result.truncatedLinks = html.truncatedLinks;
+      result.skipped = html.skipped;
+    } else if (kind === 'css') {
+      body = extractCss(decodeCss(input.body, contentType), input.url, input.maxLinks + 1);
+      if (body.length > input.maxLinks) result.truncatedLinks = true;
+    } else if (kind === 'sitemap') {
+      const sm = extractSitemap(input.body, input.url, input.maxLinks);
+      body = [
+        ...sm.sitemaps.map((url): Outlink => ({ url, hop: 'M', context: 'sitemapindex/loc' })),
+        ...sm.urls.map((url): Outlink => ({ url, hop: 'M', context: 'sitemap/loc' })),
+      ];
+      result.truncatedLinks = sm.truncated;
+      if (sm.error !== undefined) result.error = sm.error;
+    }
+  } catch (err) {
+    result.error = `${kind} extraction failed: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  for (const link of body) list.add(link);
+  result.truncatedLinks ||= list.truncated;
+
+  // Each X-Robots-Tag header separately: a `bot:` scope must not run on into the next header.
+  for (const value of headerValues(input.headers, 'x-robots-tag')) {
+    const d = parseRobotsDirectives(value, input.agentToken);
+    result.nofollow ||= d.nofollow;
+    result.noindex ||= d.noindex;
+  }
+  result.outlinks = result.nofollow ? list.outlinks.filter((l) => l.hop === 'E' || l.hop === 'R') : list.outlinks;
+  return result;
+}
+
+function documentKind(mime: string, input: DocumentInput): DocumentKind {
+  if (HTML_MIMES.has(mime)) return 'html';
+  if (mime === 'text/css') return 'css';
+  if (input.body.length === 0) return 'other';
+  const xmlish = mime === 'text/xml' || mime === 'application/xml' || mime.endsWith('+xml') || GZIP_MIMES.has(mime);
+  if ((xmlish || looksLikeSitemapUrl(input.url)) && sniffSitemapRoot(input.body) !== 'unknown') return 'sitemap';
+  return 'other';
+}
+
+function headerValues(headers: [string, string][], name: string): string[] {
+  const out: string[] = [];
+  for (const [k, v] of headers) if (k.toLowerCase() === name) out.push(v);
+  return out;
+}
+
+/** CSS bytes to text: BOM, then the Content-Type charset, then `@charset "…";`, else UTF-8 (CSS Syntax §3.2). */
+function decodeCss(body: Buffer, contentType: string | undefined): string {
+  let encoding = 'utf-8';
+  const fromHeader = charsetParam(contentType);
+  const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+  if (!bom && fromHeader) encoding = canonicalEncoding(fromHeader) ?? 'utf-8';
+  else if (!bom) {
+    const m = /^@charset "([^"]{1,40})";/.exec(body.toString('latin1', 0, 64));
+    if (m) encoding = canonicalEncoding(m[1]!) ?? 'utf-8';
+  }
+  return new TextDecoder(encoding, { fatal: false }).decode(body);
+}

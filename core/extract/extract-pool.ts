@@ -1,0 +1,185 @@
+/**
+ * A small worker_threads pool for extraction, so a huge, deeply nested or hostile document never
+ * blocks the crawl loop. Each worker runs one job at a time under a time limit; a job that runs
+ * over (or a worker that dies, e.g. out of memory) resolves with `error` set and no links, and
+ * the worker is replaced. run() never rejects for a bad document, only after close().
+ *
+ * Workers start straight from extract-worker.ts: Node 24 strips the types itself, and vitest's
+ * forks run the worker with plain Node too. Idle workers are unref'd so a forgotten pool does
+ * not keep the process alive.
+ */
+import { Worker } from 'node:worker_threads';
+import { TroveError } from '../errors.ts';
+import type { DocumentExtraction, DocumentInput } from './extract-document.ts';
+import type { WorkerJob, WorkerMessage } from './extract-worker.ts';
+
+export type PoolResult = DocumentExtraction & { error?: string };
+
+export interface ExtractPoolOptions {
+  /** Per-job limit; the worker is terminated and restarted past it. Default 20 s. */
+  jobTimeoutMs?: number;
+  /** V8 old-generation limit per worker, so one document cannot exhaust the process. Default 1024. */
+  maxMemoryMb?: number;
+  /** The worker script; defaults to extract-worker.ts beside this file (a bundler may need to point elsewhere). */
+  workerUrl?: URL;
+}
+
+interface Job {
+  id: number;
+  input: DocumentInput;
+  resolve: (r: PoolResult) => void;
+  reject: (e: unknown) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  job: Job | null;
+  timer: NodeJS.Timeout | null;
+  lastError: Error | null;
+}
+
+/** Workers that die before saying ready this many times in a row mean the pool cannot start. */
+const MAX_START_FAILURES = 3;
+
+export class ExtractPool {
+  private readonly size: number;
+  private readonly jobTimeoutMs: number;
+  private readonly maxMemoryMb: number;
+  private readonly workerUrl: URL;
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+  private startFailures = 0;
+  private brokenReason: string | null = null;
+
+  constructor(size: number, opts: ExtractPoolOptions = {}) {
+    this.size = Math.max(1, Math.floor(size));
+    this.jobTimeoutMs = opts.jobTimeoutMs ?? 20_000;
+    this.maxMemoryMb = opts.maxMemoryMb ?? 1024;
+    this.workerUrl = opts.workerUrl ?? new URL('./extract-worker.ts', import.meta.url);
+    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
+  }
+
+  run(input: DocumentInput): Promise<PoolResult> {
+    if (this.closed) return Promise.reject(new TroveError('EXTRACT_POOL_CLOSED', 'the extraction pool is closed'));
+    if (this.brokenReason !== null) return Promise.resolve(failed(input, this.brokenReason));
+    return new Promise<PoolResult>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, input, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Terminate every worker; queued and running jobs reject with EXTRACT_POOL_CLOSED. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const error = new TroveError('EXTRACT_POOL_CLOSED', 'the extraction pool was closed');
+    for (const job of this.queue.splice(0)) job.reject(error);
+    await Promise.all(
+      this.slots.map(async (slot) => {
+        if (slot.timer) clearTimeout(slot.timer);
+        const job = slot.job;
+        slot.job = null;
+        job?.reject(error);
+        await slot.worker.terminate();
+      }),
+    );
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(this.workerUrl, {
+      resourceLimits: { maxOldGenerationSizeMb: this.maxMemoryMb },
+    });
+    const slot: Slot = { worker, ready: false, job: null, timer: null, lastError: null };
+    worker.unref();
+    worker.on('message', (msg: WorkerMessage) => this.onMessage(slot, msg));
+    worker.on('error', (err) => {
+      slot.lastError = err;
+    });
+    worker.on('exit', (code) => this.onExit(slot, code));
+    return slot;
+  }
+
+  private onMessage(slot: Slot, msg: WorkerMessage): void {
+    if (msg.type === 'ready') {
+      slot.ready = true;
+      this.startFailures = 0;
+      this.dispatch();
+      return;
+    }
+    const job = slot.job;
+    if (job === null || job.id !== msg.id) return; // a late answer for a job that already timed out
+    this.finish(slot);
+    job.resolve(msg.type === 'result' ? msg.result : failed(job.input, `extraction failed: ${msg.error}`));
+    this.dispatch();
+  }
+
+  private onExit(slot: Slot, code: number): void {
+    const index = this.slots.indexOf(slot);
+    const job = slot.job;
+    if (job !== null) {
+      this.finish(slot);
+      const why = slot.lastError ? slot.lastError.message : `worker exited with code ${code}`;
+      job.resolve(failed(job.input, `extraction worker died: ${why}`));
+    }
+    if (this.closed || index < 0) return;
+    if (!slot.ready && ++this.startFailures >= MAX_START_FAILURES) {
+      this.brokenReason = `extraction workers cannot start: ${slot.lastError?.message ?? `exit code ${code}`}`;
+      for (const queued of this.queue.splice(0)) queued.resolve(failed(queued.input, this.brokenReason));
+      this.slots.splice(index, 1);
+      return;
+    }
+    this.slots[index] = this.spawn();
+  }
+
+  private finish(slot: Slot): void {
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = null;
+    slot.job = null;
+    slot.worker.unref();
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) return;
+      if (!slot.ready || slot.job !== null) continue;
+      const job = this.queue.shift()!;
+      slot.job = job;
+      slot.worker.ref();
+      slot.timer = setTimeout(() => this.onTimeout(slot, job), this.jobTimeoutMs);
+      // Send a private copy of exactly the body's bytes and transfer it: cloning a view would copy
+      // its whole backing ArrayBuffer, and the caller keeps using its own Buffer.
+      const body = new Uint8Array(job.input.body);
+      const message: WorkerJob = { id: job.id, input: { ...job.input, body: body as Buffer } };
+      slot.worker.postMessage(message, [body.buffer]);
+    }
+  }
+
+  private onTimeout(slot: Slot, job: Job): void {
+    if (slot.job !== job) return;
+    this.finish(slot);
+    slot.ready = false; // no new job for it: it is about to be terminated
+    job.resolve(failed(job.input, `extraction timed out after ${this.jobTimeoutMs} ms`));
+    // The exit handler starts the replacement.
+    void slot.worker.terminate();
+  }
+}
+
+/** The answer for a job that produced nothing: no links, the error says why. */
+function failed(input: DocumentInput, error: string): PoolResult {
+  const mime = input.mime.split(';')[0]!.trim().toLowerCase();
+  return {
+    outlinks: [],
+    title: null,
+    text: '',
+    nofollow: false,
+    noindex: false,
+    truncatedLinks: false,
+    isHtml: mime === 'text/html' || mime === 'application/xhtml+xml',
+    kind: 'other',
+    skipped: 0,
+    error,
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * The worker-thread side of ExtractPool: receives one document at a time, runs extractDocument,
+ * posts the result back. Announces itself with `ready` once its modules are loaded, so the pool's
+ * per-job clock measures extraction only, not start-up.
+ */
+import { parentPort } from 'node:worker_threads';
+import { extractDocument } from './extract-document.ts';
+import type { DocumentInput } from './extract-document.ts';
+
+export interface WorkerJob {
+  id: number;
+  input: DocumentInput;
+}
+
+export type WorkerMessage =
+  | { type: 'ready' }
+  | { type: 'result'; id: number; result: ReturnType<typeof extractDocument> }
+  | { type: 'failed'; id: number; error: string };
+
+const port = parentPort;
+if (port === null) throw new Error('extract-worker.ts must run in a worker thread');
+
+port.on('message', (job: WorkerJob) => {
+  let reply: WorkerMessage;
+  try {
+    // Structured clone turns a Buffer into a plain Uint8Array: view it as a Buffer again, no copy.
+    const b = job.input.body as Uint8Array;
+    const body = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+    reply = { type: 'result', id: job.id, result: extractDocument({ ...job.input, body }) };
+  } catch (err) {
+    reply = { type: 'failed', id: job.id, error: err instanceof Error ? err.message : String(err) };
+  }
+  port.postMessage(reply);
+});
+
+port.postMessage({ type: 'ready' } satisfies WorkerMessage);

@@ -1,0 +1,160 @@
+/**
+ * Which HTML attributes hold URLs and what hop type each gets, in Heritrix's terms:
+ * navigation is L, what the page needs to render is E, anything a script might use is X.
+ * Kept apart from the tokenizer loop in html-links.ts so the table is easy to read and extend.
+ */
+import type { Hop } from './outlink.ts';
+
+/** `<link rel=…>` values whose target the page loads itself: embeds. */
+const EMBED_RELS = new Set([
+  'stylesheet',
+  'icon',
+  'apple-touch-icon',
+  'apple-touch-icon-precomposed',
+  'mask-icon',
+  'fluid-icon',
+  'preload',
+  'modulepreload',
+  'manifest',
+]);
+
+/** `<link rel=…>` values that name an origin to warm up, not a resource: nothing to fetch. */
+const ORIGIN_ONLY_RELS = new Set(['preconnect', 'dns-prefetch']);
+
+/**
+ * The hop for `<link href>` (and `Link:` headers): E when the page loads it, L otherwise
+ * (canonical, alternate, next, prefetch …), null for preconnect/dns-prefetch.
+ */
+export function linkRelHop(rel: string): Hop | null {
+  const tokens = rel.toLowerCase().split(/\s+/).filter(Boolean);
+  if (tokens.some((t) => EMBED_RELS.has(t))) return 'E';
+  if (tokens.length > 0 && tokens.every((t) => ORIGIN_ONLY_RELS.has(t))) return null;
+  return 'L';
+}
+
+/** Attributes that hold one URL on any element, and their hop. */
+const ANY_ELEMENT_ATTRS: Record<string, Hop> = {
+  src: 'E',
+  lowsrc: 'E',
+  poster: 'E',
+  background: 'E',
+  longdesc: 'L',
+};
+
+/** Attributes that hold one URL only on some elements. */
+const ELEMENT_ATTRS: Record<string, Record<string, Hop>> = {
+  a: { href: 'L' },
+  area: { href: 'L' },
+  object: { data: 'E' },
+  blockquote: { cite: 'L' },
+  q: { cite: 'L' },
+  del: { cite: 'L' },
+  ins: { cite: 'L' },
+};
+
+/** SVG: `<a href|xlink:href>` navigates; `<image>`, `<use>`, `<feimage>` load what they name. */
+const SVG_ATTRS: Record<string, Record<string, Hop>> = {
+  a: { href: 'L', 'xlink:href': 'L' },
+  image: { href: 'E', 'xlink:href': 'E' },
+  use: { href: 'E', 'xlink:href': 'E' },
+  feimage: { href: 'E', 'xlink:href': 'E' },
+};
+
+/**
+ * `data-*` attributes that lazy-loading and embed scripts read URLs from (the webarchive-commons
+ * link-extraction tests list data-href and data-uri). Only a script turns them into requests,
+ * so they are speculative (X): the scope rules allow one such hop off an in-scope page.
+ */
+const DATA_URL_ATTRS = new Set(['data-href', 'data-uri', 'data-src', 'data-original', 'data-lazy-src', 'data-bg']);
+const DATA_SRCSET_ATTRS = new Set(['data-srcset', 'data-lazy-srcset']);
+
+export type AttrRule =
+  | { kind: 'url'; hop: Hop }
+  | { kind: 'srcset'; hop: Hop }
+  | { kind: 'css' }
+  | { kind: 'script' };
+
+/**
+ * The rule for one attribute of one start tag, or null when it holds no URL. `foreign` is true
+ * inside `<svg>`/`<math>`. Tags with special handling (base, meta, link, form) are not covered.
+ */
+export function attrRule(tag: string, attr: string, foreign: boolean): AttrRule | null {
+  if (foreign) {
+    const hop = SVG_ATTRS[tag]?.[attr];
+    if (hop) return { kind: 'url', hop };
+  } else {
+    const hop = ELEMENT_ATTRS[tag]?.[attr];
+    if (hop) return { kind: 'url', hop };
+  }
+  const any = ANY_ELEMENT_ATTRS[attr];
+  if (any) return { kind: 'url', hop: any };
+  if (attr === 'srcset' || attr === 'imagesrcset') return { kind: 'srcset', hop: 'E' };
+  if (attr === 'style') return { kind: 'css' };
+  if (attr.length > 2 && attr.startsWith('on')) return { kind: 'script' };
+  if (DATA_URL_ATTRS.has(attr)) return { kind: 'url', hop: 'X' };
+  if (DATA_SRCSET_ATTRS.has(attr)) return { kind: 'srcset', hop: 'X' };
+  return null;
+}
+
+/**
+ * The URLs of a `srcset` value: every image candidate, as the WHATWG "parse a srcset attribute"
+ * steps split them (a URL runs to whitespace; a trailing comma ends it; descriptors run to a
+ * comma outside parentheses).
+ */
+export function srcsetUrls(value: string): string[] {
+  const urls: string[] = [];
+  const n = value.length;
+  let i = 0;
+  while (i < n) {
+    while (i < n && (isSpace(value.charCodeAt(i)) || value[i] === ',')) i++;
+    if (i >= n) break;
+    const start = i;
+    while (i < n && !isSpace(value.charCodeAt(i))) i++;
+    let url = value.slice(start, i);
+    if (url.endsWith(',')) {
+      url = url.replace(/,+$/, '');
+    } else {
+      // Skip descriptors up to a comma that is not inside parentheses.
+      let parens = 0;
+      while (i < n) {
+        const c = value[i];
+        if (c === '(') parens++;
+        else if (c === ')') parens = Math.max(0, parens - 1);
+        else if (c === ',' && parens === 0) break;
+        i++;
+      }
+    }
+    if (url !== '') urls.push(url);
+  }
+  return urls;
+}
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
+}
+
+/** Extensions that make a bare relative string in script code look like a URL. */
+const LIKELY_EXTENSION =
+  /^[\w\-.~%!$&'()*+,;=:@/]+\.(?:s?html?|xhtml|php\d?|aspx?|jsp|cgi|pl|css|js|json|xml|rss|gif|jpe?g|png|svg|webp|avif|ico|pdf|mp[34]|webm|ogg|ogv|swf|txt|zip)(?:[?#]\S*)?$/i;
+
+/**
+ * URLs in script code (event-handler attributes): string literals that look like a URL, in the
+ * spirit of Heritrix's speculative JS extraction. Deliberately strict (absolute, protocol-relative,
+ * path-rooted, or a file name with a known extension) because every false positive is a request.
+ */
+export function scriptStringUrls(code: string): string[] {
+  const urls: string[] = [];
+  const re = /(["'])((?:\\.|(?!\1)[^\\\r\n]){1,2048})\1/g;
+  for (const m of code.matchAll(re)) {
+    const s = m[2]!.replace(/\\(.)/g, '$1');
+    if (looksLikeUrl(s)) urls.push(s);
+  }
+  return urls;
+}
+
+function looksLikeUrl(s: string): boolean {
+  if (/\s/.test(s) || s.length < 2) return false;
+  if (/^(?:https?:)?\/\/[^/]/i.test(s)) return true;
+  if (/^\.{0,2}\/[\w\-.~%]/.test(s)) return true;
+  return LIKELY_EXTENSION.test(s);
+}

@@ -1,0 +1,127 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ExtractPool } from '../../core/extract/extract-pool.ts';
+import { extractDocument } from '../../core/extract/extract-document.ts';
+import type { DocumentInput } from '../../core/extract/extract-document.ts';
+import { isTroveError } from '../../core/errors.ts';
+
+function input(body: string | Buffer, over: Partial<DocumentInput> = {}): DocumentInput {
+  return {
+    url: 'http://site.test/page',
+    status: 200,
+    headers: [],
+    mime: 'text/html',
+    maxLinks: 1000,
+    body: typeof body === 'string' ? Buffer.from(body) : body,
+    ...over,
+  };
+}
+
+let huge: Buffer | null = null;
+/** About 30 MB of unique links: seconds of work, far past a short job limit. */
+function hugePage(): Buffer {
+  if (huge === null) {
+    const parts: string[] = ['<html><body>'];
+    for (let i = 0; i < 500_000; i++) parts.push(`<a href="/p/${i}">link number ${i}</a><img src="/i/${i}.png">`);
+    huge = Buffer.from(parts.join(''));
+  }
+  return huge;
+}
+
+const pools: ExtractPool[] = [];
+function pool(size: number, opts?: ConstructorParameters<typeof ExtractPool>[1]): ExtractPool {
+  const p = new ExtractPool(size, opts);
+  pools.push(p);
+  return p;
+}
+
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.close()));
+});
+
+describe('ExtractPool', () => {
+  it('gives the same answer as extractDocument, for many jobs at once', async () => {
+    const p = pool(2);
+    const jobs = Array.from({ length: 20 }, (_, i) =>
+      input(`<title>Page ${i}</title><a href="/next/${i}">n</a><img src="/img/${i}.png">`, {
+        headers: [['Link', `</style${i}.css>; rel=stylesheet`]],
+      }),
+    );
+    const results = await Promise.all(jobs.map((j) => p.run(j)));
+    results.forEach((r, i) => {
+      expect(r.error).toBeUndefined();
+      expect(r).toEqual(extractDocument(jobs[i]!));
+      expect(r.title).toBe(`Page ${i}`);
+    });
+  });
+
+  it('leaves the caller its body buffer intact', async () => {
+    const p = pool(1);
+    const body = Buffer.from('<a href="/x">x</a>');
+    const big = Buffer.alloc(100_000, 0x20);
+    const view = big.subarray(10, 10 + body.length);
+    body.copy(view);
+    const r = await p.run(input(view));
+    expect(r.outlinks.map((l) => l.url)).toEqual(['http://site.test/x']);
+    expect(view.toString()).toBe('<a href="/x">x</a>');
+    expect(big.length).toBe(100_000);
+  });
+
+  it('extracts a 100,000-deep document off the main thread', async () => {
+    const p = pool(1);
+    const depth = 100_000;
+    const r = await p.run(input('<div>'.repeat(depth) + '<a href="/deep">d</a>' + '</div>'.repeat(depth)));
+    expect(r.error).toBeUndefined();
+    expect(r.outlinks.map((l) => l.url)).toEqual(['http://site.test/deep']);
+  });
+
+  it('times out a long job, restarts the worker, and keeps serving', async () => {
+    const p = pool(1, { jobTimeoutMs: 250 });
+    const started = Date.now();
+    const slow = p.run(input(hugePage(), { maxLinks: 10_000_000 }));
+    const queued = p.run(input('<a href="/after">a</a>'));
+    const r = await slow;
+    expect(r.error).toMatch(/timed out after 250 ms/);
+    expect(r.outlinks).toEqual([]);
+    expect(r.isHtml).toBe(true);
+    const q = await queued;
+    expect(q.error).toBeUndefined();
+    expect(q.outlinks.map((l) => l.url)).toEqual(['http://site.test/after']);
+    const again = await p.run(input('<a href="/again">a</a>'));
+    expect(again.outlinks.map((l) => l.url)).toEqual(['http://site.test/again']);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('resolves with an error when a worker runs out of memory, then keeps serving', async () => {
+    const p = pool(1, { maxMemoryMb: 24 });
+    const r = await p.run(input(hugePage(), { maxLinks: 10_000_000 }));
+    expect(r.error).toMatch(/extraction worker died/);
+    expect(r.outlinks).toEqual([]);
+    const after = await p.run(input('<a href="/ok">ok</a>'));
+    expect(after.error).toBeUndefined();
+    expect(after.outlinks.map((l) => l.url)).toEqual(['http://site.test/ok']);
+  });
+
+  it('answers with an error, never hangs, when workers cannot start', async () => {
+    const p = pool(1, { workerUrl: new URL('./no-such-worker.ts', import.meta.url) });
+    const r = await p.run(input('<a href="/x">x</a>'));
+    expect(r.error).toMatch(/cannot start/);
+    expect(r.outlinks).toEqual([]);
+    expect((await p.run(input('<a href="/y">y</a>'))).error).toMatch(/cannot start/);
+  });
+
+  it('rejects with EXTRACT_POOL_CLOSED after close, also for queued jobs', async () => {
+    const p = pool(1, { jobTimeoutMs: 10_000 });
+    const running = p.run(input(hugePage(), { maxLinks: 10_000_000 }));
+    const queued = p.run(input('<a href="/q">q</a>'));
+    const outcomes = [running, queued].map((job) =>
+      job.then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    await p.close();
+    for (const err of await Promise.all(outcomes)) expect(isTroveError(err, 'EXTRACT_POOL_CLOSED')).toBe(true);
+    await expect(p.run(input('<a href="/x">x</a>'))).rejects.toMatchObject({ code: 'EXTRACT_POOL_CLOSED' });
+  });
+});
