@@ -14,6 +14,7 @@ import type { LineLog } from './crawl-log.ts';
 import type { CrawlPaths } from './crawl-dir.ts';
 import type { CrawlStats } from './crawl-stats.ts';
 import type { RobotsGate } from './robots-gate.ts';
+import type { PageTextBuffer } from './page-text-buffer.ts';
 
 export interface QueueNote {
   delayMs: number;
@@ -35,6 +36,7 @@ export interface CrawlContext {
   chain: CandidateChain;
   stats: CrawlStats;
   crawlLog: LineLog;
+  pageText: PageTextBuffer;
   /** Capture-index file id per WARC base name. */
   fileIds: Map<string, number>;
   /** Per-queue politeness notes for the monitor. */

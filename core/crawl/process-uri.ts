@@ -271,7 +271,7 @@ async function handleFetched(
       ctx.frontier.complete(uri, { status, queueReadyAt, bytes: f.bytesReceived, mime: mime ?? undefined, digest: f.payloadDigest ?? undefined }, candidates);
     }
     const ids = ctx.captures.addRecords(rows);
-    if (page && text) ctx.captures.addPageText(ids[0]!, title ?? '', text);
+    if (page && text) ctx.pageText.add(ids[0]!, title ?? '', text);
   })();
 
   if (retry) return { kind: 'retry', status, bytes: f.bytesReceived, page: false };

@@ -33,6 +33,7 @@ import { CrawlController } from './crawl-controller.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { validateSettings } from './validate-settings.ts';
 import { TrapDetector } from './trap-detector.ts';
+import { PageTextBuffer } from './page-text-buffer.ts';
 
 export interface StartCrawlOptions {
   dir: string;
@@ -142,6 +143,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       },
     });
 
+    const pageText = new PageTextBuffer(db, captures);
     const hardAbort = new AbortController();
     const ctx: CrawlContext = {
       settings,
@@ -156,6 +158,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       chain,
       stats,
       crawlLog,
+      pageText,
       fileIds,
       queueNotes: new Map(),
       hardStop: hardAbort.signal,
@@ -187,6 +190,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
           await extractor.close();
         },
         closeStore: async (final) => {
+          pageText.flush();
           persist();
           setMeta(db, 'elapsedMs', final.elapsedMs);
           setMeta(db, 'lastState', { state: final.state, reason: final.finishReason, at: Date.now() });

@@ -17,7 +17,8 @@
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { constants as zlibConstants, createGzip, gzipSync } from 'node:zlib';
+import { constants as zlibConstants, createGzip, gzip, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
 import { TroveError } from '../errors.ts';
 import type { BlockDigestCheck } from './write-block-digest.ts';
 
@@ -48,8 +49,14 @@ export interface WriteRecordOptions {
 
 const CRLFCRLF = Buffer.from('\r\n\r\n');
 
-/** Records up to this size (all in memory) are compressed in one gzipSync call and one write. */
-const SMALL_RECORD = 256 * 1024;
+/**
+ * Records whose block is all in memory (spooled bodies stay in memory up to 1 MiB) are compressed
+ * in one call and written in one write. Small ones are compressed inline (gzipSync is cheaper than
+ * a round trip); larger ones on libuv's thread pool so the crawl loop's thread stays free.
+ */
+const IN_MEMORY_RECORD = 4 * 1024 * 1024;
+const SYNC_GZIP_MAX = 64 * 1024;
+const gzipAsync = promisify(gzip);
 
 /** Writes all of `buf` at `position`, looping over short writes. */
 export async function writeFully(file: WarcFileHandle, buf: Uint8Array, position: number): Promise<void> {
@@ -108,7 +115,7 @@ export async function writeRecordAt(
   opts: WriteRecordOptions,
 ): Promise<number> {
   const inMemory = rec.parts.every((p) => Buffer.isBuffer(p));
-  if (inMemory && rec.header.length + rec.blockLength <= SMALL_RECORD) {
+  if (inMemory && rec.header.length + rec.blockLength <= IN_MEMORY_RECORD) {
     const parts = rec.parts as Buffer[];
     if (rec.check) {
       for (const p of parts) rec.check.update(p);
@@ -117,7 +124,7 @@ export async function writeRecordAt(
       }
     }
     const raw = Buffer.concat([rec.header, ...parts, CRLFCRLF]);
-    const out = opts.gzip ? gzipSync(raw, { level: opts.gzipLevel }) : raw;
+    const out = !opts.gzip ? raw : raw.length <= SYNC_GZIP_MAX ? gzipSync(raw, { level: opts.gzipLevel }) : await gzipAsync(raw, { level: opts.gzipLevel });
     await writeFully(file, out, position);
     return out.length;
   }
