@@ -71,6 +71,9 @@ export interface CrawlSettings {
   maxExtractBytes: number;
   maxLinksPerDocument: number;
   maxRetries: number;
+  /** Wait before the first retry; doubled each time unless `retryBackoff` is 'fixed' (Heritrix: 900 s fixed, 30 tries). */
+  retryDelayS: number;
+  retryBackoff: 'exponential' | 'fixed';
 
   // WARC
   warcMaxBytes: number;
@@ -93,6 +96,9 @@ export const POLITENESS_PRESETS: Record<PolitenessPreset, Pick<CrawlSettings, 'd
   // Heritrix's "less polite" sheet: no delay, several connections per host.
   fast: { delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, perHost: 4 },
 };
+
+/** Heritrix's retry policy for long crawls: 30 tries, 900 s apart. */
+export const HERITRIX_RETRIES: Pick<CrawlSettings, 'maxRetries' | 'retryDelayS' | 'retryBackoff'> = { maxRetries: 30, retryDelayS: 900, retryBackoff: 'fixed' };
 
 export const TROVE_VERSION = '0.1.0';
 export const DEFAULT_USER_AGENT = `Mozilla/5.0 (compatible; Trove/${TROVE_VERSION}; +https://github.com/trove-archive/trove)`;
@@ -132,6 +138,8 @@ export function defaultSettings(): CrawlSettings {
     maxExtractBytes: 32 * 1024 * 1024,
     maxLinksPerDocument: 20000,
     maxRetries: 3,
+    retryDelayS: 10,
+    retryBackoff: 'exponential',
     warcMaxBytes: 1e9,
     warcPrefix: 'TROVE',
     dedup: 'digest',

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
-import { POLITENESS_PRESETS, type CrawlSettings, type HostOverride, type PolitenessPreset } from '../api/settings.ts';
+import { HERITRIX_RETRIES, POLITENESS_PRESETS, type CrawlSettings, type HostOverride, type PolitenessPreset } from '../api/settings.ts';
 import { TroveError } from '../errors.ts';
 
 function int(name: string) {
@@ -96,6 +96,8 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--fetch-timeout-s <s>', 'whole-fetch timeout (300)', int('--fetch-timeout-s'))
     .option('--max-body-bytes <size>', 'truncate bodies past this (1GiB), WARC-Truncated: length', parseBytes)
     .option('--max-retries <n>', 'retries for connect failures, timeouts and 5xx (3)', int('--max-retries'))
+    .option('--retry-delay-s <s>', 'wait before the first retry, doubled each time (10)', int('--retry-delay-s'))
+    .addOption(new Option('--retry-preset <preset>', 'heritrix: 30 tries, 900 s apart, for long crawls').choices(['heritrix']))
     .option('--warc-max-bytes <size>', 'rotate WARC files past this size (1GB)', parseBytes)
     .option('--warc-prefix <prefix>', 'WARC file name prefix (TROVE)')
     .addOption(new Option('--dedup <mode>', 'write revisit records for duplicate payloads').choices(['off', 'url', 'digest']))
@@ -126,6 +128,7 @@ export function settingsFromOptions(opts: Opts, seeds: string[]): Partial<CrawlS
     }
   }
   if (allSeeds.length) s.seeds = allSeeds;
+  if (opts.retryPreset === 'heritrix') Object.assign(s, HERITRIX_RETRIES);
   if (opts.politeness) Object.assign(s, { politeness: opts.politeness, ...POLITENESS_PRESETS[opts.politeness as PolitenessPreset] });
   const direct: [string, keyof CrawlSettings][] = [
     ['name', 'name'], ['scope', 'scope'], ['include', 'include'], ['exclude', 'exclude'], ['maxHops', 'maxHops'], ['transHops', 'transHops'],
@@ -134,7 +137,7 @@ export function settingsFromOptions(opts: Opts, seeds: string[]): Partial<CrawlS
     ['maxKbpsPerHost', 'maxKbpsPerHost'], ['queuePolicy', 'queuePolicy'], ['robots', 'robots'], ['robotsFile', 'robotsFile'],
     ['masquerade', 'masquerade'], ['robotsTtl', 'robotsTtlS'], ['userAgent', 'userAgent'], ['operator', 'operator'],
     ['connectTimeoutS', 'connectTimeoutS'], ['idleTimeoutS', 'idleTimeoutS'], ['fetchTimeoutS', 'fetchTimeoutS'],
-    ['maxBodyBytes', 'maxBodyBytes'], ['maxRetries', 'maxRetries'], ['warcMaxBytes', 'warcMaxBytes'], ['warcPrefix', 'warcPrefix'],
+    ['maxBodyBytes', 'maxBodyBytes'], ['maxRetries', 'maxRetries'], ['retryDelayS', 'retryDelayS'], ['warcMaxBytes', 'warcMaxBytes'], ['warcPrefix', 'warcPrefix'],
     ['dedup', 'dedup'], ['limitPages', 'limitPages'], ['limitUris', 'limitUris'], ['limitBytes', 'limitBytes'], ['limitTime', 'limitTimeS'],
     ['maxTotalWarcBytes', 'maxTotalWarcBytes'], ['minFreeDisk', 'minFreeDiskBytes'],
   ];

@@ -15,6 +15,7 @@ import type { ClaimedUri } from '../frontier/frontier.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { processUri } from './process-uri.ts';
 import { Outcome } from './outcome-codes.ts';
+import { isTroveError } from '../errors.ts';
 
 export type CrawlEvent =
   | { type: 'snapshot'; snapshot: CrawlSnapshot }
@@ -235,6 +236,21 @@ export class CrawlController {
     const p: Promise<void> = processUri(this.ctx, uri, slot)
       .then(() => undefined)
       .catch((err) => {
+        if (isTroveError(err, 'WARC_WRITE_FAILED')) {
+          // The writer cut the file back to its last complete group: nothing is corrupt. The
+          // URI goes back to the queue and the crawl pauses until the disk has room again.
+          try {
+            this.ctx.frontier.defer(uri, Date.now() + DISK_CHECK_MS);
+          } catch {
+            /* database closed by a hard stop: the lease is re-queued on resume */
+          }
+          this.diskPaused = true;
+          this.lastDiskCheck = Date.now();
+          this.message = `paused: writing the WARC failed (${(err as Error).message}); free some disk space and the crawl resumes`;
+          this.log('warn', this.message);
+          if (this._state === 'running') this.setState('pausing');
+          return;
+        }
         // An unexpected error is this URI's outcome (−5); the crawl goes on.
         this.log('error', `${uri.url}: ${(err as Error).stack ?? err}`);
         try {
@@ -272,27 +288,34 @@ export class CrawlController {
       hit('limit-warc-bytes', `WARC size limit reached (${s.maxTotalWarcBytes} bytes)`);
   }
 
-  /** Disk guard: pause under --min-free-disk, carry on by itself once space is freed. */
+  /**
+   * Disk guard: pause under --min-free-disk, and carry on by itself once space is freed. A
+   * failed WARC write (ENOSPC) pauses too; the write is retried after the next check.
+   */
   private checkDisk(now: number): void {
-    const min = this.ctx.settings.minFreeDiskBytes;
-    if (min <= 0 || now - this.lastDiskCheck < DISK_CHECK_MS) return;
+    if (now - this.lastDiskCheck < DISK_CHECK_MS) return;
     this.lastDiskCheck = now;
-    let free: number;
-    try {
-      const st = fs.statfsSync(this.ctx.paths.warcs);
-      free = st.bavail * st.bsize;
-    } catch {
-      return;
+    const min = this.ctx.settings.minFreeDiskBytes;
+    let free = Infinity;
+    if (min > 0) {
+      try {
+        const st = fs.statfsSync(this.ctx.paths.warcs);
+        free = st.bavail * st.bsize;
+      } catch {
+        /* cannot tell: assume there is room */
+      }
     }
-    if (free < min && !this.diskPaused) {
-      this.diskPaused = true;
-      this.message = `paused: only ${Math.round(free / 1048576)} MiB free on the disk holding ${this.ctx.paths.warcs} (minimum ${Math.round(min / 1048576)} MiB); free some space and the crawl resumes`;
-      this.log('warn', this.message);
-      this.setState('pausing');
-    } else if (free >= min && this.diskPaused) {
+    if (free < min) {
+      if (!this.diskPaused) {
+        this.diskPaused = true;
+        this.message = `paused: only ${Math.round(free / 1048576)} MiB free on the disk holding ${this.ctx.paths.warcs} (minimum ${Math.round(min / 1048576)} MiB); free some space and the crawl resumes`;
+        this.log('warn', this.message);
+        if (this._state === 'running') this.setState('pausing');
+      }
+    } else if (this.diskPaused) {
       this.diskPaused = false;
       this.message = null;
-      this.log('info', 'disk space available again: resuming');
+      this.log('info', 'disk space available: resuming');
       if (!this.pauseRequested) this.setState('running');
     }
   }

@@ -35,6 +35,12 @@ export interface UriResult {
   page: boolean;
 }
 
+/** When to try a failed URI again: the configured delay, doubled per attempt unless fixed. */
+function retryDelay(ctx: CrawlContext, attempt: number): number {
+  const base = ctx.settings.retryDelayS * 1000;
+  return ctx.settings.retryBackoff === 'fixed' ? base : retryBackoffMs(attempt, base, Math.max(base, 15 * 60_000));
+}
+
 function headerValue(headers: [string, string][], name: string): string | null {
   const n = name.toLowerCase();
   for (const [k, v] of headers) if (k.toLowerCase() === n) return v;
@@ -191,7 +197,7 @@ async function handleFetched(
     if (hostBackoff) queueNote.backoffs++;
     const queueReadyAt = now + Math.max(hs.minDelayMs, hostBackoff);
     if (retryable && uri.attempts < ctx.settings.maxRetries) {
-      ctx.frontier.complete(uri, { status: f.outcome, retryAt: now + retryBackoffMs(uri.attempts + 1), queueReadyAt });
+      ctx.frontier.complete(uri, { status: f.outcome, retryAt: now + retryDelay(ctx, uri.attempts + 1), queueReadyAt });
       return { kind: 'retry', status: f.outcome, bytes: 0, page: false };
     }
     const finalStatus = retryable && uri.attempts >= ctx.settings.maxRetries && ctx.settings.maxRetries > 0 ? f.outcome : f.outcome;
@@ -266,7 +272,7 @@ async function handleFetched(
 
   ctx.db.transaction(() => {
     if (retry) {
-      ctx.frontier.complete(uri, { status, retryAt: Math.max(queueReadyAt, now + retryBackoffMs(uri.attempts + 1)), queueReadyAt });
+      ctx.frontier.complete(uri, { status, retryAt: Math.max(queueReadyAt, now + retryDelay(ctx, uri.attempts + 1)), queueReadyAt });
     } else {
       ctx.frontier.complete(uri, { status, queueReadyAt, bytes: f.bytesReceived, mime: mime ?? undefined, digest: f.payloadDigest ?? undefined }, candidates);
     }
@@ -313,7 +319,7 @@ function captureRows(
       urlkey: key,
       ts: t,
       date: dateStr,
-      mime: isResp ? (headerValue(f.headers, 'content-type') ?? null) : w.type === 'metadata' ? 'application/warc-fields' : 'application/http; msgtype=request',
+      mime: isResp ? mimeOf(f.headers) : w.type === 'metadata' ? 'application/warc-fields' : 'application/http; msgtype=request',
       status: isResp ? f.status : null,
       payloadDigest: isResp ? f.payloadDigest : null,
       refersTo: w.type === 'revisit' ? (revisitOf?.recordId ?? null) : null,

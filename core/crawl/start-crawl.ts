@@ -34,6 +34,7 @@ import type { CrawlContext } from './crawl-context.ts';
 import { validateSettings } from './validate-settings.ts';
 import { TrapDetector } from './trap-detector.ts';
 import { PageTextBuffer } from './page-text-buffer.ts';
+import { reconcileIndex } from './reconcile-index.ts';
 
 export interface StartCrawlOptions {
   dir: string;
@@ -89,15 +90,22 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     const notes: string[] = [];
 
     // A crash leaves `.open` WARCs: cut each back to its last complete record and close it.
+    const recovered: string[] = [];
     for (const open of await listOpenWarcs(paths.warcs)) {
       const r = await recoverOpenWarc(open);
-      notes.push(`recovered ${path.basename(r.finalPath)}: ${r.records} records kept${r.cutBytes > 0 ? `, torn last record cut (${r.cutBytes} bytes)` : ''}`);
+      recovered.push(path.basename(r.finalPath));
+      notes.push(
+        r.removed
+          ? `removed ${path.basename(open)}: it held no complete record`
+          : `recovered ${path.basename(r.finalPath)}: ${r.records} records kept${r.cutBytes > 0 ? `, torn last record cut (${r.cutBytes} bytes)` : ''}`,
+      );
     }
 
     const frontier = createSqliteFrontier(db, { defaultMaxInFlight: settings.perHost });
     const requeued = frontier.recoverInFlight();
     if (requeued > 0) notes.push(`${requeued} URIs that were in flight were put back in the queue`);
     const captures = createCaptureIndex(db);
+    if (recovered.length > 0) notes.push(...(await reconcileIndex(db, captures, paths.dir, recovered)).notes);
     const fileIds = new Map<string, number>();
     for (const f of captures.files()) fileIds.set(f.name, f.id);
     const existingWarcs = fs.readdirSync(paths.warcs).filter((n) => /\.warc(\.gz)?$/.test(n));

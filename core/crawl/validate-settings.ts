@@ -27,11 +27,12 @@ export function validateSettings(s: CrawlSettings, opts: { requireSeeds: boolean
   if (!POLICIES.includes(s.robots)) throw invalid(`--robots must be one of ${POLICIES.join(', ')}, not ${JSON.stringify(s.robots)}`);
   if (s.robots === 'custom' && !s.robotsFile) throw invalid('--robots custom needs --robots-file <file>');
   if (!DEDUP.includes(s.dedup)) throw invalid(`--dedup must be one of ${DEDUP.join(', ')}`);
+  if (s.retryBackoff !== 'exponential' && s.retryBackoff !== 'fixed') throw invalid('retryBackoff must be exponential or fixed');
   if (!/^(host|elfhash:[1-9]\d{0,4})$/.test(s.queuePolicy)) throw invalid(`--queue-policy must be host or elfhash:<n>, not ${JSON.stringify(s.queuePolicy)}`);
   const ints: (keyof CrawlSettings)[] = [
     'maxHops', 'transHops', 'maxPathRepeats', 'maxPathDepth', 'maxUrlLength', 'concurrency', 'perHost', 'minDelayMs', 'maxDelayMs',
     'crawlDelayCapS', 'maxKbpsPerHost', 'robotsTtlS', 'connectTimeoutS', 'headersTimeoutS', 'idleTimeoutS', 'fetchTimeoutS',
-    'maxBodyBytes', 'maxHeaderBytes', 'maxExtractBytes', 'maxLinksPerDocument', 'maxRetries', 'warcMaxBytes', 'limitPages',
+    'maxBodyBytes', 'maxHeaderBytes', 'retryDelayS', 'maxExtractBytes', 'maxLinksPerDocument', 'maxRetries', 'warcMaxBytes', 'limitPages',
     'limitUris', 'limitBytes', 'limitTimeS', 'maxTotalWarcBytes', 'minFreeDiskBytes',
   ];
   for (const k of ints) {

@@ -1,0 +1,184 @@
+/**
+ * Extraction benchmark: every .html file of Debian's Python 3.11 docs (`apt-get install
+ * python3-doc`: ~530 pages, ~35 MB), read into memory once, then timed stage by stage:
+ *
+ *   decode        sniffHtmlCharset + TextDecoder over each body (what extractHtml decodes)
+ *   tokenizer     parse5's Tokenizer with an empty handler over the decoded text, fed as
+ *                 extractHtml feeds it: the floor for any parse5-based design
+ *   extractHtml   links + title + visible text (decode included)
+ *   extract       extractDocument (dispatch, header links, extractHtml, de-duplication)
+ *   pool1/pool2   ExtractPool.run over all files with 1 and 2 workers, message passing included;
+ *                 `main busy` is the main thread's event-loop active time during that run (clone,
+ *                 copy and deserialization costs on the crawl loop's thread)
+ *
+ * In-process stages take the median of 3 timed passes after a warm-up pass.
+ *
+ * Run: node bench/extract-bench.ts [dir]
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { Tokenizer } from 'parse5';
+import type { TokenHandler } from 'parse5';
+import { extractDocument } from '../core/extract/extract-document.ts';
+import type { DocumentInput } from '../core/extract/extract-document.ts';
+import { extractHtml } from '../core/extract/html-links.ts';
+import { sniffHtmlCharset } from '../core/extract/html-charset.ts';
+import { ExtractPool } from '../core/extract/extract-pool.ts';
+
+const DOCS = '/usr/share/doc/python3-doc/html';
+const BASE = 'http://docs.python.test/3.11/';
+const MAX_LINKS = 20_000; // the crawl's default maxLinksPerDocument
+const CHUNK_CHARS = 1024 * 1024;
+
+export interface ExtractBenchOptions {
+  dir?: string;
+  /** Print the table (default true when run directly). */
+  print?: boolean;
+  /** Timed passes per in-process stage (median taken); default 3. */
+  passes?: number;
+}
+
+interface Page {
+  url: string;
+  body: Buffer;
+}
+
+function listHtml(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      let isDir = e.isDirectory();
+      let isFile = e.isFile();
+      if (e.isSymbolicLink()) {
+        const st = fs.statSync(p, { throwIfNoEntry: false });
+        isDir = st?.isDirectory() ?? false;
+        isFile = st?.isFile() ?? false;
+      }
+      if (isDir) walk(p);
+      else if (isFile && e.name.endsWith('.html')) out.push(p);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+function input(p: Page): DocumentInput {
+  return { url: p.url, status: 200, headers: [['Content-Type', 'text/html']], body: p.body, mime: 'text/html', maxLinks: MAX_LINKS };
+}
+
+const emptyHandler: TokenHandler = {
+  onComment() {},
+  onDoctype() {},
+  onStartTag() {},
+  onEndTag() {},
+  onEof() {},
+  onCharacter() {},
+  onNullCharacter() {},
+  onWhitespaceCharacter() {},
+};
+
+function decodePage(body: Buffer): string {
+  const charset = sniffHtmlCharset(body, 'text/html').encoding;
+  return new TextDecoder(charset).decode(body);
+}
+
+function tokenize(html: string): void {
+  const t = new Tokenizer({ sourceCodeLocationInfo: false }, emptyHandler);
+  for (let off = 0; off < html.length; off += CHUNK_CHARS) t.write(html.slice(off, off + CHUNK_CHARS), false);
+  t.write('', true);
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+function timePasses(passes: number, fn: () => void): number {
+  fn(); // warm-up
+  const times: number[] = [];
+  for (let i = 0; i < passes; i++) {
+    const t0 = performance.now();
+    fn();
+    times.push(performance.now() - t0);
+  }
+  return median(times);
+}
+
+async function timePool(pages: Page[], size: number): Promise<{ ms: number; mainBusyMs: number; errors: number }> {
+  const pool = new ExtractPool(size, { jobTimeoutMs: 60_000 });
+  try {
+    await Promise.all(Array.from({ length: size }, () => pool.run(input({ url: BASE, body: Buffer.from('<a href=x>x</a>') }))));
+    await Promise.all(pages.map((p) => pool.run(input(p)))); // warm-up
+    const elu0 = performance.eventLoopUtilization();
+    const t0 = performance.now();
+    const results = await Promise.all(pages.map((p) => pool.run(input(p))));
+    const ms = performance.now() - t0;
+    const elu = performance.eventLoopUtilization(elu0);
+    return { ms, mainBusyMs: elu.active, errors: results.filter((r) => r.error !== undefined).length };
+  } finally {
+    await pool.close();
+  }
+}
+
+export async function runExtractBench(opts: ExtractBenchOptions = {}): Promise<Record<string, number>> {
+  const dir = opts.dir ?? DOCS;
+  const print = opts.print ?? false;
+  const passes = opts.passes ?? 3;
+  const log = (s: string) => print && console.log(s);
+  if (!fs.existsSync(dir)) {
+    log(`extract bench: skipped, ${dir} is missing (apt-get install python3-doc)`);
+    return {};
+  }
+  const files = listHtml(dir);
+  if (files.length === 0) {
+    log(`extract bench: skipped, no .html files under ${dir} (apt-get install python3-doc)`);
+    return {};
+  }
+  const pages: Page[] = files.map((f) => ({ url: BASE + path.relative(dir, f).split(path.sep).join('/'), body: fs.readFileSync(f) }));
+  const bytes = pages.reduce((n, p) => n + p.body.length, 0);
+  const mb = bytes / 1e6;
+  log(`extract bench: ${pages.length} files, ${mb.toFixed(1)} MB of HTML from ${dir}`);
+
+  const decoded = pages.map((p) => decodePage(p.body));
+  const out: Record<string, number> = { files: pages.length, mb };
+  const row = (key: string, label: string, ms: number, extra = '') => {
+    out[`${key}_ms`] = ms;
+    out[`${key}_mbps`] = mb / (ms / 1000);
+    log(`  ${label.padEnd(34)} ${ms.toFixed(0).padStart(6)} ms  ${(mb / (ms / 1000)).toFixed(1).padStart(6)} MB/s${extra}`);
+  };
+
+  row('decode', 'decode (sniff + TextDecoder)', timePasses(passes, () => pages.forEach((p) => decodePage(p.body))));
+  row('tokenizer', 'parse5 Tokenizer, empty handler', timePasses(passes, () => decoded.forEach(tokenize)));
+  row(
+    'extract_html',
+    'extractHtml (decode + links + text)',
+    timePasses(passes, () => pages.forEach((p) => extractHtml(p.body, { baseUrl: p.url, contentType: 'text/html', maxLinks: MAX_LINKS }))),
+  );
+  row('extract', 'extractDocument (in process)', timePasses(passes, () => pages.forEach((p) => extractDocument(input(p)))));
+
+  let links = 0;
+  let textChars = 0;
+  for (const p of pages) {
+    const r = extractDocument(input(p));
+    links += r.outlinks.length;
+    textChars += r.text.length;
+  }
+  out.links = links;
+  out.text_chars = textChars;
+  log(`  (${links} outlinks, ${(textChars / 1e6).toFixed(1)} M chars of text)`);
+
+  for (const size of [1, 2]) {
+    const r = await timePool(pages, size);
+    out[`pool${size}_main_busy_ms`] = r.mainBusyMs;
+    out[`pool${size}_errors`] = r.errors;
+    row(`pool${size}`, `ExtractPool.run, ${size} worker${size > 1 ? 's' : ''}`, r.ms, `  (main busy ${r.mainBusyMs.toFixed(0)} ms${r.errors ? `, ${r.errors} errors` : ''})`);
+  }
+  return out;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  await runExtractBench({ dir: process.argv[2], print: true });
+}

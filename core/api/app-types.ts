@@ -1,0 +1,284 @@
+/**
+ * The data shapes the desktop app's commands take and return, besides settings and snapshots.
+ * Plain, JSON-serialisable data; no node:* imports, so the renderer imports these types.
+ * Archive shapes (records, captures, search hits) and scope decisions are the core's own plain
+ * type files, re-exported here so the renderer has one place to import from.
+ */
+import type { CrawlSettings, PolitenessPreset, RobotsPolicy } from './settings.ts';
+import type { CrawlSnapshot, CrawlState, FinishReason } from './crawl-snapshot.ts';
+import type { Decision } from '../scope/scope-types.ts';
+import type { ImportReport } from '../archive/archive-types.ts';
+
+export type { Decision, TraceEntry, RuleResult, HopType } from '../scope/scope-types.ts';
+export type {
+  BodyPreview,
+  CaptureSummary,
+  ImportProblem,
+  ImportProgress,
+  ImportReport,
+  ImportedFile,
+  PageList,
+  PageSummary,
+  RecordDetail,
+  RecordFilter,
+  RecordPage,
+  RecordSummary,
+  SearchHit,
+} from '../archive/archive-types.ts';
+
+// ── library ──────────────────────────────────────────────────────────────────────────────
+
+/** A crawl directory (made by a crawl) or an archive directory (made by imports only). */
+export type LibraryKind = 'crawl' | 'archive';
+
+/**
+ * `interrupted`: a crawl whose last run did not end cleanly (the app quit or crashed) — it can
+ * be resumed. `imported`: an archive made by imports.
+ */
+export type LibraryState = CrawlState | 'interrupted' | 'imported';
+
+export interface LibraryEntry {
+  /** The directory name inside the library folder. */
+  id: string;
+  name: string;
+  kind: LibraryKind;
+  state: LibraryState;
+  finishReason: FinishReason | null;
+  /** True while a crawl worker runs on this directory. */
+  running: boolean;
+  /** Bytes on disk (the whole directory). */
+  sizeBytes: number;
+  /** ms since epoch. */
+  createdAt: number | null;
+  modifiedAt: number;
+  /** Indexed WARC records, when the database could be read. */
+  records: number | null;
+  warcFiles: number;
+  seeds: string[];
+  /** Fetched URIs (crawls). */
+  downloaded: number | null;
+}
+
+export interface LibraryFile {
+  name: string;
+  sizeBytes: number;
+  records: number;
+  source: 'crawl' | 'import';
+}
+
+export interface LibraryDetail {
+  entry: LibraryEntry;
+  /** Absolute path of the directory (to show, and for "reveal in folder"). */
+  dir: string;
+  settings: CrawlSettings | null;
+  /** The live snapshot when running; else the last one the crawl saved. */
+  snapshot: CrawlSnapshot | null;
+  files: LibraryFile[];
+  /** The scope rules in order, one line each (crawls). */
+  scopeRules: string[];
+}
+
+/** Step one of a delete: what would go, and a one-time token to confirm with. */
+export interface DeleteTicket {
+  id: string;
+  name: string;
+  sizeBytes: number;
+  warcFiles: number;
+  token: string;
+  /** ms since epoch; the token is refused after this. */
+  expiresAt: number;
+}
+
+export interface ImportRequest {
+  /** Absolute paths of WARC / WARC.gz / ARC / WACZ files. */
+  files: string[];
+  /** Import into this library entry; a new archive when omitted. */
+  into?: string;
+  /** Name for a new archive; from the first file's name when omitted. */
+  name?: string;
+  /** Copy the files into the library (true) or index them where they are. */
+  copy: boolean;
+}
+
+export interface ImportResult {
+  id: string;
+  report: ImportReport;
+}
+
+// ── new crawl ────────────────────────────────────────────────────────────────────────────
+
+export interface SeedCheck {
+  /** 1-based line in the seed list as typed. */
+  line: number;
+  input: string;
+  /** The URL as it will be crawled, or null when it is not a crawlable URL. */
+  url: string | null;
+  error: string | null;
+  /** The same URL appeared on an earlier line. */
+  duplicate: boolean;
+}
+
+export interface SettingsIssue {
+  /** The settings field at fault (`seeds`, `exclude`, `userAgent`, …) or `''` for the whole. */
+  field: string;
+  code: string;
+  message: string;
+}
+
+export interface CrawlCheckRequest {
+  /** The seed list as typed (one URL a line; blank lines and `#` comments ignored). */
+  seedsText: string;
+  settings: SettingsCheckPatch;
+  customRobots?: string;
+}
+
+/** Settings without seeds (they come as text) — see settings-payload.ts. */
+export type SettingsCheckPatch = Partial<Omit<CrawlSettings, 'robotsFile'>>;
+
+export interface CrawlCheck {
+  valid: boolean;
+  seeds: SeedCheck[];
+  /** The seeds that will be crawled (valid and not duplicate), in order. */
+  urls: string[];
+  issues: SettingsIssue[];
+  /** The scope rules as the crawl would run them (empty when the settings do not build). */
+  scopeRules: string[];
+}
+
+export interface CrawlStartRequest {
+  name: string;
+  settings: SettingsCheckPatch;
+  /** robots.txt text for the `custom` policy. */
+  customRobots?: string;
+}
+
+export interface CrawlStarted {
+  id: string;
+}
+
+export interface CrawlResumeRequest {
+  id: string;
+  /** Settings to change for the next run (e.g. higher limits). */
+  settings?: SettingsCheckPatch;
+}
+
+// ── tests of rules ───────────────────────────────────────────────────────────────────────
+
+export interface ScopeTestRequest {
+  /** Seeds as typed (the scope is seed-implied). */
+  seedsText: string;
+  settings: SettingsCheckPatch;
+  url: string;
+  /** Hops from a seed, e.g. `LLE` (default `L`). */
+  hopsPath?: string;
+  via?: string;
+}
+
+export interface ScopeTestResult {
+  decision: Decision;
+  /** The rules in order, one line each; the deciding rule is `decision.rule`. */
+  rules: string[];
+  /** Index in `decision.trace` of the rule whose answer stood. */
+  deciding: number;
+}
+
+export interface RobotsTestRequest {
+  robotsText: string;
+  /** Our User-Agent (full string or product token). */
+  userAgent: string;
+  url: string;
+  policy: RobotsPolicy;
+  candidateAgents?: string[];
+  masquerade?: boolean;
+}
+
+export interface RobotsTestResult {
+  allowed: boolean;
+  policy: RobotsPolicy;
+  /** The product token whose rules decided. */
+  agent: string;
+  group: string | null;
+  rule: { directive: 'allow' | 'disallow'; pattern: string; line: number } | null;
+  reason: string;
+  sendUserAgent: string | null;
+  crawlDelay: number | null;
+  sitemaps: string[];
+  /** Lines the parser ignored, with why (shown next to the editor). */
+  ignored: { line: number; reason: string }[];
+  groups: { agents: string[]; line: number; rules: number }[];
+}
+
+// ── replay ───────────────────────────────────────────────────────────────────────────────
+
+export interface ReplayRequest {
+  archiveId: string;
+  url: string;
+  /** 14-digit (or shorter) timestamp to replay at; the latest capture when omitted. */
+  at?: string;
+}
+
+export interface ReplayCapture {
+  id: number;
+  url: string;
+  ts: string;
+  type: string;
+}
+
+/** What the replay banner shows for one URL at one time. */
+export type ReplayInfo =
+  | {
+      kind: 'archived';
+      url: string;
+      status: number;
+      statusText: string;
+      mime: string | null;
+      headers: [string, string][];
+      bodyBytes: number;
+      capture: ReplayCapture;
+      /** For a 3xx: where it points, absolute. */
+      location: string | null;
+    }
+  | { kind: 'not-archived'; url: string; reason: string; nearest: ReplayCapture[] };
+
+/** Where the replay is drawn: a native view (Electron) or an iframe the harness intercepts. */
+export interface ReplayOpened {
+  mode: 'view' | 'frame';
+  /** For `frame`: the iframe src. */
+  frameSrc: string | null;
+  info: ReplayInfo;
+}
+
+export interface ReplayBounds {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  visible: boolean;
+}
+
+// ── shell ────────────────────────────────────────────────────────────────────────────────
+
+export type FilePurpose = 'import' | 'seeds' | 'robots';
+
+export type ThemeSource = 'system' | 'light' | 'dark';
+
+export type MenuAction =
+  | 'go-library'
+  | 'go-new-crawl'
+  | 'go-monitor'
+  | 'go-browser'
+  | 'import'
+  | 'find'
+  | 'pause-resume'
+  | 'stop';
+
+export interface AppInfo {
+  version: string;
+  libraryDir: string;
+  platform: string;
+  /** `electron` in the desktop app, `browser` in the e2e harness. */
+  shell: 'electron' | 'browser';
+  /** The settings a new crawl starts from, and the politeness presets (the UI shows, never copies, them). */
+  defaults: CrawlSettings;
+  politenessPresets: Record<PolitenessPreset, Pick<CrawlSettings, 'delayFactor' | 'minDelayMs' | 'maxDelayMs' | 'perHost'>>;
+}

@@ -1,0 +1,178 @@
+/**
+ * The command table: every command the UI can send, with its payload validator and its result
+ * type. It is the single source for the IPC channels (electron/main registers one handler per
+ * entry; electron/preload builds `window.trove` from the names; the e2e harness does the same),
+ * for the handler types in core/app, and for what the renderer may call.
+ *
+ * `side` says who answers: `core` commands are handled by the app service (core/app, plain
+ * Node, the same in Electron and in tests); `shell` commands need the host (native dialogs, the
+ * replay view) and are handled by electron/main, or by the e2e harness standing in for it.
+ *
+ * Names are `namespace.verb`; `window.trove.library.list()` calls `library.list`.
+ */
+import type { CrawlSnapshot } from './crawl-snapshot.ts';
+import type {
+  AppInfo,
+  CaptureSummary,
+  CrawlCheck,
+  CrawlCheckRequest,
+  CrawlResumeRequest,
+  CrawlStartRequest,
+  CrawlStarted,
+  DeleteTicket,
+  FilePurpose,
+  ImportRequest,
+  ImportResult,
+  LibraryDetail,
+  LibraryEntry,
+  PageList,
+  RecordDetail,
+  RecordFilter,
+  RecordPage,
+  ReplayBounds,
+  ReplayInfo,
+  ReplayOpened,
+  ReplayRequest,
+  RobotsTestRequest,
+  RobotsTestResult,
+  ScopeTestRequest,
+  ScopeTestResult,
+  SearchHit,
+  ThemeSource,
+} from './app-types.ts';
+import { ROBOTS_POLICY_NAMES, settingsPatch } from './settings-payload.ts';
+import { arr, bool, empty, int, num, obj, oneOf, optional, str, type Validator } from './validate.ts';
+
+export type Side = 'core' | 'shell';
+
+export interface CommandSpec<S extends Side, P, R> {
+  side: S;
+  payload: Validator<P>;
+  /** Type-only: the result. Never set at run time. */
+  readonly result?: (r: R) => void;
+}
+
+function cmd<P, R>() {
+  return <S extends Side>(side: S, payload: Validator<P>): CommandSpec<S, P, R> => ({ side, payload });
+}
+
+/** Library entries are directory names inside the library folder: no separators, no dot-dot. */
+export const LIBRARY_ID = /^(?!\.{1,2}$)[A-Za-z0-9][A-Za-z0-9._ -]{0,127}$/;
+const id = () => str({ min: 1, max: 128, pattern: LIBRARY_ID });
+const url = () => str({ min: 1, max: 8192 });
+const ts = () => str({ min: 1, max: 14, pattern: /^\d{1,14}$/ });
+const settings = settingsPatch();
+const customRobots = () => optional(str({ max: 512 * 1024 }));
+
+const recordFilter: Validator<RecordFilter> = obj({
+  type: optional(arr(str({ max: 40 }), { max: 20 })),
+  url: optional(str({ max: 8192 })),
+  urlPrefix: optional(str({ max: 8192 })),
+  host: optional(str({ max: 300 })),
+  mime: optional(str({ max: 200 })),
+  status: optional(arr(int({ min: 0, max: 999 }), { max: 100 })),
+  from: optional(ts()),
+  to: optional(ts()),
+  text: optional(str({ max: 1000 })),
+});
+
+export const COMMANDS = {
+  'app.info': cmd<Record<string, never>, AppInfo>()('core', empty()),
+
+  'library.list': cmd<Record<string, never>, LibraryEntry[]>()('core', empty()),
+  'library.open': cmd<{ id: string }, LibraryDetail>()('core', obj({ id: id() })),
+  'library.prepareDelete': cmd<{ id: string }, DeleteTicket>()('core', obj({ id: id() })),
+  'library.delete': cmd<{ id: string; token: string }, { id: string }>()('core', obj({ id: id(), token: str({ min: 1, max: 200 }) })),
+  'library.import': cmd<ImportRequest, ImportResult>()(
+    'core',
+    obj({
+      files: arr(str({ min: 1, max: 4096 }), { min: 1, max: 10_000 }),
+      into: optional(id()),
+      name: optional(str({ max: 200 })),
+      copy: bool(),
+    }),
+  ),
+
+  'crawl.check': cmd<CrawlCheckRequest, CrawlCheck>()(
+    'core',
+    obj({ seedsText: str({ max: 4 * 1024 * 1024 }), settings, customRobots: customRobots() }),
+  ),
+  'crawl.start': cmd<CrawlStartRequest, CrawlStarted>()('core', obj({ name: str({ max: 200 }), settings, customRobots: customRobots() })),
+  'crawl.pause': cmd<{ id: string }, null>()('core', obj({ id: id() })),
+  'crawl.resume': cmd<CrawlResumeRequest, CrawlStarted>()('core', obj({ id: id(), settings: optional(settings) })),
+  'crawl.stop': cmd<{ id: string; now?: boolean }, null>()('core', obj({ id: id(), now: optional(bool()) })),
+  'crawl.snapshot': cmd<{ id: string }, CrawlSnapshot | null>()('core', obj({ id: id() })),
+  'crawl.addExclude': cmd<{ id: string; pattern: string }, CrawlStarted>()(
+    'core',
+    obj({ id: id(), pattern: str({ min: 1, max: 2000 }) }),
+  ),
+
+  'scope.test': cmd<ScopeTestRequest, ScopeTestResult>()(
+    'core',
+    obj({
+      seedsText: str({ max: 4 * 1024 * 1024 }),
+      settings,
+      url: str({ max: 8192 }),
+      hopsPath: optional(str({ max: 100 })),
+      via: optional(str({ max: 8192 })),
+    }),
+  ),
+  'robots.test': cmd<RobotsTestRequest, RobotsTestResult>()(
+    'core',
+    obj({
+      robotsText: str({ max: 1024 * 1024 }),
+      userAgent: str({ max: 1000 }),
+      url: str({ max: 8192 }),
+      policy: oneOf(ROBOTS_POLICY_NAMES),
+      candidateAgents: optional(arr(str({ max: 1000 }), { max: 100 })),
+      masquerade: optional(bool()),
+    }),
+  ),
+
+  'records.query': cmd<{ archiveId: string; filter: RecordFilter; limit: number; after?: number }, RecordPage>()(
+    'core',
+    obj({ archiveId: id(), filter: recordFilter, limit: int({ min: 1, max: 1000 }), after: optional(int({ min: 0 })) }),
+  ),
+  'records.detail': cmd<{ archiveId: string; id: number }, RecordDetail>()('core', obj({ archiveId: id(), id: int({ min: 1 }) })),
+  'records.timeline': cmd<{ archiveId: string; url: string }, CaptureSummary[]>()('core', obj({ archiveId: id(), url: url() })),
+  'records.search': cmd<{ archiveId: string; q: string; limit?: number }, SearchHit[]>()(
+    'core',
+    obj({ archiveId: id(), q: str({ max: 1000 }), limit: optional(int({ min: 1, max: 1000 })) }),
+  ),
+  'records.pages': cmd<{ archiveId: string; limit: number; after?: number }, PageList>()(
+    'core',
+    obj({ archiveId: id(), limit: int({ min: 1, max: 1000 }), after: optional(int({ min: 0 })) }),
+  ),
+
+  'replay.info': cmd<ReplayRequest, ReplayInfo>()('core', obj({ archiveId: id(), url: url(), at: optional(ts()) })),
+  'replay.open': cmd<ReplayRequest, ReplayOpened>()('shell', obj({ archiveId: id(), url: url(), at: optional(ts()) })),
+  'replay.bounds': cmd<ReplayBounds, null>()(
+    'shell',
+    obj({ x: num({ min: 0, max: 1e5 }), y: num({ min: 0, max: 1e5 }), width: num({ min: 0, max: 1e5 }), height: num({ min: 0, max: 1e5 }), visible: bool() }),
+  ),
+  'replay.close': cmd<Record<string, never>, null>()('shell', empty()),
+
+  'shell.chooseFiles': cmd<{ purpose: FilePurpose }, string[]>()('shell', obj({ purpose: oneOf(['import', 'seeds', 'robots'] as const) })),
+  'shell.setTheme': cmd<{ theme: ThemeSource }, null>()('shell', obj({ theme: oneOf(['system', 'light', 'dark'] as const) })),
+  'shell.reveal': cmd<{ id: string }, null>()('shell', obj({ id: id() })),
+} as const;
+
+export type Commands = typeof COMMANDS;
+export type CommandName = keyof Commands;
+export type PayloadOf<K extends CommandName> = Commands[K] extends CommandSpec<Side, infer P, infer _R> ? P : never;
+export type ResultOf<K extends CommandName> = Commands[K] extends CommandSpec<Side, infer _P, infer R> ? R : never;
+export type SideOf<K extends CommandName> = Commands[K]['side'];
+
+export type CoreCommandName = { [K in CommandName]: SideOf<K> extends 'core' ? K : never }[CommandName];
+export type ShellCommandName = Exclude<CommandName, CoreCommandName>;
+
+/** A handler per command; it may throw (the gate turns errors into `Result` errors). */
+export type Handlers<K extends CommandName = CommandName> = {
+  [N in K]: (payload: PayloadOf<N>) => Promise<ResultOf<N>> | ResultOf<N>;
+};
+
+export const COMMAND_NAMES = Object.keys(COMMANDS) as CommandName[];
+
+export function isCommandName(name: string): name is CommandName {
+  return Object.hasOwn(COMMANDS, name);
+}

@@ -1,0 +1,101 @@
+/**
+ * The validator for crawl settings coming from the UI: a partial CrawlSettings, every field
+ * checked for its type and bounds. What the values mean (a seed that parses, a regex that
+ * compiles, delays that make sense) is the core's validateSettings / buildScope; this only makes
+ * sure the shape is what the type says.
+ *
+ * `robotsFile` is deliberately not accepted from the renderer: it names a file the main process
+ * would read. The UI sends the custom robots.txt as text (`customRobots`) and the app writes it
+ * into the crawl directory.
+ */
+import type { CrawlSettings, HostOverride } from './settings.ts';
+import { arr, bool, int, num, obj, oneOf, optional, PayloadError, str, type Validator } from './validate.ts';
+
+export type SettingsPatch = Partial<Omit<CrawlSettings, 'robotsFile'>>;
+
+export const SCOPE_PRESET_NAMES = ['page', 'prefix', 'host', 'domain', 'any'] as const;
+export const ROBOTS_POLICY_NAMES = ['obey', 'ignore', 'custom', 'most-favored', 'first-named'] as const;
+export const POLITENESS_PRESET_NAMES = ['polite', 'moderate', 'fast'] as const;
+export const DEDUP_MODE_NAMES = ['off', 'url', 'digest'] as const;
+
+const count = () => int({ min: 0, max: Number.MAX_SAFE_INTEGER });
+const ms = () => int({ min: 0, max: 7 * 24 * 3600 * 1000 });
+const line = (max = 1000) => str({ max });
+const patterns = () => arr(str({ max: 2000 }), { max: 1000 });
+
+const override: Validator<HostOverride> = obj({
+  host: optional(str({ max: 253 })),
+  domain: optional(str({ max: 253 })),
+  minDelayMs: optional(ms()),
+  maxDelayMs: optional(ms()),
+  delayFactor: optional(num({ min: 0, max: 1000 })),
+  perHost: optional(int({ min: 1, max: 64 })),
+  robots: optional(oneOf(ROBOTS_POLICY_NAMES)),
+  userAgent: optional(line()),
+  maxKbpsPerHost: optional(count()),
+});
+
+const FIELDS: { [K in keyof Required<SettingsPatch>]: Validator<CrawlSettings[K]> } = {
+  name: str({ max: 200 }),
+  seeds: arr(str({ max: 8192 }), { max: 100_000 }),
+  scope: oneOf(SCOPE_PRESET_NAMES),
+  include: patterns(),
+  exclude: patterns(),
+  maxHops: int({ min: 0, max: 10_000 }),
+  transHops: int({ min: 0, max: 100 }),
+  maxPathRepeats: int({ min: 0, max: 1000 }),
+  maxPathDepth: int({ min: 0, max: 10_000 }),
+  maxUrlLength: int({ min: 0, max: 1_000_000 }),
+  politeness: oneOf(POLITENESS_PRESET_NAMES),
+  concurrency: int({ min: 0, max: 512 }),
+  perHost: int({ min: 0, max: 64 }),
+  delayFactor: num({ min: 0, max: 1000 }),
+  minDelayMs: ms(),
+  maxDelayMs: ms(),
+  crawlDelayCapS: int({ min: 0, max: 7 * 24 * 3600 }),
+  maxKbpsPerHost: count(),
+  overrides: arr(override, { max: 1000 }),
+  queuePolicy: str({ max: 40 }),
+  robots: oneOf(ROBOTS_POLICY_NAMES),
+  candidateAgents: arr(line(), { max: 100 }),
+  masquerade: bool(),
+  robotsTtlS: count(),
+  sitemaps: bool(),
+  userAgent: line(),
+  operator: line(),
+  connectTimeoutS: count(),
+  headersTimeoutS: count(),
+  idleTimeoutS: count(),
+  fetchTimeoutS: count(),
+  maxBodyBytes: count(),
+  maxHeaderBytes: count(),
+  maxExtractBytes: count(),
+  maxLinksPerDocument: count(),
+  maxRetries: int({ min: 0, max: 1000 }),
+  warcMaxBytes: count(),
+  warcPrefix: str({ max: 100 }),
+  dedup: oneOf(DEDUP_MODE_NAMES),
+  limitPages: count(),
+  limitUris: count(),
+  limitBytes: count(),
+  limitTimeS: count(),
+  maxTotalWarcBytes: count(),
+  minFreeDiskBytes: count(),
+};
+
+export const SETTINGS_FIELDS: readonly (keyof SettingsPatch)[] = Object.keys(FIELDS) as (keyof SettingsPatch)[];
+
+export function settingsPatch(): Validator<SettingsPatch> {
+  return (input, path) => {
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new PayloadError(path, 'expected an object of settings');
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(input)) {
+      const v = (FIELDS as Record<string, Validator<unknown>>)[key];
+      const where = path ? `${path}.${key}` : key;
+      if (!v || !Object.hasOwn(FIELDS, key)) throw new PayloadError(where, key === 'robotsFile' ? 'send the custom robots.txt as customRobots text' : 'unknown setting');
+      if (value === undefined) continue;
+      out[key] = v(value, where);
+    }
+    return out as SettingsPatch;
+  };
+}

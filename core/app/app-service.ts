@@ -1,0 +1,288 @@
+/**
+ * The desktop app's command handlers, as plain Node: `createAppService({ libraryDir, emit })`
+ * returns one handler per `core` command of the table (core/api/commands.ts). Electron's main
+ * process wraps them in its IPC gate; the e2e harness binds them into a real browser page; tests
+ * call them directly. Nothing here imports electron.
+ *
+ * Crawls run in worker threads (crawl-runner.ts); archives are opened on demand and kept open
+ * (one read connection per library entry) until deleted or the service closes.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { defaultSettings, POLITENESS_PRESETS, TROVE_VERSION } from '../api/settings.ts';
+import type { CrawlSettings } from '../api/settings.ts';
+import type { CoreCommandName, Handlers } from '../api/commands.ts';
+import type { Emit } from '../api/channels.ts';
+import type { LibraryDetail, LibraryEntry } from '../api/app-types.ts';
+import { TroveError } from '../errors.ts';
+import { openArchive, type Archive } from '../archive/archive-dir.ts';
+import { importIntoArchive } from '../archive/import-warc.ts';
+import { listPages, queryRecords, searchText, timeline } from '../archive/record-query.ts';
+import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
+import { crawlDatabasePath } from '../storage/open-database.ts';
+import { CrawlRunner, type RunnerEvent } from './crawl-runner.ts';
+import { checkCrawl, robotsTest, scopeTest } from './crawl-checks.ts';
+import { CUSTOM_ROBOTS_FILE, Library } from './library.ts';
+import { replayInfo } from './replay-bridge.ts';
+import { recordDetail } from './record-detail.ts';
+
+export interface AppServiceOptions {
+  /** The library folder (created when missing). The app uses ~/Documents/Trove; tests a temp dir. */
+  libraryDir: string;
+  /** Where events go up (the window, the harness page, a test's list). */
+  emit: Emit;
+  /** Which host runs the service, for app.info. */
+  shell?: 'electron' | 'browser';
+  /** Override the crawl worker entry (tests). */
+  crawlWorkerUrl?: URL;
+}
+
+export type AppHandlers = Handlers<CoreCommandName>;
+
+export interface AppService {
+  handlers: AppHandlers;
+  library: Library;
+  /** The open archive of a library entry (replay uses it from the protocol handlers). */
+  archive(id: string): Archive;
+  /** Stop crawls (files closed cleanly) and close archives. */
+  close(): Promise<void>;
+}
+
+/** Persist the live snapshot this often, so a crash still leaves recent counts for the library. */
+const SNAPSHOT_SAVE_MS = 5_000;
+
+export function createAppService(opts: AppServiceOptions): AppService {
+  const library = new Library(opts.libraryDir);
+  const archives = new Map<string, Archive>();
+  const lastSaved = new Map<string, number>();
+  const emit = opts.emit;
+
+  const runner = new CrawlRunner({
+    workerUrl: opts.crawlWorkerUrl,
+    onEvent: (id: string, e: RunnerEvent) => {
+      switch (e.type) {
+        case 'snapshot': {
+          emit('crawl.snapshot', { id, snapshot: e.snapshot });
+          const now = Date.now();
+          if (now - (lastSaved.get(id) ?? 0) >= SNAPSHOT_SAVE_MS) {
+            lastSaved.set(id, now);
+            saveSnapshot(id, e.snapshot);
+          }
+          break;
+        }
+        case 'state':
+          emit('crawl.state', { id, state: e.state, reason: e.reason, message: e.message });
+          break;
+        case 'log':
+          emit('crawl.log', { id, level: e.level, message: e.message });
+          break;
+        case 'exit':
+          lastSaved.delete(id);
+          if (e.snapshot) saveSnapshot(id, e.error ? { ...e.snapshot, state: 'failed', message: e.error } : e.snapshot);
+          if (e.error) {
+            emit('crawl.log', { id, level: 'error', message: e.error });
+            emit('crawl.state', { id, state: 'failed', reason: 'error', message: e.error });
+          }
+          emit('library.changed', { id });
+          break;
+      }
+    },
+  });
+
+  function saveSnapshot(id: string, snapshot: Parameters<Library['writeSnapshot']>[1]): void {
+    try {
+      library.writeSnapshot(id, snapshot);
+    } catch {
+      /* the directory may be gone (deleted while stopping) */
+    }
+  }
+
+  function archive(id: string): Archive {
+    let a = archives.get(id);
+    if (!a) {
+      const dir = library.requireEntry(id);
+      a = openArchive(dir, { create: false });
+      archives.set(id, a);
+    }
+    return a;
+  }
+
+  function closeArchive(id: string): void {
+    archives.get(id)?.close();
+    archives.delete(id);
+  }
+
+  function entry(id: string): LibraryEntry {
+    return library.entry(id, runner.isRunning(id), runner.snapshot(id));
+  }
+
+  async function startWorker(id: string, dir: string, settings: Partial<CrawlSettings>): Promise<void> {
+    await runner.start(id, dir, settings);
+    emit('library.changed', { id });
+  }
+
+  const handlers: AppHandlers = {
+    'app.info': () => ({
+      version: TROVE_VERSION,
+      libraryDir: library.dir,
+      platform: process.platform,
+      shell: opts.shell ?? 'browser',
+      defaults: defaultSettings(),
+      politenessPresets: POLITENESS_PRESETS,
+    }),
+
+    'library.list': () =>
+      library
+        .ids()
+        .map((id) => entry(id))
+        .sort((a, b) => Number(b.running) - Number(a.running) || (b.createdAt ?? b.modifiedAt) - (a.createdAt ?? a.modifiedAt)),
+
+    'library.open': ({ id }): LibraryDetail => {
+      const e = entry(id);
+      const stored = library.readStored(id);
+      let scopeRules: string[] = [];
+      if (stored.settings) {
+        try {
+          scopeRules = buildScope(scopeSettingsFrom(stored.settings), stored.settings.seeds).describe();
+        } catch {
+          scopeRules = [];
+        }
+      }
+      return {
+        entry: e,
+        dir: library.pathOf(id),
+        settings: stored.settings,
+        snapshot: runner.snapshot(id) ?? library.readSnapshot(id),
+        files: stored.files,
+        scopeRules,
+      };
+    },
+
+    'library.prepareDelete': ({ id }) => {
+      if (runner.isRunning(id)) throw new TroveError('CRAWL_RUNNING', `stop the crawl ${id} before deleting it`, { id });
+      return library.prepareDelete(id, entry(id));
+    },
+
+    'library.delete': ({ id, token }) => {
+      if (runner.isRunning(id)) throw new TroveError('CRAWL_RUNNING', `stop the crawl ${id} before deleting it`, { id });
+      closeArchive(id);
+      library.delete(id, token);
+      emit('library.changed', { id });
+      return { id };
+    },
+
+    'library.import': async ({ files, into, name, copy }) => {
+      let id: string;
+      if (into !== undefined) {
+        library.requireEntry(into);
+        if (runner.isRunning(into)) throw new TroveError('CRAWL_RUNNING', `cannot import into ${into} while it is crawling`, { id: into });
+        id = into;
+      } else {
+        id = library.allocateId(name || path.basename(files[0]!).replace(/\.(warc|arc|wacz)(\.gz)?$/i, '') || 'import');
+      }
+      const dir = library.pathOf(id);
+      fs.mkdirSync(dir, { recursive: true });
+      const a = archives.get(id) ?? openArchive(dir);
+      archives.set(id, a);
+      emit('library.changed', { id });
+      const report = await importIntoArchive(a, files, {
+        copy,
+        onProgress: (progress) => emit('import.progress', { id, progress }),
+      });
+      emit('library.changed', { id });
+      return { id, report };
+    },
+
+    'crawl.check': (req) => {
+      const { valid, seeds, urls, issues, scopeRules } = checkCrawl(req);
+      return { valid, seeds, urls, issues, scopeRules };
+    },
+
+    'crawl.start': async ({ name, settings, customRobots }) => {
+      const check = checkCrawl({ seedsText: (settings.seeds ?? []).join('\n'), settings, customRobots });
+      if (!check.valid) {
+        const first = check.issues[0]!;
+        throw new TroveError('SETTINGS_INVALID', first.message, { field: first.field, issues: check.issues });
+      }
+      const displayName = name.trim() || new URL(check.urls[0]!).host;
+      const id = library.allocateId(displayName);
+      const dir = library.pathOf(id);
+      const given: Partial<CrawlSettings> = { ...settings, seeds: check.urls, name: displayName };
+      fs.mkdirSync(dir, { recursive: true });
+      if (check.settings.robots === 'custom') {
+        const file = path.join(dir, CUSTOM_ROBOTS_FILE);
+        fs.writeFileSync(file, customRobots ?? '');
+        given.robotsFile = file;
+      }
+      try {
+        await startWorker(id, dir, given);
+      } catch (err) {
+        if (!fs.existsSync(crawlDatabasePath(dir))) fs.rmSync(dir, { recursive: true, force: true });
+        throw err;
+      }
+      return { id };
+    },
+
+    'crawl.pause': ({ id }) => {
+      runner.pause(id);
+      return null;
+    },
+
+    'crawl.resume': async ({ id, settings }) => {
+      if (runner.isRunning(id)) {
+        runner.resume(id);
+        return { id };
+      }
+      const stored = library.readStored(id);
+      if (stored.kind !== 'crawl') throw new TroveError('NOT_A_CRAWL', `${id} is an imported archive, not a crawl`, { id });
+      await startWorker(id, library.pathOf(id), settings ?? {});
+      return { id };
+    },
+
+    'crawl.stop': ({ id, now }) => {
+      runner.stop(id, now ?? false);
+      return null;
+    },
+
+    'crawl.snapshot': ({ id }) => runner.snapshot(id) ?? (library.exists(id) ? library.readSnapshot(id) : null),
+
+    'crawl.addExclude': async ({ id, pattern }) => {
+      try {
+        new RegExp(pattern);
+      } catch (err) {
+        throw new TroveError('SCOPE_BAD_REGEX', `not a valid regular expression: /${pattern}/ (${(err as Error).message})`, { setting: 'exclude' });
+      }
+      const stored = library.readStored(id);
+      if (!stored.settings) throw new TroveError('NOT_A_CRAWL', `${id} is an imported archive, not a crawl`, { id });
+      const exclude = stored.settings.exclude.includes(pattern) ? stored.settings.exclude : [...stored.settings.exclude, pattern];
+      if (runner.isRunning(id)) {
+        emit('crawl.log', { id, level: 'info', message: `restarting with the new exclude /${pattern}/` });
+        runner.stop(id, false);
+        await runner.exited(id);
+      }
+      await startWorker(id, library.pathOf(id), { exclude });
+      return { id };
+    },
+
+    'scope.test': (req) => scopeTest(req),
+    'robots.test': (req) => robotsTest(req),
+
+    'records.query': ({ archiveId, filter, limit, after }) => queryRecords(archive(archiveId), filter, { limit, after }),
+    'records.detail': ({ archiveId, id }) => recordDetail(archive(archiveId), id),
+    'records.timeline': ({ archiveId, url }) => timeline(archive(archiveId), url),
+    'records.search': ({ archiveId, q, limit }) => searchText(archive(archiveId), q, limit ?? 50),
+    'records.pages': ({ archiveId, limit, after }) => listPages(archive(archiveId), limit, after),
+
+    'replay.info': ({ archiveId, url, at }) => replayInfo(archive(archiveId), url, at),
+  };
+
+  return {
+    handlers,
+    library,
+    archive,
+    async close() {
+      await runner.close();
+      for (const id of [...archives.keys()]) closeArchive(id);
+    },
+  };
+}

@@ -1,0 +1,164 @@
+/**
+ * Runs crawls in worker threads (crawl-worker.ts) and relays what they report. One worker per
+ * crawl directory; commands (pause / resume / stop) go down as messages, snapshots and state
+ * changes come up and are handed to `onEvent`.
+ *
+ * The worker is started from `new URL('./crawl-worker.ts', import.meta.url)`: Node 24 strips
+ * the types itself (tests, the e2e harness); the Electron build rewrites that URL to the bundled
+ * worker chunk (electron.vite.config.ts).
+ */
+import { Worker } from 'node:worker_threads';
+import type { CrawlSettings } from '../api/settings.ts';
+import type { CrawlSnapshot, CrawlState } from '../api/crawl-snapshot.ts';
+import { TroveError } from '../errors.ts';
+import type { CrawlEvent } from '../crawl/crawl-controller.ts';
+import type { CrawlWorkerData, WorkerDown, WorkerUp } from './crawl-worker.ts';
+
+export type RunnerEvent = CrawlEvent | { type: 'exit'; snapshot: CrawlSnapshot | null; error: string | null };
+
+interface Running {
+  worker: Worker;
+  snapshot: CrawlSnapshot | null;
+  state: CrawlState;
+  exited: Promise<void>;
+}
+
+export interface CrawlRunnerOptions {
+  onEvent(id: string, event: RunnerEvent): void;
+  /** Override the worker entry (tests). */
+  workerUrl?: URL;
+}
+
+/** A worker that has said `finished` but not exited after this long is terminated. */
+const EXIT_GRACE_MS = 5_000;
+
+export class CrawlRunner {
+  private running = new Map<string, Running>();
+  private opts: CrawlRunnerOptions;
+
+  constructor(opts: CrawlRunnerOptions) {
+    this.opts = opts;
+  }
+
+  isRunning(id: string): boolean {
+    return this.running.has(id);
+  }
+
+  ids(): string[] {
+    return [...this.running.keys()];
+  }
+
+  snapshot(id: string): CrawlSnapshot | null {
+    return this.running.get(id)?.snapshot ?? null;
+  }
+
+  /** Start (or continue) the crawl in `dir`; resolves once the engine has opened it, rejects if it cannot. */
+  start(id: string, dir: string, settings: Partial<CrawlSettings>): Promise<void> {
+    if (this.running.has(id)) return Promise.reject(new TroveError('CRAWL_RUNNING', `${id} is already running`, { id }));
+    const data: CrawlWorkerData = { dir, settings };
+    const worker = new Worker(this.opts.workerUrl ?? new URL('./crawl-worker.ts', import.meta.url), { workerData: data, name: `crawl ${id}` });
+    let started = false;
+    let finished: CrawlSnapshot | null = null;
+    let failure: string | null = null;
+    let graceTimer: NodeJS.Timeout | null = null;
+
+    return new Promise<void>((resolve, reject) => {
+      const exited = new Promise<void>((done) => {
+        worker.once('exit', (code) => {
+          if (graceTimer) clearTimeout(graceTimer);
+          this.running.delete(id);
+          if (!started) {
+            reject(new TroveError('CRAWL_START_FAILED', failure ?? `the crawl worker exited (code ${code}) before the crawl started`, { id }));
+          } else {
+            const error = finished ? null : (failure ?? `the crawl worker stopped unexpectedly (code ${code})`);
+            this.opts.onEvent(id, { type: 'exit', snapshot: finished ?? entry.snapshot, error });
+          }
+          done();
+        });
+      });
+      const entry: Running = { worker, snapshot: null, state: 'starting', exited };
+      this.running.set(id, entry);
+
+      worker.on('error', (err) => {
+        failure = err.message;
+      });
+      worker.on('message', (m: WorkerUp) => {
+        switch (m.type) {
+          case 'started':
+            started = true;
+            resolve();
+            for (const note of m.notes) this.opts.onEvent(id, { type: 'log', level: 'info', message: note });
+            break;
+          case 'start-failed':
+            if (!started) {
+              this.running.delete(id);
+              reject(new TroveError(m.error.code, m.error.message, { id }));
+            } else {
+              failure = m.error.message;
+            }
+            break;
+          case 'event':
+            if (m.event.type === 'snapshot') {
+              entry.snapshot = m.event.snapshot;
+              entry.state = m.event.snapshot.state;
+            } else if (m.event.type === 'state') {
+              entry.state = m.event.state;
+              if (entry.snapshot) entry.snapshot = { ...entry.snapshot, state: m.event.state, finishReason: m.event.reason, message: m.event.message };
+            }
+            this.opts.onEvent(id, m.event);
+            break;
+          case 'finished':
+            finished = m.snapshot;
+            entry.snapshot = m.snapshot;
+            entry.state = m.snapshot.state;
+            this.opts.onEvent(id, { type: 'snapshot', snapshot: m.snapshot });
+            graceTimer = setTimeout(() => void worker.terminate(), EXIT_GRACE_MS);
+            graceTimer.unref();
+            break;
+        }
+      });
+    });
+  }
+
+  private send(id: string, m: WorkerDown): void {
+    const r = this.running.get(id);
+    if (!r) throw new TroveError('CRAWL_NOT_RUNNING', `${id} is not running`, { id });
+    r.worker.postMessage(m);
+  }
+
+  pause(id: string): void {
+    this.send(id, { type: 'pause' });
+  }
+
+  resume(id: string): void {
+    this.send(id, { type: 'resume' });
+  }
+
+  stop(id: string, now = false): void {
+    this.send(id, { type: 'stop', now });
+  }
+
+  /** Resolves when the crawl's worker has exited (at once when it is not running). */
+  async exited(id: string): Promise<void> {
+    await this.running.get(id)?.exited;
+  }
+
+  /** Stop every crawl (in-flight fetches aborted, files closed cleanly) and wait for the workers. */
+  async close(): Promise<void> {
+    const all = [...this.running.entries()];
+    for (const [id] of all) {
+      try {
+        this.stop(id, true);
+      } catch {
+        /* exited meanwhile */
+      }
+    }
+    await Promise.all(
+      all.map(([, r]) =>
+        Promise.race([r.exited, new Promise<void>((resolve) => setTimeout(resolve, 15_000).unref())]).then(() => {
+          void r.worker.terminate();
+        }),
+      ),
+    );
+  }
+}

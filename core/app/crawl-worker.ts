@@ -1,0 +1,94 @@
+/**
+ * The crawl worker: one worker_threads thread per running crawl, so the engine's SQLite writes,
+ * WARC gzip and link bookkeeping never block the process that hosts the UI (Electron's main
+ * process, where a busy loop would freeze every window).
+ *
+ * Up (worker → host): `started`, `event` (snapshot / state / log; snapshots at most every
+ * SNAPSHOT_MS), `start-failed`, `finished`. Down (host → worker): `pause`, `resume`, `stop`.
+ * The worker exits after `finished`.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { CrawlSettings } from '../api/settings.ts';
+import type { CrawlSnapshot } from '../api/crawl-snapshot.ts';
+import type { AppError } from '../api/result.ts';
+import type { CrawlEvent } from '../crawl/crawl-controller.ts';
+import { startCrawl } from '../crawl/start-crawl.ts';
+
+export interface CrawlWorkerData {
+  dir: string;
+  settings: Partial<CrawlSettings>;
+}
+
+export type WorkerDown = { type: 'pause' } | { type: 'resume' } | { type: 'stop'; now: boolean };
+
+export type WorkerUp =
+  | { type: 'started'; notes: string[] }
+  | { type: 'start-failed'; error: AppError }
+  | { type: 'event'; event: CrawlEvent }
+  | { type: 'finished'; snapshot: CrawlSnapshot };
+
+/** At most ~4 snapshots a second go up, and the latest always does. */
+export const SNAPSHOT_MS = 250;
+
+export function toAppError(err: unknown): AppError {
+  const e = err as { code?: unknown; message?: unknown; details?: unknown };
+  const code = typeof e?.code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(e.code) ? e.code : 'INTERNAL';
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  return { code, message };
+}
+
+async function main(): Promise<void> {
+  const port = parentPort;
+  if (!port) throw new Error('crawl-worker.ts must run in a worker thread');
+  const post = (m: WorkerUp) => port.postMessage(m);
+  const data = workerData as CrawlWorkerData;
+
+  let crawl;
+  try {
+    crawl = await startCrawl({ dir: data.dir, settings: data.settings });
+  } catch (err) {
+    post({ type: 'start-failed', error: toAppError(err) });
+    return;
+  }
+
+  let pending: CrawlSnapshot | null = null;
+  let lastSent = 0;
+  let timer: NodeJS.Timeout | null = null;
+  const flush = () => {
+    timer = null;
+    if (pending) {
+      post({ type: 'event', event: { type: 'snapshot', snapshot: pending } });
+      pending = null;
+      lastSent = Date.now();
+    }
+  };
+  crawl.on((event) => {
+    if (event.type !== 'snapshot') {
+      post({ type: 'event', event });
+      return;
+    }
+    pending = event.snapshot;
+    const wait = SNAPSHOT_MS - (Date.now() - lastSent);
+    if (wait <= 0) flush();
+    else timer ??= setTimeout(flush, wait);
+  });
+  port.on('message', (m: WorkerDown) => {
+    if (m.type === 'pause') crawl.pause();
+    else if (m.type === 'resume') crawl.resume();
+    else if (m.type === 'stop') crawl.stop({ now: m.now });
+  });
+
+  post({ type: 'started', notes: crawl.startNotes });
+  post({ type: 'event', event: { type: 'snapshot', snapshot: crawl.snapshot() } });
+  lastSent = Date.now();
+  const final = await crawl.finished();
+  if (timer) clearTimeout(timer);
+  pending = null;
+  post({ type: 'finished', snapshot: final });
+  port.close();
+}
+
+main().catch((err) => {
+  parentPort?.postMessage({ type: 'start-failed', error: toAppError(err) } satisfies WorkerUp);
+  parentPort?.close();
+});

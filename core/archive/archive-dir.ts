@@ -1,0 +1,109 @@
+/**
+ * An archive directory: a crawl directory, or one made only by imports. Both hold `crawl.sqlite`
+ * (the same schema, so crawled and imported captures are browsed and replayed alike) and maybe a
+ * `warcs/` folder. WARC files are found through `warc_files.path`:
+ *
+ * - relative (`warcs/NAME`): crawl output and copied imports, resolved against the directory;
+ * - absolute: WARCs imported in place, by reference;
+ * - a WACZ entry stored without compression: `ABS.wacz!/archive/x.warc.gz` (or
+ *   `warcs/x.wacz!/…` for a copied package). Its records' offsets
+ *   are offsets in the .wacz file itself (entry data start + offset inside the entry), so reading
+ *   a record is one positioned read of the .wacz, no unzip. The entry's data start is kept in
+ *   `meta` for tools (CDXJ export) that want offsets relative to the entry.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { TroveError } from '../errors.ts';
+import { closeDatabase, crawlDatabasePath, openDatabase } from '../storage/open-database.ts';
+import { getMeta, setMeta } from '../storage/meta.ts';
+import { createCaptureIndex } from './capture-index.ts';
+import type { CaptureIndex } from './capture-index.ts';
+
+/** Folder of an archive directory where WARC files live (crawl output, copied imports). */
+export const WARCS_FOLDER = 'warcs';
+
+/** Separates a WACZ path from an entry name in warc_files.path, as in `jar:` URLs. */
+export const WACZ_ENTRY_SEPARATOR = '!/';
+
+const WACZ_ENTRY_META = 'wacz-entry:';
+
+/** Where a WACZ entry's bytes are: the .wacz file and the entry's data start in it. */
+export interface WaczEntryLocation {
+  /** Absolute, or relative to the archive directory for a copied package. */
+  wacz: string;
+  entry: string;
+  dataOffset: number;
+}
+
+export interface Archive {
+  /** Absolute path of the archive directory. */
+  readonly dir: string;
+  readonly db: Database.Database;
+  readonly index: CaptureIndex;
+  /** The file to read a record from, as an absolute path (the .wacz for WACZ entries). */
+  resolveFile(file: { path: string } | { filePath: string }): string;
+  /** Where a stored WACZ entry lives, when `storedPath` is one. */
+  waczEntry(storedPath: string): WaczEntryLocation | null;
+  /** Record that `storedPath` is a stored WACZ entry (the import calls this). */
+  setWaczEntry(storedPath: string, loc: WaczEntryLocation): void;
+  close(): void;
+}
+
+export interface OpenArchiveOptions {
+  /** Create the directory (and database) when missing. Default true. */
+  create?: boolean;
+}
+
+export function openArchive(dir: string, opts: OpenArchiveOptions = {}): Archive {
+  const abs = path.resolve(dir);
+  const create = opts.create ?? true;
+  if (!fs.existsSync(abs)) {
+    if (!create) throw new TroveError('ARCHIVE_NOT_FOUND', `no archive directory at ${abs}`, { dir: abs });
+    fs.mkdirSync(abs, { recursive: true });
+  } else if (!fs.statSync(abs).isDirectory()) {
+    throw new TroveError('ARCHIVE_NOT_A_DIRECTORY', `${abs} is not a directory`, { dir: abs });
+  }
+  const dbPath = crawlDatabasePath(abs);
+  if (!create && !fs.existsSync(dbPath)) {
+    throw new TroveError('ARCHIVE_NOT_FOUND', `${abs} is not an archive directory (no ${path.basename(dbPath)})`, { dir: abs });
+  }
+  const db = openDatabase(dbPath);
+  const index = createCaptureIndex(db);
+  const entries = new Map<string, WaczEntryLocation | null>();
+
+  const waczEntry = (storedPath: string): WaczEntryLocation | null => {
+    if (!storedPath.includes(WACZ_ENTRY_SEPARATOR)) return null;
+    let loc = entries.get(storedPath);
+    if (loc === undefined) {
+      loc = getMeta<WaczEntryLocation>(db, WACZ_ENTRY_META + storedPath) ?? null;
+      entries.set(storedPath, loc);
+    }
+    return loc;
+  };
+
+  return {
+    dir: abs,
+    db,
+    index,
+    resolveFile(file) {
+      const stored = 'path' in file ? file.path : file.filePath;
+      const entry = waczEntry(stored);
+      if (entry) return path.isAbsolute(entry.wacz) ? entry.wacz : path.join(abs, entry.wacz);
+      return path.isAbsolute(stored) ? stored : path.join(abs, stored);
+    },
+    waczEntry,
+    setWaczEntry(storedPath, loc) {
+      setMeta(db, WACZ_ENTRY_META + storedPath, loc);
+      entries.set(storedPath, loc);
+    },
+    close() {
+      closeDatabase(db);
+    },
+  };
+}
+
+/** `/abs/x.wacz` + `archive/y.warc.gz` → the warc_files.path of a stored entry. */
+export function waczEntryPath(wacz: string, entry: string): string {
+  return `${wacz}${WACZ_ENTRY_SEPARATOR}${entry}`;
+}

@@ -1,0 +1,299 @@
+/**
+ * The capture index: one row per WARC record, located by file + offset + length, in the crawl's
+ * database. A crawl writes it as records are written; an import writes the same tables, so
+ * crawled and imported archives are browsed, searched and replayed alike. Replay and export read
+ * only this index and the WARC files, never the frontier.
+ *
+ * Every method runs in (or joins, as a savepoint) a transaction, so a crawl loop can commit
+ * `frontier.complete(...)` and `addRecords(...)` together in one `db.transaction`.
+ */
+import type Database from 'better-sqlite3';
+import { TroveError } from '../errors.ts';
+import { prepareCaptureStatements } from './capture-statements.ts';
+import type { CaptureDbRow, FileDbRow } from './capture-statements.ts';
+import { toFtsQuery } from './capture-text-search.ts';
+import { isTimestamp14, padTimestamp, timestampSeconds } from './capture-timestamp.ts';
+
+/** One WARC record to index. */
+export interface RecordRow {
+  fileId: number;
+  offset: number;
+  length: number;
+  recordType: string;
+  recordId: string | null;
+  targetUri: string | null;
+  /** SURT key, pywb style (`com,example)/path?a=1`). */
+  urlkey: string | null;
+  /** 14 digits, UTC, from WARC-Date. */
+  ts: string | null;
+  /** WARC-Date as written. */
+  date: string | null;
+  mime: string | null;
+  status: number | null;
+  payloadDigest: string | null;
+  refersTo?: string | null;
+  refersToUri?: string | null;
+  refersToDate?: string | null;
+  concurrentTo?: string | null;
+  method?: string | null;
+  contentLength?: number | null;
+  truncated?: string | null;
+  title?: string | null;
+  /** An HTML 200 page (listed in pages.jsonl, shown as a page in the UI). */
+  page?: boolean;
+}
+
+/** An indexed record with its id and file, as lookups return it. */
+export interface CaptureRow {
+  id: number;
+  fileId: number;
+  /** As stored in warc_files.path: relative to the archive dir for crawl files, absolute for imports by reference. */
+  filePath: string;
+  fileName: string;
+  offset: number;
+  length: number;
+  recordType: string;
+  recordId: string | null;
+  targetUri: string | null;
+  urlkey: string | null;
+  ts: string | null;
+  date: string | null;
+  mime: string | null;
+  status: number | null;
+  payloadDigest: string | null;
+  refersTo: string | null;
+  refersToUri: string | null;
+  refersToDate: string | null;
+  concurrentTo: string | null;
+  method: string | null;
+  contentLength: number | null;
+  truncated: string | null;
+  title: string | null;
+  page: boolean;
+}
+
+export interface WarcFileInfo {
+  id: number;
+  path: string;
+  name: string;
+  size: number | null;
+  /** Records indexed from this file (kept by addRecords / deleteFileRecords, or set by updateFile). */
+  records: number;
+  /** ms since epoch. */
+  createdAt: number;
+  source: 'crawl' | 'import';
+  byReference: boolean;
+}
+
+export interface NewWarcFile {
+  path: string;
+  name: string;
+  size?: number;
+  source: 'crawl' | 'import';
+  /** Imported in place: the WARC stays where it is and `path` is absolute. */
+  byReference?: boolean;
+  createdAt?: number;
+}
+
+export interface TextHit {
+  recordId: number;
+  title: string | null;
+  /** Matching text with the matched words between the `mark` strings. */
+  snippet: string;
+  /** bm25: lower is better. */
+  rank: number;
+  targetUri: string | null;
+  ts: string | null;
+}
+
+export interface SearchOptions {
+  /** Pass the query to FTS5 as written (AND/OR/NEAR, quotes, prefixes). */
+  raw?: boolean;
+  /** Strings put around matches in the snippet. Default `[` and `]`. */
+  mark?: readonly [string, string];
+}
+
+export interface CaptureIndex {
+  /** Register a WARC file. Throws CAPTURE_FILE_EXISTS when its path is already indexed. */
+  addFile(f: NewWarcFile): number;
+  updateFile(id: number, change: { size?: number; records?: number }): void;
+  fileById(id: number): WarcFileInfo | null;
+  fileByPath(path: string): WarcFileInfo | null;
+  files(): WarcFileInfo[];
+  /** Index records; returns their ids in the same order. */
+  addRecords(rows: readonly RecordRow[]): number[];
+  /** Replayable captures (response, revisit, resource) of one URL key, oldest first. */
+  findCaptures(urlkey: string): CaptureRow[];
+  /** The capture closest in time to `ts14` (partial timestamps allowed); the latest when omitted. Ties go to the later one. */
+  closest(urlkey: string, ts14?: string): CaptureRow | null;
+  /** The earliest response (not revisit) with this payload digest: for dedup and revisit resolution. */
+  byDigest(payloadDigest: string): CaptureRow | null;
+  byRecordId(recordId: string): CaptureRow | null;
+  byId(id: number): CaptureRow | null;
+  /** Records marked as pages, oldest first. */
+  pages(limit?: number, offset?: number): CaptureRow[];
+  count(): number;
+  /** Drop a file's records and their page text (before re-importing it). Returns how many. */
+  deleteFileRecords(fileId: number): number;
+  /** Store (or replace) the searchable text of a record; a non-empty title also becomes the record's title. */
+  addPageText(recordId: number, title: string | null, text: string): void;
+  searchText(query: string, limit?: number, opts?: SearchOptions): TextHit[];
+}
+
+export function createCaptureIndex(db: Database.Database): CaptureIndex {
+  const st = prepareCaptureStatements(db);
+
+  const addFile = db.transaction((f: NewWarcFile): number => {
+    if (st.fileByPath.get(f.path)) {
+      throw new TroveError('CAPTURE_FILE_EXISTS', `WARC file already indexed: ${f.path}`, { path: f.path });
+    }
+    if (f.source !== 'crawl' && f.source !== 'import') {
+      throw new TroveError('CAPTURE_BAD_FILE', `source must be 'crawl' or 'import'`, { source: f.source });
+    }
+    const row = st.insertFile.get(f.path, f.name, f.size ?? null, f.createdAt ?? Date.now(), f.source, f.byReference ? 1 : 0)!;
+    return row.id;
+  });
+
+  const addRecords = db.transaction((rows: readonly RecordRow[]): number[] => {
+    const ids: number[] = [];
+    const perFile = new Map<number, number>();
+    for (const r of rows) {
+      checkRecord(r);
+      if (!perFile.has(r.fileId) && !st.fileById.get(r.fileId)) {
+        throw new TroveError('CAPTURE_NO_FILE', `no WARC file with id ${r.fileId}`, { fileId: r.fileId });
+      }
+      const { id } = st.insertRecord.get(
+        r.fileId, r.offset, r.length, r.recordType, r.recordId, r.targetUri, r.urlkey, r.ts, r.date, r.mime, r.status,
+        r.payloadDigest, r.refersTo ?? null, r.refersToUri ?? null, r.refersToDate ?? null, r.concurrentTo ?? null,
+        r.method ?? null, r.contentLength ?? null, r.truncated ?? null, r.title ?? null, r.page ? 1 : 0,
+      )!;
+      ids.push(id);
+      perFile.set(r.fileId, (perFile.get(r.fileId) ?? 0) + 1);
+    }
+    for (const [fileId, n] of perFile) st.addFileRecords.run(n, fileId);
+    return ids;
+  });
+
+  const deleteFileRecords = db.transaction((fileId: number): number => {
+    st.deleteFileText.run(fileId);
+    const n = st.deleteFileRecords.run(fileId).changes;
+    st.resetFileRecords.run(fileId);
+    return n;
+  });
+
+  const addPageText = db.transaction((recordId: number, title: string | null, text: string): void => {
+    if (!st.byId.get(recordId)) {
+      throw new TroveError('CAPTURE_NO_RECORD', `no indexed record with id ${recordId}`, { recordId });
+    }
+    st.deleteText.run(recordId);
+    st.insertText.run(recordId, title ?? '', text);
+    if (title) st.setTitle.run(title, recordId);
+  });
+
+  const closest = (urlkey: string, ts14?: string): CaptureRow | null => {
+    if (ts14 === undefined) return capture(st.latest.get(urlkey));
+    const ts = padTimestamp(ts14);
+    const after = st.atOrAfter.get(urlkey, ts);
+    const before = st.before.get(urlkey, ts);
+    if (!after || !before) return capture(after ?? before);
+    const t = timestampSeconds(ts);
+    const dAfter = timestampSeconds(after.ts!) - t;
+    const dBefore = t - timestampSeconds(before.ts!);
+    return capture(dAfter <= dBefore ? after : before);
+  };
+
+  const searchText = (query: string, limit = 20, opts: SearchOptions = {}): TextHit[] => {
+    const match = opts.raw ? query : toFtsQuery(query);
+    if (match.trim() === '') return [];
+    const [open, close] = opts.mark ?? ['[', ']'];
+    try {
+      return st.search.all(open, close, match, limit).map((r) => ({
+        recordId: r.record_id,
+        title: r.title === '' ? null : r.title,
+        snippet: r.snippet,
+        rank: r.rank,
+        targetUri: r.target_uri,
+        ts: r.ts,
+      }));
+    } catch (err) {
+      // The statement is fixed; an SQLITE_ERROR at run time comes from the MATCH expression.
+      if ((err as { code?: string }).code === 'SQLITE_ERROR') {
+        throw new TroveError('SEARCH_QUERY_INVALID', `cannot search for ${query}: ${(err as Error).message}`, { query }, { cause: err });
+      }
+      throw err;
+    }
+  };
+
+  return {
+    addFile: (f) => addFile(f),
+    updateFile: (id, change) => {
+      st.updateFile.run(change.size ?? null, change.records ?? null, id);
+    },
+    fileById: (id) => fileInfo(st.fileById.get(id)),
+    fileByPath: (p) => fileInfo(st.fileByPath.get(p)),
+    files: () => st.files.all().map((r) => fileInfo(r)!),
+    addRecords: (rows) => (rows.length === 0 ? [] : addRecords(rows)),
+    findCaptures: (urlkey) => st.findCaptures.all(urlkey).map((r) => capture(r)!),
+    closest,
+    byDigest: (d) => capture(st.byDigest.get(d)),
+    byRecordId: (rid) => capture(st.byRecordId.get(rid)),
+    byId: (id) => capture(st.byId.get(id)),
+    pages: (limit = 100, offset = 0) => st.pages.all(limit, offset).map((r) => capture(r)!),
+    count: () => st.count.get()!.n,
+    deleteFileRecords: (fileId) => deleteFileRecords(fileId),
+    addPageText: (recordId, title, text) => addPageText(recordId, title, text),
+    searchText,
+  };
+}
+
+function checkRecord(r: RecordRow): void {
+  const bad = (why: string) => new TroveError('CAPTURE_BAD_RECORD', `cannot index record: ${why}`, { recordId: r.recordId, offset: r.offset });
+  if (!Number.isSafeInteger(r.offset) || r.offset < 0) throw bad('offset must be an integer >= 0');
+  if (!Number.isSafeInteger(r.length) || r.length <= 0) throw bad('length must be an integer > 0');
+  if (typeof r.recordType !== 'string' || r.recordType === '') throw bad('recordType is required');
+  if (r.ts !== null && !isTimestamp14(r.ts)) throw bad(`ts must be 14 digits, not ${r.ts}`);
+}
+
+function fileInfo(r: FileDbRow | undefined): WarcFileInfo | null {
+  if (!r) return null;
+  return {
+    id: r.id,
+    path: r.path,
+    name: r.name,
+    size: r.size,
+    records: r.records,
+    createdAt: r.created_at,
+    source: r.source,
+    byReference: r.by_reference === 1,
+  };
+}
+
+function capture(r: CaptureDbRow | undefined): CaptureRow | null {
+  if (!r) return null;
+  return {
+    id: r.id,
+    fileId: r.file_id,
+    filePath: r.file_path,
+    fileName: r.file_name,
+    offset: r.offset,
+    length: r.length,
+    recordType: r.record_type,
+    recordId: r.record_id,
+    targetUri: r.target_uri,
+    urlkey: r.urlkey,
+    ts: r.ts,
+    date: r.date,
+    mime: r.mime,
+    status: r.status,
+    payloadDigest: r.payload_digest,
+    refersTo: r.refers_to,
+    refersToUri: r.refers_to_uri,
+    refersToDate: r.refers_to_date,
+    concurrentTo: r.concurrent_to,
+    method: r.method,
+    contentLength: r.content_length,
+    truncated: r.truncated,
+    title: r.title,
+    page: r.page === 1,
+  };
+}

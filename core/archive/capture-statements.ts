@@ -1,0 +1,115 @@
+/**
+ * The SQL behind the capture index (schema in storage/migrations.ts, version 3). Lookups by URL
+ * go through (urlkey, ts); dedup and revisit resolution through (payload_digest, ts).
+ */
+import type Database from 'better-sqlite3';
+
+export interface FileDbRow {
+  id: number;
+  path: string;
+  name: string;
+  size: number | null;
+  records: number;
+  created_at: number;
+  source: 'crawl' | 'import';
+  by_reference: number;
+}
+
+export interface CaptureDbRow {
+  id: number;
+  file_id: number;
+  file_path: string;
+  file_name: string;
+  offset: number;
+  length: number;
+  record_type: string;
+  record_id: string | null;
+  target_uri: string | null;
+  urlkey: string | null;
+  ts: string | null;
+  date: string | null;
+  mime: string | null;
+  status: number | null;
+  payload_digest: string | null;
+  refers_to: string | null;
+  refers_to_uri: string | null;
+  refers_to_date: string | null;
+  concurrent_to: string | null;
+  method: string | null;
+  content_length: number | null;
+  truncated: string | null;
+  title: string | null;
+  page: number;
+}
+
+export interface SearchDbRow {
+  record_id: number;
+  title: string | null;
+  snippet: string;
+  rank: number;
+  target_uri: string | null;
+  ts: string | null;
+}
+
+type RecordParams = [
+  number, number, number, string, string | null, string | null, string | null, string | null, string | null, string | null,
+  number | null, string | null, string | null, string | null, string | null, string | null, string | null, number | null,
+  string | null, string | null, number,
+];
+
+// Replayable captures: what a URL lookup may return.
+const CAPTURE_TYPES = `record_type IN ('response', 'revisit', 'resource')`;
+const SELECT_CAPTURE = `SELECT r.*, f.path AS file_path, f.name AS file_name FROM records r JOIN warc_files f ON f.id = r.file_id`;
+
+export function prepareCaptureStatements(db: Database.Database) {
+  return {
+    insertFile: db.prepare<[string, string, number | null, number, string, number], { id: number }>(
+      'INSERT INTO warc_files (path, name, size, created_at, source, by_reference) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
+    ),
+    updateFile: db.prepare<[number | null, number | null, number]>(
+      'UPDATE warc_files SET size = COALESCE(?, size), records = COALESCE(?, records) WHERE id = ?',
+    ),
+    addFileRecords: db.prepare<[number, number]>('UPDATE warc_files SET records = records + ? WHERE id = ?'),
+    fileById: db.prepare<[number], FileDbRow>('SELECT * FROM warc_files WHERE id = ?'),
+    fileByPath: db.prepare<[string], FileDbRow>('SELECT * FROM warc_files WHERE path = ?'),
+    files: db.prepare<[], FileDbRow>('SELECT * FROM warc_files ORDER BY id'),
+
+    insertRecord: db.prepare<RecordParams, { id: number }>(
+      `INSERT INTO records (file_id, offset, length, record_type, record_id, target_uri, urlkey, ts, date, mime, status,
+         payload_digest, refers_to, refers_to_uri, refers_to_date, concurrent_to, method, content_length, truncated, title, page)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    ),
+    findCaptures: db.prepare<[string], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.urlkey = ? AND ${CAPTURE_TYPES} ORDER BY r.ts, r.id`),
+    latest: db.prepare<[string], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.urlkey = ? AND ${CAPTURE_TYPES} ORDER BY r.ts DESC, r.id DESC LIMIT 1`),
+    atOrAfter: db.prepare<[string, string], CaptureDbRow>(
+      `${SELECT_CAPTURE} WHERE r.urlkey = ? AND r.ts >= ? AND ${CAPTURE_TYPES} ORDER BY r.ts, r.id LIMIT 1`,
+    ),
+    before: db.prepare<[string, string], CaptureDbRow>(
+      `${SELECT_CAPTURE} WHERE r.urlkey = ? AND r.ts < ? AND ${CAPTURE_TYPES} ORDER BY r.ts DESC, r.id DESC LIMIT 1`,
+    ),
+    byDigest: db.prepare<[string], CaptureDbRow>(
+      `${SELECT_CAPTURE} WHERE r.payload_digest = ? AND r.record_type = 'response' ORDER BY r.ts, r.id LIMIT 1`,
+    ),
+    byRecordId: db.prepare<[string], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.record_id = ? ORDER BY r.id LIMIT 1`),
+    byId: db.prepare<[number], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.id = ?`),
+    pages: db.prepare<[number, number], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.page = 1 ORDER BY r.ts, r.id LIMIT ? OFFSET ?`),
+    count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM records'),
+
+    deleteFileText: db.prepare<[number]>('DELETE FROM page_text WHERE rowid IN (SELECT id FROM records WHERE file_id = ?)'),
+    deleteFileRecords: db.prepare<[number]>('DELETE FROM records WHERE file_id = ?'),
+    resetFileRecords: db.prepare<[number]>('UPDATE warc_files SET records = 0 WHERE id = ?'),
+
+    deleteText: db.prepare<[number]>('DELETE FROM page_text WHERE rowid = ?'),
+    insertText: db.prepare<[number, string, string]>('INSERT INTO page_text (rowid, title, text) VALUES (?, ?, ?)'),
+    setTitle: db.prepare<[string, number]>('UPDATE records SET title = ? WHERE id = ?'),
+    search: db.prepare<[string, string, string, number], SearchDbRow>(
+      `SELECT page_text.rowid AS record_id, page_text.title AS title,
+              snippet(page_text, 1, ?, ?, '…', 16) AS snippet, bm25(page_text) AS rank,
+              records.target_uri AS target_uri, records.ts AS ts
+       FROM page_text JOIN records ON records.id = page_text.rowid
+       WHERE page_text MATCH ? ORDER BY rank LIMIT ?`,
+    ),
+  };
+}
+
+export type CaptureStatements = ReturnType<typeof prepareCaptureStatements>;

@@ -1,0 +1,184 @@
+/**
+ * One WARC record → one capture-index row, as a crawl would have written it: SURT key, 14-digit
+ * time, HTTP status and media type, digests and the revisit / concurrency links. For HTML 200
+ * responses the page's title and visible text are extracted too (for the page list and search).
+ */
+import { surtKey } from '../scope/surt.ts';
+import { extractHtml } from '../extract/html-links.ts';
+import { httpHeader } from '../warc/http-parse.ts';
+import type { HttpHead } from '../warc/http-parse.ts';
+import type { WarcRecord } from '../warc/read-record.ts';
+import type { RecordRow } from './capture-index.ts';
+import { decodePayload, mediaType, readStoredPayload } from './archive-payload.ts';
+
+/** Raw (still encoded) HTML read per page for its text. */
+const PAGE_RAW_CAP = 4 << 20;
+/** Decoded HTML handed to the extractor per page. */
+const PAGE_DECODED_CAP = 8 << 20;
+/** Text kept per page for search (UTF-16 code units; the extractor keeps at most 1 MiB). */
+export const PAGE_TEXT_CAP = 2 << 20;
+/** Request bodies read to build POST lookup keys. */
+const REQUEST_BODY_CAP = 64 << 10;
+
+const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
+
+export interface ImportedRow {
+  row: RecordRow;
+  /** Title and text of an HTML page, to store in page_text once the row has an id. */
+  text?: { title: string | null; text: string };
+  /** For request records: how the response they belong to should be keyed. */
+  request?: { responseId: string | null; method: string; postQuery: string | null };
+}
+
+/**
+ * 14-digit timestamp of a WARC-Date, leniently: fractions dropped, missing seconds (or minutes)
+ * taken as zero (`2019-08-15T01:02` → `20190815010200`, as UKWA's indexer does).
+ */
+export function timestamp14(date: string | null): string | null {
+  if (!date) return null;
+  const m = /^(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2}):?(\d{2})?(?::?(\d{2}))?)?/.exec(date.trim());
+  if (!m) return null;
+  const ts = `${m[1]}${m[2]}${m[3]}${m[4] ?? '00'}${m[5] ?? '00'}${m[6] ?? '00'}`;
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31 ? ts : null;
+}
+
+/**
+ * Build the row for `record` (reading its block as far as needed: the HTTP head, the HTML body
+ * of a page up to a cap, the body of a POST request). `offsetBase` is added to record offsets
+ * (non-zero when the bytes were read from a copy of a range of another file).
+ */
+export async function importedRow(record: WarcRecord, fileId: number, offsetBase: number): Promise<ImportedRow> {
+  const type = record.type || 'unknown';
+  const targetUri = record.targetUri;
+  let http: HttpHead | null = null;
+  let requestBody: Buffer | null = null;
+  let text: ImportedRow['text'];
+  let isPage = false;
+  if (type === 'response' || type === 'revisit' || type === 'request') {
+    // One pass over the block: the head decides whether the body is read at all.
+    const web = targetUri !== null && /^https?:/i.test(targetUri);
+    const p = await readStoredPayload(record, (h) => {
+      if (type === 'request') return REQUEST_BODY_CAP;
+      isPage = type === 'response' && web && h !== null && isHtml200(h);
+      return isPage ? PAGE_RAW_CAP : 0;
+    });
+    http = p.http;
+    if (type === 'request' && !p.cut) requestBody = p.stored;
+    if (isPage && http) text = pageText(p.stored, p.cut, http, targetUri!);
+  }
+
+  const status = http?.kind === 'response' ? (http.status ?? null) : null;
+  let mime: string | null;
+  if (type === 'revisit') mime = mediaType(http ? httpHeader(http, 'content-type') : null) ?? 'warc/revisit';
+  else if (type === 'response' && http) mime = mediaType(httpHeader(http, 'content-type'));
+  else if (type === 'response' && record.format === 'arc') mime = mediaType(record.get('WARC-Identified-Payload-Type'));
+  else mime = mediaType(record.get('Content-Type'));
+
+  const method = http?.kind === 'request' ? (http.method ?? null) : null;
+  const row: RecordRow = {
+    fileId,
+    offset: offsetBase + record.offset,
+    length: record.length,
+    recordType: type,
+    recordId: record.get('WARC-Record-ID'),
+    targetUri,
+    urlkey: targetUri ? surtKey(targetUri, method ? { method } : {}) : null,
+    ts: timestamp14(record.date),
+    date: record.date,
+    mime,
+    status,
+    payloadDigest: record.get('WARC-Payload-Digest'),
+    refersTo: record.get('WARC-Refers-To'),
+    refersToUri: unwrap(record.get('WARC-Refers-To-Target-URI')),
+    refersToDate: record.get('WARC-Refers-To-Date'),
+    concurrentTo: record.get('WARC-Concurrent-To'),
+    method,
+    contentLength: record.contentLength,
+    truncated: record.get('WARC-Truncated'),
+    title: text?.title ?? null,
+    page: isPage,
+  };
+  const out: ImportedRow = { row };
+  if (text) out.text = text;
+  if (type === 'request' && method) {
+    out.request = {
+      responseId: row.concurrentTo ?? null,
+      method,
+      postQuery: method.toUpperCase() === 'GET' ? null : postQuery(http ? httpHeader(http, 'content-type') : null, requestBody),
+    };
+  }
+  return out;
+}
+
+function isHtml200(h: HttpHead): boolean {
+  if (h.kind !== 'response' || h.status !== 200) return false;
+  const type = mediaType(httpHeader(h, 'content-type'));
+  return type !== null && HTML_TYPES.has(type);
+}
+
+function unwrap(v: string | null): string | null {
+  if (v === null) return null;
+  const t = v.trim();
+  return t.startsWith('<') && t.endsWith('>') ? t.slice(1, -1) : t;
+}
+
+/** Title and visible text of an HTML body (de-chunked, decoded, charset sniffed), capped. */
+function pageText(stored: Buffer, cut: boolean, http: HttpHead, url: string): { title: string | null; text: string } {
+  const decoded = decodePayload(stored, http, PAGE_DECODED_CAP, cut);
+  const x = extractHtml(decoded.body, { baseUrl: url, contentType: httpHeader(http, 'content-type') ?? undefined, maxLinks: 0 });
+  return { title: x.title, text: x.text.length > PAGE_TEXT_CAP ? x.text.slice(0, PAGE_TEXT_CAP) : x.text };
+}
+
+/**
+ * The request body as pywb's lookup-key query: form bodies as they are, multipart form fields
+ * and JSON flattened to `key=value` pairs, anything else as `__wb_post_data=<base64>`.
+ */
+export function postQuery(contentType: string | null, body: Buffer | null): string | null {
+  if (!body || body.length === 0) return null;
+  const type = mediaType(contentType);
+  if (type === 'application/x-www-form-urlencoded') return body.toString('latin1');
+  if (type === 'multipart/form-data') {
+    const fields = multipartFields(contentType!, body);
+    if (fields) return new URLSearchParams(fields).toString();
+  }
+  if (type === 'application/json' || type?.endsWith('+json')) {
+    try {
+      const pairs: string[] = [];
+      flattenJson(JSON.parse(body.toString('utf8')), '', pairs);
+      return pairs.join('&');
+    } catch {
+      // Not JSON after all: fall through to base64.
+    }
+  }
+  return `__wb_post_data=${body.toString('base64')}`;
+}
+
+/** `name=value` pairs of a multipart/form-data body, or null when it does not parse. */
+function multipartFields(contentType: string, body: Buffer): [string, string][] | null {
+  const m = /;\s*boundary\s*=\s*(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  const boundary = m?.[1] ?? m?.[2];
+  if (!boundary) return null;
+  const text = body.toString('latin1');
+  const out: [string, string][] = [];
+  for (const part of text.split(`--${boundary}`).slice(1)) {
+    if (part.startsWith('--')) break;
+    const split = part.indexOf('\r\n\r\n');
+    if (split < 0) continue;
+    const name = /content-disposition:[^\r\n]*?\bname="([^"]*)"/i.exec(part.slice(0, split))?.[1];
+    if (name === undefined) continue;
+    out.push([name, Buffer.from(part.slice(split + 4).replace(/\r\n$/, ''), 'latin1').toString('utf8')]);
+  }
+  return out.length > 0 ? out : null;
+}
+
+function flattenJson(v: unknown, key: string, out: string[]): void {
+  if (Array.isArray(v)) {
+    for (const item of v) flattenJson(item, key, out);
+  } else if (v !== null && typeof v === 'object') {
+    for (const [k, val] of Object.entries(v)) flattenJson(val, k, out);
+  } else if (key !== '') {
+    out.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`);
+  }
+}

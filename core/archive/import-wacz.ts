@@ -1,0 +1,124 @@
+/**
+ * Importing a WACZ package: check it (datapackage.json, each resource's size and hash), then
+ * index the WARCs under `archive/`.
+ *
+ * - A STORED entry (what WACZ 1.1.1 asks for) is indexed by reference: registered as
+ *   `ABS.wacz!/archive/x.warc.gz`, its records' offsets are offsets in the .wacz file, and
+ *   replay reads them with one positioned read, no unzip.
+ * - A DEFLATED entry cannot be read at offsets, so it is inflated into
+ *   `warcs/<package name>/<entry path>` and that file is indexed.
+ *
+ * Hash or size mismatches are reported, and the package is still imported: the records may be
+ * fine, and the report says what did not match. A package with an unsafe entry name is refused
+ * before anything is written (see wacz-read.ts).
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { waczEntryPath, WARCS_FOLDER } from './archive-dir.ts';
+import { entryTarget, openWacz, verifyWacz, waczWarcEntries } from './wacz-read.ts';
+import type { WaczEntry, WaczPackage } from './wacz-read.ts';
+import { fileStem, indexStoredFile, referencePath, warcsSlot } from './import-stored-file.ts';
+import type { ImportRun } from './import-stored-file.ts';
+
+export async function importWacz(run: ImportRun, given: string, abs: string): Promise<void> {
+  const { archive, report } = run;
+  let waczPath = abs;
+  if (run.opts.copy) {
+    const rel = warcsSlot(archive, path.basename(abs));
+    waczPath = path.join(archive.dir, rel);
+    await fsp.mkdir(path.dirname(waczPath), { recursive: true });
+    if (waczPath !== abs) await fsp.copyFile(abs, waczPath);
+  }
+  // Inside the archive directory (a copy), the package is registered by a relative path.
+  const storedWacz = referencePath(archive, waczPath);
+  const pkg = await openWacz(waczPath);
+  try {
+    for (const check of await verifyWacz(pkg)) {
+      if (!check.ok) report.problems.push({ file: `${given}!/${check.path}`, code: check.code!, message: check.message! });
+    }
+    if (pkg.version === null) {
+      report.problems.push({ file: given, code: 'WACZ_NO_VERSION', message: `${given}: datapackage.json has no wacz_version` });
+    }
+    const warcs = waczWarcEntries(pkg);
+    if (warcs.length === 0) {
+      report.problems.push({ file: given, code: 'WACZ_NO_WARCS', message: `${given} holds no WARC files under archive/` });
+      return;
+    }
+    const packageName = path.basename(waczPath);
+    for (const entry of warcs) {
+      const source = `${given}!/${entry.name}`;
+      if (entry.encrypted || (entry.compressionMethod !== 0 && entry.compressionMethod !== 8)) {
+        report.problems.push({ file: source, code: 'WACZ_ENTRY_UNSUPPORTED', message: `${source} is encrypted or uses compression method ${entry.compressionMethod}` });
+        continue;
+      }
+      if (entry.compressionMethod === 0) await importStoredEntry(run, pkg, storedWacz, entry, source, packageName);
+      else await importDeflatedEntry(run, pkg, entry, source, packageName);
+    }
+  } finally {
+    pkg.close();
+  }
+}
+
+async function importStoredEntry(
+  run: ImportRun,
+  pkg: WaczPackage,
+  storedWacz: string,
+  entry: WaczEntry,
+  source: string,
+  packageName: string,
+): Promise<void> {
+  const storedPath = waczEntryPath(storedWacz, entry.name);
+  run.archive.setWaczEntry(storedPath, { wacz: storedWacz, entry: entry.name, dataOffset: entry.dataOffset });
+  // The WARC reader reads whole files; give it the entry's bytes as a temporary file and shift
+  // its offsets by the entry's data start, so the index points into the .wacz itself.
+  const tmp = await copyRange(run.archive.dir, pkg.path, entry.dataOffset, entry.compressedSize);
+  try {
+    await indexStoredFile(run, {
+      source,
+      readPath: tmp,
+      offsetBase: entry.dataOffset,
+      storedPath,
+      name: `${packageName}!/${entry.name}`,
+      size: entry.size,
+      byReference: path.isAbsolute(storedWacz),
+      kind: 'wacz-entry',
+      stem: `${fileStem(packageName)}-${fileStem(path.posix.basename(entry.name))}`,
+    });
+  } finally {
+    await fsp.rm(tmp, { force: true });
+  }
+}
+
+async function importDeflatedEntry(run: ImportRun, pkg: WaczPackage, entry: WaczEntry, source: string, packageName: string): Promise<void> {
+  const folder = path.join(run.archive.dir, WARCS_FOLDER, fileStem(packageName));
+  const target = entryTarget(folder, entry.name, pkg.path);
+  await fsp.mkdir(path.dirname(target), { recursive: true });
+  await pipeline(await pkg.openEntry(entry), fs.createWriteStream(target));
+  const storedPath = path.relative(run.archive.dir, target).split(path.sep).join('/');
+  await indexStoredFile(run, {
+    source,
+    readPath: target,
+    offsetBase: 0,
+    storedPath,
+    name: `${packageName}!/${entry.name}`,
+    size: entry.size,
+    byReference: false,
+    kind: 'wacz-entry',
+    stem: fileStem(path.posix.basename(entry.name)),
+  });
+}
+
+let tmpCounter = 0;
+
+/** Copy `length` bytes of `file` from `start` into a temporary file inside the archive dir. */
+async function copyRange(dir: string, file: string, start: number, length: number): Promise<string> {
+  const tmp = path.join(dir, `.import-${process.pid}-${++tmpCounter}.tmp`);
+  if (length === 0) {
+    await fsp.writeFile(tmp, '');
+    return tmp;
+  }
+  await pipeline(fs.createReadStream(file, { start, end: start + length - 1, highWaterMark: 1 << 20 }), fs.createWriteStream(tmp));
+  return tmp;
+}

@@ -1,0 +1,104 @@
+/**
+ * Importing WARC, ARC and WACZ files into an archive directory, into the same capture index a
+ * crawl writes, so imported captures are browsed, searched and replayed like crawled ones.
+ *
+ * - By reference (default): the file stays where it is and is registered by absolute path (or by
+ *   a path relative to the archive when it already lives inside it).
+ * - `copy`: the file is copied into `warcs/` first and registered as `warcs/NAME`.
+ * - Re-importing a registered file replaces its rows; nothing is indexed twice.
+ * - A broken file keeps every record read before the break; the typed reader error, with its
+ *   offset, goes into the report. One bad file never stops the others.
+ * - A file that cannot be read at record offsets (whole-file gzip) is rewritten with one gzip
+ *   member per record into `warcs/` and that copy is indexed, since replay needs to seek.
+ */
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { isTroveError } from '../errors.ts';
+import { openArchive } from './archive-dir.ts';
+import type { Archive } from './archive-dir.ts';
+import type { ImportReport } from './archive-types.ts';
+import { fileStem, indexStoredFile, referencePath, warcsSlot } from './import-stored-file.ts';
+import type { ImportOptions, ImportRun } from './import-stored-file.ts';
+import { importWacz } from './import-wacz.ts';
+
+export type { ImportOptions } from './import-stored-file.ts';
+
+/** Import `files` into the archive at `archiveDir` (created when missing). */
+export async function importFiles(archiveDir: string, files: string[], opts: ImportOptions = {}): Promise<ImportReport> {
+  const archive = openArchive(archiveDir);
+  try {
+    return await importIntoArchive(archive, files, opts);
+  } finally {
+    archive.close();
+  }
+}
+
+// One import at a time per open archive: batches of two imports must not interleave.
+const running = new WeakMap<Archive, Promise<unknown>>();
+
+/** Import into an archive that is already open (the desktop app keeps one open). */
+export function importIntoArchive(archive: Archive, files: string[], opts: ImportOptions = {}): Promise<ImportReport> {
+  const before = running.get(archive) ?? Promise.resolve();
+  const next = before.catch(() => {}).then(() => runImport(archive, files, opts));
+  running.set(archive, next);
+  return next;
+}
+
+async function runImport(archive: Archive, files: string[], opts: ImportOptions): Promise<ImportReport> {
+  const run: ImportRun = { archive, opts, report: { files: [], records: 0, pages: 0, problems: [] } };
+  for (const given of files) {
+    const abs = path.resolve(given);
+    try {
+      const stat = await fsp.stat(abs).catch(() => null);
+      if (!stat || !stat.isFile()) {
+        run.report.problems.push({ file: given, code: 'IMPORT_FILE_NOT_FOUND', message: `no such file: ${abs}` });
+        continue;
+      }
+      if (await isZip(abs)) await importWacz(run, given, abs);
+      else await importWarc(run, given, abs, stat.size);
+    } catch (err) {
+      if (!isTroveError(err)) throw err;
+      const offset = typeof err.details.offset === 'number' ? err.details.offset : undefined;
+      run.report.problems.push({ file: given, code: err.code, message: err.message, ...(offset !== undefined ? { offset } : {}) });
+    }
+  }
+  return run.report;
+}
+
+async function isZip(file: string): Promise<boolean> {
+  if (/\.wacz$/i.test(file)) return true;
+  const fh = await fsp.open(file, 'r');
+  try {
+    const b = Buffer.alloc(4);
+    const { bytesRead } = await fh.read(b, 0, 4, 0);
+    return bytesRead === 4 && b[0] === 0x50 && b[1] === 0x4b && ((b[2] === 3 && b[3] === 4) || (b[2] === 5 && b[3] === 6));
+  } finally {
+    await fh.close();
+  }
+}
+
+async function importWarc(run: ImportRun, given: string, abs: string, size: number): Promise<void> {
+  const { archive } = run;
+  const name = path.basename(abs);
+  let storedPath: string;
+  let readPath = abs;
+  if (run.opts.copy) {
+    storedPath = warcsSlot(archive, name);
+    readPath = path.join(archive.dir, storedPath);
+    await fsp.mkdir(path.dirname(readPath), { recursive: true });
+    if (path.resolve(readPath) !== abs) await fsp.copyFile(abs, readPath);
+  } else {
+    storedPath = referencePath(archive, abs);
+  }
+  await indexStoredFile(run, {
+    source: given,
+    readPath,
+    offsetBase: 0,
+    storedPath,
+    name,
+    size,
+    byReference: !run.opts.copy && path.isAbsolute(storedPath),
+    kind: 'warc',
+    stem: fileStem(name),
+  });
+}

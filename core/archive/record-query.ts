@@ -1,0 +1,126 @@
+/**
+ * What the desktop WARC browser asks of an archive: filtered record lists (keyset-paged), one
+ * URL's captures over time, full-text search and the page list. Results are plain data
+ * (archive-types.ts). The record detail view (which reads WARC bytes) is in
+ * record-query-detail.ts.
+ */
+import type Database from 'better-sqlite3';
+import { surtKey } from '../scope/surt.ts';
+import { TroveError } from '../errors.ts';
+import type { Archive } from './archive-dir.ts';
+import type { CaptureDbRow } from './capture-statements.ts';
+import type { CaptureSummary, PageList, PageRequest, RecordFilter, RecordPage, SearchHit } from './archive-types.ts';
+import { filterClause, recordSummary, SELECT_RECORD, withScheme } from './record-query-sql.ts';
+
+export const MAX_PAGE_LIMIT = 1000;
+
+// Prepared statements per connection and SQL text; filters combine into a bounded set of shapes.
+const statementCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+
+function prepared(db: Database.Database, sql: string): Database.Statement {
+  let m = statementCache.get(db);
+  if (!m) {
+    m = new Map();
+    statementCache.set(db, m);
+  }
+  let st = m.get(sql);
+  if (!st) {
+    if (m.size >= 128) m.clear();
+    st = db.prepare(sql);
+    m.set(sql, st);
+  }
+  return st;
+}
+
+function checkLimit(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 1) throw new TroveError('QUERY_BAD_PAGE', `limit must be a positive integer, not ${limit}`, { limit });
+  return Math.min(limit, MAX_PAGE_LIMIT);
+}
+
+function checkAfter(after: number | undefined): number {
+  if (after === undefined) return 0;
+  if (!Number.isInteger(after) || after < 0) throw new TroveError('QUERY_BAD_PAGE', `after must be a record id, not ${after}`, { after });
+  return after;
+}
+
+/**
+ * Records matching `filter`, in index order (records.id), `page.limit` at a time. `total` is
+ * counted on the first page only, so paging on stays cheap.
+ */
+export function queryRecords(archive: Archive, filter: RecordFilter, page: PageRequest): RecordPage {
+  const limit = checkLimit(page.limit);
+  const after = checkAfter(page.after);
+  const where = filterClause(filter);
+  const rows = prepared(archive.db, `${SELECT_RECORD} WHERE r.id > ? AND ${where.sql} ORDER BY r.id LIMIT ?`).all(
+    after,
+    ...where.params,
+    limit + 1,
+  ) as CaptureDbRow[];
+  const more = rows.length > limit;
+  if (more) rows.length = limit;
+  const result: RecordPage = { rows: rows.map(recordSummary), next: more ? rows.at(-1)!.id : null };
+  if (page.after === undefined) {
+    result.total = more
+      ? (prepared(archive.db, `SELECT COUNT(*) AS n FROM records r WHERE ${where.sql}`).get(...where.params) as { n: number }).n
+      : rows.length;
+  }
+  return result;
+}
+
+/** Every capture (response, revisit, resource) of one URL, oldest first; http and https alike. */
+export function timeline(archive: Archive, url: string): CaptureSummary[] {
+  const out: CaptureSummary[] = [];
+  for (const c of archive.index.findCaptures(surtKey(withScheme(url.trim())))) {
+    if (c.ts === null) continue;
+    out.push({
+      id: c.id,
+      ts: c.ts,
+      url: c.targetUri ?? url,
+      type: c.recordType,
+      status: c.status,
+      mime: c.mime,
+      payloadDigest: c.payloadDigest,
+      length: c.length,
+    });
+  }
+  return out;
+}
+
+// Control characters cannot occur in indexed text, so they mark matches safely until escaping.
+const OPEN = '\u0002';
+const CLOSE = '\u0003';
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * Full-text search over page titles and text, best first (bm25). Each hit's `snippet` is HTML:
+ * the text escaped, matches in `<mark>`.
+ */
+export function searchText(archive: Archive, q: string, limit = 20): SearchHit[] {
+  const n = checkLimit(limit);
+  return archive.index.searchText(q, n, { mark: [OPEN, CLOSE] }).map((h) => ({
+    id: h.recordId,
+    url: h.targetUri,
+    ts: h.ts,
+    title: h.title,
+    snippet: escapeHtml(h.snippet).replaceAll(OPEN, '<mark>').replaceAll(CLOSE, '</mark>'),
+    rank: h.rank,
+  }));
+}
+
+/** HTML 200 pages with their titles, in index order, keyset-paged by record id. */
+export function listPages(archive: Archive, limit: number, after?: number): PageList {
+  const n = checkLimit(limit);
+  const rows = prepared(
+    archive.db,
+    'SELECT id, target_uri, ts, title, mime FROM records WHERE page = 1 AND id > ? ORDER BY id LIMIT ?',
+  ).all(checkAfter(after), n + 1) as { id: number; target_uri: string | null; ts: string | null; title: string | null; mime: string | null }[];
+  const more = rows.length > n;
+  if (more) rows.length = n;
+  return {
+    rows: rows.map((r) => ({ id: r.id, url: r.target_uri ?? '', ts: r.ts ?? '', title: r.title, mime: r.mime })),
+    next: more ? rows.at(-1)!.id : null,
+  };
+}

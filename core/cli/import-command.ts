@@ -1,0 +1,99 @@
+/**
+ * `trove import <file...> --archive <dir> [--copy]`: index WARC, ARC and WACZ files into an
+ * archive directory (created when missing), in place or copied into its `warcs/`. A progress bar
+ * on a terminal; then a summary (files, records, pages) and every problem with its offset.
+ * Exit code 1 when there was any problem (what could be read is imported all the same).
+ */
+import fs from 'node:fs';
+import cliProgress from 'cli-progress';
+import type { Command } from 'commander';
+import { isTroveError } from '../errors.ts';
+import { importFiles } from '../archive/import-warc.ts';
+import type { ImportProgress, ImportReport } from '../archive/archive-types.ts';
+import { formatBytes } from './crawl-progress.ts';
+
+export interface ImportIo {
+  stdout: { write(chunk: string): unknown };
+  stderr: { write(chunk: string): unknown; isTTY?: boolean };
+}
+
+interface ImportCommandOptions {
+  archive: string;
+  copy?: boolean;
+  progress?: boolean;
+}
+
+export function registerImportCommand(program: Command, io: ImportIo = { stdout: process.stdout, stderr: process.stderr }): void {
+  program
+    .command('import')
+    .description('index WARC, ARC and WACZ files into an archive directory, to browse, search and replay them')
+    .argument('<file...>', 'WARC/ARC files (.warc, .warc.gz, .arc, .arc.gz) and WACZ packages')
+    .requiredOption('--archive <dir>', 'archive directory (created when missing)')
+    .option('--copy', 'copy the files into the archive (warcs/) instead of indexing them where they are')
+    .option('--no-progress', 'no progress bar')
+    .action(async (files: string[], opts: ImportCommandOptions) => {
+      const bar = io.stderr.isTTY && opts.progress !== false ? new ImportBar(files) : null;
+      let report: ImportReport;
+      try {
+        report = await importFiles(opts.archive, files, {
+          ...(opts.copy ? { copy: true } : {}),
+          ...(bar ? { onProgress: (p: ImportProgress) => bar.update(p) } : {}),
+        });
+      } catch (err) {
+        bar?.stop();
+        if (!isTroveError(err)) throw err;
+        io.stderr.write(`trove import: ${err.message} [${err.code}]\n`);
+        process.exitCode = 1;
+        return;
+      }
+      bar?.stop();
+      io.stdout.write(summary(report));
+      for (const p of report.problems) {
+        io.stderr.write(`trove import: ${p.file}${p.offset !== undefined ? ` @${p.offset}` : ''}: ${p.code}: ${p.message}\n`);
+      }
+      process.exitCode = report.problems.length > 0 ? 1 : 0;
+    });
+}
+
+export function summary(r: ImportReport): string {
+  const lines = r.files.map((f) => {
+    const notes = [f.replaced ? 'replaced' : '', f.recompressed ? 'recompressed' : '', f.warnings ? `${f.warnings} warnings` : ''].filter(Boolean);
+    return `  ${f.source}: ${f.records} records, ${f.pages} pages${notes.length ? ` (${notes.join(', ')})` : ''}`;
+  });
+  const head = `imported ${r.files.length} file${r.files.length === 1 ? '' : 's'}: ${r.records} records, ${r.pages} pages, ${r.problems.length} problem${r.problems.length === 1 ? '' : 's'}`;
+  return `${[head, ...lines].join('\n')}\n`;
+}
+
+/** Bytes over all files, so one bar covers the whole run. */
+class ImportBar {
+  readonly #bar: cliProgress.SingleBar;
+  readonly #sizes = new Map<string, number>();
+  readonly #done = new Map<string, number>();
+
+  constructor(files: string[]) {
+    let total = 0;
+    for (const f of files) {
+      const size = fs.statSync(f, { throwIfNoEntry: false })?.size ?? 0;
+      this.#sizes.set(f, size);
+      total += size;
+    }
+    this.#bar = new cliProgress.SingleBar(
+      { format: ' {bar} {percentage}% | {bytes} | {records} records | {file}', barsize: 24, hideCursor: true, stream: process.stderr },
+      cliProgress.Presets.shades_classic,
+    );
+    this.#bar.start(Math.max(1, total), 0, { bytes: formatBytes(0), records: 0, file: '' });
+  }
+
+  update(p: ImportProgress): void {
+    // WACZ entries report as `x.wacz!/archive/…`; count them against the package.
+    const key = p.file.split('!/')[0]!;
+    this.#done.set(key, Math.min(p.bytes, this.#sizes.get(key) ?? p.bytes));
+    let value = 0;
+    for (const v of this.#done.values()) value += v;
+    this.#bar.update(value, { bytes: formatBytes(value), records: p.records, file: key.length > 40 ? `…${key.slice(-39)}` : key });
+  }
+
+  stop(): void {
+    this.#bar.stop();
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * `trove index <file...>`: a sorted CDXJ index of WARC/ARC files (pywb / ReplayWeb.page
+ * format) on stdout, or in `--output <file>`. Reader warnings go to stderr; a file that breaks
+ * off is indexed up to the break, reported on stderr, and makes the exit code 1.
+ */
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import type { Command } from 'commander';
+import { isTroveError } from '../errors.ts';
+import { formatCdxj, sortCdxjLines } from '../archive/cdxj.ts';
+import { indexFile } from '../archive/cdxj-index.ts';
+
+export function registerIndexCommand(program: Command): void {
+  program
+    .command('index')
+    .description('write a sorted CDXJ index of WARC/ARC files')
+    .argument('<file...>', 'WARC or ARC files (.warc, .warc.gz, .arc, .arc.gz)')
+    .option('-o, --output <file>', 'write the index to this file instead of stdout')
+    .option('-q, --quiet', 'do not print reader warnings')
+    .action(async (files: string[], opts: { output?: string; quiet?: boolean }) => {
+      const lines: string[] = [];
+      let exit = 0;
+      for (const file of files) {
+        try {
+          const entries = indexFile(file, {
+            onWarning: (w) => {
+              if (!opts.quiet) process.stderr.write(`${file}:${w.offset}: warning ${w.code} ${w.message}\n`);
+            },
+          });
+          for await (const e of entries) lines.push(formatCdxj(e));
+        } catch (err) {
+          if (!isTroveError(err)) throw err;
+          const offset = typeof err.details.offset === 'number' ? err.details.offset : 0;
+          process.stderr.write(`${file}:${offset}: error ${err.code} ${err.message}\n`);
+          exit = Math.max(exit, err.code === 'WARC_OPEN_FAILED' ? 2 : 1);
+        }
+      }
+      await writeLines(sortCdxjLines(lines), opts.output);
+      process.exitCode = exit;
+    });
+}
+
+/** Write lines in batches (one string for millions of lines would pass V8's string limit). */
+async function writeLines(lines: string[], output: string | undefined): Promise<void> {
+  const out: Writable = output ? createWriteStream(output) : process.stdout;
+  let batch = '';
+  for (const line of lines) {
+    batch += line + '\n';
+    if (batch.length >= 1 << 20) {
+      if (!out.write(batch)) await once(out, 'drain');
+      batch = '';
+    }
+  }
+  if (batch) out.write(batch);
+  if (output) {
+    out.end();
+    await finished(out);
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * The crawler's HTTP fetcher. undici runs the connections (one Agent, keep-alive, a per-origin
+ * limit, pipelining off, header and idle timeouts); a tap on each socket records the exact bytes
+ * sent and received (wire-tap.ts) and a framer cuts them into head, raw body and entity
+ * (response-framer.ts), spooling and digesting as they stream. Redirects are never followed.
+ *
+ * TLS certificates are not verified (`rejectUnauthorized: false`): archivists crawl sites with
+ * expired, self-signed or mismatched certificates too, and a capture is a record of what was
+ * served, not an endorsement of who served it.
+ */
+import fs from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { Agent, buildConnector } from 'undici';
+import type { Dispatcher } from 'undici';
+import { TroveError } from '../errors.ts';
+import { outcomeForCode } from './fetch-errors.ts';
+import { FetchRecording, resultSpools } from './fetch-recording.ts';
+import type { FetchOptions, FetchRequest, FetchResult, Fetcher } from './fetch-types.ts';
+import { ClaimSlot, installWireTap } from './wire-tap.ts';
+
+export type { FetchOptions, FetchRequest, FetchResult, Fetcher } from './fetch-types.ts';
+export type { Spool } from './spool.ts';
+
+export const DEFAULT_MAX_HEADER_COUNT = 1000;
+export const DEFAULT_MAX_CONNECTIONS = 6;
+export const DEFAULT_ACCEPT_ENCODING = 'gzip, br';
+
+export function createFetcher(opts: FetchOptions): Fetcher {
+  checkOptions(opts);
+  fs.mkdirSync(opts.spoolDir, { recursive: true });
+
+  const slot = new ClaimSlot();
+  const connector = buildConnector({
+    rejectUnauthorized: false, // see the file comment
+    allowH2: false, // HTTP/1.1 only: the tap and the framer read HTTP/1 bytes
+    timeout: opts.connectTimeoutMs,
+    ...(opts.lookup ? { lookup: opts.lookup } : {}),
+  });
+  const agent = new Agent({
+    connect(options, callback) {
+      connector(options, (...args) => {
+        if (args[0] === null) installWireTap(args[1], slot);
+        callback(...args);
+      });
+    },
+    connections: opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    pipelining: 1,
+    headersTimeout: opts.headersTimeoutMs,
+    bodyTimeout: opts.idleTimeoutMs,
+    // undici counts only field names and values; our framer counts the whole head against the
+    // same limit, so it trips first and reports the precise error.
+    maxHeaderSize: opts.maxHeaderBytes,
+  });
+
+  const inFlight = new Set<(reason: TroveError) => void>();
+  let closed = false;
+
+  async function fetch(req: FetchRequest): Promise<FetchResult> {
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    const prepared = prepare(req);
+    if (prepared instanceof TroveError || closed) {
+      const err = closed ? new TroveError('FETCH_ABORTED', 'fetcher is closed') : (prepared as TroveError);
+      return failedBeforeSending(req.url, startedAt, performance.now() - t0, err);
+    }
+    const first = await attempt(req, prepared, startedAt, t0);
+    if (!first.retry || closed) return first.result;
+    // A keep-alive connection the server had already closed: nothing of this request reached
+    // it, so try once on a fresh connection (what browsers do).
+    await Promise.all(resultSpools(first.result).map((s) => s.dispose()));
+    return (await attempt(req, prepared, startedAt, t0)).result;
+  }
+
+  function attempt(req: FetchRequest, dispatch: Dispatcher.DispatchOptions, startedAt: number, t0: number): Promise<{ result: FetchResult; retry: boolean }> {
+    return new Promise((resolve) => {
+      let controller: Dispatcher.DispatchController | null = null;
+      let stopReason: TroveError | null = null;
+      let settled = false;
+
+      const recording = new FetchRecording({
+        url: req.url,
+        method: dispatch.method,
+        maxHeaderBytes: opts.maxHeaderBytes,
+        maxHeaderCount: opts.maxHeaderCount ?? DEFAULT_MAX_HEADER_COUNT,
+        maxBodyBytes: opts.maxBodyBytes,
+        spoolDir: opts.spoolDir,
+        spoolMemoryBytes: opts.spoolMemoryBytes,
+        onStop: (reason) => stop(reason),
+      });
+
+      const settle = (undiciError: unknown): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        req.signal?.removeEventListener('abort', onAbort);
+        inFlight.delete(stop);
+        let result: FetchResult;
+        try {
+          result = recording.finish({ stopReason, undiciError, startedAt, durationMs: Math.round(performance.now() - t0) });
+        } catch (err) {
+          recording.abandon();
+          result = failedBeforeSending(req.url, startedAt, performance.now() - t0, new TroveError('FETCH_FAILED', String((err as Error)?.message ?? err), {}, { cause: err }));
+        }
+        const retry = result.error?.code === 'FETCH_CONNECTION_LOST' && stopReason === null && recording.retryable;
+        resolve({ result, retry });
+      };
+
+      function stop(reason: TroveError): void {
+        if (settled || stopReason !== null) return;
+        stopReason = reason;
+        // abort() reports back through onResponseError synchronously; if undici had already
+        // finished with the request it does nothing, and we settle here.
+        controller?.abort(reason);
+        settle(null);
+      }
+
+      const onAbort = (): void => stop(new TroveError('FETCH_ABORTED', 'fetch aborted by the caller'));
+      const timer = setTimeout(() => stop(new TroveError('FETCH_TIMEOUT_TOTAL', `fetch took longer than ${opts.fetchTimeoutMs} ms`)), opts.fetchTimeoutMs);
+      inFlight.add(stop);
+      if (req.signal?.aborted) onAbort();
+      else req.signal?.addEventListener('abort', onAbort, { once: true });
+      if (settled) return;
+
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart(c) {
+          if (stopReason !== null) {
+            c.abort(stopReason);
+            return;
+          }
+          controller = c;
+          slot.offer(recording);
+        },
+        // Status, headers and body come from the wire bytes (the recording); undici's parsed
+        // copies are not needed. Never pausing also keeps undici from buffering on our behalf.
+        onResponseStart() {},
+        onResponseData() {},
+        onResponseEnd() {
+          settle(null);
+        },
+        onResponseError(_c, err) {
+          settle(err);
+        },
+      };
+      try {
+        agent.dispatch(dispatch, handler);
+      } catch (err) {
+        settle(err);
+      }
+    });
+  }
+
+  async function close(): Promise<void> {
+    closed = true;
+    for (const stop of [...inFlight]) stop(new TroveError('FETCH_ABORTED', 'fetcher closed'));
+    await agent.destroy();
+  }
+
+  return { fetch, close };
+}
+
+/** Validate the URL and build undici's dispatch options, or say why not. */
+function prepare(req: FetchRequest): Dispatcher.DispatchOptions | TroveError {
+  let url: URL;
+  try {
+    url = new URL(req.url);
+  } catch {
+    return new TroveError('FETCH_BAD_URL', `not a URL: ${String(req.url).slice(0, 200)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return new TroveError('FETCH_BAD_URL', `unsupported scheme ${url.protocol}`);
+  }
+  const headers: string[] = [];
+  let hasAcceptEncoding = false;
+  for (const [name, value] of req.headers) {
+    if (name.toLowerCase() === 'accept-encoding') hasAcceptEncoding = true;
+    headers.push(name, value);
+  }
+  if (!hasAcceptEncoding) headers.push('Accept-Encoding', DEFAULT_ACCEPT_ENCODING);
+  return {
+    origin: url.origin,
+    path: `${url.pathname}${url.search}`,
+    method: req.method ?? 'GET',
+    headers,
+  };
+}
+
+function failedBeforeSending(url: string, startedAt: number, durationMs: number, err: TroveError): FetchResult {
+  return {
+    url,
+    startedAt,
+    durationMs: Math.round(durationMs),
+    remoteAddress: null,
+    outcome: outcomeForCode(err.code),
+    error: { code: err.code, message: err.message },
+    status: null,
+    statusText: null,
+    httpVersion: null,
+    headers: [],
+    requestHead: Buffer.alloc(0),
+    responseHead: null,
+    body: null,
+    entity: null,
+    truncated: null,
+    blockDigest: null,
+    payloadDigest: null,
+    bytesReceived: 0,
+  };
+}
+
+function checkOptions(opts: FetchOptions): void {
+  const positive = ['connectTimeoutMs', 'headersTimeoutMs', 'idleTimeoutMs', 'fetchTimeoutMs', 'maxHeaderBytes'] as const;
+  for (const k of positive) {
+    if (!Number.isFinite(opts[k]) || opts[k] <= 0) throw new TroveError('FETCH_BAD_OPTIONS', `${k} must be a positive number`, { [k]: opts[k] });
+  }
+  if (!Number.isFinite(opts.maxBodyBytes) || opts.maxBodyBytes < 0) {
+    throw new TroveError('FETCH_BAD_OPTIONS', 'maxBodyBytes must be zero or more', { maxBodyBytes: opts.maxBodyBytes });
+  }
+  if (typeof opts.spoolDir !== 'string' || opts.spoolDir === '') throw new TroveError('FETCH_BAD_OPTIONS', 'spoolDir is required');
+}

@@ -1,0 +1,198 @@
+/**
+ * Where a response body goes while it arrives: memory up to a threshold, then a temp file.
+ * A crawl runs dozens of fetches at once and a body can be gigabytes, so no body is ever held
+ * whole in memory past the threshold.
+ *
+ * Writes are synchronous (fs.writeSync) on purpose: bytes are recorded from inside the socket's
+ * push(), which cannot wait for a promise. The writes land in the page cache, the disk is far
+ * faster than the network, and memory stays bounded without backpressure plumbing between the
+ * tap and the socket. This is the same trade Heritrix's RecordingInputStream makes. It is
+ * written here rather than taken from a library because the ones that do memory-then-file
+ * buffering are stream-shaped and asynchronous, which a caller inside push() cannot use.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { TroveError } from '../errors.ts';
+
+/** A finished body: in memory or in a temp file. */
+export interface Spool {
+  /** Bytes held. */
+  readonly size: number;
+  /** The temp file holding the bytes, or null while they are in memory. */
+  readonly path: string | null;
+  /** All bytes, streamed (from the file when spooled). */
+  stream(): Readable;
+  /** The first `maxBytes` bytes (all by default; mind the size before asking for all). */
+  read(maxBytes?: number): Promise<Buffer>;
+  /** Remove the temp file. Idempotent; the spool is unusable afterwards. */
+  dispose(): Promise<void>;
+}
+
+export const DEFAULT_SPOOL_MEMORY_BYTES = 1024 * 1024;
+
+/** Collects bytes, spilling to `dir` past `memoryBytes`; `finish()` hands back the Spool. */
+export class SpoolWriter {
+  readonly #dir: string;
+  readonly #memoryBytes: number;
+  #chunks: Buffer[] = [];
+  #size = 0;
+  #fd: number | null = null;
+  #path: string | null = null;
+  #finished = false;
+
+  constructor(dir: string, memoryBytes: number = DEFAULT_SPOOL_MEMORY_BYTES) {
+    this.#dir = dir;
+    this.#memoryBytes = memoryBytes;
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Append bytes. Throws TroveError FETCH_SPOOL_FAILED when the temp file cannot be written. */
+  write(chunk: Uint8Array): void {
+    if (this.#finished) throw new Error('SpoolWriter.write() after finish()');
+    if (chunk.length === 0) return;
+    try {
+      if (this.#fd === null && this.#size + chunk.length > this.#memoryBytes) this.#spill();
+      if (this.#fd !== null) {
+        writeAll(this.#fd, chunk);
+      } else {
+        // Copy: the chunk may be a view into a larger socket buffer we must not keep alive.
+        this.#chunks.push(Buffer.from(chunk));
+      }
+    } catch (err) {
+      this.abandon();
+      throw new TroveError('FETCH_SPOOL_FAILED', `cannot spool body to ${this.#dir}: ${(err as Error).message}`, { dir: this.#dir }, { cause: err });
+    }
+    this.#size += chunk.length;
+  }
+
+  /** Close the file (if any) and return the readable spool. */
+  finish(): Spool {
+    if (this.#finished) throw new Error('SpoolWriter.finish() twice');
+    this.#finished = true;
+    if (this.#fd !== null) {
+      fs.closeSync(this.#fd);
+      this.#fd = null;
+      return new FileSpool(this.#path as string, this.#size);
+    }
+    return new MemorySpool(this.#chunks, this.#size);
+  }
+
+  /** Drop everything (used when a fetch fails before a result exists). */
+  abandon(): void {
+    this.#finished = true;
+    this.#chunks = [];
+    if (this.#fd !== null) {
+      try {
+        fs.closeSync(this.#fd);
+      } catch {
+        /* already closed */
+      }
+      this.#fd = null;
+    }
+    if (this.#path !== null) fs.rm(this.#path, { force: true }, () => {});
+  }
+
+  #spill(): void {
+    const file = path.join(this.#dir, `trove-spool-${process.pid}-${randomBytes(8).toString('hex')}.tmp`);
+    this.#fd = fs.openSync(file, 'wx+', 0o600);
+    this.#path = file;
+    for (const c of this.#chunks) writeAll(this.#fd, c);
+    this.#chunks = [];
+  }
+}
+
+/** An empty spool, for responses without a body (HEAD, 204, 304). */
+export function emptySpool(): Spool {
+  return new MemorySpool([], 0);
+}
+
+/** A spool over bytes already in memory (tests, small synthetic records). */
+export function spoolFromBuffer(buf: Buffer): Spool {
+  return new MemorySpool([buf], buf.length);
+}
+
+function writeAll(fd: number, chunk: Uint8Array): void {
+  let off = 0;
+  while (off < chunk.length) off += fs.writeSync(fd, chunk, off, chunk.length - off);
+}
+
+class MemorySpool implements Spool {
+  readonly size: number;
+  readonly path = null;
+  #chunks: Buffer[];
+  #disposed = false;
+
+  constructor(chunks: Buffer[], size: number) {
+    this.#chunks = chunks;
+    this.size = size;
+  }
+
+  stream(): Readable {
+    this.#check();
+    return Readable.from(this.#chunks, { objectMode: false });
+  }
+
+  async read(maxBytes: number = this.size): Promise<Buffer> {
+    this.#check();
+    const all = this.#chunks.length === 1 ? this.#chunks[0] : Buffer.concat(this.#chunks, this.size);
+    return maxBytes >= all.length ? all : all.subarray(0, Math.max(0, maxBytes));
+  }
+
+  async dispose(): Promise<void> {
+    this.#disposed = true;
+    this.#chunks = [];
+  }
+
+  #check(): void {
+    if (this.#disposed) throw new TroveError('SPOOL_DISPOSED', 'spool was disposed');
+  }
+}
+
+class FileSpool implements Spool {
+  readonly size: number;
+  readonly path: string;
+  #disposed = false;
+
+  constructor(file: string, size: number) {
+    this.path = file;
+    this.size = size;
+  }
+
+  stream(): Readable {
+    this.#check();
+    return fs.createReadStream(this.path);
+  }
+
+  async read(maxBytes: number = this.size): Promise<Buffer> {
+    this.#check();
+    const want = Math.max(0, Math.min(maxBytes, this.size));
+    const fh = await fs.promises.open(this.path, 'r');
+    try {
+      const buf = Buffer.allocUnsafe(want);
+      let off = 0;
+      while (off < want) {
+        const { bytesRead } = await fh.read(buf, off, want - off, off);
+        if (bytesRead === 0) break;
+        off += bytesRead;
+      }
+      return buf.subarray(0, off);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    await fs.promises.rm(this.path, { force: true });
+  }
+
+  #check(): void {
+    if (this.#disposed) throw new TroveError('SPOOL_DISPOSED', 'spool was disposed');
+  }
+}

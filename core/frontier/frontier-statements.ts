@@ -1,0 +1,124 @@
+/**
+ * The SQL behind the SQLite frontier, prepared once per frontier. Every statement here touches
+ * a bounded number of rows through an index (see the schema in storage/migrations.ts), which is
+ * what keeps `claim` and `complete` O(log n) at millions of URIs. The one exception,
+ * `recoverInFlight`, reads only the rows that were in flight.
+ */
+import type Database from 'better-sqlite3';
+
+/** uris.state values. */
+export const UriState = {
+  PENDING: 0,
+  WAITING: 1,
+  IN_FLIGHT: 2,
+  FINISHED: 3,
+} as const;
+
+export interface QueueRow {
+  id: number;
+  key: string;
+  pending: number;
+  waiting: number;
+  in_flight: number;
+  max_in_flight: number;
+  ready_at: number;
+  done: number;
+  failed: number;
+}
+
+export interface PickedUri {
+  id: number;
+  url: string;
+  hops_path: string;
+  via: string | null;
+  via_context: string | null;
+  seed: number;
+  attempts: number;
+  directive: number;
+}
+
+export interface StatsRow {
+  pending: number;
+  waiting: number;
+  in_flight: number;
+  done: number;
+  failed: number;
+  seen: number;
+  queues: number;
+}
+
+// The claimable-queue condition, written exactly as in the partial index queues_claimable so the
+// planner can use that index.
+const CLAIMABLE = 'pending > 0 AND in_flight < max_in_flight';
+
+export function prepareFrontierStatements(db: Database.Database) {
+  return {
+    queueIdByKey: db.prepare<[string], { id: number }>('SELECT id FROM queues WHERE key = ?'),
+    insertQueue: db.prepare<[string, number], { id: number }>('INSERT INTO queues (key, max_in_flight) VALUES (?, ?) RETURNING id'),
+    queueByKey: db.prepare<[string], QueueRow>('SELECT * FROM queues WHERE key = ?'),
+    queuePage: db.prepare<[number, number], QueueRow>('SELECT * FROM queues ORDER BY id LIMIT ? OFFSET ?'),
+    setQueueLimit: db.prepare<[number, number]>('UPDATE queues SET max_in_flight = ? WHERE id = ?'),
+    setQueueReadyAt: db.prepare<[number, number]>('UPDATE queues SET ready_at = ? WHERE id = ?'),
+    addToQueue: db.prepare<[number, number, number]>('UPDATE queues SET pending = pending + ?, waiting = waiting + ? WHERE id = ?'),
+
+    insertUri: db.prepare<[bigint | null, number | null, number, number, number, number | null, number, string, string, string | null, string | null]>(
+      `INSERT INTO uris (fingerprint, refetch_of, queue_id, state, directive, not_before, seed, url, hops_path, via, via_context)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(fingerprint) DO NOTHING`,
+    ),
+    uriByFingerprint: db.prepare<[bigint], { id: number; state: number }>('SELECT id, state FROM uris WHERE fingerprint = ?'),
+    activeRefetch: db.prepare<[number], { id: number }>(`SELECT id FROM uris WHERE refetch_of = ? AND state < ${UriState.FINISHED} LIMIT 1`),
+
+    // claim
+    earliestWaiting: db.prepare<[], { t: number | null }>(`SELECT MIN(not_before) AS t FROM uris WHERE state = ${UriState.WAITING}`),
+    dueWaiting: db.prepare<[number, number], { id: number; queue_id: number }>(
+      `SELECT id, queue_id FROM uris WHERE state = ${UriState.WAITING} AND not_before <= ? ORDER BY not_before LIMIT ?`,
+    ),
+    promote: db.prepare<[number]>(`UPDATE uris SET state = ${UriState.PENDING}, not_before = NULL WHERE id = ?`),
+    promoteInQueue: db.prepare<[number, number, number]>('UPDATE queues SET pending = pending + ?, waiting = waiting - ? WHERE id = ?'),
+    pickQueue: db.prepare<[number], { id: number; key: string }>(
+      `SELECT id, key FROM queues WHERE ${CLAIMABLE} AND ready_at <= ? ORDER BY ready_at, id LIMIT 1`,
+    ),
+    pickUri: db.prepare<[number], PickedUri>(
+      `SELECT id, url, hops_path, via, via_context, seed, attempts, directive FROM uris
+       WHERE queue_id = ? AND state = ${UriState.PENDING} ORDER BY directive DESC, id LIMIT 1`,
+    ),
+    markInFlight: db.prepare<[number]>(`UPDATE uris SET state = ${UriState.IN_FLIGHT} WHERE id = ?`),
+    queueClaimed: db.prepare<[number]>('UPDATE queues SET pending = pending - 1, in_flight = in_flight + 1 WHERE id = ?'),
+
+    // complete / defer
+    finish: db.prepare<[number, number | null, string | null, string | null, string | null, number], { queue_id: number }>(
+      `UPDATE uris SET state = ${UriState.FINISHED}, status = ?, bytes = ?, mime = ?, digest = ?, note = ?, not_before = NULL
+       WHERE id = ? AND state = ${UriState.IN_FLIGHT} RETURNING queue_id`,
+    ),
+    requeue: db.prepare<[number, number, string | null, number], { queue_id: number }>(
+      `UPDATE uris SET state = ${UriState.WAITING}, not_before = ?, attempts = attempts + 1, status = ?, note = ?
+       WHERE id = ? AND state = ${UriState.IN_FLIGHT} RETURNING queue_id`,
+    ),
+    putBack: db.prepare<[number, number], { queue_id: number }>(
+      `UPDATE uris SET state = ${UriState.WAITING}, not_before = ? WHERE id = ? AND state = ${UriState.IN_FLIGHT} RETURNING queue_id`,
+    ),
+    queueReleased: db.prepare<[number, number, number, number, number]>(
+      `UPDATE queues SET in_flight = in_flight - 1, waiting = waiting + ?, done = done + ?, failed = failed + ?,
+       ready_at = MAX(ready_at, ?) WHERE id = ?`,
+    ),
+
+    // recovery
+    inFlightByQueue: db.prepare<[], { queue_id: number; n: number }>(
+      `SELECT queue_id, COUNT(*) AS n FROM uris WHERE state = ${UriState.IN_FLIGHT} GROUP BY queue_id`,
+    ),
+    releaseAll: db.prepare(`UPDATE uris SET state = ${UriState.PENDING} WHERE state = ${UriState.IN_FLIGHT}`),
+    queueRecovered: db.prepare<[number, number, number]>('UPDATE queues SET pending = pending + ?, in_flight = in_flight - ? WHERE id = ?'),
+
+    // counters
+    stats: db.prepare<[], StatsRow>('SELECT pending, waiting, in_flight, done, failed, seen, queues FROM frontier_stats WHERE id = 1'),
+    addStats: db.prepare<[number, number, number, number, number, number, number]>(
+      `UPDATE frontier_stats SET pending = pending + ?, waiting = waiting + ?, in_flight = in_flight + ?,
+       done = done + ?, failed = failed + ?, seen = seen + ?, queues = queues + ? WHERE id = 1`,
+    ),
+    firstClaimable: db.prepare<[], { ready_at: number }>(`SELECT ready_at FROM queues WHERE ${CLAIMABLE} ORDER BY ready_at LIMIT 1`),
+    countReady: db.prepare<[number], { n: number }>(`SELECT COUNT(*) AS n FROM queues WHERE ${CLAIMABLE} AND ready_at <= ?`),
+    countClaimable: db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM queues WHERE ${CLAIMABLE}`),
+  };
+}
+
+export type FrontierStatements = ReturnType<typeof prepareFrontierStatements>;

@@ -1,0 +1,156 @@
+/**
+ * The frontier: every URI a crawl has discovered, grouped into per-host queues, and the rule for
+ * which one to fetch next. Heritrix's model (REFERENCE.md, "Heritrix 3 crawl model"): one queue per
+ * host (or per hash bucket), at most `maxInFlight` URIs of a queue out at once, a queue snoozes
+ * for its politeness delay after each fetch, queues take turns, prerequisites and redirects go
+ * first inside a queue.
+ *
+ * Lifecycle of one URI:
+ *
+ * ```
+ *   schedule ──► pending ──claim──► in flight ──complete──► finished (exactly one outcome)
+ *                   ▲   ▲                │  │
+ *                   │   └──── defer ─────┘  │ complete with retryAt (attempts + 1)
+ *                   └─ waiting (notBefore) ◄┘
+ * ```
+ *
+ * Lifecycle of a frontier: create it over an open database; on resume call `recoverInFlight()`
+ * once before the first `claim` (leases of a dead process go back to pending); then any mix of
+ * schedule / claim / complete / defer. All state lives in the database and every method commits
+ * before it returns (or joins the caller's transaction), so a frontier object holds no state
+ * worth saving and can simply be dropped.
+ *
+ * Time is always passed in (`now`, `readyAt`, ms since epoch), never read from the clock, except
+ * `counts()`/`queues()` which default `now` to `Date.now()` for display.
+ */
+
+/** A URI offered to the frontier (after canonicalisation and scope). */
+export interface Candidate {
+  url: string;
+  canonical: string;
+  /** 64-bit seen-set key of `canonical`; taken modulo 2^64 (signed or unsigned both fine). */
+  fingerprint: bigint;
+  queueKey: string;
+  hopsPath: string;
+  via: string | null;
+  viaContext?: string;
+  /** 0 normal; 1 redirect; 2 prerequisite — higher goes first in its queue. */
+  directive?: number;
+  seed?: boolean;
+  /** Not claimable before this time (ms). */
+  notBefore?: number;
+}
+
+/** A URI handed out by `claim`: a lease until `complete` or `defer`. */
+export interface ClaimedUri {
+  id: number;
+  url: string;
+  queueKey: string;
+  hopsPath: string;
+  via: string | null;
+  viaContext: string | null;
+  seed: boolean;
+  /** Attempts made before this one (0 on the first try). */
+  attempts: number;
+  directive: number;
+}
+
+export interface Outcome {
+  /** HTTP code (> 0, "done") or negative outcome code ("failed"); never 0. */
+  status: number;
+  /** Re-queue this URI for another attempt at this time (attempts + 1); no final outcome yet. */
+  retryAt?: number;
+  /** Politeness: when the queue may give out its next URI. */
+  queueReadyAt: number;
+  bytes?: number;
+  mime?: string;
+  digest?: string;
+  note?: string;
+}
+
+export type QueueState = 'ready' | 'in-process' | 'snoozed' | 'exhausted' | 'retired';
+
+export interface QueueInfo {
+  key: string;
+  /** URIs not yet finished and not in flight (includes `waiting`). */
+  pending: number;
+  /** Of `pending`, those held back until a retry or defer time. */
+  waiting: number;
+  inFlight: number;
+  readyAt: number;
+  /**
+   * retired: maxInFlight is 0; exhausted: nothing pending or in flight; ready: could give out a
+   * URI now; snoozed: has pending URIs but must wait (politeness or retry time); in-process: busy
+   * with every slot it has.
+   */
+  state: QueueState;
+  maxInFlight: number;
+  done: number;
+  failed: number;
+}
+
+export interface FrontierCounts {
+  /** Not finished and not in flight (includes `waiting`). */
+  pending: number;
+  waiting: number;
+  inFlight: number;
+  done: number;
+  failed: number;
+  /** Distinct fingerprints ever scheduled. */
+  seen: number;
+  queues: number;
+  /** Queues that could give out a URI at `now`. */
+  readyQueues: number;
+  /** Queues with claimable URIs and a free slot whose politeness delay has not run out. */
+  snoozedQueues: number;
+}
+
+export interface Frontier {
+  /** Adds those not already seen (by fingerprint); returns how many were new. */
+  schedule(cands: Candidate[]): number;
+  /**
+   * Schedule even if seen before (e.g. robots.txt refetch after its TTL). A finished URI gets a
+   * new row with its own outcome. False if that URI is already pending, waiting or in flight.
+   */
+  forceSchedule(c: Candidate): boolean;
+  /**
+   * A URI from the queue ready longest (readyAt <= now, a free slot, a claimable URI); inside the
+   * queue: directive desc, then discovery order. Waiting URIs whose notBefore <= now become
+   * claimable first. Null when nothing can be given out at `now`.
+   */
+  claim(now: number): ClaimedUri | null;
+  /**
+   * One transaction: the outcome (or a requeue when `retryAt` is set), the queue's inFlight − 1,
+   * queue readyAt = max(readyAt, queueReadyAt), and the outlinks scheduled. Joins the caller's
+   * transaction as a savepoint, so a crawl loop can commit it with its capture-index rows.
+   * Throws FRONTIER_NOT_IN_FLIGHT if `uri` is not currently claimed.
+   */
+  complete(uri: ClaimedUri, outcome: Outcome, outlinks?: Candidate[]): void;
+  /** Put back without counting an attempt; claimable again from `until`. The queue is not snoozed. */
+  defer(uri: ClaimedUri, until: number): void;
+  /** Slots per queue (creates the queue if new). 0 retires the queue: nothing more is claimed from it. */
+  setQueueLimit(queueKey: string, maxInFlight: number): void;
+  /** Set a queue's readyAt outright (an operator "wake now", or a longer snooze). */
+  setQueueReadyAt(queueKey: string, at: number): void;
+  /**
+   * Earliest time a claim may succeed; null when no queue with claimable URIs has a free slot
+   * (nothing pending, or every such queue is busy until a `complete`). Never later than the true
+   * time, possibly earlier (a retry time whose queue is still snoozed), so a loop that sleeps
+   * until it and claims again never misses work.
+   */
+  nextReadyAt(): number | null;
+  /** On resume: every URI left in flight goes back to pending (attempts unchanged). Returns how many. */
+  recoverInFlight(): number;
+  counts(now?: number): FrontierCounts;
+  /** Queues in creation order. */
+  queues(limit?: number, offset?: number, now?: number): QueueInfo[];
+  queue(key: string, now?: number): QueueInfo | null;
+  isSeen(fingerprint: bigint): boolean;
+}
+
+/** Scheduling directives (Heritrix's SchedulingConstants, reduced to the ones Trove uses). */
+export const Directive = {
+  NORMAL: 0,
+  REDIRECT: 1,
+  PREREQUISITE: 2,
+} as const;

@@ -1,0 +1,300 @@
+/**
+ * The Frontier on SQLite. Rows in `uris` carry each URI's state; `queues` and `frontier_stats`
+ * carry counters changed in the same transactions, so nothing is ever counted by scanning and a
+ * reopened file is ready at once. Every method runs in `db.transaction`, which nests as a
+ * savepoint inside a caller's transaction (the crawl loop commits `complete` together with its
+ * capture-index rows, and a throw rolls both back).
+ *
+ * No ids are cached in memory between calls: a caller's transaction may roll back, and a cached
+ * queue id could then point at a row that no longer exists, or that another key has reused.
+ */
+import type Database from 'better-sqlite3';
+import { TroveError } from '../errors.ts';
+import type { Candidate, ClaimedUri, Frontier, FrontierCounts, Outcome, QueueInfo, QueueState } from './frontier.ts';
+import { prepareFrontierStatements, UriState } from './frontier-statements.ts';
+import type { FrontierStatements, QueueRow } from './frontier-statements.ts';
+
+export interface SqliteFrontierOptions {
+  /** Slots for a queue created from now on (existing queues keep theirs). Default 1, as Heritrix. */
+  defaultMaxInFlight?: number;
+}
+
+/** At most this many waiting URIs become claimable per `claim`, so one claim stays cheap. */
+const PROMOTE_BATCH = 1000;
+
+interface StatsDelta {
+  pending?: number;
+  waiting?: number;
+  inFlight?: number;
+  done?: number;
+  failed?: number;
+  seen?: number;
+  queues?: number;
+}
+
+export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontierOptions = {}): Frontier {
+  const defaultMaxInFlight = opts.defaultMaxInFlight ?? 1;
+  checkLimit(defaultMaxInFlight);
+  const st = prepareFrontierStatements(db);
+
+  const addStats = (d: StatsDelta): void => {
+    st.addStats.run(d.pending ?? 0, d.waiting ?? 0, d.inFlight ?? 0, d.done ?? 0, d.failed ?? 0, d.seen ?? 0, d.queues ?? 0);
+  };
+
+  /** The queue's id, creating the queue (and counting it) when new. */
+  const queueId = (key: string): number => {
+    const row = st.queueIdByKey.get(key);
+    if (row) return row.id;
+    const created = st.insertQueue.get(key, defaultMaxInFlight)!;
+    addStats({ queues: 1 });
+    return created.id;
+  };
+
+  const scheduleAll = (cands: readonly Candidate[]): number => {
+    const ids = new Map<string, number>();
+    const tally = new Map<number, { pending: number; waiting: number }>();
+    let pending = 0;
+    let waiting = 0;
+    for (const c of cands) {
+      checkCandidate(c);
+      let qid = ids.get(c.queueKey);
+      if (qid === undefined) {
+        qid = queueId(c.queueKey);
+        ids.set(c.queueKey, qid);
+      }
+      const waits = c.notBefore !== undefined;
+      const r = st.insertUri.run(
+        BigInt.asIntN(64, c.fingerprint),
+        null,
+        qid,
+        waits ? UriState.WAITING : UriState.PENDING,
+        c.directive ?? 0,
+        waits ? c.notBefore! : null,
+        c.seed ? 1 : 0,
+        c.url,
+        c.hopsPath,
+        c.via,
+        c.viaContext ?? null,
+      );
+      if (r.changes === 0) continue;
+      let t = tally.get(qid);
+      if (!t) tally.set(qid, (t = { pending: 0, waiting: 0 }));
+      if (waits) {
+        t.waiting++;
+        waiting++;
+      } else {
+        t.pending++;
+        pending++;
+      }
+    }
+    for (const [qid, t] of tally) st.addToQueue.run(t.pending, t.waiting, qid);
+    const added = pending + waiting;
+    if (added > 0) addStats({ pending: added, waiting, seen: added });
+    return added;
+  };
+
+  const schedule = db.transaction((cands: readonly Candidate[]): number => scheduleAll(cands));
+
+  const forceSchedule = db.transaction((c: Candidate): boolean => {
+    checkCandidate(c);
+    const original = st.uriByFingerprint.get(BigInt.asIntN(64, c.fingerprint));
+    if (!original) return scheduleAll([c]) === 1;
+    if (original.state !== UriState.FINISHED) return false;
+    if (st.activeRefetch.get(original.id)) return false;
+    const qid = queueId(c.queueKey);
+    const waits = c.notBefore !== undefined;
+    st.insertUri.run(
+      null,
+      original.id,
+      qid,
+      waits ? UriState.WAITING : UriState.PENDING,
+      c.directive ?? 0,
+      waits ? c.notBefore! : null,
+      c.seed ? 1 : 0,
+      c.url,
+      c.hopsPath,
+      c.via,
+      c.viaContext ?? null,
+    );
+    st.addToQueue.run(waits ? 0 : 1, waits ? 1 : 0, qid);
+    addStats({ pending: 1, waiting: waits ? 1 : 0 });
+    return true;
+  });
+
+  /** Waiting URIs whose time has come become pending (earliest first, a bounded batch). */
+  const promoteDue = (now: number): void => {
+    const earliest = st.earliestWaiting.get()!.t;
+    if (earliest === null || earliest > now) return;
+    const due = st.dueWaiting.all(now, PROMOTE_BATCH);
+    const perQueue = new Map<number, number>();
+    for (const row of due) {
+      st.promote.run(row.id);
+      perQueue.set(row.queue_id, (perQueue.get(row.queue_id) ?? 0) + 1);
+    }
+    for (const [qid, n] of perQueue) st.promoteInQueue.run(n, n, qid);
+    addStats({ waiting: -due.length });
+  };
+
+  const claim = db.transaction((now: number): ClaimedUri | null => {
+    checkTime(now, 'now');
+    promoteDue(now);
+    const q = st.pickQueue.get(now);
+    if (!q) return null;
+    const u = st.pickUri.get(q.id);
+    if (!u) {
+      throw new TroveError('FRONTIER_INCONSISTENT', `queue ${q.key} counts pending URIs but has none`, { queueKey: q.key });
+    }
+    st.markInFlight.run(u.id);
+    st.queueClaimed.run(q.id);
+    addStats({ pending: -1, inFlight: 1 });
+    return {
+      id: u.id,
+      url: u.url,
+      queueKey: q.key,
+      hopsPath: u.hops_path,
+      via: u.via,
+      viaContext: u.via_context,
+      seed: u.seed === 1,
+      attempts: u.attempts,
+      directive: u.directive,
+    };
+  });
+
+  const complete = db.transaction((uri: ClaimedUri, outcome: Outcome, outlinks?: readonly Candidate[]): void => {
+    checkOutcome(outcome);
+    const retry = outcome.retryAt !== undefined;
+    const row = retry
+      ? st.requeue.get(outcome.retryAt!, outcome.status, outcome.note ?? null, uri.id)
+      : st.finish.get(outcome.status, outcome.bytes ?? null, outcome.mime ?? null, outcome.digest ?? null, outcome.note ?? null, uri.id);
+    if (!row) throw notInFlight(uri);
+    const done = !retry && outcome.status > 0 ? 1 : 0;
+    const failed = !retry && outcome.status < 0 ? 1 : 0;
+    st.queueReleased.run(retry ? 1 : 0, done, failed, outcome.queueReadyAt, row.queue_id);
+    addStats({ inFlight: -1, pending: retry ? 1 : 0, waiting: retry ? 1 : 0, done, failed });
+    if (outlinks && outlinks.length > 0) scheduleAll(outlinks);
+  });
+
+  const defer = db.transaction((uri: ClaimedUri, until: number): void => {
+    checkTime(until, 'until');
+    const row = st.putBack.get(until, uri.id);
+    if (!row) throw notInFlight(uri);
+    // The queue's readyAt is left as it is: MAX(ready_at, MIN_SAFE_INTEGER) keeps it.
+    st.queueReleased.run(1, 0, 0, Number.MIN_SAFE_INTEGER, row.queue_id);
+    addStats({ inFlight: -1, pending: 1, waiting: 1 });
+  });
+
+  const setQueueLimit = db.transaction((key: string, maxInFlight: number): void => {
+    checkLimit(maxInFlight);
+    st.setQueueLimit.run(maxInFlight, queueId(key));
+  });
+
+  const setQueueReadyAt = db.transaction((key: string, at: number): void => {
+    checkTime(at, 'at');
+    st.setQueueReadyAt.run(at, queueId(key));
+  });
+
+  const recoverInFlight = db.transaction((): number => {
+    const byQueue = st.inFlightByQueue.all();
+    if (byQueue.length === 0) return 0;
+    st.releaseAll.run();
+    let total = 0;
+    for (const { queue_id, n } of byQueue) {
+      st.queueRecovered.run(n, n, queue_id);
+      total += n;
+    }
+    addStats({ pending: total, inFlight: -total });
+    return total;
+  });
+
+  return {
+    schedule: (cands) => (cands.length === 0 ? 0 : schedule(cands)),
+    forceSchedule: (c) => forceSchedule(c),
+    claim: (now) => claim(now),
+    complete: (uri, outcome, outlinks) => complete(uri, outcome, outlinks),
+    defer: (uri, until) => defer(uri, until),
+    setQueueLimit: (key, maxInFlight) => setQueueLimit(key, maxInFlight),
+    setQueueReadyAt: (key, at) => setQueueReadyAt(key, at),
+    nextReadyAt: () => {
+      const q = st.firstClaimable.get();
+      const w = st.earliestWaiting.get()!.t;
+      if (!q) return w;
+      return w === null ? q.ready_at : Math.min(q.ready_at, w);
+    },
+    recoverInFlight: () => recoverInFlight(),
+    counts: (now = Date.now()) => counts(st, now),
+    queues: (limit = 100, offset = 0, now = Date.now()) => st.queuePage.all(limit, offset).map((row) => queueInfo(row, now)),
+    queue: (key, now = Date.now()) => {
+      const row = st.queueByKey.get(key);
+      return row ? queueInfo(row, now) : null;
+    },
+    isSeen: (fingerprint) => st.uriByFingerprint.get(BigInt.asIntN(64, fingerprint)) !== undefined,
+  };
+}
+
+function counts(st: FrontierStatements, now: number): FrontierCounts {
+  const s = st.stats.get()!;
+  const ready = st.countReady.get(now)!.n;
+  return {
+    pending: s.pending,
+    waiting: s.waiting,
+    inFlight: s.in_flight,
+    done: s.done,
+    failed: s.failed,
+    seen: s.seen,
+    queues: s.queues,
+    readyQueues: ready,
+    snoozedQueues: st.countClaimable.get()!.n - ready,
+  };
+}
+
+function queueInfo(q: QueueRow, now: number): QueueInfo {
+  let state: QueueState;
+  if (q.max_in_flight === 0) state = 'retired';
+  else if (q.pending + q.waiting + q.in_flight === 0) state = 'exhausted';
+  else if (q.pending > 0 && q.in_flight < q.max_in_flight && q.ready_at <= now) state = 'ready';
+  else if (q.in_flight >= q.max_in_flight || q.pending + q.waiting === 0) state = 'in-process';
+  else state = 'snoozed';
+  return {
+    key: q.key,
+    pending: q.pending + q.waiting,
+    waiting: q.waiting,
+    inFlight: q.in_flight,
+    readyAt: q.ready_at,
+    state,
+    maxInFlight: q.max_in_flight,
+    done: q.done,
+    failed: q.failed,
+  };
+}
+
+function notInFlight(uri: ClaimedUri): TroveError {
+  return new TroveError('FRONTIER_NOT_IN_FLIGHT', `URI ${uri.url} (id ${uri.id}) is not in flight`, { id: uri.id, url: uri.url });
+}
+
+function checkCandidate(c: Candidate): void {
+  if (typeof c.fingerprint !== 'bigint' || typeof c.url !== 'string' || c.url === '' || typeof c.queueKey !== 'string' || c.queueKey === '') {
+    throw new TroveError('FRONTIER_BAD_CANDIDATE', 'a candidate needs a url, a queueKey and a bigint fingerprint', { url: c?.url });
+  }
+  if (c.directive !== undefined && !Number.isInteger(c.directive)) {
+    throw new TroveError('FRONTIER_BAD_CANDIDATE', `directive must be an integer`, { url: c.url, directive: c.directive });
+  }
+  if (c.notBefore !== undefined) checkTime(c.notBefore, 'notBefore');
+}
+
+function checkOutcome(o: Outcome): void {
+  if (!Number.isInteger(o.status) || o.status === 0) {
+    throw new TroveError('FRONTIER_BAD_OUTCOME', 'outcome status must be a non-zero integer', { status: o.status });
+  }
+  checkTime(o.queueReadyAt, 'queueReadyAt');
+  if (o.retryAt !== undefined) checkTime(o.retryAt, 'retryAt');
+}
+
+function checkTime(t: number, name: string): void {
+  if (!Number.isFinite(t)) throw new TroveError('FRONTIER_BAD_TIME', `${name} must be a finite number of ms`, { [name]: t });
+}
+
+function checkLimit(n: number): void {
+  if (!Number.isInteger(n) || n < 0) {
+    throw new TroveError('FRONTIER_BAD_LIMIT', 'maxInFlight must be an integer >= 0', { maxInFlight: n });
+  }
+}

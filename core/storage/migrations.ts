@@ -1,0 +1,176 @@
+/**
+ * The schema, as an ordered list of migrations keyed on `PRAGMA user_version`: migration i
+ * brings a database from version i to i+1. Released migrations never change; a schema change is
+ * a new function at the end of the list. Each runs in its own IMMEDIATE transaction together with
+ * the version bump, so a crash mid-migration leaves the old version intact, and two processes
+ * opening the same file at once cannot both migrate.
+ */
+import type Database from 'better-sqlite3';
+import { TroveError } from '../errors.ts';
+
+type Migration = (db: Database.Database) => void;
+
+/** Version 1: crawl-wide key/value state and the robots.txt cache. */
+function metaAndRobots(db: Database.Database): void {
+  db.exec(`
+    -- Crawl settings JSON, crawl state, counters: anything a resume needs that has no table.
+    CREATE TABLE meta (
+      key   TEXT PRIMARY KEY,
+      value TEXT NOT NULL            -- JSON
+    ) WITHOUT ROWID;
+
+    -- One row per origin (scheme://host:port), so a resumed crawl keeps its robots cache.
+    CREATE TABLE robots (
+      origin     TEXT PRIMARY KEY,
+      state_json TEXT NOT NULL,
+      updated_at INTEGER NOT NULL    -- ms since epoch
+    ) WITHOUT ROWID;
+  `);
+}
+
+/**
+ * Version 2: the frontier. Counters live beside the rows they count and change in the same
+ * transaction, so resuming never counts rows.
+ */
+function frontier(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE queues (
+      id            INTEGER PRIMARY KEY,
+      key           TEXT NOT NULL UNIQUE,
+      pending       INTEGER NOT NULL DEFAULT 0,  -- URIs that may be claimed now (as far as the URI goes)
+      waiting       INTEGER NOT NULL DEFAULT 0,  -- URIs held back until their not_before (retries, defers)
+      in_flight     INTEGER NOT NULL DEFAULT 0,
+      max_in_flight INTEGER NOT NULL,            -- 0 retires the queue
+      ready_at      INTEGER NOT NULL DEFAULT 0,  -- politeness: no claim before this (ms)
+      done          INTEGER NOT NULL DEFAULT 0,
+      failed        INTEGER NOT NULL DEFAULT 0
+    );
+    -- The claim index: only queues that could give out a URI, ordered by how long they have been ready.
+    CREATE INDEX queues_claimable ON queues(ready_at) WHERE pending > 0 AND in_flight < max_in_flight;
+
+    CREATE TABLE uris (
+      id          INTEGER PRIMARY KEY,            -- discovery order
+      fingerprint INTEGER UNIQUE,                 -- seen-set key; NULL on a forced re-fetch row
+      refetch_of  INTEGER REFERENCES uris(id),    -- forced re-fetch: the original row
+      queue_id    INTEGER NOT NULL REFERENCES queues(id),
+      state       INTEGER NOT NULL,               -- 0 pending, 1 waiting, 2 in flight, 3 finished
+      directive   INTEGER NOT NULL DEFAULT 0,     -- 2 prerequisite, 1 redirect, 0 normal
+      not_before  INTEGER,                        -- waiting rows: claimable from this time (ms)
+      attempts    INTEGER NOT NULL DEFAULT 0,
+      seed        INTEGER NOT NULL DEFAULT 0,
+      url         TEXT NOT NULL,
+      hops_path   TEXT NOT NULL,
+      via         TEXT,
+      via_context TEXT,
+      status      INTEGER,                        -- final outcome (or last attempt's, while waiting)
+      bytes       INTEGER,
+      mime        TEXT,
+      digest      TEXT,
+      note        TEXT
+    );
+    CREATE INDEX uris_pending ON uris(queue_id, directive DESC) WHERE state = 0;
+    CREATE INDEX uris_waiting ON uris(not_before) WHERE state = 1;
+    CREATE INDEX uris_in_flight ON uris(queue_id) WHERE state = 2;
+    CREATE INDEX uris_refetch ON uris(refetch_of) WHERE refetch_of IS NOT NULL;
+
+    -- Crawl-wide counters, one row.
+    CREATE TABLE frontier_stats (
+      id        INTEGER PRIMARY KEY CHECK (id = 1),
+      pending   INTEGER NOT NULL DEFAULT 0,
+      waiting   INTEGER NOT NULL DEFAULT 0,
+      in_flight INTEGER NOT NULL DEFAULT 0,
+      done      INTEGER NOT NULL DEFAULT 0,
+      failed    INTEGER NOT NULL DEFAULT 0,
+      seen      INTEGER NOT NULL DEFAULT 0,
+      queues    INTEGER NOT NULL DEFAULT 0
+    );
+    INSERT INTO frontier_stats (id) VALUES (1);
+  `);
+}
+
+/**
+ * Version 3: the capture index, shared by crawls and imports so both are browsed alike.
+ * `records` holds one row per WARC record (every type), located by file + offset + length.
+ */
+function captureIndex(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE warc_files (
+      id           INTEGER PRIMARY KEY,
+      path         TEXT NOT NULL UNIQUE,  -- relative to the archive dir (crawl), absolute (import by reference)
+      name         TEXT NOT NULL,
+      size         INTEGER,
+      records      INTEGER NOT NULL DEFAULT 0,  -- rows in records for this file, kept by the index
+      created_at   INTEGER NOT NULL,            -- ms since epoch
+      source       TEXT NOT NULL CHECK (source IN ('crawl', 'import')),
+      by_reference INTEGER NOT NULL DEFAULT 0
+    );
+
+    CREATE TABLE records (
+      id             INTEGER PRIMARY KEY,
+      file_id        INTEGER NOT NULL REFERENCES warc_files(id) ON DELETE CASCADE,
+      offset         INTEGER NOT NULL,
+      length         INTEGER NOT NULL,
+      record_type    TEXT NOT NULL,
+      record_id      TEXT,
+      target_uri     TEXT,
+      urlkey         TEXT,          -- SURT key, pywb style
+      ts             TEXT,          -- 14 digits, from WARC-Date
+      date           TEXT,          -- WARC-Date as written
+      mime           TEXT,
+      status         INTEGER,
+      payload_digest TEXT,
+      refers_to      TEXT,
+      refers_to_uri  TEXT,
+      refers_to_date TEXT,
+      concurrent_to  TEXT,
+      method         TEXT,
+      content_length INTEGER,
+      truncated      TEXT,
+      title          TEXT,
+      page           INTEGER NOT NULL DEFAULT 0   -- 1 when an HTML 200 page
+    );
+    CREATE INDEX records_urlkey_ts ON records(urlkey, ts);
+    CREATE INDEX records_target_uri ON records(target_uri);
+    CREATE INDEX records_type ON records(record_type);
+    CREATE INDEX records_digest ON records(payload_digest, ts);
+    CREATE INDEX records_status ON records(status);
+    CREATE INDEX records_ts ON records(ts);
+    CREATE INDEX records_record_id ON records(record_id);
+    CREATE INDEX records_file ON records(file_id, offset);
+    CREATE INDEX records_pages ON records(ts) WHERE page = 1;
+
+    -- Page text for search; rowid = records.id.
+    CREATE VIRTUAL TABLE page_text USING fts5(title, text, tokenize = 'unicode61 remove_diacritics 2');
+  `);
+}
+
+const MIGRATIONS: readonly Migration[] = [metaAndRobots, frontier, captureIndex];
+
+/** The schema version this build writes. */
+export function schemaVersion(): number {
+  return MIGRATIONS.length;
+}
+
+/** Bring `db` up to `schemaVersion()`. Returns how many migrations ran (0 on an up-to-date file). */
+export function migrate(db: Database.Database): number {
+  let ran = 0;
+  for (;;) {
+    const step = db
+      .transaction((): boolean => {
+        const version = db.pragma('user_version', { simple: true }) as number;
+        if (version > MIGRATIONS.length) {
+          throw new TroveError('DB_TOO_NEW', `Database schema ${version} is newer than this build knows (${MIGRATIONS.length})`, {
+            version,
+            latest: MIGRATIONS.length,
+          });
+        }
+        if (version === MIGRATIONS.length) return false;
+        MIGRATIONS[version]!(db);
+        db.pragma(`user_version = ${version + 1}`);
+        return true;
+      })
+      .immediate();
+    if (!step) return ran;
+    ran++;
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * One record as the reader hands it out: its parsed head, and its block as a stream that is
+ * read straight from the file (or the inflated gzip member) only if the caller asks for it.
+ */
+import type { ReadCursor } from './read-cursor.ts';
+import { WarcReadError } from './read-errors.ts';
+import { headerValue, headerValues, unwrapTargetUri } from './read-headers.ts';
+import type { HeaderList } from './read-headers.ts';
+
+export interface WarcRecordHead {
+  /**
+   * Where the record starts in the file: the start of its gzip member, or of the record itself
+   * in an uncompressed file.
+   */
+  offset: number;
+  /**
+   * Bytes the record takes on disk from `offset`: the whole gzip member (so `offset + length`
+   * is the next member), or for an uncompressed file the header and block without the CRLF CRLF
+   * that follows (as pywb's and warcio's CDX `length`). For a gzip member larger than the 4 MiB
+   * read window it is 0 until the block has been read or skipped (by the time the iterator
+   * moves on). For a record that shares a gzip member with others, or spans members (a file
+   * that is not random-access), it covers the members holding the record.
+   */
+  length: number;
+  /** `WARC/1.0`, `WARC/1.1`, `WARC/0.17` …, or `ARC/1.0` / `ARC/1.1` for ARC files. */
+  version: string;
+  /** Fields in file order, repeated ones kept, folded lines unfolded. ARC: synthesized WARC fields. */
+  headers: HeaderList;
+  /** First value of a field, case-insensitively. */
+  get(name: string): string | null;
+  /** All values of a field, case-insensitively. */
+  getAll(name: string): string[];
+  /** WARC-Type, lower-cased (`''` when missing). ARC: `warcinfo` for filedesc, else `response`. */
+  type: string;
+  /** WARC-Target-URI with wget's `<…>` removed. */
+  targetUri: string | null;
+  /** WARC-Date as written. ARC: the 14-digit date as `YYYY-MM-DDThh:mm:ssZ`. */
+  date: string | null;
+  /** Block length (0 when Content-Length is missing or invalid: a warning says so). */
+  contentLength: number;
+  format: 'warc' | 'arc';
+  compressed: boolean;
+  /** Decompressed bytes of the version line and header block (to seek to the block). */
+  headerLength: number;
+}
+
+export interface WarcRecord extends WarcRecordHead {
+  /**
+   * The rest of the block, streamed as views into the reader's buffers (copy what you keep past
+   * the next chunk). Bytes not read before the iterator moves on are skipped without being
+   * copied; reading afterwards throws WARC_BLOCK_GONE.
+   */
+  block(): AsyncIterable<Buffer>;
+  /** Up to `maxBytes` of the rest of the block as one buffer; `truncated` when more remained. */
+  readBlock(maxBytes: number): Promise<{ bytes: Buffer; truncated: boolean }>;
+}
+
+export interface RecordHeadInit {
+  offset: number;
+  length: number;
+  version: string;
+  headers: HeaderList;
+  contentLength: number;
+  format: 'warc' | 'arc';
+  compressed: boolean;
+  headerLength: number;
+}
+
+/** Fields shared by both kinds of record. */
+abstract class RecordHeadBase implements WarcRecordHead {
+  offset: number;
+  length: number;
+  readonly version: string;
+  readonly headers: HeaderList;
+  readonly type: string;
+  readonly targetUri: string | null;
+  readonly date: string | null;
+  readonly contentLength: number;
+  readonly format: 'warc' | 'arc';
+  readonly compressed: boolean;
+  readonly headerLength: number;
+
+  constructor(init: RecordHeadInit) {
+    this.offset = init.offset;
+    this.length = init.length;
+    this.version = init.version;
+    this.headers = init.headers;
+    this.contentLength = init.contentLength;
+    this.format = init.format;
+    this.compressed = init.compressed;
+    this.headerLength = init.headerLength;
+    this.type = (headerValue(init.headers, 'WARC-Type') ?? '').toLowerCase();
+    this.targetUri = unwrapTargetUri(headerValue(init.headers, 'WARC-Target-URI'));
+    this.date = headerValue(init.headers, 'WARC-Date');
+  }
+
+  get(name: string): string | null {
+    return headerValue(this.headers, name);
+  }
+
+  getAll(name: string): string[] {
+    return headerValues(this.headers, name);
+  }
+}
+
+/** The largest view handed out by block() at once. */
+const BLOCK_PIECE = 1 << 20;
+
+/** A record read in sequence: its block comes from the iterator's own cursor. */
+export class StreamedRecord extends RecordHeadBase implements WarcRecord {
+  readonly #cursor: ReadCursor;
+  #remaining: number;
+  #gone = false;
+  #error: unknown = null;
+
+  constructor(init: RecordHeadInit, cursor: ReadCursor) {
+    super(init);
+    this.#cursor = cursor;
+    this.#remaining = init.contentLength;
+  }
+
+  async *block(): AsyncGenerator<Buffer> {
+    this.#checkGone();
+    while (this.#remaining > 0) {
+      const b = await this.#guard(this.#cursor.readSome(Math.min(this.#remaining, BLOCK_PIECE)));
+      if (b.length === 0) throw this.#fail(this.#truncated());
+      this.#remaining -= b.length;
+      yield b;
+      this.#checkGone();
+    }
+  }
+
+  async readBlock(maxBytes: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+    this.#checkGone();
+    const want = Math.min(Math.max(0, maxBytes), this.#remaining);
+    const bytes = await this.#guard(this.#cursor.readBytes(want));
+    if (bytes.length < want) throw this.#fail(this.#truncated());
+    this.#remaining -= want;
+    return { bytes, truncated: this.#remaining > 0 };
+  }
+
+  /** Skip what is left of the block (the iterator calls this before moving on). */
+  async finish(): Promise<void> {
+    this.#gone = true;
+    if (this.#error) throw this.#error;
+    const left = this.#remaining;
+    this.#remaining = 0;
+    if ((await this.#guard(this.#cursor.skip(left))) < left) throw this.#fail(this.#truncated());
+  }
+
+  #checkGone(): void {
+    if (this.#gone) {
+      throw new WarcReadError('WARC_BLOCK_GONE', `the block of the record at offset ${this.offset} was read after the reader moved on`, { offset: this.offset });
+    }
+  }
+
+  async #guard<T>(p: Promise<T>): Promise<T> {
+    try {
+      return await p;
+    } catch (err) {
+      throw this.#fail(err);
+    }
+  }
+
+  #fail(err: unknown): unknown {
+    this.#error ??= err;
+    return err;
+  }
+
+  #truncated(): WarcReadError {
+    return new WarcReadError('WARC_TRUNCATED', `file ends inside the block of the record at offset ${this.offset} (Content-Length ${this.contentLength})`, { offset: this.offset });
+  }
+}
+
+/**
+ * A record read at an offset (random access). It holds no open file: each block()/readBlock()
+ * call opens the file, seeks to the block and reads it from its first byte, so it can be read any
+ * number of times and never leaks a file handle.
+ */
+export class DetachedRecord extends RecordHeadBase implements WarcRecord {
+  readonly #openBlock: () => Promise<{ cursor: ReadCursor; close: () => Promise<void> }>;
+
+  constructor(init: RecordHeadInit, openBlock: () => Promise<{ cursor: ReadCursor; close: () => Promise<void> }>) {
+    super(init);
+    this.#openBlock = openBlock;
+  }
+
+  async *block(): AsyncGenerator<Buffer> {
+    const { cursor, close } = await this.#openBlock();
+    try {
+      let left = this.contentLength;
+      while (left > 0) {
+        const b = await cursor.readSome(Math.min(left, BLOCK_PIECE));
+        if (b.length === 0) throw this.#truncated();
+        left -= b.length;
+        yield b;
+      }
+    } finally {
+      await close();
+    }
+  }
+
+  async readBlock(maxBytes: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+    const { cursor, close } = await this.#openBlock();
+    try {
+      const want = Math.min(Math.max(0, maxBytes), this.contentLength);
+      const bytes = Buffer.from(await cursor.readBytes(want));
+      if (bytes.length < want) throw this.#truncated();
+      return { bytes, truncated: want < this.contentLength };
+    } finally {
+      await close();
+    }
+  }
+
+  #truncated(): WarcReadError {
+    return new WarcReadError('WARC_TRUNCATED', `file ends inside the block of the record at offset ${this.offset} (Content-Length ${this.contentLength})`, { offset: this.offset });
+  }
+}

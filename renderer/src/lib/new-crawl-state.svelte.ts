@@ -1,0 +1,218 @@
+/**
+ * The New crawl form: seeds, scope, robots, politeness, overrides, limits, WARC and identity.
+ * Checks run in the core as you type (crawl.check, scope.test, robots.test), debounced, and a
+ * late answer to an old question is dropped.
+ */
+import type {
+  CrawlCheck,
+  CrawlCheckRequest,
+  RobotsTestResult,
+  ScopeTestResult,
+  SettingsCheckPatch,
+  SettingsIssue,
+} from '../../../core/api/app-types.ts';
+import type { CrawlSettings, HostOverride, PolitenessPreset } from '../../../core/api/settings.ts';
+import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+import { debounce } from './debounce.ts';
+
+type Presets = Record<PolitenessPreset, Pick<CrawlSettings, 'delayFactor' | 'minDelayMs' | 'maxDelayMs' | 'perHost'>>;
+
+export const DEFAULT_CUSTOM_ROBOTS = 'User-agent: *\nDisallow: /private/\n';
+
+const lines = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+
+export class NewCrawlState {
+  name = $state('');
+  seedsText = $state('');
+  settings: CrawlSettings;
+  includeText = $state('');
+  excludeText = $state('');
+  candidateText = $state('');
+  /** Custom robots.txt (custom policy), or a site's robots.txt pasted to try a policy on. */
+  robotsText = $state(DEFAULT_CUSTOM_ROBOTS);
+  robotsTestUrl = $state('/private/page.html');
+  scopeTestUrl = $state('');
+  scopeTestHops = $state('L');
+  showAdvanced = $state(false);
+
+  check = $state.raw<CrawlCheck | null>(null);
+  checkError = $state<string | null>(null);
+  scopeResult = $state.raw<ScopeTestResult | null>(null);
+  scopeError = $state<string | null>(null);
+  robotsResult = $state.raw<RobotsTestResult | null>(null);
+  robotsError = $state<string | null>(null);
+  starting = $state(false);
+  startError = $state<string | null>(null);
+
+  readonly api: TroveApi;
+  readonly presets: Presets;
+  private seq = { check: 0, scope: 0, robots: 0 };
+
+  constructor(api: TroveApi, defaults: CrawlSettings, presets: Presets) {
+    this.api = api;
+    this.presets = presets;
+    this.settings = $state({ ...defaults, seeds: [] });
+  }
+
+  /** What the core is asked to check: the settings with the line lists applied (no proxies). */
+  patch(): SettingsCheckPatch {
+    const s = $state.snapshot(this.settings) as CrawlSettings;
+    const { seeds: _seeds, robotsFile: _file, ...rest } = s;
+    return {
+      ...rest,
+      include: lines(this.includeText),
+      exclude: lines(this.excludeText),
+      candidateAgents: lines(this.candidateText.replace(/,/g, '\n')),
+    };
+  }
+
+  checkRequest(): CrawlCheckRequest {
+    const req: CrawlCheckRequest = { seedsText: this.seedsText, settings: this.patch() };
+    if (this.settings.robots === 'custom') req.customRobots = this.robotsText;
+    return req;
+  }
+
+  /** Read by the screen's effects so they re-run on any change. */
+  checkKey = $derived(JSON.stringify([this.seedsText, this.settings, this.includeText, this.excludeText, this.candidateText, this.settings.robots === 'custom' ? this.robotsText : '']));
+  scopeKey = $derived(JSON.stringify([this.seedsText, this.settings, this.includeText, this.excludeText, this.scopeTestUrl, this.scopeTestHops]));
+  robotsKey = $derived(JSON.stringify([this.robotsText, this.robotsTestUrl, this.settings.robots, this.settings.userAgent, this.candidateText, this.settings.masquerade]));
+
+  issues = $derived<SettingsIssue[]>(this.check?.issues ?? []);
+  seedCount = $derived(this.check?.urls.length ?? 0);
+  canStart = $derived(this.check !== null && this.check.valid && !this.starting);
+
+  issueFor(field: string): string | null {
+    return this.issues.find((i) => i.field === field)?.message ?? null;
+  }
+
+  async runCheck(): Promise<void> {
+    const n = ++this.seq.check;
+    try {
+      const result = await unwrap(this.api.crawl.check(this.checkRequest()));
+      if (n !== this.seq.check) return;
+      this.check = result;
+      this.checkError = null;
+    } catch (err) {
+      if (n === this.seq.check) this.checkError = messageOf(err);
+    }
+  }
+
+  async runScopeTest(): Promise<void> {
+    const n = ++this.seq.scope;
+    if (this.scopeTestUrl.trim() === '') {
+      this.scopeResult = null;
+      this.scopeError = null;
+      return;
+    }
+    try {
+      const result = await unwrap(
+        this.api.scope.test({ seedsText: this.seedsText, settings: this.patch(), url: this.scopeTestUrl, hopsPath: this.scopeTestHops }),
+      );
+      if (n !== this.seq.scope) return;
+      this.scopeResult = result;
+      this.scopeError = null;
+    } catch (err) {
+      if (n !== this.seq.scope) return;
+      this.scopeResult = null;
+      this.scopeError = messageOf(err);
+    }
+  }
+
+  async runRobotsTest(): Promise<void> {
+    const n = ++this.seq.robots;
+    if (this.robotsTestUrl.trim() === '') {
+      this.robotsResult = null;
+      return;
+    }
+    try {
+      const result = await unwrap(
+        this.api.robots.test({
+          robotsText: this.robotsText,
+          userAgent: this.settings.userAgent,
+          url: this.robotsTestUrl,
+          policy: this.settings.robots,
+          candidateAgents: lines(this.candidateText.replace(/,/g, '\n')),
+          masquerade: this.settings.masquerade,
+        }),
+      );
+      if (n !== this.seq.robots) return;
+      this.robotsResult = result;
+      this.robotsError = null;
+    } catch (err) {
+      if (n !== this.seq.robots) return;
+      this.robotsResult = null;
+      this.robotsError = messageOf(err);
+    }
+  }
+
+  scheduleCheck = debounce(() => void this.runCheck(), 200);
+  scheduleScopeTest = debounce(() => void this.runScopeTest(), 200);
+  scheduleRobotsTest = debounce(() => void this.runRobotsTest(), 150);
+
+  applyPoliteness(preset: PolitenessPreset): void {
+    this.settings.politeness = preset;
+    Object.assign(this.settings, this.presets[preset]);
+  }
+
+  /** True when the advanced numbers differ from the chosen preset. */
+  customized = $derived.by(() => {
+    const p = this.presets[this.settings.politeness];
+    return (
+      !!p &&
+      (p.delayFactor !== this.settings.delayFactor ||
+        p.minDelayMs !== this.settings.minDelayMs ||
+        p.maxDelayMs !== this.settings.maxDelayMs ||
+        p.perHost !== this.settings.perHost)
+    );
+  });
+
+  addOverride(): void {
+    this.settings.overrides.push({ host: '', minDelayMs: this.settings.minDelayMs, maxDelayMs: this.settings.maxDelayMs, perHost: 1 });
+  }
+
+  removeOverride(i: number): void {
+    this.settings.overrides.splice(i, 1);
+  }
+
+  /** Seeds from a loaded text file: appended, one a line. */
+  addSeedsFromText(text: string): void {
+    const add = lines(text).filter((l) => !l.startsWith('#'));
+    this.seedsText = [...lines(this.seedsText), ...add].join('\n') + '\n';
+  }
+
+  /** Exclude a pattern the scope test rejected or accepted (one click from the test box). */
+  addExclude(pattern: string): void {
+    const current = lines(this.excludeText);
+    if (!current.includes(pattern)) this.excludeText = [...current, pattern].join('\n');
+  }
+
+  async start(): Promise<string | null> {
+    this.starting = true;
+    this.startError = null;
+    try {
+      await this.runCheck();
+      if (!this.check?.valid) {
+        this.startError = this.check?.issues[0]?.message ?? this.checkError ?? 'the settings are not valid yet';
+        return null;
+      }
+      const overrides = (this.patch().overrides ?? []).filter((o: HostOverride) => (o.host ?? '').trim() !== '' || (o.domain ?? '').trim() !== '');
+      const { id } = await unwrap(
+        this.api.crawl.start({
+          name: this.name.trim(),
+          settings: { ...this.patch(), overrides, seeds: this.check.urls },
+          ...(this.settings.robots === 'custom' ? { customRobots: this.robotsText } : {}),
+        }),
+      );
+      return id;
+    } catch (err) {
+      this.startError = messageOf(err);
+      return null;
+    } finally {
+      this.starting = false;
+    }
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * The WARC browser's record list: keyset pages fetched as the user scrolls, so a million rows
+ * cost only the pages looked at. Rows live in a plain array of pages (not reactive proxies);
+ * `version` ticks when rows arrive, and components read rows through `rowAt`.
+ */
+import type { RecordDetail, RecordFilter, RecordSummary, SearchHit } from '../../../core/api/app-types.ts';
+import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+import { dateToTs } from './format.ts';
+
+export const PAGE_SIZE = 500;
+
+export interface FilterForm {
+  type: string;
+  url: string;
+  host: string;
+  mime: string;
+  status: string;
+  from: string;
+  to: string;
+}
+
+export const RECORD_TYPES = ['response', 'request', 'metadata', 'revisit', 'resource', 'warcinfo'];
+
+export function emptyFilter(): FilterForm {
+  return { type: '', url: '', host: '', mime: '', status: '', from: '', to: '' };
+}
+
+/** The form as a RecordFilter: blank fields dropped, `200, 301-302` status lists expanded. */
+export function toRecordFilter(f: FilterForm): RecordFilter {
+  const out: RecordFilter = {};
+  if (f.type) out.type = [f.type];
+  const url = f.url.trim();
+  if (url) {
+    if (url.endsWith('*')) out.urlPrefix = url.slice(0, -1);
+    else out.url = url;
+  }
+  if (f.host.trim()) out.host = f.host.trim();
+  if (f.mime.trim()) out.mime = f.mime.trim();
+  const status: number[] = [];
+  for (const part of f.status.split(/[\s,]+/)) {
+    const range = /^(\d{3})-(\d{3})$/.exec(part);
+    if (range) for (let s = Number(range[1]); s <= Number(range[2]) && status.length < 100; s++) status.push(s);
+    else if (/^\d{3}$/.test(part)) status.push(Number(part));
+    else if (/^\dxx$/i.test(part)) for (let s = Number(part[0]) * 100; s < Number(part[0]) * 100 + 100 && status.length < 100; s++) status.push(s);
+  }
+  if (status.length) out.status = status;
+  const from = dateToTs(f.from);
+  const to = dateToTs(f.to);
+  if (from) out.from = from;
+  if (to) out.to = to.length === 8 ? `${to}235959` : to;
+  return out;
+}
+
+export class RecordsState {
+  archiveId = $state<string | null>(null);
+  filter = $state<FilterForm>(emptyFilter());
+  /** Rows loaded so far (the list's length). */
+  count = $state(0);
+  /** Matching rows in all, from the first page. */
+  total = $state<number | null>(null);
+  done = $state(false);
+  loading = $state(false);
+  error = $state<string | null>(null);
+  /** Ticks whenever rows change; read it to re-render. */
+  version = $state(0);
+
+  selectedId = $state<number | null>(null);
+  selectedIndex = $state(-1);
+  detail = $state.raw<RecordDetail | null>(null);
+  detailError = $state<string | null>(null);
+  detailLoading = $state(false);
+
+  query = $state('');
+  hits = $state.raw<SearchHit[] | null>(null);
+  searching = $state(false);
+  searchError = $state<string | null>(null);
+
+  readonly api: TroveApi;
+  private pages: RecordSummary[][] = [];
+  private cursor: number | null = null;
+  private generation = 0;
+
+  constructor(api: TroveApi) {
+    this.api = api;
+  }
+
+  filterKey = $derived(JSON.stringify(this.filter));
+
+  rowAt(i: number): RecordSummary | undefined {
+    return this.pages[Math.floor(i / PAGE_SIZE)]?.[i % PAGE_SIZE];
+  }
+
+  async open(archiveId: string | null): Promise<void> {
+    if (archiveId === this.archiveId) return;
+    this.archiveId = archiveId;
+    this.selectedId = null;
+    this.selectedIndex = -1;
+    this.detail = null;
+    this.hits = null;
+    this.query = '';
+    await this.reload();
+  }
+
+  async reload(): Promise<void> {
+    this.generation++;
+    this.pages = [];
+    this.cursor = null;
+    this.count = 0;
+    this.total = null;
+    this.done = false;
+    this.loading = false;
+    this.error = null;
+    this.version++;
+    if (this.archiveId) await this.loadMore();
+  }
+
+  /** Fetch the next page (no-op while one is loading or at the end). */
+  async loadMore(): Promise<void> {
+    if (this.loading || this.done || !this.archiveId) return;
+    const gen = this.generation;
+    this.loading = true;
+    try {
+      const page = await unwrap(
+        this.api.records.query({
+          archiveId: this.archiveId,
+          filter: toRecordFilter($state.snapshot(this.filter)),
+          limit: PAGE_SIZE,
+          ...(this.cursor !== null ? { after: this.cursor } : {}),
+        }),
+      );
+      if (gen !== this.generation) return;
+      // Keep pages exactly PAGE_SIZE long so rowAt can index them.
+      let rows = page.rows;
+      const last = this.pages.at(-1);
+      if (last && last.length < PAGE_SIZE) {
+        const fill = rows.slice(0, PAGE_SIZE - last.length);
+        last.push(...fill);
+        rows = rows.slice(fill.length);
+      }
+      for (let i = 0; i < rows.length; i += PAGE_SIZE) this.pages.push(rows.slice(i, i + PAGE_SIZE));
+      this.count += page.rows.length;
+      if (page.total !== undefined) this.total = page.total;
+      this.cursor = page.next;
+      this.done = page.next === null;
+      this.error = null;
+      this.version++;
+    } catch (err) {
+      if (gen === this.generation) this.error = messageOf(err);
+    } finally {
+      if (gen === this.generation) this.loading = false;
+    }
+  }
+
+  /** The list shows rows up to `lastVisible`: fetch ahead when it nears the end of what is loaded. */
+  ensureLoaded(lastVisible: number): void {
+    if (!this.done && !this.loading && lastVisible >= this.count - PAGE_SIZE / 4) void this.loadMore();
+  }
+
+  async select(id: number, index = -1): Promise<void> {
+    if (!this.archiveId) return;
+    this.selectedId = id;
+    this.selectedIndex = index;
+    this.detailLoading = true;
+    try {
+      const detail = await unwrap(this.api.records.detail({ archiveId: this.archiveId, id }));
+      if (this.selectedId !== id) return;
+      this.detail = detail;
+      this.detailError = null;
+    } catch (err) {
+      if (this.selectedId !== id) return;
+      this.detail = null;
+      this.detailError = messageOf(err);
+    } finally {
+      if (this.selectedId === id) this.detailLoading = false;
+    }
+  }
+
+  /** Move the selection by `delta` rows (keyboard). Returns the new index. */
+  async move(delta: number): Promise<number> {
+    if (this.count === 0) return -1;
+    const index = Math.max(0, Math.min(this.count - 1, (this.selectedIndex < 0 ? -1 : this.selectedIndex) + delta));
+    const row = this.rowAt(index);
+    if (row) await this.select(row.id, index);
+    this.ensureLoaded(index);
+    return index;
+  }
+
+  async search(): Promise<void> {
+    const q = this.query.trim();
+    if (!this.archiveId || q === '') {
+      this.hits = null;
+      return;
+    }
+    this.searching = true;
+    try {
+      const hits = await unwrap(this.api.records.search({ archiveId: this.archiveId, q, limit: 100 }));
+      if (this.query.trim() !== q) return;
+      this.hits = hits;
+      this.searchError = null;
+    } catch (err) {
+      this.hits = [];
+      this.searchError = messageOf(err);
+    } finally {
+      this.searching = false;
+    }
+  }
+
+  clearSearch(): void {
+    this.query = '';
+    this.hits = null;
+    this.searchError = null;
+  }
+}
+
+/** `before <mark>hit</mark> after` (escaped HTML from the core) → parts to render without {@html}. */
+export function snippetParts(snippet: string): { text: string; mark: boolean }[] {
+  const parts: { text: string; mark: boolean }[] = [];
+  const unescape = (s: string) =>
+    s.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n))).replace(/&(amp|lt|gt|quot);/g, (_, e) => ({ amp: '&', lt: '<', gt: '>', quot: '"' })[e as 'amp']!);
+  const re = /<mark>([\s\S]*?)<\/mark>/g;
+  let last = 0;
+  for (let m = re.exec(snippet); m; m = re.exec(snippet)) {
+    if (m.index > last) parts.push({ text: unescape(snippet.slice(last, m.index)), mark: false });
+    parts.push({ text: unescape(m[1]!), mark: true });
+    last = m.index + m[0].length;
+  }
+  if (last < snippet.length) parts.push({ text: unescape(snippet.slice(last)), mark: false });
+  return parts;
+}

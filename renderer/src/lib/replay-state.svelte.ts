@@ -1,0 +1,123 @@
+/**
+ * The replay pane: which archived URL at which time, the banner info, the URL's timeline, and a
+ * back/forward history of the pages visited in the pane. The page itself is drawn by the host: a
+ * native view in Electron, an intercepted iframe in the browser harness.
+ */
+import type { CaptureSummary, ReplayInfo } from '../../../core/api/app-types.ts';
+import type { Events } from '../../../core/api/channels.ts';
+import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+
+interface Stop {
+  url: string;
+  at: string | undefined;
+}
+
+export class ReplayState {
+  open = $state(false);
+  archiveId = $state<string | null>(null);
+  url = $state('');
+  at = $state<string | undefined>(undefined);
+  mode = $state<'view' | 'frame' | null>(null);
+  frameSrc = $state<string | null>(null);
+  /** Bumped on every open, so the frame reloads even for the same src. */
+  loadCount = $state(0);
+  info = $state.raw<ReplayInfo | null>(null);
+  timeline = $state.raw<CaptureSummary[]>([]);
+  back = $state.raw<Stop[]>([]);
+  forward = $state.raw<Stop[]>([]);
+  error = $state<string | null>(null);
+  loading = $state(false);
+
+  readonly api: TroveApi;
+
+  constructor(api: TroveApi) {
+    this.api = api;
+  }
+
+  canBack = $derived(this.back.length > 0);
+  canForward = $derived(this.forward.length > 0);
+  captureTs = $derived(this.info?.kind === 'archived' ? this.info.capture.ts : null);
+
+  /** Show `url` as archived at `at` (closest capture; the latest when omitted). */
+  async show(archiveId: string, url: string, at?: string, opts: { push?: boolean } = {}): Promise<void> {
+    if (opts.push !== false && this.open && this.url && (this.url !== url || this.at !== at)) {
+      this.back = [...this.back, { url: this.url, at: this.at }];
+      this.forward = [];
+    }
+    this.open = true;
+    this.archiveId = archiveId;
+    this.url = url;
+    this.at = at;
+    this.loading = true;
+    try {
+      const opened = await unwrap(this.api.replay.open({ archiveId, url, ...(at ? { at } : {}) }));
+      if (this.url !== url) return;
+      this.mode = opened.mode;
+      this.frameSrc = opened.frameSrc;
+      this.info = opened.info;
+      this.loadCount++;
+      this.error = null;
+      await this.loadTimeline();
+    } catch (err) {
+      this.error = messageOf(err);
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  async loadTimeline(): Promise<void> {
+    if (!this.archiveId || !this.url) return;
+    const url = this.url;
+    try {
+      const captures = await unwrap(this.api.records.timeline({ archiveId: this.archiveId, url }));
+      if (this.url === url) this.timeline = captures;
+    } catch {
+      this.timeline = [];
+    }
+  }
+
+  /** A link clicked inside the archived page took the pane somewhere else. */
+  onNavigated(p: Events['replay.navigated']): void {
+    if (!this.open || p.archiveId !== this.archiveId || p.url === this.url) return;
+    this.back = [...this.back, { url: this.url, at: this.at }];
+    this.forward = [];
+    this.url = p.url;
+    this.info = p.info;
+    void this.loadTimeline();
+  }
+
+  async goBack(): Promise<void> {
+    const prev = this.back.at(-1);
+    if (!prev || !this.archiveId) return;
+    this.back = this.back.slice(0, -1);
+    this.forward = [...this.forward, { url: this.url, at: this.at }];
+    await this.show(this.archiveId, prev.url, prev.at, { push: false });
+  }
+
+  async goForward(): Promise<void> {
+    const next = this.forward.at(-1);
+    if (!next || !this.archiveId) return;
+    this.forward = this.forward.slice(0, -1);
+    this.back = [...this.back, { url: this.url, at: this.at }];
+    await this.show(this.archiveId, next.url, next.at, { push: false });
+  }
+
+  /** Jump to another capture of the same URL (from the timeline). */
+  async pick(ts: string): Promise<void> {
+    if (!this.archiveId) return;
+    await this.show(this.archiveId, this.url, ts);
+  }
+
+  async close(): Promise<void> {
+    this.open = false;
+    this.back = [];
+    this.forward = [];
+    this.info = null;
+    this.frameSrc = null;
+    try {
+      await unwrap(this.api.replay.close());
+    } catch {
+      /* nothing to close */
+    }
+  }
+}

@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isTroveError } from '../../core/errors.ts';
+import { SpoolWriter, emptySpool } from '../../core/fetch/spool.ts';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-spool-test-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+async function collect(s: NodeJS.ReadableStream): Promise<Buffer> {
+  const out: Buffer[] = [];
+  for await (const c of s) out.push(c as Buffer);
+  return Buffer.concat(out);
+}
+
+describe('SpoolWriter', () => {
+  it('keeps small bodies in memory', async () => {
+    const w = new SpoolWriter(dir, 100);
+    w.write(Buffer.from('hello '));
+    w.write(Buffer.from('world'));
+    const s = w.finish();
+    expect(s.size).toBe(11);
+    expect(s.path).toBeNull();
+    expect((await s.read()).toString()).toBe('hello world');
+    expect((await s.read(5)).toString()).toBe('hello');
+    expect((await collect(s.stream())).toString()).toBe('hello world');
+    await s.dispose();
+    await s.dispose();
+  });
+
+  it('copies chunks so later changes to the source buffer do not leak in', async () => {
+    const w = new SpoolWriter(dir, 100);
+    const src = Buffer.from('abc');
+    w.write(src);
+    src.fill(0x78);
+    expect((await w.finish().read()).toString()).toBe('abc');
+  });
+
+  it('spills to a file past the memory threshold and removes it on dispose', async () => {
+    const w = new SpoolWriter(dir, 1000);
+    const parts = [Buffer.alloc(600, 'a'), Buffer.alloc(600, 'b'), Buffer.alloc(5000, 'c')];
+    for (const p of parts) w.write(p);
+    const s = w.finish();
+    const all = Buffer.concat(parts);
+    expect(s.size).toBe(all.length);
+    expect(s.path).not.toBeNull();
+    expect(fs.statSync(s.path as string).size).toBe(all.length);
+    expect((await s.read()).equals(all)).toBe(true);
+    expect((await s.read(700)).equals(all.subarray(0, 700))).toBe(true);
+    expect((await collect(s.stream())).equals(all)).toBe(true);
+    await s.dispose();
+    expect(fs.existsSync(s.path as string)).toBe(false);
+    expect(() => s.stream()).toThrow(/disposed/);
+  });
+
+  it('reports an unwritable spool directory as FETCH_SPOOL_FAILED', () => {
+    const w = new SpoolWriter(path.join(dir, 'missing', 'deeper'), 10);
+    let caught: unknown;
+    try {
+      w.write(Buffer.alloc(100));
+    } catch (err) {
+      caught = err;
+    }
+    expect(isTroveError(caught, 'FETCH_SPOOL_FAILED')).toBe(true);
+  });
+
+  it('has an empty spool for bodiless responses', async () => {
+    const s = emptySpool();
+    expect(s.size).toBe(0);
+    expect((await s.read()).length).toBe(0);
+  });
+});

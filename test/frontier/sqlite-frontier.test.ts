@@ -1,0 +1,123 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type Database from 'better-sqlite3';
+import { createSqliteFrontier } from '../../core/frontier/sqlite-frontier.ts';
+import { crawlDatabasePath, openDatabase } from '../../core/storage/open-database.ts';
+import { repoRoot } from '../helpers/corpus.ts';
+import { cand, frontierContract } from './frontier-contract.ts';
+import type { FrontierHarness } from './frontier-contract.ts';
+import { makeTempDir } from '../storage/temp-dir.ts';
+
+const tmp = makeTempDir('trove-frontier-');
+afterAll(() => tmp.remove());
+let serial = 0;
+
+frontierContract('SQLite file', (opts) => {
+  const file = path.join(tmp.dir, `contract-${serial++}.sqlite`);
+  let db = openDatabase(file);
+  const h: FrontierHarness = {
+    frontier: createSqliteFrontier(db, opts),
+    reopen() {
+      db.close(); // leases stay in the file, as after kill -9
+      db = openDatabase(file);
+      h.frontier = createSqliteFrontier(db, opts);
+      return h.frontier;
+    },
+    close: () => db.close(),
+  };
+  return h;
+});
+
+frontierContract('SQLite :memory:', (opts) => {
+  const db = openDatabase(':memory:');
+  const h: FrontierHarness = {
+    frontier: createSqliteFrontier(db, opts),
+    // A memory database cannot be reopened; a fresh frontier object over it is the closest thing.
+    reopen() {
+      h.frontier = createSqliteFrontier(db, opts);
+      return h.frontier;
+    },
+    close: () => db.close(),
+  };
+  return h;
+});
+
+describe('SQLite frontier specifics', () => {
+  it('recovers leases after the process is really killed with SIGKILL', () => {
+    const dir = path.join(tmp.dir, 'killed');
+    const child = `
+      import fs from 'node:fs';
+      import { openDatabase, crawlDatabasePath } from ${JSON.stringify(path.join(repoRoot, 'core/storage/open-database.ts'))};
+      import { createSqliteFrontier } from ${JSON.stringify(path.join(repoRoot, 'core/frontier/sqlite-frontier.ts'))};
+      import { cand } from ${JSON.stringify(path.join(repoRoot, 'test/frontier/frontier-contract.ts'))};
+      fs.mkdirSync(${JSON.stringify(dir)}, { recursive: true });
+      const db = openDatabase(crawlDatabasePath(${JSON.stringify(dir)}));
+      const f = createSqliteFrontier(db);
+      f.schedule(['a', 'b', 'c'].map((h) => cand('http://' + h + '.test/')));
+      const done = f.claim(0);
+      f.complete(done, { status: 200, queueReadyAt: 0 }, [cand('http://a.test/next')]);
+      f.claim(0); f.claim(0);
+      process.kill(process.pid, 'SIGKILL');
+    `;
+    // The child imports the contract module only for cand(); vitest is not loaded there.
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', child.replace(/import \{ cand \}.*\n/, candInline)], { encoding: 'utf8' });
+    expect(r.signal).toBe('SIGKILL');
+    const db = openDatabase(crawlDatabasePath(dir));
+    try {
+      const f = createSqliteFrontier(db);
+      expect(f.counts(0)).toMatchObject({ inFlight: 2, done: 1, seen: 4, pending: 1 });
+      expect(f.recoverInFlight()).toBe(2);
+      expect(f.counts(0)).toMatchObject({ inFlight: 0, pending: 3, done: 1 });
+      const urls: string[] = [];
+      for (let u = f.claim(0); u; u = f.claim(0)) urls.push(u.url);
+      expect(urls.sort()).toEqual(['http://a.test/next', 'http://b.test/', 'http://c.test/']);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('claims and completes through indexes, never scanning the uris or queues tables', () => {
+    const db = openDatabase(':memory:');
+    try {
+      const plans = [
+        `SELECT id, key FROM queues WHERE pending > 0 AND in_flight < max_in_flight AND ready_at <= 5 ORDER BY ready_at, id LIMIT 1`,
+        `SELECT id, url FROM uris WHERE queue_id = 1 AND state = 0 ORDER BY directive DESC, id LIMIT 1`,
+        `SELECT MIN(not_before) AS t FROM uris WHERE state = 1`,
+        `SELECT id, queue_id FROM uris WHERE state = 1 AND not_before <= 5 ORDER BY not_before LIMIT 10`,
+        `SELECT queue_id, COUNT(*) AS n FROM uris WHERE state = 2 GROUP BY queue_id`,
+        `SELECT COUNT(*) FROM queues WHERE pending > 0 AND in_flight < max_in_flight AND ready_at <= 5`,
+      ].map((sql) => explain(db, sql));
+      for (const plan of plans) {
+        expect(plan).not.toMatch(/\bSCAN (uris|queues)\b(?! USING)/);
+        expect(plan).not.toMatch(/TEMP B-TREE/);
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('rejects malformed candidates with a stable code', () => {
+    const db = openDatabase(':memory:');
+    try {
+      const f = createSqliteFrontier(db);
+      expect(() => f.schedule([{ ...cand('http://a.test/'), fingerprint: 5 as unknown as bigint }])).toThrow(
+        expect.objectContaining({ code: 'FRONTIER_BAD_CANDIDATE' }),
+      );
+      expect(() => f.schedule([cand('http://a.test/', { notBefore: Number.NaN })])).toThrow(expect.objectContaining({ code: 'FRONTIER_BAD_TIME' }));
+      expect(() => f.setQueueLimit('a.test', -1)).toThrow(expect.objectContaining({ code: 'FRONTIER_BAD_LIMIT' }));
+      expect(f.counts(0).seen).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+const candInline = `
+  function fingerprintOf(s) { let h = 0xcbf29ce484222325n; for (let i = 0; i < s.length; i++) { h ^= BigInt(s.charCodeAt(i)); h = (h * 0x100000001b3n) & 0xffffffffffffffffn; } return h; }
+  function cand(url) { return { url, canonical: url, fingerprint: fingerprintOf(url), queueKey: new URL(url).host, hopsPath: '', via: null }; }
+`;
+
+function explain(db: Database.Database, sql: string): string {
+  return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join('\n');
+}
