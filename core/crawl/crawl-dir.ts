@@ -64,7 +64,8 @@ export function prepareCrawlDir(dir: string): CrawlPaths {
 export function acquireLock(p: CrawlPaths): () => void {
   try {
     const pid = Number(fs.readFileSync(p.lock, 'utf8'));
-    if (pid && pid !== process.pid && processAlive(pid)) {
+    // Our own pid counts too: two crawlers in one process must not share a directory either.
+    if (pid && processAlive(pid)) {
       throw new TroveError('CRAWL_DIR_LOCKED', `crawl directory ${p.dir} is in use by process ${pid}`, { pid });
     }
   } catch (err) {

@@ -23,6 +23,7 @@ import { formatCrawlLogLine } from './crawl-log.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { hostSettings, type HostSettings } from './host-settings.ts';
 import { parseRetryAfter, politenessDelay, retryBackoffMs } from './politeness.ts';
+import { followableOutlinks, mayBeSitemapBody, robotsSitemapOutlinks } from './sitemap-seeder.ts';
 
 const EXTRACTABLE = /^(text\/html|application\/xhtml\+xml|text\/css|application\/xml|text\/xml)$/;
 const RETRYABLE_NEGATIVE = new Set<number>([Outcome.CONNECT_FAILED, Outcome.CONNECT_LOST, Outcome.TIMEOUT, Outcome.DOMAIN_UNRESOLVABLE]);
@@ -79,6 +80,7 @@ export async function processUri(ctx: CrawlContext, uri: ClaimedUri, slot: numbe
     return finish(ctx, uri, slot, { status: Outcome.UNFETCHABLE_URI, annotations: ['bad-url'] });
   }
   const hs = hostSettings(ctx.settings, host);
+  applyQueueLimit(ctx, uri.queueKey, hs);
   const now = Date.now();
   let sendAgent: string | undefined;
   let crawlDelayS: number | null = null;
@@ -104,6 +106,13 @@ export async function processUri(ctx: CrawlContext, uri: ClaimedUri, slot: numbe
   if (isRobotsUri(uri)) return fetchRobots(ctx, uri, slot, hs);
 
   const fetched = await ctx.fetcher.fetch({ url: uri.url, headers: requestHeaders(ctx, hs, sendAgent), signal: ctx.hardStop });
+  if (ctx.hardStop.aborted) {
+    // A hard stop cut this fetch short: nothing is archived, and the URI goes back to the queue
+    // untouched (no attempt counted), to be fetched in full when the crawl resumes.
+    await disposeFetch(fetched);
+    ctx.frontier.defer(uri, Date.now());
+    return { kind: 'deferred', status: 0, bytes: 0, page: false };
+  }
   try {
     return await handleFetched(ctx, uri, slot, hs, fetched, crawlDelayS);
   } finally {
@@ -119,47 +128,71 @@ async function disposeFetch(f: FetchResult): Promise<void> {
 /** robots.txt: fetched, archived, followed through up to 5 redirects, then recorded in the gate. */
 async function fetchRobots(ctx: CrawlContext, uri: ClaimedUri, slot: number, hs: HostSettings): Promise<UriResult> {
   let url = uri.url;
-  let first: UriResult | null = null;
-  for (let hop = 0; hop <= ROBOTS_MAX_REDIRECTS; hop++) {
-    const f = await ctx.fetcher.fetch({ url, headers: requestHeaders(ctx, hs, undefined), signal: ctx.hardStop });
-    try {
-      const status = f.status ?? f.outcome;
-      let body: Buffer | undefined;
-      if (f.entity && status >= 200 && status < 300) {
-        const decoded = await decodeBodyStream(f.entity.stream(), headerValue(f.headers, 'content-encoding') ?? undefined, 512 * 1024);
-        body = decoded.body;
-      }
-      const location = status >= 300 && status < 400 ? headerValue(f.headers, 'location') : null;
-      let next: string | null = null;
-      if (location) {
-        try {
-          next = new URL(location, url).href;
-        } catch {
-          next = null;
+  // The first response is completed last: completing it frees the queue, and nothing of this
+  // origin may be claimed (nor robots.txt asked for again, nor a second request be in flight)
+  // before the redirect chain has ended and its outcome is recorded in the gate.
+  let first: { f: FetchResult; next: string | null; sitemaps: Outlink[] } | null = null;
+  try {
+    for (let hop = 0; hop <= ROBOTS_MAX_REDIRECTS; hop++) {
+      const f = await ctx.fetcher.fetch({ url, headers: requestHeaders(ctx, hs, undefined), signal: ctx.hardStop });
+      if (ctx.hardStop.aborted) {
+        // Cut short by a hard stop: not a robots.txt failure; fetched again on resume.
+        await disposeFetch(f);
+        if (hop === 0) {
+          ctx.frontier.defer(uri, Date.now());
+          return { kind: 'deferred', status: 0, bytes: 0, page: false };
         }
+        break;
       }
-      if (!next || hop === ROBOTS_MAX_REDIRECTS || f.outcome < 0) {
-        ctx.robots.record(uri.url, f.outcome < 0 && !f.status ? { status: 0, error: f.error?.code ?? outcomeName(f.outcome) } : { status, body }, Date.now());
+      let keep = false;
+      try {
+        const status = f.status ?? f.outcome;
+        let body: Buffer | undefined;
+        if (f.entity && status >= 200 && status < 300) {
+          const decoded = await decodeBodyStream(f.entity.stream(), headerValue(f.headers, 'content-encoding') ?? undefined, 512 * 1024);
+          body = decoded.body;
+        }
+        const location = status >= 300 && status < 400 ? headerValue(f.headers, 'location') : null;
+        let next: string | null = null;
+        if (location) {
+          try {
+            next = new URL(location, url).href;
+          } catch {
+            next = null;
+          }
+        }
+        // --sitemaps: the final robots.txt's Sitemap: lines become its hop-M outlinks.
+        let sitemaps: Outlink[] = [];
+        if (!next || hop === ROBOTS_MAX_REDIRECTS || f.outcome < 0) {
+          const state = ctx.robots.record(uri.url, f.outcome < 0 && !f.status ? { status: 0, error: f.error?.code ?? outcomeName(f.outcome) } : { status, body }, Date.now());
+          sitemaps = robotsSitemapOutlinks(ctx.settings, state, url);
+        }
+        if (hop === 0) {
+          first = { f, next, sitemaps };
+          keep = true;
+        } else {
+          await archiveOnly(ctx, url, uri, f, sitemaps);
+        }
+        if (!next) break;
+        url = next;
+      } finally {
+        if (!keep) await disposeFetch(f);
       }
-      if (hop === 0) {
-        first = await handleFetched(ctx, uri, slot, hs, f, null, { noRetry: true, extra: next ? [`robots-redirect:${next}`] : [] });
-      } else {
-        await archiveOnly(ctx, url, uri, f);
-      }
-      if (!next) break;
-      url = next;
-    } finally {
-      await disposeFetch(f);
     }
+    const { f, next, sitemaps } = first!;
+    return await handleFetched(ctx, uri, slot, hs, f, null, { noRetry: true, extra: next ? [`robots-redirect:${next}`] : [], outlinks: sitemaps, redirectFollowed: true });
+  } finally {
+    if (first) await disposeFetch(first.f);
   }
-  return first!;
 }
 
 /** A robots.txt redirect hop: archived and indexed, no frontier entry of its own. */
-async function archiveOnly(ctx: CrawlContext, url: string, uri: ClaimedUri, f: FetchResult): Promise<void> {
+async function archiveOnly(ctx: CrawlContext, url: string, uri: ClaimedUri, f: FetchResult, outlinks: Outlink[] = []): Promise<void> {
+  // Sitemaps named by a redirected robots.txt are its outlinks (via the robots.txt URI).
+  if (outlinks.length > 0) ctx.frontier.schedule(ctx.chain.fromOutlinks(uri, outlinks, false));
   if (!f.responseHead) return;
   const date = new Date(f.startedAt);
-  const group = buildCaptureGroup({ url, date, fetch: f, revisitOf: null, metadata: { via: uri.url, hopsPath: uri.hopsPath + 'R', fetchTimeMs: f.durationMs, outlinks: [] } });
+  const group = buildCaptureGroup({ url, date, fetch: f, revisitOf: null, metadata: { via: uri.url, hopsPath: uri.hopsPath + 'R', fetchTimeMs: f.durationMs, outlinks } });
   const written = await ctx.writer.writeGroup(group.records);
   const rows = captureRows(ctx, url, date, f, written, null, null);
   ctx.db.transaction(() => ctx.captures.addRecords(rows))();
@@ -168,6 +201,10 @@ async function archiveOnly(ctx: CrawlContext, url: string, uri: ClaimedUri, f: F
 interface HandleOptions {
   noRetry?: boolean;
   extra?: string[];
+  /** Outlinks found outside the body (robots.txt Sitemap: lines). */
+  outlinks?: Outlink[];
+  /** The caller follows and archives this response's redirect itself (robots.txt): no R candidate. */
+  redirectFollowed?: boolean;
 }
 
 async function handleFetched(
@@ -212,7 +249,7 @@ async function handleFetched(
   let isHtml = false;
   if (status >= 200 && status < 400) {
     let body: Buffer = Buffer.alloc(0);
-    if (f.entity && mime && EXTRACTABLE.test(mime)) {
+    if (f.entity && mime && (EXTRACTABLE.test(mime) || mayBeSitemapBody(uri.url, uri.hopsPath, mime))) {
       const decoded = await decodeBodyStream(f.entity.stream(), headerValue(f.headers, 'content-encoding') ?? undefined, ctx.settings.maxExtractBytes);
       body = decoded.body;
       if (decoded.truncated) annotations.push('extract-capped');
@@ -228,6 +265,11 @@ async function handleFetched(
     if (ex.nofollow) annotations.push('nofollow');
   }
   if (uri.hopsPath === '' && status >= 200 && status < 300) outlinks = [...outlinks, ...inferredLinks(uri.url)];
+  if (opts.outlinks?.length) outlinks = [...outlinks, ...opts.outlinks];
+  // All outlinks go in the metadata record; sitemap entries are followed only under --sitemaps.
+  const followable = followableOutlinks(ctx.settings, uri.hopsPath, outlinks);
+  if (followable.skipped > 0) annotations.push(`sitemap-entries-not-followed:${followable.skipped}`);
+  if (opts.redirectFollowed) followable.follow = followable.follow.filter((l) => l.hop !== 'R');
 
   // Deduplication by payload digest (revisit records), as Heritrix and Browsertrix do.
   let revisitOf: RevisitOf | null = null;
@@ -265,7 +307,7 @@ async function handleFetched(
   }
 
   const retry = (status >= 500 || status === 429) && !opts.noRetry && uri.attempts < ctx.settings.maxRetries;
-  const candidates: Candidate[] = retry ? [] : ctx.chain.fromOutlinks(uri, outlinks, uri.seed && status >= 300 && status < 400);
+  const candidates: Candidate[] = retry ? [] : ctx.chain.fromOutlinks(uri, followable.follow, uri.seed && status >= 300 && status < 400);
   if (uri.seed && status >= 300 && status < 400) {
     for (const c of candidates) if (c.seed) ctx.addRedirectSeed(c.url);
   }
@@ -333,6 +375,19 @@ function captureRows(
       page: isResp && title !== null,
     };
   });
+}
+
+/**
+ * A per-host override of --per-host, applied to the host's queue before the first of its URIs
+ * gets a second slot (processUri runs this synchronously after the claim, before any await, so
+ * the crawl loop's next claim already sees it). Host queues only: an elfhash queue mixes hosts.
+ */
+function applyQueueLimit(ctx: CrawlContext, queueKey: string, hs: HostSettings): void {
+  if (ctx.settings.queuePolicy !== 'host') return;
+  const note = noteFor(ctx, queueKey);
+  if (note.maxInFlight === hs.perHost) return;
+  note.maxInFlight = hs.perHost;
+  ctx.frontier.setQueueLimit(queueKey, hs.perHost);
 }
 
 function noteFor(ctx: CrawlContext, queueKey: string) {
