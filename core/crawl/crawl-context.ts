@@ -21,6 +21,8 @@ export interface QueueNote {
   delayReason: string;
   backoffs: number;
   consecutiveErrors: number;
+  /** The in-flight limit last set on this queue in this run (per-host overrides of --per-host). */
+  maxInFlight?: number;
 }
 
 export interface CrawlContext {

@@ -17,6 +17,12 @@ import { processUri } from './process-uri.ts';
 import { Outcome } from './outcome-codes.ts';
 import { isTroveError } from '../errors.ts';
 
+/** SQLite refusing a write because the disk is full (or failing I/O under it). */
+function isDiskFullDbError(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR') || code === 'ENOSPC');
+}
+
 export type CrawlEvent =
   | { type: 'snapshot'; snapshot: CrawlSnapshot }
   | { type: 'state'; state: CrawlState; reason: FinishReason | null; message: string | null }
@@ -35,6 +41,11 @@ export interface ControllerHooks {
   previousWarcBytes: number;
   /** Called at each snapshot to persist counters (resume keeps totals). */
   persist(): void;
+  /**
+   * After a disk-full pause in which the database refused a write that followed a WARC write,
+   * index what the current WARC holds beyond the index (see reconcile-index.ts).
+   */
+  reconcile(): Promise<string[]>;
 }
 
 const SNAPSHOT_MS = 250;
@@ -55,6 +66,8 @@ export class CrawlController {
   private stopRequested = false;
   private pauseRequested = false;
   private diskPaused = false;
+  private needsReconcile = false;
+  private reconciling = false;
   private hardAbort: AbortController;
   private startedAt = Date.now();
   private elapsedBefore: number;
@@ -207,7 +220,18 @@ export class CrawlController {
             this.start(uri);
           }
           if (this.inflight.size === 0) {
-            const next = this.ctx.frontier.nextReadyAt();
+            let next = this.ctx.frontier.nextReadyAt();
+            if (next === null && this.ctx.frontier.counts().inFlight > 0) {
+              // Nothing runs, yet the database holds leases: a lease whose release a full disk
+              // refused. Put them back (exactly what a resume does) and carry on.
+              try {
+                const n = this.ctx.frontier.recoverInFlight();
+                this.log('warn', `${n} URIs left leased after a failed write were put back in the queue`);
+              } catch (err) {
+                this.log('warn', `could not put leased URIs back yet: ${(err as Error).message}`);
+              }
+              next = this.ctx.frontier.nextReadyAt();
+            }
             if (next === null) {
               this.reason = 'frontier-empty';
               this.stopRequested = true;
@@ -236,7 +260,9 @@ export class CrawlController {
     const p: Promise<void> = processUri(this.ctx, uri, slot)
       .then(() => undefined)
       .catch((err) => {
-        if (isTroveError(err, 'WARC_WRITE_FAILED')) {
+        const dbFull = isDiskFullDbError(err);
+        if (dbFull) this.needsReconcile = true;
+        if (isTroveError(err, 'WARC_WRITE_FAILED') || dbFull) {
           // The writer cut the file back to its last complete group: nothing is corrupt. The
           // URI goes back to the queue and the crawl pauses until the disk has room again.
           try {
@@ -312,11 +338,27 @@ export class CrawlController {
         this.log('warn', this.message);
         if (this._state === 'running') this.setState('pausing');
       }
-    } else if (this.diskPaused) {
-      this.diskPaused = false;
-      this.message = null;
-      this.log('info', 'disk space available: resuming');
-      if (!this.pauseRequested) this.setState('running');
+    } else if (this.diskPaused && !this.reconciling && !(this.needsReconcile && this.inflight.size > 0)) {
+      const resume = () => {
+        this.diskPaused = false;
+        this.message = null;
+        this.log('info', 'disk space available: resuming');
+        if (!this.pauseRequested) this.setState('running');
+        this.poke();
+      };
+      if (!this.needsReconcile) return resume();
+      this.reconciling = true;
+      this.hooks
+        .reconcile()
+        .then((notes) => {
+          this.needsReconcile = false;
+          for (const n of notes) this.log('info', n);
+        })
+        .catch((err) => this.log('warn', `index check after disk full: ${(err as Error).message}`))
+        .finally(() => {
+          this.reconciling = false;
+          resume();
+        });
     }
   }
 

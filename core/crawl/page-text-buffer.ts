@@ -38,8 +38,13 @@ export class PageTextBuffer {
     const batch = this.pending;
     this.pending = [];
     this.chars = 0;
-    this.db.transaction(() => {
-      for (const p of batch) this.captures.addPageText(p.id, p.title, p.text);
-    })();
+    try {
+      this.db.transaction(() => {
+        for (const p of batch) this.captures.addPageText(p.id, p.title, p.text);
+      })();
+    } catch {
+      // Search text is derived data: a batch the database refuses (e.g. a full disk) is dropped,
+      // the captures themselves are safe; an import of the crawl's WARCs rebuilds it.
+    }
   }
 }

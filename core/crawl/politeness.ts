@@ -64,6 +64,9 @@ export function parseRetryAfter(value: string | null | undefined, now: number): 
   if (!value) return null;
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;
+  // Only the HTTP-date shapes (all name a month): Date.parse reads "1.5" or "-5" as dates in
+  // the past, which would turn a garbled header into "no wait at all".
+  if (!/\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\b/i.test(v)) return null;
   const t = Date.parse(v);
   if (Number.isNaN(t)) return null;
   return Math.max(0, t - now);

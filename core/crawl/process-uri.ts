@@ -312,15 +312,16 @@ async function handleFetched(
     for (const c of candidates) if (c.seed) ctx.addRedirectSeed(c.url);
   }
 
-  ctx.db.transaction(() => {
+  const ids = ctx.db.transaction(() => {
     if (retry) {
       ctx.frontier.complete(uri, { status, retryAt: Math.max(queueReadyAt, now + retryDelay(ctx, uri.attempts + 1)), queueReadyAt });
     } else {
       ctx.frontier.complete(uri, { status, queueReadyAt, bytes: f.bytesReceived, mime: mime ?? undefined, digest: f.payloadDigest ?? undefined }, candidates);
     }
-    const ids = ctx.captures.addRecords(rows);
-    if (page && text) ctx.pageText.add(ids[0]!, title ?? '', text);
+    return ctx.captures.addRecords(rows);
   })();
+  // Search text only for rows that committed.
+  if (page && text) ctx.pageText.add(ids[0]!, title ?? '', text);
 
   if (retry) return { kind: 'retry', status, bytes: f.bytesReceived, page: false };
   logOutcome(ctx, uri, slot, {

@@ -1,7 +1,8 @@
 /**
  * After a crash, make the capture index agree with the WARC bytes again. The crawl writes a
  * URI's record group first and commits its index rows after, so a `kill -9` in between leaves
- * records in the (recovered) WARC that the index does not know: they are indexed here. Rows that
+ * records in the (recovered) WARC that the index does not know, and so can a database write
+ * refused by a full disk after its WARC group was written: they are indexed here. Rows that
  * point past the end of a file (possible only after power loss, when the file system dropped
  * bytes the database had already committed) are removed. Only files that were left `.open` are
  * walked: closed files were complete when their rows committed.
@@ -11,7 +12,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { CaptureIndex, RecordRow } from '../archive/capture-index.ts';
 import { importedRow } from '../archive/import-record-row.ts';
-import { openArchiveFile } from '../warc/read-records.ts';
+import { openArchiveFile, type WarcRecord } from '../warc/read-records.ts';
 
 export interface ReconcileResult {
   added: number;
@@ -24,21 +25,36 @@ export async function reconcileIndex(db: Database.Database, captures: CaptureInd
   const wanted = new Set(recoveredNames);
   for (const f of captures.files()) {
     if (!wanted.has(f.name)) continue;
-    const abs = path.resolve(crawlDir, f.path);
+    // The file being written is still `NAME.open` on disk.
+    const final = path.resolve(crawlDir, f.path);
+    const abs = fs.existsSync(final) ? final : fs.existsSync(final + '.open') ? final + '.open' : final;
     const size = fs.existsSync(abs) ? fs.statSync(abs).size : 0;
     const removed = db.prepare('DELETE FROM records WHERE file_id = ? AND offset >= ?').run(f.id, size).changes;
     result.removed += removed;
     if (size === 0) continue;
-    const max = (db.prepare('SELECT MAX(offset) AS m FROM records WHERE file_id = ?').get(f.id) as { m: number | null }).m ?? -1;
+    // Every record the index does not hold, wherever it sits: after a disk-full pause an orphan
+    // group can lie before groups that other slots committed later.
+    const indexed = new Set((db.prepare('SELECT offset FROM records WHERE file_id = ?').all(f.id) as { offset: number }[]).map((r) => r.offset));
     const rows: RecordRow[] = [];
     const texts: { index: number; title: string | null; text: string }[] = [];
+    // A record's length on disk is final only once the reader has moved past it.
+    let last: { rec: WarcRecord; r: Awaited<ReturnType<typeof importedRow>> } | null = null;
+    const settle = () => {
+      if (!last) return;
+      const { rec, r } = last;
+      last = null;
+      if (!(rec.length > 0)) return;
+      r.row.length = rec.length;
+      if (r.text) texts.push({ index: rows.length, ...r.text });
+      rows.push(r.row);
+    };
     try {
       for await (const rec of openArchiveFile(abs)) {
-        if (rec.offset <= max || rec.type === 'warcinfo') continue;
-        const r = await importedRow(rec, f.id, 0);
-        if (r.text) texts.push({ index: rows.length, ...r.text });
-        rows.push(r.row);
+        settle();
+        if (indexed.has(rec.offset) || rec.type === 'warcinfo') continue;
+        last = { rec, r: await importedRow(rec, f.id, 0) };
       }
+      settle();
     } catch (err) {
       result.notes.push(`${f.name}: stopped reconciling at a damaged record (${(err as Error).message})`);
     }

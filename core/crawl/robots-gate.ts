@@ -61,11 +61,14 @@ export class RobotsGate {
     const rec = this.load(origin);
     if (!rec) return { kind: 'fetch-robots', robotsUrl, notBefore: now };
     const refreshAt = robotsStateRefreshAt(rec.state);
-    if (rec.state.kind === 'disallow-all') {
+    // ignore and custom do not read the site's rules: an outage there only delays the archived
+    // copy of robots.txt (refetched while retries last), never the crawl.
+    const siteIndependent = policy === 'ignore' || policy === 'custom';
+    if (rec.state.kind === 'disallow-all' && !siteIndependent) {
       if (rec.failures > this.opts.maxRetries) return { kind: 'unavailable', reason: rec.state.reason };
       return { kind: 'fetch-robots', robotsUrl, notBefore: Math.max(now, refreshAt) };
     }
-    if (refreshAt <= now) return { kind: 'fetch-robots', robotsUrl, notBefore: now };
+    if (refreshAt <= now && !(siteIndependent && rec.failures > this.opts.maxRetries)) return { kind: 'fetch-robots', robotsUrl, notBefore: now };
     const verdict = evaluateRobots(policy, {
       state: rec.state,
       custom: this.opts.custom ?? undefined,
@@ -75,7 +78,9 @@ export class RobotsGate {
       masquerade: this.opts.masquerade,
     });
     if (!verdict.allowed) return { kind: 'precluded', verdict };
-    const crawlDelayS = rec.state.kind === 'rules' && policy !== 'ignore' ? rec.state.robots.crawlDelay(verdict.agent) : null;
+    // Crawl-delay comes from the rules that decided: the operator's file under custom, none under ignore.
+    const rules = policy === 'custom' ? this.opts.custom : policy !== 'ignore' && rec.state.kind === 'rules' ? rec.state.robots : null;
+    const crawlDelayS = rules ? rules.crawlDelay(verdict.agent) : null;
     return { kind: 'allowed', verdict, crawlDelayS };
   }
 

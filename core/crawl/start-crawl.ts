@@ -24,6 +24,7 @@ import { createFetcher } from '../fetch/fetcher.ts';
 import { ExtractPool } from '../extract/extract-pool.ts';
 import { WarcWriter } from '../warc/warc-writer.ts';
 import { listOpenWarcs, recoverOpenWarc } from '../warc/recover-open-warc.ts';
+import { parseQueuePolicy } from '../frontier/queue-assignment.ts';
 import { CandidateChain } from './candidate-chain.ts';
 import { LineLog } from './crawl-log.ts';
 import { acquireLock, crawlPaths, prepareCrawlDir } from './crawl-dir.ts';
@@ -123,6 +124,9 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       custom: customRobotsText !== null ? parseRobots(customRobotsText) : null,
       candidateAgents: settings.candidateAgents,
       masquerade: settings.masquerade,
+      // A robots.txt outage is retried on the crawl's retry delay (growing with the outage, at
+      // most the robots TTL), so --retry-delay-s and the heritrix preset govern it too.
+      retryMs: settings.retryDelayS * 1000,
     });
     const fetcher = createFetcher({
       connectTimeoutMs: settings.connectTimeoutS * 1000,
@@ -132,7 +136,13 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       maxBodyBytes: settings.maxBodyBytes,
       maxHeaderBytes: settings.maxHeaderBytes,
       spoolDir: paths.tmp,
-      maxConnections: Math.max(settings.perHost, ...settings.overrides.map((o) => o.perHost ?? 0)),
+      // Connections per origin: every slot of every queue that origin can have. Under elfhash:N
+      // one host is spread over N queues, so N × perHost (with 1 connection the queues would only
+      // wait on each other); never more than the crawl's slots.
+      maxConnections: Math.min(
+        settings.concurrency,
+        Math.max(settings.perHost, ...settings.overrides.map((o) => o.perHost ?? 0)) * queuesPerHost(settings.queuePolicy),
+      ),
     });
     const extractor = new ExtractPool(Math.max(1, Math.min(2, os.availableParallelism() - 1)));
     const writer = new WarcWriter({
@@ -190,6 +200,11 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         traps: () => traps.warnings(),
         robotsFor: (queueKey) => robots.describe(`http://${queueKey.split('#')[0]}/`),
         persist,
+        reconcile: async () => {
+          const current = writer.currentFile ? path.basename(writer.currentFile).replace(/\.open$/, '') : null;
+          const names = current ? [current] : [];
+          return (await reconcileIndex(db, captures, paths.dir, names)).notes;
+        },
         closeFiles: async () => {
           if (closed) return;
           closed = true;
@@ -222,6 +237,12 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     releaseLock();
     throw err;
   }
+}
+
+/** How many frontier queues one host is spread over. */
+function queuesPerHost(policy: string): number {
+  const p = parseQueuePolicy(policy);
+  return p.kind === 'elfhash' ? p.buckets : 1;
 }
 
 function warcinfoFields(s: CrawlSettings, scopeRules: string[]): Record<string, string | number | boolean | string[]> {
