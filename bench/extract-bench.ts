@@ -11,8 +11,10 @@
  *                 cpu is the whole process (all threads); `main thread cpu` is what the crawl
  *                 loop's thread spent (copying bodies out, deserializing results)
  *
- * In-process stages take the median of 3 timed passes after a warm-up pass. Each row shows wall
- * time and this thread's CPU time: on a shared 2-core machine the CPU figure is the steadier one.
+ * In-process stages each run in a fresh worker thread (so one stage's JIT feedback, e.g. parse5
+ * seeing a second handler class, does not slow the next) and take the median of 3 timed passes
+ * after a warm-up pass. Each row shows wall time and CPU time (the stage's thread; for the pool,
+ * the whole process): on a shared 2-core machine the CPU figure is the steadier one.
  *
  * Run: node bench/extract-bench.ts [dir]
  */
@@ -20,6 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { Tokenizer } from 'parse5';
 import type { TokenHandler } from 'parse5';
 import { extractDocument } from '../core/extract/extract-document.ts';
@@ -92,6 +95,37 @@ function tokenize(html: string): void {
   t.write('', true);
 }
 
+const STAGES = ['decode', 'tokenizer', 'extract_html', 'extract'] as const;
+type Stage = (typeof STAGES)[number];
+
+function loadPages(dir: string): Page[] {
+  return listHtml(dir).map((f) => ({ url: BASE + path.relative(dir, f).split(path.sep).join('/'), body: fs.readFileSync(f) }));
+}
+
+function runStage(stage: Stage, pages: Page[], passes: number): { ms: number; cpuMs: number } {
+  switch (stage) {
+    case 'decode':
+      return timePasses(passes, () => pages.forEach((p) => decodePage(p.body)));
+    case 'tokenizer': {
+      const decoded = pages.map((p) => decodePage(p.body));
+      return timePasses(passes, () => decoded.forEach(tokenize));
+    }
+    case 'extract_html':
+      return timePasses(passes, () => pages.forEach((p) => extractHtml(p.body, { baseUrl: p.url, contentType: 'text/html', maxLinks: MAX_LINKS })));
+    case 'extract':
+      return timePasses(passes, () => pages.forEach((p) => extractDocument(input(p))));
+  }
+}
+
+function stageInWorker(stage: Stage, dir: string, passes: number): Promise<{ ms: number; cpuMs: number }> {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(new URL(import.meta.url), { workerData: { stage, dir, passes } });
+    w.once('message', resolve);
+    w.once('error', reject);
+    w.once('exit', (code) => reject(new Error(`bench stage ${stage} exited with ${code}`)));
+  });
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
@@ -150,12 +184,11 @@ export async function runExtractBench(opts: ExtractBenchOptions = {}): Promise<R
     log(`extract bench: skipped, no .html files under ${dir} (apt-get install python3-doc)`);
     return {};
   }
-  const pages: Page[] = files.map((f) => ({ url: BASE + path.relative(dir, f).split(path.sep).join('/'), body: fs.readFileSync(f) }));
+  const pages = loadPages(dir);
   const bytes = pages.reduce((n, p) => n + p.body.length, 0);
   const mb = bytes / 1e6;
   log(`extract bench: ${pages.length} files, ${mb.toFixed(1)} MB of HTML from ${dir}`);
 
-  const decoded = pages.map((p) => decodePage(p.body));
   const out: Record<string, number> = { files: pages.length, mb };
   const row = (key: string, label: string, t: { ms: number; cpuMs: number }, extra = '') => {
     out[`${key}_ms`] = t.ms;
@@ -167,14 +200,13 @@ export async function runExtractBench(opts: ExtractBenchOptions = {}): Promise<R
   };
   log(`  ${'stage'.padEnd(36)} ${'wall'.padStart(21)}   ${'cpu'.padStart(21)}`);
 
-  row('decode', 'decode (sniff + TextDecoder)', timePasses(passes, () => pages.forEach((p) => decodePage(p.body))));
-  row('tokenizer', 'parse5 Tokenizer, empty handler', timePasses(passes, () => decoded.forEach(tokenize)));
-  row(
-    'extract_html',
-    'extractHtml (decode + links + text)',
-    timePasses(passes, () => pages.forEach((p) => extractHtml(p.body, { baseUrl: p.url, contentType: 'text/html', maxLinks: MAX_LINKS }))),
-  );
-  row('extract', 'extractDocument (in process)', timePasses(passes, () => pages.forEach((p) => extractDocument(input(p)))));
+  const labels: Record<Stage, string> = {
+    decode: 'decode (sniff + TextDecoder)',
+    tokenizer: 'parse5 Tokenizer, empty handler',
+    extract_html: 'extractHtml (decode + links + text)',
+    extract: 'extractDocument (in process)',
+  };
+  for (const stage of STAGES) row(stage, labels[stage], await stageInWorker(stage, dir, passes));
 
   let links = 0;
   let textChars = 0;
@@ -196,6 +228,9 @@ export async function runExtractBench(opts: ExtractBenchOptions = {}): Promise<R
   return out;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+if (!isMainThread && (workerData as { stage?: Stage } | null)?.stage !== undefined) {
+  const { stage, dir, passes } = workerData as { stage: Stage; dir: string; passes: number };
+  parentPort!.postMessage(runStage(stage, loadPages(dir), passes));
+} else if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   await runExtractBench({ dir: process.argv[2], print: true });
 }

@@ -218,10 +218,14 @@ export interface ReplayRequest {
 }
 
 export interface ReplayCapture {
+  /** records.id of the capture served (open it in the record detail). */
   id: number;
   url: string;
   ts: string;
-  type: string;
+  /** `revisit` when the payload came from an earlier capture. */
+  type: 'response' | 'revisit';
+  /** How it matched when not exactly (fuzzy rule, other scheme…). */
+  fuzzy: string | null;
 }
 
 /** What the replay banner shows for one URL at one time. */
@@ -238,7 +242,7 @@ export type ReplayInfo =
       /** For a 3xx: where it points, absolute. */
       location: string | null;
     }
-  | { kind: 'not-archived'; url: string; reason: string; nearest: ReplayCapture[] };
+  | { kind: 'not-archived'; url: string; reason: string; nearest: { url: string; ts: string }[] };
 
 /** Where the replay is drawn: a native view (Electron) or an iframe the harness intercepts. */
 export interface ReplayOpened {
@@ -254,6 +258,62 @@ export interface ReplayBounds {
   width: number;
   height: number;
   visible: boolean;
+}
+
+// ── export ───────────────────────────────────────────────────────────────────────────────
+
+/**
+ * `wacz` package, `cdxj` index, `warc` subset (one .warc.gz, revisits made whole), `mirror`
+ * (static files for a web server), `report` (Heritrix-style CSV/JSON reports).
+ */
+export type ExportFormat = 'wacz' | 'cdxj' | 'warc' | 'mirror' | 'report';
+
+export interface ExportFilter {
+  urlPrefix?: string;
+  host?: string;
+  from?: string;
+  to?: string;
+  mime?: string;
+}
+
+export interface ExportRequest {
+  archiveId: string;
+  format: ExportFormat;
+  /** WACZ datapackage title and description. */
+  title?: string;
+  description?: string;
+  /** WACZ: put each page's text in pages.jsonl. */
+  pageText?: boolean;
+  /** WARC subset: which captures. */
+  filter?: ExportFilter;
+}
+
+/** Progress of an export, as the core reports it (throttled). */
+export interface ExportProgressInfo {
+  phase: string;
+  done: number;
+  /** 0 when not known yet. */
+  total: number;
+  bytes: number;
+}
+
+export interface ExportResult {
+  exportId: string;
+  format: ExportFormat;
+  /** Absolute path of the file or folder written (inside the entry's `exports/` folder). */
+  path: string;
+  /** Its name inside `exports/`. */
+  name: string;
+  bytes: number;
+  /** Format-specific counts (captures, pages, records, files…), for the done message. */
+  summary: Record<string, string | number | boolean>;
+}
+
+export interface ExportFile {
+  name: string;
+  kind: 'file' | 'folder';
+  bytes: number;
+  modifiedAt: number;
 }
 
 // ── shell ────────────────────────────────────────────────────────────────────────────────

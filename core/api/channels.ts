@@ -8,7 +8,7 @@
  * it into the page as source text.
  */
 import type { CrawlSnapshot, CrawlState, FinishReason } from './crawl-snapshot.ts';
-import type { ImportProgress, MenuAction, ReplayInfo } from './app-types.ts';
+import type { ExportProgressInfo, ImportProgress, MenuAction, ReplayInfo } from './app-types.ts';
 import type { CommandName, PayloadOf, ResultOf } from './commands.ts';
 import type { Result } from './result.ts';
 
@@ -32,6 +32,7 @@ export interface Events {
   /** The library folder changed (crawl started or finished, import done, delete). */
   'library.changed': { id: string | null };
   'import.progress': { id: string; progress: ImportProgress };
+  'export.progress': { exportId: string; archiveId: string; progress: ExportProgressInfo };
   /** The replay view went to another page (a click inside the archived page). */
   'replay.navigated': { archiveId: string; url: string; info: ReplayInfo | null };
   /** A native menu item or its shortcut. */
@@ -46,6 +47,7 @@ const EVENT_LIST = [
   'crawl.log',
   'library.changed',
   'import.progress',
+  'export.progress',
   'replay.navigated',
   'menu',
 ] as const satisfies readonly EventName[];

@@ -20,6 +20,9 @@ import type {
   CrawlStartRequest,
   CrawlStarted,
   DeleteTicket,
+  ExportFile,
+  ExportRequest,
+  ExportResult,
   FilePurpose,
   ImportRequest,
   ImportResult,
@@ -144,6 +147,27 @@ export const COMMANDS = {
     obj({ archiveId: id(), limit: int({ min: 1, max: 1000 }), after: optional(int({ min: 0 })) }),
   ),
 
+  'export.run': cmd<ExportRequest, ExportResult>()(
+    'core',
+    obj({
+      archiveId: id(),
+      format: oneOf(['wacz', 'cdxj', 'warc', 'mirror', 'report'] as const),
+      title: optional(str({ max: 500 })),
+      description: optional(str({ max: 5000 })),
+      pageText: optional(bool()),
+      filter: optional(
+        obj({
+          urlPrefix: optional(str({ max: 8192 })),
+          host: optional(str({ max: 300 })),
+          from: optional(ts()),
+          to: optional(ts()),
+          mime: optional(str({ max: 200 })),
+        }),
+      ),
+    }),
+  ),
+  'export.list': cmd<{ archiveId: string }, ExportFile[]>()('core', obj({ archiveId: id() })),
+
   'replay.info': cmd<ReplayRequest, ReplayInfo>()('core', obj({ archiveId: id(), url: url(), at: optional(ts()) })),
   'replay.open': cmd<ReplayRequest, ReplayOpened>()('shell', obj({ archiveId: id(), url: url(), at: optional(ts()) })),
   'replay.bounds': cmd<ReplayBounds, null>()(
@@ -154,7 +178,8 @@ export const COMMANDS = {
 
   'shell.chooseFiles': cmd<{ purpose: FilePurpose }, string[]>()('shell', obj({ purpose: oneOf(['import', 'seeds', 'robots'] as const) })),
   'shell.setTheme': cmd<{ theme: ThemeSource }, null>()('shell', obj({ theme: oneOf(['system', 'light', 'dark'] as const) })),
-  'shell.reveal': cmd<{ id: string }, null>()('shell', obj({ id: id() })),
+  /** Show a library entry's folder (or its `exports/` folder) in the file manager. */
+  'shell.reveal': cmd<{ id: string; exports?: boolean }, null>()('shell', obj({ id: id(), exports: optional(bool()) })),
 } as const;
 
 export type Commands = typeof COMMANDS;

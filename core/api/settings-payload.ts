@@ -72,6 +72,8 @@ const FIELDS: { [K in keyof Required<SettingsPatch>]: Validator<CrawlSettings[K]
   maxExtractBytes: count(),
   maxLinksPerDocument: count(),
   maxRetries: int({ min: 0, max: 1000 }),
+  retryDelayS: int({ min: 0, max: 30 * 24 * 3600 }),
+  retryBackoff: oneOf(['exponential', 'fixed'] as const),
   warcMaxBytes: count(),
   warcPrefix: str({ max: 100 }),
   dedup: oneOf(DEDUP_MODE_NAMES),

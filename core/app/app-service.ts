@@ -18,13 +18,14 @@ import { TroveError } from '../errors.ts';
 import { openArchive, type Archive } from '../archive/archive-dir.ts';
 import { importIntoArchive } from '../archive/import-warc.ts';
 import { listPages, queryRecords, searchText, timeline } from '../archive/record-query.ts';
+import { recordDetail } from '../archive/record-query-detail.ts';
 import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
 import { crawlDatabasePath } from '../storage/open-database.ts';
 import { CrawlRunner, type RunnerEvent } from './crawl-runner.ts';
 import { checkCrawl, robotsTest, scopeTest } from './crawl-checks.ts';
 import { CUSTOM_ROBOTS_FILE, Library } from './library.ts';
+import { ExportRunner } from './export-runner.ts';
 import { replayInfo } from './replay-bridge.ts';
-import { recordDetail } from './record-detail.ts';
 
 export interface AppServiceOptions {
   /** The library folder (created when missing). The app uses ~/Documents/Trove; tests a temp dir. */
@@ -36,6 +37,7 @@ export interface AppServiceOptions {
   /** Override the crawl worker entry (tests). */
   crawlWorkerUrl?: URL;
 }
+
 
 export type AppHandlers = Handlers<CoreCommandName>;
 
@@ -56,6 +58,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
   const archives = new Map<string, Archive>();
   const lastSaved = new Map<string, number>();
   const emit = opts.emit;
+  const exports = new ExportRunner();
 
   const runner = new CrawlRunner({
     workerUrl: opts.crawlWorkerUrl,
@@ -113,7 +116,10 @@ export function createAppService(opts: AppServiceOptions): AppService {
   }
 
   function entry(id: string): LibraryEntry {
-    return library.entry(id, runner.isRunning(id), runner.snapshot(id));
+    const live = runner.snapshot(id);
+    // A worker that has finished but not exited yet is no longer "running" for the library.
+    const running = runner.isRunning(id) && live?.state !== 'finished' && live?.state !== 'failed';
+    return library.entry(id, running, live);
   }
 
   async function startWorker(id: string, dir: string, settings: Partial<CrawlSettings>): Promise<void> {
@@ -273,6 +279,15 @@ export function createAppService(opts: AppServiceOptions): AppService {
     'records.search': ({ archiveId, q, limit }) => searchText(archive(archiveId), q, limit ?? 50),
     'records.pages': ({ archiveId, limit, after }) => listPages(archive(archiveId), limit, after),
 
+    'export.run': async (req) => {
+      const dir = library.requireEntry(req.archiveId);
+      if (runner.isRunning(req.archiveId)) throw new TroveError('CRAWL_RUNNING', `stop the crawl ${req.archiveId} before exporting it`, { id: req.archiveId });
+      const result = await exports.run(req.archiveId, dir, req, (exportId, progress) => emit('export.progress', { exportId, archiveId: req.archiveId, progress }));
+      emit('library.changed', { id: req.archiveId });
+      return result;
+    },
+    'export.list': ({ archiveId }) => exports.list(library.requireEntry(archiveId)),
+
     'replay.info': ({ archiveId, url, at }) => replayInfo(archive(archiveId), url, at),
   };
 
@@ -281,7 +296,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
     library,
     archive,
     async close() {
-      await runner.close();
+      await Promise.all([runner.close(), exports.close()]);
       for (const id of [...archives.keys()]) closeArchive(id);
     },
   };

@@ -11,6 +11,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { CrawlSettings } from '../api/settings.ts';
 import type { CrawlSnapshot } from '../api/crawl-snapshot.ts';
 import type { AppError } from '../api/result.ts';
+import { toAppError } from './worker-errors.ts';
 import type { CrawlEvent } from '../crawl/crawl-controller.ts';
 import { startCrawl } from '../crawl/start-crawl.ts';
 
@@ -29,13 +30,6 @@ export type WorkerUp =
 
 /** At most ~4 snapshots a second go up, and the latest always does. */
 export const SNAPSHOT_MS = 250;
-
-export function toAppError(err: unknown): AppError {
-  const e = err as { code?: unknown; message?: unknown; details?: unknown };
-  const code = typeof e?.code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(e.code) ? e.code : 'INTERNAL';
-  const message = typeof e?.message === 'string' ? e.message : String(err);
-  return { code, message };
-}
 
 async function main(): Promise<void> {
   const port = parentPort;

@@ -1,11 +1,91 @@
 /**
- * Replay for the app. TEMPORARY: waits for core/replay/replay.ts; until it lands the command
- * answers NOT_AVAILABLE, never made-up data.
+ * Replay as the app's hosts need it. Both the Electron protocol handler (the replay view's
+ * http/https requests) and the e2e harness (Chromium requests paused over CDP) call
+ * `replayResponse`, which answers every request from the archive through the core `replay()` —
+ * a miss is the core's "not archived" page, never the live web. `replayInfo` is what the replay
+ * banner shows.
  */
-import type { ReplayInfo } from '../api/app-types.ts';
+import type { ReplayCapture, ReplayInfo } from '../api/app-types.ts';
 import type { Archive } from '../archive/archive-dir.ts';
-import { TroveError } from '../errors.ts';
+import { replay, type ReplayResponse } from '../replay/replay.ts';
+import { notArchivedPage } from '../replay/not-archived-page.ts';
 
-export function replayInfo(_archive: Archive, url: string, _at?: string): ReplayInfo {
-  throw new TroveError('NOT_AVAILABLE', `replay is not available yet (${url})`);
+export interface ReplayHttpRequest {
+  url: string;
+  at?: string;
+  method?: string;
+  headers?: [string, string][];
+}
+
+export interface ReplayHttpResponse {
+  status: number;
+  statusText: string;
+  headers: [string, string][];
+  body: Buffer;
+  info: ReplayInfo;
+}
+
+/** Methods replay can answer; anything else gets 405 (archives hold GETs, and POSTs by key). */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'OPTIONS']);
+
+function captureOf(r: ReplayResponse): ReplayCapture {
+  return { id: r.capture.id, url: r.capture.url, ts: r.capture.ts, type: r.payloadFrom ? 'revisit' : 'response', fuzzy: r.fuzzy ?? null };
+}
+
+function header(headers: [string, string][], name: string): string | null {
+  const n = name.toLowerCase();
+  return headers.find(([k]) => k.toLowerCase() === n)?.[1] ?? null;
+}
+
+function infoOf(url: string, r: Awaited<ReturnType<typeof replay>>): ReplayInfo {
+  if (r.kind === 'not-archived') {
+    return { kind: 'not-archived', url, reason: 'this URL is not in the archive', nearest: r.nearest ?? [] };
+  }
+  const location = r.status >= 300 && r.status < 400 ? header(r.headers, 'location') : null;
+  let absolute: string | null = null;
+  if (location) {
+    try {
+      absolute = new URL(location, url).href;
+    } catch {
+      absolute = location;
+    }
+  }
+  return {
+    kind: 'archived',
+    url,
+    status: r.status,
+    statusText: r.statusText,
+    mime: header(r.headers, 'content-type'),
+    headers: r.headers,
+    bodyBytes: Number(header(r.headers, 'content-length') ?? r.body.length),
+    capture: captureOf(r),
+    location: absolute,
+  };
+}
+
+/** What the replay banner shows for `url` at `at`. */
+export async function replayInfo(archive: Archive, url: string, at?: string): Promise<ReplayInfo> {
+  const r = await replay(archive, { url, ...(at ? { at } : {}), method: 'HEAD' });
+  return infoOf(url, r);
+}
+
+/** The response a replay view's request gets: archived, or the not-archived page. */
+export async function replayResponse(archive: Archive, req: ReplayHttpRequest): Promise<ReplayHttpResponse> {
+  const method = (req.method ?? 'GET').toUpperCase();
+  if (!METHODS.has(method)) {
+    return {
+      status: 405,
+      statusText: 'Method Not Allowed',
+      headers: [['Content-Type', 'text/plain; charset=utf-8']],
+      body: Buffer.from(`Replay cannot answer ${method} requests.\n`),
+      info: { kind: 'not-archived', url: req.url, reason: `method ${method}`, nearest: [] },
+    };
+  }
+  const r = await replay(archive, { url: req.url, ...(req.at ? { at: req.at } : {}), method, ...(req.headers ? { headers: req.headers } : {}) });
+  const info = infoOf(req.url, r);
+  if (r.kind === 'not-archived') {
+    const page = notArchivedPage(r);
+    return { status: page.status, statusText: page.statusText, headers: page.headers, body: page.body, info };
+  }
+  return { status: r.status, statusText: r.statusText, headers: r.headers, body: r.body, info };
 }

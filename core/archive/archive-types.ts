@@ -65,8 +65,12 @@ export interface RecordPage {
   rows: RecordSummary[];
   /** Pass as `after` for the next page; null at the end. */
   next: number | null;
-  /** Matching rows in all; computed on the first page only (no `after`). */
+  /**
+   * Matching rows in all, on the first page only (no `after`): exact when nothing is filtered,
+   * otherwise counted up to 10,000 (`totalCapped` when there are more).
+   */
   total?: number;
+  totalCapped?: boolean;
 }
 
 export interface BodyPreview {

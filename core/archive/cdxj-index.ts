@@ -4,22 +4,32 @@
  * holding `application/warc-fields`), keyed by python-surt; a non-GET capture is keyed with
  * `__wb_method=…` and its request body, taken from the request record next to it.
  *
+ * Where pywb and warcio.js disagree, the choice made here:
+ * - status is given for revisits too (warcio.js, cdxj-indexer; old pywb wrote `-`);
+ * - digest drops only a `sha1:` label (pywb; warcio.js drops any label, losing `sha-256:`);
+ * - mime is cut before `;` for every record type, and is `unk` for an HTTP message with no
+ *   Content-Type (pywb);
+ * - a truncated WARC-Date (`2019-08-15T01:02`) is padded to 14 digits;
+ * - records with no WARC-Target-URI or date are left out (warcio.js writes `undefined` keys);
+ * - ARC files are indexed (warcio.js cannot read them); a record with no payload digest (ARC,
+ *   some resources) gets a computed sha1.
+ *
  * Fast by reading little: only the HTTP head of a block is looked at (a view, not a copy), the
  * rest is skipped without copying (in an uncompressed file, without reading), and nothing is
- * hashed unless a record lacks WARC-Payload-Digest (ARC files, some resource records).
+ * hashed unless a record lacks WARC-Payload-Digest.
  */
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import { isTroveError } from '../errors.ts';
 import { surtKey } from '../scope/surt.ts';
-import { parseHttpHead, httpHeader } from '../warc/http-parse.ts';
+import { blockIsHttp, httpHeader, parseHttpHead } from '../warc/http-parse.ts';
 import type { HttpHead } from '../warc/http-parse.ts';
 import type { WarningHandler } from '../warc/read-errors.ts';
 import { openArchiveFile } from '../warc/read-records.ts';
 import type { WarcRecord, WarcRecordHead } from '../warc/read-record.ts';
 import { sha1Base32Of } from '../warc/read-digest.ts';
-import { cdxjTimestamp, formatCdxj, mimeOf, sortCdxjLines } from './cdxj.ts';
+import { cdxjTimestamp, mimeOf } from './cdxj.ts';
 import type { CdxjEntry } from './cdxj.ts';
 import { keyQuery, postQuery } from './cdxj-post-query.ts';
 
@@ -97,13 +107,6 @@ export async function* indexFile(file: string, opts: IndexOptions = {}): AsyncGe
   }
 }
 
-/** Sorted CDXJ lines for several files. */
-export async function indexFiles(files: string[], opts: Omit<IndexOptions, 'filename'> = {}): Promise<string[]> {
-  const lines: string[] = [];
-  for (const f of files) for await (const e of indexFile(f, opts)) lines.push(formatCdxj(e));
-  return sortCdxjLines(lines);
-}
-
 const INDEXED = new Set(['response', 'revisit', 'resource', 'metadata']);
 
 /** Request and response (or revisit) for the same URL, next to each other, pair up (pywb, warcio). */
@@ -113,10 +116,11 @@ function pairs(a: Seen, b: Seen): boolean {
   return (t[0] === 'request' && (t[1] === 'response' || t[1] === 'revisit')) || (t[1] === 'request' && (t[0] === 'response' || t[0] === 'revisit'));
 }
 
+/** Read what the index needs from a record: its HTTP head, a request's body, a missing digest. */
 async function look(record: WarcRecord): Promise<Seen> {
   const seen: Seen = { record, http: null };
   const type = record.type;
-  const httpish = (type === 'response' || type === 'revisit' || type === 'request') && isHttpBlock(record);
+  const httpish = blockIsHttp(record);
   if (type === 'request') {
     if (!httpish) return seen;
     const { bytes, truncated } = await record.readBlock(Math.min(record.contentLength, HEAD_BYTES + BODY_BYTES));
@@ -146,16 +150,9 @@ async function look(record: WarcRecord): Promise<Seen> {
   return seen;
 }
 
-/** The block is an HTTP message: so says Content-Type, or (no Content-Type) an http(s) target. */
-function isHttpBlock(r: WarcRecordHead): boolean {
-  const ct = (r.get('Content-Type') ?? '').toLowerCase();
-  if (ct.startsWith('application/http') || ct.startsWith('message/http')) return true;
-  return ct === '' && /^https?:/i.test(r.targetUri ?? '');
-}
-
 /** When the block is not an HTTP message it is the payload: a sha1 block digest will do. */
 function blockDigestIsPayload(r: WarcRecordHead): boolean {
-  return r.type !== 'revisit' && !isHttpBlock(r) && /^sha-?1:/i.test(r.get('WARC-Block-Digest') ?? '');
+  return r.type !== 'revisit' && !blockIsHttp(r) && /^sha-?1:/i.test(r.get('WARC-Block-Digest') ?? '');
 }
 
 function entryOf(main: Seen, req: Seen | null, filename: string): CdxjEntry | null {

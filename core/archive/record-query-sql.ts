@@ -15,6 +15,28 @@ export interface WhereClause {
   params: (string | number)[];
 }
 
+/** One condition; `index` names the index that can walk its matches (migrations, version 3). */
+export interface Condition extends WhereClause {
+  index?: 'records_urlkey_ts' | 'records_ts' | 'records_status' | 'records_type';
+}
+
+/**
+ * A filter as SQL: `conds` hold every condition but one multi-valued list (types or statuses),
+ * kept apart in `split` so a page can be read as a merge of one index walk per value (each in
+ * records.id order) instead of sorting every match.
+ */
+export interface FilterSql {
+  conds: Condition[];
+  split: { column: 'record_type' | 'status'; values: (string | number)[] } | null;
+  /** True when nothing is filtered. */
+  empty: boolean;
+}
+
+/** The conditions ANDed (`1` when there are none). */
+export function joinConditions(conds: readonly WhereClause[]): WhereClause {
+  return { sql: conds.length > 0 ? conds.map((c) => c.sql).join(' AND ') : '1', params: conds.flatMap((c) => c.params) };
+}
+
 const TS_PARTIAL = /^\d{4,14}$/;
 
 /** The first string greater than every string starting with `prefix` (bytewise, as SQLite compares). */
@@ -45,65 +67,68 @@ function likeEscape(s: string): string {
 
 /** The WHERE clause (without `WHERE`) for a filter; `r` is the records alias. */
 export function filterClause(f: RecordFilter): WhereClause {
-  const parts: string[] = [];
-  const params: (string | number)[] = [];
-  if (f.type && f.type.length > 0) {
-    parts.push(`r.record_type IN (${f.type.map(() => '?').join(', ')})`);
-    params.push(...f.type.map((t) => t.toLowerCase()));
-  }
-  if (f.url) {
-    parts.push('r.urlkey = ?');
-    params.push(surtKey(withScheme(f.url.trim())));
-  }
+  const { conds, split } = filterSql(f);
+  if (!split) return joinConditions(conds);
+  return joinConditions([{ sql: `r.${split.column} IN (${split.values.map(() => '?').join(', ')})`, params: split.values }, ...conds]);
+}
+
+export function filterSql(f: RecordFilter): FilterSql {
+  const conds: Condition[] = [];
+  let split: FilterSql['split'] = null;
+  const types = [...new Set((f.type ?? []).map((t) => t.toLowerCase()))];
+  if (types.length === 1) conds.push({ sql: 'r.record_type = ?', params: [types[0]!], index: 'records_type' });
+  else if (types.length > 1) split = { column: 'record_type', values: types };
+  if (f.url) conds.push({ sql: 'r.urlkey = ?', params: [surtKey(withScheme(f.url.trim()))], index: 'records_urlkey_ts' });
   if (f.urlPrefix) {
     const key = surtKey(withScheme(f.urlPrefix.trim()));
-    parts.push('r.urlkey >= ? AND r.urlkey < ?');
-    params.push(key, prefixEnd(key));
+    conds.push({ sql: 'r.urlkey >= ? AND r.urlkey < ?', params: [key, prefixEnd(key)], index: 'records_urlkey_ts' });
   }
   if (f.host) {
     const h = surtHost(f.host.trim().toLowerCase());
     // `com,example)` and `com,example:8080)`: the host on any port.
-    parts.push('((r.urlkey >= ? AND r.urlkey < ?) OR (r.urlkey >= ? AND r.urlkey < ?))');
-    params.push(`${h})`, prefixEnd(`${h})`), `${h}:`, prefixEnd(`${h}:`));
+    conds.push({
+      sql: '((r.urlkey >= ? AND r.urlkey < ?) OR (r.urlkey >= ? AND r.urlkey < ?))',
+      params: [`${h})`, prefixEnd(`${h})`), `${h}:`, prefixEnd(`${h}:`)],
+      index: 'records_urlkey_ts',
+    });
   }
   if (f.mime) {
     const m = f.mime.trim().toLowerCase();
-    if (m.endsWith('/')) {
-      parts.push(`r.mime LIKE ? ESCAPE '\\'`);
-      params.push(`${likeEscape(m)}%`);
-    } else {
-      parts.push(`(r.mime = ? OR r.mime LIKE ? ESCAPE '\\')`);
-      params.push(m, `${likeEscape(m)};%`);
-    }
+    if (m.endsWith('/')) conds.push({ sql: `r.mime LIKE ? ESCAPE '\\'`, params: [`${likeEscape(m)}%`] });
+    else conds.push({ sql: `(r.mime = ? OR r.mime LIKE ? ESCAPE '\\')`, params: [m, `${likeEscape(m)};%`] });
   }
   if (f.status && f.status.length > 0) {
     for (const s of f.status) {
       if (!Number.isInteger(s)) throw new TroveError('QUERY_BAD_FILTER', `status must be integers, not ${s}`, { status: s });
     }
-    parts.push(`r.status IN (${f.status.map(() => '?').join(', ')})`);
-    params.push(...f.status);
+    const statuses = [...new Set(f.status)];
+    if (statuses.length === 1) conds.push({ sql: 'r.status = ?', params: statuses, index: 'records_status' });
+    else if (split) conds.push({ sql: `r.status IN (${statuses.map(() => '?').join(', ')})`, params: statuses, index: 'records_status' });
+    else split = { column: 'status', values: statuses };
   }
-  if (f.from) {
-    checkTs('from', f.from);
-    parts.push('r.ts >= ?');
-    params.push(f.from + '00000101000000'.slice(f.from.length));
-  }
-  if (f.to) {
-    checkTs('to', f.to);
-    parts.push('r.ts <= ?');
-    // Inclusive: `2024` means up to the end of 2024 (day 31 is safe: ts never has day 32).
-    params.push(f.to + '99123123595999'.slice(f.to.length, 14));
+  if (f.from || f.to) {
+    const range: Condition = { sql: '', params: [], index: 'records_ts' };
+    const parts: string[] = [];
+    if (f.from) {
+      checkTs('from', f.from);
+      parts.push('r.ts >= ?');
+      range.params.push(f.from + '00000101000000'.slice(f.from.length));
+    }
+    if (f.to) {
+      checkTs('to', f.to);
+      parts.push('r.ts <= ?');
+      // Inclusive: `2024` means up to 2024-12-31 23:59:59.
+      range.params.push(f.to + '00001231235959'.slice(f.to.length));
+    }
+    range.sql = parts.join(' AND ');
+    conds.push(range);
   }
   if (f.text !== undefined && f.text.trim() !== '') {
     const match = toFtsQuery(f.text);
-    if (match === '') {
-      parts.push('0');
-    } else {
-      parts.push('r.id IN (SELECT rowid FROM page_text WHERE page_text MATCH ?)');
-      params.push(match);
-    }
+    if (match === '') conds.push({ sql: '0', params: [] });
+    else conds.push({ sql: 'r.id IN (SELECT rowid FROM page_text WHERE page_text MATCH ?)', params: [match] });
   }
-  return { sql: parts.length > 0 ? parts.join(' AND ') : '1', params };
+  return { conds, split, empty: conds.length === 0 && split === null };
 }
 
 /** A `records` row (joined with its file) as the browser shows it. */
@@ -134,7 +159,9 @@ export function recordSummary(r: CaptureDbRow): RecordSummary {
   };
 }
 
-export const SELECT_RECORD = 'SELECT r.*, f.path AS file_path, f.name AS file_name FROM records r JOIN warc_files f ON f.id = r.file_id';
+// CROSS JOIN: SQLite keeps records as the outer loop, so pages are read in records.id order (an inner
+// join may start from warc_files and then sort every matching record).
+export const SELECT_RECORD = 'SELECT r.*, f.path AS file_path, f.name AS file_name FROM records r CROSS JOIN warc_files f ON f.id = r.file_id';
 
 /** The same summary from a capture-index row. */
 export function summaryOfCapture(c: CaptureRow): RecordSummary {

@@ -10,7 +10,8 @@ import { TroveError } from '../errors.ts';
 import type { Archive } from './archive-dir.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
 import type { CaptureSummary, PageList, PageRequest, RecordFilter, RecordPage, SearchHit } from './archive-types.ts';
-import { filterClause, recordSummary, SELECT_RECORD, withScheme } from './record-query-sql.ts';
+import { filterClause, filterSql, joinConditions, recordSummary, SELECT_RECORD, withScheme } from './record-query-sql.ts';
+import type { Condition } from './record-query-sql.ts';
 
 export const MAX_PAGE_LIMIT = 1000;
 
@@ -43,28 +44,70 @@ function checkAfter(after: number | undefined): number {
   return after;
 }
 
+/** Matches counted at most, for `total` (an unindexed filter must not scan a whole archive). */
+export const TOTAL_CAP = 10_000;
+/** A condition matching at most this many records is walked through its index. */
+const SPARSE = 5_000;
+
 /**
  * Records matching `filter`, in index order (records.id), `page.limit` at a time. `total` is
- * counted on the first page only, so paging on stays cheap.
+ * counted on the first page only (exact when nothing is filtered; otherwise up to TOTAL_CAP,
+ * with `totalCapped` when there are more), so paging on stays cheap.
  */
 export function queryRecords(archive: Archive, filter: RecordFilter, page: PageRequest): RecordPage {
   const limit = checkLimit(page.limit);
   const after = checkAfter(page.after);
-  const where = filterClause(filter);
-  const rows = prepared(archive.db, `${SELECT_RECORD} WHERE r.id > ? AND ${where.sql} ORDER BY r.id LIMIT ?`).all(
-    after,
-    ...where.params,
-    limit + 1,
-  ) as CaptureDbRow[];
+  const f = filterSql(filter);
+  const rest = joinConditions(f.conds);
+  let rows: CaptureDbRow[];
+  let from = 'records r';
+  if (f.split) {
+    // One walk per value of the list, each already in id order; merge the heads.
+    const col = `r.${f.split.column}`;
+    const sub = `SELECT * FROM (SELECT r.id FROM records r WHERE r.id > ? AND ${col} = ? AND ${rest.sql} ORDER BY r.id LIMIT ?)`;
+    const sql = `${SELECT_RECORD} WHERE r.id IN (SELECT id FROM (${f.split.values.map(() => sub).join(' UNION ALL ')}) ORDER BY id LIMIT ?) ORDER BY r.id`;
+    const params = f.split.values.flatMap((v) => [after, v, ...rest.params, limit + 1]);
+    rows = prepared(archive.db, sql).all(...params, limit + 1) as CaptureDbRow[];
+  } else {
+    from = accessPath(archive, f.conds);
+    const sql = `${SELECT_RECORD.replace('FROM records r', `FROM ${from}`)} WHERE r.id > ? AND ${rest.sql} ORDER BY r.id LIMIT ?`;
+    rows = prepared(archive.db, sql).all(after, ...rest.params, limit + 1) as CaptureDbRow[];
+  }
   const more = rows.length > limit;
   if (more) rows.length = limit;
   const result: RecordPage = { rows: rows.map(recordSummary), next: more ? rows.at(-1)!.id : null };
   if (page.after === undefined) {
-    result.total = more
-      ? (prepared(archive.db, `SELECT COUNT(*) AS n FROM records r WHERE ${where.sql}`).get(...where.params) as { n: number }).n
-      : rows.length;
+    if (!more) result.total = rows.length;
+    else if (f.empty) result.total = (prepared(archive.db, 'SELECT COALESCE(SUM(records), 0) AS n FROM warc_files').get() as { n: number }).n;
+    else {
+      const where = filterClause(filter);
+      const n = (prepared(archive.db, `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where.sql} LIMIT ${TOTAL_CAP + 1})`).get(...where.params) as { n: number }).n;
+      result.total = Math.min(n, TOTAL_CAP);
+      if (n > TOTAL_CAP) result.totalCapped = true;
+    }
   }
   return result;
+}
+
+/**
+ * How to read `records` for several indexed conditions. SQLite has no statistics on a fresh
+ * archive (ANALYZE of a million rows takes over a second), and guesses badly between, say, a
+ * common status and a rare host. So each indexed condition's matches are counted up to SPARSE:
+ * the sparsest one under that is walked through its index (then sorted by id, cheap for few
+ * rows); when every one is dense, records are read in id order and filtered, which finds a
+ * page quickly. A lone equality (type, status) is left to SQLite: its index is already in id
+ * order within one value, the best walk whatever the density.
+ */
+function accessPath(archive: Archive, conds: readonly Condition[]): string {
+  const indexed = conds.filter((c) => c.index !== undefined);
+  if (indexed.length === 0) return 'records r';
+  if (indexed.length === 1 && (indexed[0]!.index === 'records_status' || indexed[0]!.index === 'records_type')) return 'records r';
+  let best: { index: string; n: number } | null = null;
+  for (const c of indexed) {
+    const n = (prepared(archive.db, `SELECT COUNT(*) AS n FROM (SELECT 1 FROM records r INDEXED BY ${c.index} WHERE ${c.sql} LIMIT ${SPARSE + 1})`).get(...c.params) as { n: number }).n;
+    if (n <= SPARSE && (!best || n < best.n)) best = { index: c.index!, n };
+  }
+  return best ? `records r INDEXED BY ${best.index}` : 'records r NOT INDEXED';
 }
 
 /** Every capture (response, revisit, resource) of one URL, oldest first; http and https alike. */

@@ -89,6 +89,7 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--candidate-agents <list>', 'comma-separated agents for most-favored / first-named')
     .option('--masquerade', 'send the user agent that robots.txt allowed')
     .option('--robots-ttl <s>', 'robots.txt cache time in seconds (86400)', int('--robots-ttl'))
+    .option('--sitemaps', 'crawl the sitemaps named in robots.txt and follow sitemap entries (hop M, still scoped)')
     .option('--user-agent <ua>', 'User-Agent header')
     .option('--operator <contact>', 'operator contact (email: also sent as From)')
     .option('--connect-timeout-s <s>', 'connect timeout (20)', int('--connect-timeout-s'))
@@ -135,7 +136,7 @@ export function settingsFromOptions(opts: Opts, seeds: string[]): Partial<CrawlS
     ['maxPathRepeats', 'maxPathRepeats'], ['maxPathDepth', 'maxPathDepth'], ['concurrency', 'concurrency'], ['perHost', 'perHost'],
     ['delayFactor', 'delayFactor'], ['minDelayMs', 'minDelayMs'], ['maxDelayMs', 'maxDelayMs'], ['crawlDelayCapS', 'crawlDelayCapS'],
     ['maxKbpsPerHost', 'maxKbpsPerHost'], ['queuePolicy', 'queuePolicy'], ['robots', 'robots'], ['robotsFile', 'robotsFile'],
-    ['masquerade', 'masquerade'], ['robotsTtl', 'robotsTtlS'], ['userAgent', 'userAgent'], ['operator', 'operator'],
+    ['masquerade', 'masquerade'], ['sitemaps', 'sitemaps'], ['robotsTtl', 'robotsTtlS'], ['userAgent', 'userAgent'], ['operator', 'operator'],
     ['connectTimeoutS', 'connectTimeoutS'], ['idleTimeoutS', 'idleTimeoutS'], ['fetchTimeoutS', 'fetchTimeoutS'],
     ['maxBodyBytes', 'maxBodyBytes'], ['maxRetries', 'maxRetries'], ['retryDelayS', 'retryDelayS'], ['warcMaxBytes', 'warcMaxBytes'], ['warcPrefix', 'warcPrefix'],
     ['dedup', 'dedup'], ['limitPages', 'limitPages'], ['limitUris', 'limitUris'], ['limitBytes', 'limitBytes'], ['limitTime', 'limitTimeS'],

@@ -10,6 +10,9 @@ import { registerRobotsCommand } from './robots-command.ts';
 import { registerScopeCommand } from './scope-command.ts';
 import { registerIndexCommand } from './index-command.ts';
 import { registerCheckCommand } from './check-command.ts';
+import { registerExportCommand } from './export-command.ts';
+import { registerGetCommand } from './get-command.ts';
+import { registerImportCommand } from './import-command.ts';
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -23,6 +26,9 @@ export function buildProgram(): Command {
   registerScopeCommand(program);
   registerIndexCommand(program);
   registerCheckCommand(program);
+  registerImportCommand(program);
+  registerGetCommand(program);
+  registerExportCommand(program);
   return program;
 }
 

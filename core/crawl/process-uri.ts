@@ -291,7 +291,7 @@ async function handleFetched(
   });
   const written = await ctx.writer.writeGroup(group.records);
   const page = isHtml && status === 200;
-  const rows = captureRows(ctx, uri.url, date, f, written, page ? title : null, revisitOf);
+  const rows = captureRows(ctx, uri.url, date, f, written, page ? title : null, revisitOf, page);
 
   // Politeness: Heritrix's formula, raised to Crawl-delay, bandwidth and Retry-After.
   const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(headerValue(f.headers, 'retry-after'), now) : null;
@@ -345,6 +345,7 @@ function captureRows(
   written: WrittenRecord[],
   title: string | null,
   revisitOf: RevisitOf | null,
+  page = false,
 ): RecordRow[] {
   const key = surtKey(url);
   const t = ts14(date);
@@ -373,7 +374,8 @@ function captureRows(
       contentLength: isResp ? (f.entity?.size ?? 0) : null,
       truncated: isResp ? f.truncated : null,
       title: isResp ? title : null,
-      page: isResp && title !== null,
+      // A page is an HTML 200 response, as the importer counts them (a revisit is not a new page).
+      page: page && w.type === 'response',
     };
   });
 }

@@ -12,6 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { TroveError } from '../errors.ts';
 import type { DocumentExtraction, DocumentInput } from './extract-document.ts';
 import type { WorkerJob, WorkerMessage } from './extract-worker.ts';
+import { unpackExtraction } from './extract-message.ts';
 
 export type PoolResult = DocumentExtraction & { error?: string };
 
@@ -112,7 +113,7 @@ export class ExtractPool {
     const job = slot.job;
     if (job === null || job.id !== msg.id) return; // a late answer for a job that already timed out
     this.finish(slot);
-    job.resolve(msg.type === 'result' ? msg.result : failed(job.input, `extraction failed: ${msg.error}`));
+    job.resolve(msg.type === 'result' ? unpackExtraction(msg.result) : failed(job.input, `extraction failed: ${msg.error}`));
     this.dispatch();
   }
 
@@ -149,8 +150,10 @@ export class ExtractPool {
       slot.job = job;
       slot.worker.ref();
       slot.timer = setTimeout(() => this.onTimeout(slot, job), this.jobTimeoutMs);
-      // Send a private copy of exactly the body's bytes and transfer it: cloning a view would copy
-      // its whole backing ArrayBuffer, and the caller keeps using its own Buffer.
+      // Send a private copy of exactly the body's bytes and transfer it (one copy, on this side):
+      // cloning a view would copy its whole backing ArrayBuffer (8 KiB for a pooled small Buffer,
+      // far more for a slice of a big one), and transferring the caller's own buffer would detach
+      // the Buffer it still holds.
       const body = new Uint8Array(job.input.body);
       const message: WorkerJob = { id: job.id, input: { ...job.input, body: body as Buffer } };
       slot.worker.postMessage(message, [body.buffer]);

@@ -1,11 +1,14 @@
 /**
- * The worker-thread side of ExtractPool: receives one document at a time, runs extractDocument,
- * posts the result back. Announces itself with `ready` once its modules are loaded, so the pool's
- * per-job clock measures extraction only, not start-up.
+ * The worker-thread side of ExtractPool: receives one document at a time (its body transferred,
+ * not copied), runs extractDocument, posts the result back packed (extract-message.ts). Announces
+ * itself with `ready` once its modules are loaded, so the pool's per-job clock measures
+ * extraction only, not start-up.
  */
 import { parentPort } from 'node:worker_threads';
 import { extractDocument } from './extract-document.ts';
 import type { DocumentInput } from './extract-document.ts';
+import { packExtraction } from './extract-message.ts';
+import type { PackedExtraction } from './extract-message.ts';
 
 export interface WorkerJob {
   id: number;
@@ -14,7 +17,7 @@ export interface WorkerJob {
 
 export type WorkerMessage =
   | { type: 'ready' }
-  | { type: 'result'; id: number; result: ReturnType<typeof extractDocument> }
+  | { type: 'result'; id: number; result: PackedExtraction }
   | { type: 'failed'; id: number; error: string };
 
 const port = parentPort;
@@ -26,7 +29,7 @@ port.on('message', (job: WorkerJob) => {
     // Structured clone turns a Buffer into a plain Uint8Array: view it as a Buffer again, no copy.
     const b = job.input.body as Uint8Array;
     const body = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-    reply = { type: 'result', id: job.id, result: extractDocument({ ...job.input, body }) };
+    reply = { type: 'result', id: job.id, result: packExtraction(extractDocument({ ...job.input, body })) };
   } catch (err) {
     reply = { type: 'failed', id: job.id, error: err instanceof Error ? err.message : String(err) };
   }

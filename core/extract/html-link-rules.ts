@@ -65,35 +65,75 @@ const SVG_ATTRS: Record<string, Record<string, Hop>> = {
  * link-extraction tests list data-href and data-uri). Only a script turns them into requests,
  * so they are speculative (X): the scope rules allow one such hop off an in-scope page.
  */
-const DATA_URL_ATTRS = new Set(['data-href', 'data-uri', 'data-src', 'data-original', 'data-lazy-src', 'data-bg']);
-const DATA_SRCSET_ATTRS = new Set(['data-srcset', 'data-lazy-srcset']);
+const DATA_URL_ATTRS = ['data-href', 'data-uri', 'data-src', 'data-original', 'data-lazy-src', 'data-bg'];
+const DATA_SRCSET_ATTRS = ['data-srcset', 'data-lazy-srcset'];
 
 export type AttrRule =
-  | { kind: 'url'; hop: Hop }
-  | { kind: 'srcset'; hop: Hop }
-  | { kind: 'css' }
-  | { kind: 'script' };
+  | { readonly kind: 'url'; readonly hop: Hop }
+  | { readonly kind: 'srcset'; readonly hop: Hop }
+  | { readonly kind: 'css' }
+  | { readonly kind: 'script' };
+
+// One shared, frozen rule object per outcome: looking a rule up allocates nothing.
+const URL_RULES = new Map<Hop, AttrRule>();
+function urlRule(hop: Hop): AttrRule {
+  let rule = URL_RULES.get(hop);
+  if (rule === undefined) URL_RULES.set(hop, (rule = Object.freeze({ kind: 'url', hop })));
+  return rule;
+}
+const SRCSET_E: AttrRule = Object.freeze({ kind: 'srcset', hop: 'E' });
+const SRCSET_X: AttrRule = Object.freeze({ kind: 'srcset', hop: 'X' });
+const CSS_RULE: AttrRule = Object.freeze({ kind: 'css' });
+const SCRIPT_RULE: AttrRule = Object.freeze({ kind: 'script' });
+
+function ruleTable(table: Record<string, Record<string, Hop>>): Map<string, ReadonlyMap<string, AttrRule>> {
+  const out = new Map<string, ReadonlyMap<string, AttrRule>>();
+  for (const [tag, attrs] of Object.entries(table)) out.set(tag, new Map(Object.entries(attrs).map(([name, hop]) => [name, urlRule(hop)])));
+  return out;
+}
+
+/** tag → attribute → rule, for the attributes that hold a URL only on that element (HTML, then SVG). */
+const HTML_ELEMENT_RULES = ruleTable(ELEMENT_ATTRS);
+const SVG_ELEMENT_RULES = ruleTable(SVG_ATTRS);
+
+/** attribute → rule, for the attributes that hold URLs on any element (event handlers aside). */
+const GENERIC_RULES: ReadonlyMap<string, AttrRule> = new Map<string, AttrRule>([
+  ...Object.entries(ANY_ELEMENT_ATTRS).map(([name, hop]): [string, AttrRule] => [name, urlRule(hop)]),
+  ['srcset', SRCSET_E],
+  ['imagesrcset', SRCSET_E],
+  ['style', CSS_RULE],
+  ...DATA_URL_ATTRS.map((name): [string, AttrRule] => [name, urlRule('X')]),
+  ...DATA_SRCSET_ATTRS.map((name): [string, AttrRule] => [name, SRCSET_X]),
+]);
+
+/**
+ * The attributes that hold a URL only on this element (`<a href>`, `<object data>` …; in SVG
+ * `<use href>` …), or undefined. Look it up once per start tag, then ask attrRuleIn per attribute.
+ */
+export function elementAttrRules(tag: string, foreign: boolean): ReadonlyMap<string, AttrRule> | undefined {
+  return (foreign ? SVG_ELEMENT_RULES : HTML_ELEMENT_RULES).get(tag);
+}
+
+/** The rule for attribute `attr` of an element whose own rules are `own` (from elementAttrRules), or null. */
+export function attrRuleIn(own: ReadonlyMap<string, AttrRule> | undefined, attr: string): AttrRule | null {
+  if (own !== undefined) {
+    const rule = own.get(attr);
+    if (rule !== undefined) return rule;
+  }
+  const rule = GENERIC_RULES.get(attr);
+  if (rule !== undefined) return rule;
+  // Event handlers: on… (checked by char code, no string allocated).
+  if (attr.length > 2 && attr.charCodeAt(0) === 0x6f /* o */ && attr.charCodeAt(1) === 0x6e /* n */) return SCRIPT_RULE;
+  return null;
+}
 
 /**
  * The rule for one attribute of one start tag, or null when it holds no URL. `foreign` is true
  * inside `<svg>`/`<math>`. Tags with special handling (base, meta, link, form) are not covered.
+ * Rules are shared frozen objects: compare them, do not change them.
  */
 export function attrRule(tag: string, attr: string, foreign: boolean): AttrRule | null {
-  if (foreign) {
-    const hop = SVG_ATTRS[tag]?.[attr];
-    if (hop) return { kind: 'url', hop };
-  } else {
-    const hop = ELEMENT_ATTRS[tag]?.[attr];
-    if (hop) return { kind: 'url', hop };
-  }
-  const any = ANY_ELEMENT_ATTRS[attr];
-  if (any) return { kind: 'url', hop: any };
-  if (attr === 'srcset' || attr === 'imagesrcset') return { kind: 'srcset', hop: 'E' };
-  if (attr === 'style') return { kind: 'css' };
-  if (attr.length > 2 && attr.startsWith('on')) return { kind: 'script' };
-  if (DATA_URL_ATTRS.has(attr)) return { kind: 'url', hop: 'X' };
-  if (DATA_SRCSET_ATTRS.has(attr)) return { kind: 'srcset', hop: 'X' };
-  return null;
+  return attrRuleIn(elementAttrRules(tag, foreign), attr);
 }
 
 /**

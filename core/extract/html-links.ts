@@ -22,10 +22,11 @@ import { OutlinkList } from './outlink.ts';
 import type { Outlink } from './outlink.ts';
 import { sniffHtmlCharset } from './html-charset.ts';
 import { scanCssUrls, CSS_CONTEXT } from './css-links.ts';
-import { attrRule, linkRelHop, scriptStringUrls, srcsetUrls } from './html-link-rules.ts';
+import { attrRuleIn, elementAttrRules, linkRelHop, scriptStringUrls, srcsetUrls } from './html-link-rules.ts';
+import type { AttrRule } from './html-link-rules.ts';
 import { refreshTarget } from './refresh-value.ts';
 import { parseRobotsDirectives } from '../robots/meta-robots.ts';
-import { TextCollector, isInlineElement } from './text-collector.ts';
+import { TextCollector, INLINE_ELEMENTS } from './text-collector.ts';
 
 export interface HtmlExtraction {
   outlinks: Outlink[];
@@ -59,23 +60,48 @@ const MAX_SCRIPT_ATTR_CHARS = 64 * 1024;
 const CHUNK_BYTES = 1024 * 1024;
 
 /** Elements whose content the HTML parser reads as raw text, and the tokenizer state it uses. */
-const RAW_TEXT_STATE: Record<string, number> = {
-  title: TokenizerMode.RCDATA,
-  textarea: TokenizerMode.RCDATA,
-  style: TokenizerMode.RAWTEXT,
-  xmp: TokenizerMode.RAWTEXT,
-  iframe: TokenizerMode.RAWTEXT,
-  noembed: TokenizerMode.RAWTEXT,
-  noframes: TokenizerMode.RAWTEXT,
-  script: TokenizerMode.SCRIPT_DATA,
-  plaintext: TokenizerMode.PLAINTEXT,
-};
+const RAW_TEXT_STATE = new Map<string, Tokenizer['state']>([
+  ['title', TokenizerMode.RCDATA],
+  ['textarea', TokenizerMode.RCDATA],
+  ['style', TokenizerMode.RAWTEXT],
+  ['xmp', TokenizerMode.RAWTEXT],
+  ['iframe', TokenizerMode.RAWTEXT],
+  ['noembed', TokenizerMode.RAWTEXT],
+  ['noframes', TokenizerMode.RAWTEXT],
+  ['script', TokenizerMode.SCRIPT_DATA],
+  ['plaintext', TokenizerMode.PLAINTEXT],
+]);
 
 /** Start tags that end foreign (SVG/MathML) content: WHATWG "parsing main inforeign", breakout list. */
-const BREAKOUT_TAGS = new Set(
-  'b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var'.split(' '),
-);
+const BREAKOUT_TAGS =
+  'b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var'.split(' ');
 const FONT_BREAKOUT_ATTRS = new Set(['color', 'face', 'size']);
+
+// What a tag name means to the handler, as bit flags looked up once per tag (no flags: an ordinary block element).
+const F_INLINE = 1; // phrasing: does not separate words
+const F_RAW_TEXT = 2; // in RAW_TEXT_STATE
+const F_SPECIAL = 4; // base, meta, link, form: read by their own handlers
+const F_BREAKOUT = 8; // closes foreign content
+const F_HIDDEN = 16; // noscript, template: text not visible
+const F_FOREIGN_ROOT = 32; // svg, math
+const F_SVG_HTML = 64; // foreignobject, desc, title: HTML integration points inside <svg>
+
+const TAG_FLAGS = new Map<string, number>();
+function flag(tags: Iterable<string>, bit: number): void {
+  for (const t of tags) TAG_FLAGS.set(t, (TAG_FLAGS.get(t) ?? 0) | bit);
+}
+flag(INLINE_ELEMENTS, F_INLINE);
+flag(RAW_TEXT_STATE.keys(), F_RAW_TEXT);
+flag(['base', 'meta', 'link', 'form'], F_SPECIAL);
+flag(BREAKOUT_TAGS, F_BREAKOUT);
+flag(['noscript', 'template'], F_HIDDEN);
+flag(['svg', 'math'], F_FOREIGN_ROOT);
+flag(['foreignobject', 'desc', 'title'], F_SVG_HTML);
+
+/** Entries of the foreign-content stack. */
+const SVG = 1;
+const MATH = 2;
+const HTML_POINT = 3; // an HTML integration point inside <svg>
 
 export function extractHtml(body: Buffer, opts: HtmlOptions): HtmlExtraction {
   const charset = sniffHtmlCharset(body, opts.contentType).encoding;
@@ -109,6 +135,8 @@ export function extractHtml(body: Buffer, opts: HtmlOptions): HtmlExtraction {
 
 class LinkHandler implements TokenHandler {
   tokenizer: Tokenizer | null = null;
+  /** Null, not absent: parse5's preprocessor then skips its per-character error checks. */
+  readonly onParseError = null;
   readonly links: OutlinkList;
   readonly text = new TextCollector(MAX_TEXT_CHARS);
   readonly robots = { nofollow: false, noindex: false };
@@ -127,8 +155,10 @@ class LinkHandler implements TokenHandler {
   private collectingTitle = false;
   /** Open `<noscript>`/`<template>` elements: their text is not visible. */
   private hiddenDepth = 0;
-  /** Open foreign-content elements (`svg`, `math`) and HTML integration points inside them. */
-  private readonly foreign: ('svg' | 'math' | 'html')[] = [];
+  /** Open foreign-content elements (SVG, MATH) and HTML integration points inside them (HTML_POINT). */
+  private readonly foreign: number[] = [];
+  /** The top of `foreign` is SVG or MATH: kept in step with the stack, read on every tag. */
+  private inForeign = false;
 
   constructor(opts: HtmlOptions) {
     this.links = new OutlinkList(opts.maxLinks);
@@ -148,22 +178,39 @@ class LinkHandler implements TokenHandler {
     return t === '' ? null : t;
   }
 
-  private get inForeign(): boolean {
-    const top = this.foreign[this.foreign.length - 1];
-    return top === 'svg' || top === 'math';
+  private foreignTop(): number {
+    const n = this.foreign.length;
+    return n === 0 ? 0 : this.foreign[n - 1]!;
+  }
+
+  private pushForeign(kind: number): void {
+    this.foreign.push(kind);
+    this.syncForeign();
+  }
+
+  private popForeign(): void {
+    this.foreign.pop();
+    this.syncForeign();
+  }
+
+  private syncForeign(): void {
+    const top = this.foreignTop();
+    this.inForeign = top === SVG || top === MATH;
+    if (this.tokenizer) this.tokenizer.inForeignNode = this.inForeign;
   }
 
   onStartTag(token: Token.TagToken): void {
     const tag = token.tagName;
+    const flags = TAG_FLAGS.get(tag) ?? 0;
     // HTML elements such as <p>, <div> or <img> inside <svg>/<math> close the foreign content, as
     // the HTML parser's "breakout" rule does; an unclosed <svg> must not swallow the page.
-    if (this.inForeign && (BREAKOUT_TAGS.has(tag) || (tag === 'font' && token.attrs.some((a) => FONT_BREAKOUT_ATTRS.has(a.name))))) {
-      while (this.inForeign) this.foreign.pop();
+    if (this.inForeign && ((flags & F_BREAKOUT) !== 0 || (tag === 'font' && token.attrs.some((a) => FONT_BREAKOUT_ATTRS.has(a.name))))) {
+      while (this.inForeign) this.popForeign();
     }
     const foreign = this.inForeign;
-    if (!isInlineElement(tag)) this.text.space();
+    if ((flags & F_INLINE) === 0) this.text.space();
 
-    if (!foreign) {
+    if (!foreign && (flags & F_SPECIAL) !== 0) {
       switch (tag) {
         case 'base':
           this.onBase(token);
@@ -179,55 +226,66 @@ class LinkHandler implements TokenHandler {
           break;
       }
     }
-    for (const attr of token.attrs) this.onAttribute(tag, attr.name, attr.value, foreign);
+    const attrs = token.attrs;
+    if (attrs.length > 0 && this.base !== null) {
+      const own = elementAttrRules(tag, foreign);
+      for (let i = 0; i < attrs.length; i++) {
+        const a = attrs[i]!;
+        const rule = attrRuleIn(own, a.name);
+        if (rule !== null) this.onUrlAttribute(tag, a.name, a.value, rule, this.base);
+      }
+    }
 
     if (foreign) {
-      if (!token.selfClosing && (tag === 'foreignobject' || tag === 'desc' || tag === 'title') && this.foreign.at(-1) === 'svg') {
-        this.foreign.push('html');
-      } else if (!token.selfClosing && (tag === 'svg' || tag === 'math')) {
-        this.foreign.push(tag);
+      if (!token.selfClosing && (flags & F_SVG_HTML) !== 0 && this.foreignTop() === SVG) {
+        this.pushForeign(HTML_POINT);
+      } else if (!token.selfClosing && (flags & F_FOREIGN_ROOT) !== 0) {
+        this.pushForeign(tag === 'svg' ? SVG : MATH);
       }
       if (tag === 'style' && !token.selfClosing) this.rawText = 'style'; // collected, but the tokenizer stays in markup mode
-    } else if (tag === 'svg' || tag === 'math') {
-      if (!token.selfClosing) this.foreign.push(tag);
-    } else {
-      const state = RAW_TEXT_STATE[tag];
+    } else if ((flags & F_FOREIGN_ROOT) !== 0) {
+      if (!token.selfClosing) this.pushForeign(tag === 'svg' ? SVG : MATH);
+    } else if ((flags & (F_RAW_TEXT | F_HIDDEN)) !== 0) {
+      const state = RAW_TEXT_STATE.get(tag);
       if (state !== undefined && this.tokenizer) {
-        this.tokenizer.state = state as typeof this.tokenizer.state;
+        this.tokenizer.state = state;
         this.rawText = tag;
         if (tag === 'title' && this.titleParts === null) {
           this.titleParts = [];
           this.collectingTitle = true;
         }
       }
-      if (tag === 'noscript' || tag === 'template') this.hiddenDepth++;
+      if ((flags & F_HIDDEN) !== 0) this.hiddenDepth++;
     }
-    if (this.tokenizer) this.tokenizer.inForeignNode = this.inForeign;
   }
 
   onEndTag(token: Token.TagToken): void {
     const tag = token.tagName;
-    if (!isInlineElement(tag)) this.text.space();
+    const flags = TAG_FLAGS.get(tag) ?? 0;
+    if ((flags & F_INLINE) === 0) this.text.space();
     if (this.rawText !== null && tag === this.rawText) {
       if (tag === 'style') this.flushCss();
       if (tag === 'title') this.collectingTitle = false;
       this.rawText = null;
     }
-    const top = this.foreign.at(-1);
-    if (top !== undefined && (tag === top || (top === 'html' && (tag === 'foreignobject' || tag === 'desc' || tag === 'title')))) {
-      this.foreign.pop();
-    } else if ((tag === 'noscript' || tag === 'template') && this.hiddenDepth > 0) {
+    const top = this.foreignTop();
+    if (top !== 0 && (top === SVG ? tag === 'svg' : top === MATH ? tag === 'math' : tag === 'html' || (flags & F_SVG_HTML) !== 0)) {
+      this.popForeign();
+    } else if ((flags & F_HIDDEN) !== 0 && this.hiddenDepth > 0) {
       this.hiddenDepth--;
     }
-    if (this.tokenizer) this.tokenizer.inForeignNode = this.inForeign;
   }
 
   onCharacter(token: Token.CharacterToken): void {
-    this.onChars(token.chars, false);
+    if (this.rawText === null) {
+      if (this.hiddenDepth === 0) this.text.add(token.chars);
+    } else this.onRawChars(token.chars, false);
   }
 
   onWhitespaceCharacter(token: Token.CharacterToken): void {
-    this.onChars(token.chars, true);
+    if (this.rawText === null) {
+      if (this.hiddenDepth === 0) this.text.space();
+    } else this.onRawChars(token.chars, true);
   }
 
   onNullCharacter(): void {}
@@ -238,7 +296,8 @@ class LinkHandler implements TokenHandler {
     if (this.rawText === 'style') this.flushCss();
   }
 
-  private onChars(chars: string, whitespace: boolean): void {
+  /** Characters inside a raw-text element (style, title, script, textarea …). */
+  private onRawChars(chars: string, whitespace: boolean): void {
     const raw = this.rawText;
     if (raw === 'style') {
       this.cssParts.push(chars);
@@ -252,7 +311,7 @@ class LinkHandler implements TokenHandler {
       return;
     }
     // Script, iframe fallback, xmp … hold no visible text; textarea and plaintext do.
-    if (raw !== null && raw !== 'textarea' && raw !== 'plaintext') return;
+    if (raw !== 'textarea' && raw !== 'plaintext') return;
     if (this.hiddenDepth > 0) return;
     if (whitespace) this.text.space();
     else this.text.add(chars);
@@ -270,27 +329,23 @@ class LinkHandler implements TokenHandler {
     });
   }
 
-  private onAttribute(tag: string, name: string, value: string, foreign: boolean): void {
-    const rule = attrRule(tag, name, foreign);
-    if (rule === null || this.base === null) return;
+  private onUrlAttribute(tag: string, name: string, value: string, rule: AttrRule, base: URL): void {
     const context = `${tag}/@${name}`;
     switch (rule.kind) {
       case 'url':
-        this.links.addRaw(value, this.base, rule.hop, context);
+        this.links.addRaw(value, base, rule.hop, context);
         break;
       case 'srcset':
-        for (const u of srcsetUrls(value)) this.links.addRaw(u, this.base, rule.hop, context);
+        for (const u of srcsetUrls(value)) this.links.addRaw(u, base, rule.hop, context);
         break;
-      case 'css': {
-        const base = this.base;
+      case 'css':
         scanCssUrls(value, (raw) => {
           this.links.addRaw(raw, base, 'E', context);
           return !this.links.truncated;
         });
         break;
-      }
       case 'script':
-        for (const u of scriptStringUrls(value.slice(0, MAX_SCRIPT_ATTR_CHARS))) this.links.addRaw(u, this.base, 'X', context);
+        for (const u of scriptStringUrls(value.slice(0, MAX_SCRIPT_ATTR_CHARS))) this.links.addRaw(u, base, 'X', context);
         break;
     }
   }

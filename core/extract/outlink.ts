@@ -48,12 +48,33 @@ export function resolveLink(raw: string, base: URL | string): Resolution {
   if (raw.length > MAX_RAW_URL_CHARS) return INVALID;
   const value = raw.trim();
   if (value === '' || value.charCodeAt(0) === 0x23 /* # */) return IGNORED;
+  return resolveValue(value, base);
+}
+
+/** resolveLink for a trimmed value that is neither empty nor fragment-only. */
+function resolveValue(value: string, base: URL | string): Resolution {
   const url = URL.parse(value, base);
   if (url === null) return INVALID;
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return IGNORED;
   url.hash = '';
   return { kind: 'url', url: url.href };
 }
+
+/**
+ * What a trimmed value resolves the same as: the value cut at its first `#`. In every state of
+ * the WHATWG URL parser `#` ends what came before and starts the fragment, which is dropped, so
+ * `page.html#a` and `page.html#b` resolve as `page.html` does. The one exception is text just
+ * before the `#` that the parser strips only at the very end of its input (C0 controls and
+ * space): then the whole value is the key.
+ */
+function resolutionKey(value: string): string {
+  const hash = value.indexOf('#');
+  if (hash < 0) return value;
+  return value.charCodeAt(hash - 1) <= 0x20 ? value : value.slice(0, hash);
+}
+
+/** Resolutions remembered per list (one document, one base at a time); past this many, new ones are not kept. */
+const MAX_CACHED_RESOLUTIONS = 20_000;
 
 /**
  * Collects outlinks with a cap and de-duplication (same url + hop kept once, first context wins).
@@ -66,6 +87,12 @@ export class OutlinkList {
   truncated = false;
   /** url → bit set of the hops already kept for it (cheaper than a Set of "hop url" strings). */
   private readonly seen = new Map<string, number>();
+  /**
+   * resolutionKey → resolution against `cacheBase`: a page names the same targets over and over
+   * (`functions.html#len`, `functions.html#abs` …), and URL parsing is the costly part of a link.
+   */
+  private readonly cache = new Map<string, Resolution>();
+  private cacheBase: URL | string | null = null;
 
   constructor(maxLinks: number) {
     this.maxLinks = Math.max(0, Math.floor(maxLinks));
@@ -78,13 +105,31 @@ export class OutlinkList {
 
   /** Resolve and add a raw value; returns true when a new outlink was kept. */
   addRaw(raw: string, base: URL | string, hop: Hop, context: string): boolean {
-    const r = resolveLink(raw, base);
+    const r = this.resolve(raw, base);
     if (r.kind === 'invalid') {
       this.skipped++;
       return false;
     }
     if (r.kind === 'ignored') return false;
     return this.add({ url: r.url, hop, context });
+  }
+
+  /** resolveLink, remembered for the list's current base. */
+  resolve(raw: string, base: URL | string): Resolution {
+    if (raw.length > MAX_RAW_URL_CHARS) return INVALID;
+    const value = raw.trim();
+    if (value === '' || value.charCodeAt(0) === 0x23 /* # */) return IGNORED;
+    if (base !== this.cacheBase) {
+      this.cache.clear();
+      this.cacheBase = base;
+    }
+    const key = resolutionKey(value);
+    let r = this.cache.get(key);
+    if (r === undefined) {
+      r = resolveValue(key, base);
+      if (this.cache.size < MAX_CACHED_RESOLUTIONS) this.cache.set(key, r);
+    }
+    return r;
   }
 
   /** Add an already absolute, fragment-free outlink. */

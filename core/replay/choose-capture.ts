@@ -144,14 +144,18 @@ function prepared(db: Database.Database) {
   let s = statements.get(db);
   if (!s) {
     s = {
+      // Two index range reads on (urlkey, ts): the URL without query, and every `URL?…` key.
+      // `+` keeps SQLite from trading the urlkey index for the type or ts index.
       fuzzy: db.prepare(
         `SELECT id, urlkey, ts, target_uri AS url FROM records
-         WHERE (urlkey = ? OR (urlkey >= ? AND urlkey < ?)) AND record_type IN ('response', 'revisit', 'resource')
-         ORDER BY ts DESC LIMIT ${MAX_FUZZY_CANDIDATES}`,
+         WHERE urlkey = ? AND +record_type IN ('response', 'revisit', 'resource')
+         UNION ALL
+         SELECT * FROM (SELECT id, urlkey, ts, target_uri AS url FROM records
+           WHERE urlkey >= ? AND urlkey < ? AND +record_type IN ('response', 'revisit', 'resource') LIMIT ${MAX_FUZZY_CANDIDATES})`,
       ),
       hostPages: db.prepare(
         `SELECT target_uri AS url, ts FROM records
-         WHERE urlkey >= ? AND urlkey < ? AND page = 1 ORDER BY urlkey LIMIT 5`,
+         WHERE urlkey >= ? AND urlkey < ? AND +page = 1 LIMIT 5`,
       ),
     };
     statements.set(db, s);

@@ -14,7 +14,7 @@
 import type { Hash } from 'node:crypto';
 import { ChunkedDecoder } from '../fetch/chunked-decoder.ts';
 import type { FieldProblem } from './check-fields.ts';
-import { isChunked, parseHttpHead } from './http-parse.ts';
+import { blockIsHttp, isChunked, parseHttpHead } from './http-parse.ts';
 import { digestEncodingOf, hashFor, parseLabelledDigest } from './read-digest.ts';
 import type { WarcRecordHead } from './read-record.ts';
 
@@ -44,9 +44,7 @@ export class RecordDigests {
     this.#block = this.#target(r, 'WARC-Block-Digest');
     this.#truncated = r.get('WARC-Truncated') !== null;
     if (r.type !== 'revisit') this.#payload = this.#target(r, 'WARC-Payload-Digest');
-    const ct = (r.get('Content-Type') ?? '').toLowerCase();
-    this.#http = (r.type === 'response' || r.type === 'request') &&
-      (ct.startsWith('application/http') || ct.startsWith('message/http') || (ct === '' && /^https?:/i.test(r.targetUri ?? '')));
+    this.#http = blockIsHttp(r);
     if (this.#payload && this.#http) this.#head = [];
   }
 

@@ -14,7 +14,7 @@ export interface FieldProblem {
 }
 
 /** Record types WARC 1.1 defines. */
-export const WARC_TYPES = new Set(['warcinfo', 'response', 'resource', 'request', 'metadata', 'revisit', 'conversion', 'continuation']);
+const WARC_TYPES = new Set(['warcinfo', 'response', 'resource', 'request', 'metadata', 'revisit', 'conversion', 'continuation']);
 
 /** Fields every record must have (§5.1). */
 const MANDATORY = ['WARC-Record-ID', 'Content-Length', 'WARC-Date', 'WARC-Type'];

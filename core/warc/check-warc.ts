@@ -68,6 +68,8 @@ export async function checkWarcFile(path: string, opts: CheckOptions = {}): Prom
     opts.onProblem?.(p);
   };
 
+  // Record ids and references are kept for the whole file (about 100 bytes per record), so the
+  // targets can be looked up at the end whatever order the records come in.
   const ids = new Set<string>();
   const refs: { id: string; field: string; offset: number }[] = [];
   let sawOldVersion = false;

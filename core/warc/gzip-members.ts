@@ -1,15 +1,16 @@
 /**
- * The gzip members of a file, inflated one after another, each with its exact compressed
- * offsets. A per-record-gzip WARC is addressed by those offsets (CDXJ `offset`/`length`).
+ * The gzip members of a file, inflated one by one, each with its exact compressed offsets.
+ * A per-record-gzip WARC is addressed by those offsets (CDXJ `offset`/`length`). This is the
+ * exact path: random access (readRecordAt) uses it, and sequential reading falls back to it
+ * whenever the fast path (gzip-members-fast.ts) cannot confirm where members end.
  *
  * Why by hand: node:zlib's Gunzip runs concatenated members together without saying where one
  * ends, and warcio.js's pako-based reader holds whole records in memory. So the gzip header and
  * trailer (RFC 1952) are handled here and only the deflate data goes to node:zlib (raw inflate).
  *
- * Two paths, same result:
+ * Two ways, same result:
  * - A member that fits in the read window is inflated by one `inflateRawSync` call;
- *   `engine.bytesWritten` says where its deflate data ended. This is about twice as fast as a
- *   Gunzip stream and is what almost every WARC record takes.
+ *   `engine.bytesWritten` says where its deflate data ended.
  * - A member larger than the window, or inflating to more than MAX_SYNC_OUTPUT, is streamed
  *   through an InflateRaw stream in pieces, so memory stays flat whatever the record size.
  *
@@ -18,7 +19,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { WarcReadError } from './read-errors.ts';
+import { readFailed, WarcReadError } from './read-errors.ts';
 
 /** Decompressed bytes of one member, in order. */
 export interface InflatedPiece {
@@ -41,9 +42,10 @@ const MIN_AHEAD = 512 << 10;
 /** FEXTRA + FNAME + FCOMMENT longer than this is not a WARC writer's gzip header. */
 const MAX_GZIP_HEADER = 64 << 10;
 const STREAM_PIECE = 256 << 10;
-/** Output buffer step of inflateRawSync: 16 KiB (the default) and 1 MiB are both slower. */
+/** Output buffer step of inflateRawSync when the member's size cannot be guessed. */
 const SYNC_CHUNK = 64 << 10;
 
+const GZIP_MAGIC = Buffer.from([0x1f, 0x8b, 0x08]);
 const FHCRC = 2;
 const FEXTRA = 4;
 const FNAME = 8;
@@ -58,8 +60,11 @@ export class GzipMembers {
   readonly #file: FileHandle;
   readonly #size: number;
   #pos: number;
+  /** The window: file bytes [#winStart, #winStart + #win.length), a view of #current. */
   #win: Buffer = EMPTY;
   #winStart = 0;
+  #current: Buffer = EMPTY;
+  #other: Buffer = EMPTY;
   #stream: AsyncGenerator<InflatedPiece> | null = null;
 
   /** Read members of `file` (of `size` bytes) starting at compressed offset `start`. */
@@ -105,7 +110,8 @@ export class GzipMembers {
       let out: Buffer;
       let consumed: number;
       try {
-        const r = zlib.inflateRawSync(input, { info: true, chunkSize: SYNC_CHUNK, maxOutputLength: MAX_SYNC_OUTPUT }) as unknown as { buffer: Buffer; engine: zlib.InflateRaw };
+        const chunkSize = this.#sizeHint(deflateStart) ?? SYNC_CHUNK;
+        const r = zlib.inflateRawSync(input, { info: true, chunkSize, maxOutputLength: MAX_SYNC_OUTPUT }) as unknown as { buffer: Buffer; engine: zlib.InflateRaw };
         out = r.buffer;
         consumed = r.engine.bytesWritten;
       } catch (err) {
@@ -141,7 +147,9 @@ export class GzipMembers {
     async function* compressed(): AsyncGenerator<Buffer> {
       for (let p = deflateStart; p < size; ) {
         const b = Buffer.allocUnsafe(Math.min(WINDOW, size - p));
-        const { bytesRead } = await file.read(b, 0, b.length, p);
+        const { bytesRead } = await file.read(b, 0, b.length, p).catch((err: unknown) => {
+          throw readFailed(err, p);
+        });
         if (bytesRead === 0) break;
         p += bytesRead;
         yield b.subarray(0, bytesRead);
@@ -150,6 +158,7 @@ export class GzipMembers {
     }
     const source = Readable.from(compressed(), { highWaterMark: 1 });
     const inflater = zlib.createInflateRaw({ chunkSize: STREAM_PIECE });
+    source.on('error', (err) => inflater.destroy(err)); // pipe() does not pass errors on
     source.pipe(inflater);
     let crc = 0;
     let total = 0;
@@ -162,6 +171,7 @@ export class GzipMembers {
         first = false;
       }
     } catch (err) {
+      if (err instanceof WarcReadError) throw err;
       if ((err as { code?: string }).code === 'Z_BUF_ERROR' && reachedEof) {
         throw new WarcReadError('WARC_TRUNCATED', `file ends inside the gzip member at offset ${start}`, { offset: start });
       }
@@ -173,6 +183,19 @@ export class GzipMembers {
     const memberEnd = await this.#checkTrailer(start, deflateStart + inflater.bytesWritten, total, crc);
     this.#pos = memberEnd;
     yield { data: EMPTY, memberOffset: start, first, memberEnd };
+  }
+
+  /**
+   * The member's inflated size, guessed from the ISIZE field before the next gzip magic in the
+   * window, so inflateRawSync allocates its output once instead of in chunks joined after. A
+   * wrong guess costs a little speed, never correctness.
+   */
+  #sizeHint(deflateStart: number): number | null {
+    const i = this.#win.indexOf(GZIP_MAGIC, deflateStart - this.#winStart);
+    if (i < 8) return null;
+    const size = this.#win.readUInt32LE(i - 4);
+    // One spare byte: a full output buffer makes zlib start another before it sees the end.
+    return size > 0 && size < MAX_SYNC_OUTPUT ? Math.max(size + 1, 1024) : null;
   }
 
   /** Check CRC32 and ISIZE; returns the offset just past the trailer. */
@@ -237,16 +260,30 @@ export class GzipMembers {
     return Math.min(this.#winStart + this.#win.length - pos, n);
   }
 
+  /**
+   * Point the window at [pos, pos+n) (or to the end of the file). Two buffers take turns, so no
+   * new memory is taken per window (nothing outside this class keeps a view of them: inflate
+   * output is a fresh buffer), and bytes already in the window are copied, not read again.
+   */
   async #fill(pos: number, n: number): Promise<void> {
     const len = Math.max(0, Math.min(n, this.#size - pos));
-    const b = Buffer.allocUnsafe(len);
+    let target = this.#other;
+    if (target.length < len) target = Buffer.allocUnsafe(Math.max(len, Math.min(WINDOW, this.#size)));
     let got = 0;
+    const end = this.#winStart + this.#win.length;
+    if (pos >= this.#winStart && pos < end) {
+      got = this.#win.copy(target, 0, pos - this.#winStart, Math.min(end, pos + len) - this.#winStart);
+    }
     while (got < len) {
-      const { bytesRead } = await this.#file.read(b, got, len - got, pos + got);
+      const { bytesRead } = await this.#file.read(target, got, len - got, pos + got).catch((err: unknown) => {
+        throw readFailed(err, pos + got);
+      });
       if (bytesRead === 0) break;
       got += bytesRead;
     }
-    this.#win = b.subarray(0, got);
+    this.#other = this.#current;
+    this.#current = target;
+    this.#win = target.subarray(0, got);
     this.#winStart = pos;
   }
 }

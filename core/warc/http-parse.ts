@@ -5,6 +5,7 @@
  * hold: a status line with no reason phrase (`HTTP/1.1 200 `), CR CR LF line ends, folded
  * headers, non-ASCII bytes in values. Bytes are read as latin1 so every octet survives.
  */
+import type { WarcRecordHead } from './read-record.ts';
 
 export interface HttpHead {
   kind: 'response' | 'request';
@@ -36,30 +37,34 @@ const MAX_LINES = 2000;
  * `missing-status-text.warc`, whose Content-Length stops inside the head, that way.
  */
 export function parseHttpHead(bytes: Buffer, opts: { blockEnd?: boolean } = {}): HttpHead | null {
+  // Find the empty line first on the bytes, then decode the head once.
   let lf = bytes.indexOf(0x0a);
   if (lf < 0) return null;
-  const first = trimEnd(bytes.toString('latin1', 0, lf));
-  const head = headOf(first);
+  let headEnd = -1;
+  for (let lines = 0; lines < MAX_LINES; lines++) {
+    const next = bytes.indexOf(0x0a, lf + 1);
+    if (next < 0) break;
+    let k = lf + 1;
+    while (k < next && bytes[k] === 0x0d) k++;
+    if (k === next) {
+      headEnd = next + 1;
+      break;
+    }
+    lf = next;
+  }
+  if (headEnd < 0 && !opts.blockEnd) return null;
+  const text = bytes.toString('latin1', 0, headEnd < 0 ? bytes.length : headEnd);
+  const lines = text.split('\n');
+  const head = headOf(trimEnd(lines[0]!));
   if (!head) return null;
-  let pos = lf + 1;
-  for (let n = 0; n < MAX_LINES; n++) {
-    lf = bytes.indexOf(0x0a, pos);
-    if (lf < 0) {
-      if (!opts.blockEnd) return null;
-      if (pos < bytes.length) addField(head, trimEnd(bytes.toString('latin1', pos)));
-      head.headLength = bytes.length;
-      head.terminated = false;
-      return head;
-    }
-    const line = trimEnd(bytes.toString('latin1', pos, lf));
-    pos = lf + 1;
-    if (line === '') {
-      head.headLength = pos;
-      return head;
-    }
+  for (let i = 1; i < lines.length; i++) {
+    const line = trimEnd(lines[i]!);
+    if (line === '') break;
     addField(head, line);
   }
-  return null;
+  head.headLength = headEnd < 0 ? bytes.length : headEnd;
+  head.terminated = headEnd >= 0;
+  return head;
 }
 
 function addField(head: HttpHead, line: string): void {
@@ -79,6 +84,18 @@ export function httpHeader(head: HttpHead, name: string): string | null {
   const lower = name.toLowerCase();
   for (const [k, v] of head.headers) if (k.toLowerCase() === lower) return v;
   return null;
+}
+
+/**
+ * Whether a record's block is an HTTP message: a response, request or revisit whose
+ * Content-Type says so (application/http, message/http), or that has no Content-Type and an
+ * http(s) target (older producers). dns: responses and the like are not.
+ */
+export function blockIsHttp(r: WarcRecordHead): boolean {
+  if (r.type !== 'response' && r.type !== 'request' && r.type !== 'revisit') return false;
+  const ct = (r.get('Content-Type') ?? '').toLowerCase();
+  if (ct.startsWith('application/http') || ct.startsWith('message/http')) return true;
+  return ct === '' && /^https?:/i.test(r.targetUri ?? '');
 }
 
 /** True when the head says the body is sent with chunked transfer coding. */

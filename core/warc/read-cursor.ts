@@ -1,29 +1,15 @@
 /**
  * A forward-only cursor over the decompressed bytes of an archive file: lines, header blocks,
  * exact byte counts and skips, handed out as views into the source's buffers (no copy unless a
- * line straddles two pieces). For gzip sources it also remembers where recent members started
- * and ended, in both the decompressed stream and the file, so the record reader can tell
- * whether a record sits alone in its member and what its compressed offset and length are.
+ * line straddles two pieces). For gzip sources it passes on the source's knowledge of members,
+ * so the record reader can tell whether a record sits alone in its member and what its
+ * compressed offset and length are.
  */
-import type { ByteSource, SourcePiece } from './read-source.ts';
+import type { ByteSource, MemberSpan } from './read-source.ts';
 
 const EMPTY = Buffer.alloc(0);
 const CR = 0x0d;
 const LF = 0x0a;
-/** How many gzip members behind the cursor are remembered (a record rarely spans more than two). */
-const MEMBER_HISTORY = 8;
-
-/** A gzip member as seen from the decompressed stream. */
-export interface MemberSpan {
-  /** Compressed offset of the member. */
-  offset: number;
-  /** Decompressed position of its first byte. */
-  startPos: number;
-  /** Decompressed position just past its last byte, once known. */
-  endPos: number | null;
-  /** Compressed offset just past its trailer, once known. */
-  endOffset: number | null;
-}
 
 export class ReadCursor {
   readonly #src: ByteSource;
@@ -32,7 +18,6 @@ export class ReadCursor {
   /** Decompressed position of #buf[0]. */
   #base: number;
   #eof = false;
-  readonly #members: MemberSpan[] = [];
 
   /** `start` is the decompressed position of the source's first byte (its file offset for plain files). */
   constructor(src: ByteSource, start = 0) {
@@ -54,19 +39,19 @@ export class ReadCursor {
     return this.#buf.length - this.#i;
   }
 
-  /** The gzip member holding decompressed position `pos` (it must have been loaded), if remembered. */
-  memberAt(pos: number): MemberSpan | null {
-    for (let k = this.#members.length - 1; k >= 0; k--) {
-      const m = this.#members[k]!;
-      if (m.startPos <= pos && (m.endPos === null || pos < m.endPos)) return m;
-    }
-    return null;
+  /** Gzip: the member holding decompressed position `pos` (already read). Null for plain files. */
+  async memberAt(pos: number): Promise<MemberSpan | null> {
+    return this.#src.memberAt ? this.#src.memberAt(pos) : null;
+  }
+
+  /** Gzip: the member holding the byte before `end`, with its end if known. Null for plain files. */
+  async memberEndingAt(end: number): Promise<MemberSpan | null> {
+    return this.#src.memberEndingAt ? this.#src.memberEndingAt(end) : null;
   }
 
   /** File offset for a position: itself in a plain file, its member's offset in a gzip file. */
-  fileOffset(pos: number): number {
-    if (!this.#src.compressed) return pos;
-    return this.memberAt(pos)?.offset ?? this.#members.at(-1)?.offset ?? 0;
+  async fileOffset(pos: number): Promise<number> {
+    return (await this.memberAt(pos))?.offset ?? pos;
   }
 
   /** Make sure at least one unread byte is buffered. False at the end of the stream. */
@@ -79,9 +64,8 @@ export class ReadCursor {
         return false;
       }
       this.#base += this.#buf.length;
-      this.#buf = p.data;
+      this.#buf = p;
       this.#i = 0;
-      this.#track(p, this.#base);
     }
     return true;
   }
@@ -113,22 +97,6 @@ export class ReadCursor {
       scanned = this.#buf.length - this.#i;
       if (!(await this.#append())) return this.#take(this.#buf.length - this.#i);
     }
-  }
-
-  /** Skip through the next LF (or to the end); returns the number of bytes skipped. */
-  async skipLine(): Promise<number> {
-    let skipped = 0;
-    while (await this.fill()) {
-      const lf = this.#buf.indexOf(LF, this.#i);
-      if (lf >= 0) {
-        skipped += lf + 1 - this.#i;
-        this.#i = lf + 1;
-        return skipped;
-      }
-      skipped += this.#buf.length - this.#i;
-      this.#i = this.#buf.length;
-    }
-    return skipped;
   }
 
   /**
@@ -213,28 +181,9 @@ export class ReadCursor {
       return false;
     }
     const rest = this.#buf.subarray(this.#i);
-    const pieceBase = this.#base + this.#buf.length;
     this.#base += this.#i;
-    this.#buf = rest.length === 0 ? p.data : Buffer.concat([rest, p.data]);
+    this.#buf = rest.length === 0 ? p : Buffer.concat([rest, p]);
     this.#i = 0;
-    this.#track(p, pieceBase);
     return true;
-  }
-
-  #track(p: SourcePiece, pieceBase: number): void {
-    if (!this.#src.compressed) return;
-    if (p.first) {
-      this.#members.push({ offset: p.memberOffset, startPos: pieceBase, endPos: null, endOffset: null });
-      // Forget old members, but never one that ends after the cursor (peeks load ahead).
-      const pos = this.position;
-      while (this.#members.length > MEMBER_HISTORY && (this.#members[0]!.endPos ?? Infinity) <= pos) this.#members.shift();
-    }
-    if (p.memberEnd !== null) {
-      const m = this.#members.at(-1);
-      if (m) {
-        m.endPos = pieceBase + p.data.length;
-        m.endOffset = p.memberEnd;
-      }
-    }
   }
 }

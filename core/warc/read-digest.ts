@@ -23,7 +23,7 @@ export interface LabelledDigest {
 const LABEL = /^([A-Za-z0-9][A-Za-z0-9._-]*):(\S+)$/;
 
 /** Node's hash name for a WARC digest label: `SHA-1` → `sha1`, `sha-256` → `sha256`. */
-export function nodeAlgorithm(label: string): string | null {
+function nodeAlgorithm(label: string): string | null {
   const l = label.toLowerCase().replace(/[-_]/g, '');
   return ['sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'md5'].includes(l) ? l : null;
 }

@@ -22,7 +22,7 @@ export type WarcReadErrorCode =
   | 'WARC_BAD_GZIP'
   /** Bytes after the last record (or after the last gzip member) that are not a record. */
   | 'WARC_TRAILING_DATA'
-  /** The file cannot be opened or read. */
+  /** The file cannot be opened or read (also an I/O error in the middle of it). */
   | 'WARC_OPEN_FAILED'
   /** A record's block was read after the iterator moved past it. */
   | 'WARC_BLOCK_GONE';
@@ -38,6 +38,12 @@ export class WarcReadError extends TroveError {
   get offset(): number {
     return this.details.offset as number;
   }
+}
+
+/** A failed read of the file itself (EIO, a file that went away) as a typed error. */
+export function readFailed(err: unknown, offset: number): WarcReadError {
+  if (err instanceof WarcReadError) return err;
+  return new WarcReadError('WARC_OPEN_FAILED', `cannot read the file at offset ${offset}: ${(err as Error).message}`, { offset }, { cause: err });
 }
 
 /** Codes of non-fatal problems passed to `onWarning`. */

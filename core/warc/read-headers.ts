@@ -57,28 +57,32 @@ export function parseFieldLines(text: string): ParsedFields {
   let pos = 0;
   while (pos < text.length) {
     let lf = text.indexOf('\n', pos);
-    if (lf < 0) lf = text.length - 1;
-    const raw = text.slice(pos, lf + 1);
+    if (lf < 0) lf = text.length;
+    // The line is [pos, end): without its LF and the CRs before it.
+    let end = lf;
+    while (end > pos && text.charCodeAt(end - 1) === 0x0d) end--;
+    if (lf < text.length) {
+      const e: LineEnding = lf - end === 0 ? 'lf' : lf - end === 1 ? 'crlf' : 'crcrlf';
+      ending = ending === null || ending === e ? e : 'mixed';
+    }
+    const start = pos;
     pos = lf + 1;
-    const e = lineEndingOf(raw);
-    if (e) ending = ending === null || ending === e ? e : 'mixed';
-    const line = trimLineEnd(raw);
-    if (line === '') break;
-    const c = line.charCodeAt(0);
+    if (end === start) break;
+    const c = text.charCodeAt(start);
     if (c === 0x20 || c === 0x09) {
       // A folded line continues the previous value (RFC 822 style, as WARC/0.17 writers did).
       const last = headers.at(-1);
-      const more = line.trim();
+      const more = text.slice(start, end).trim();
       if (last) last[1] = last[1] === '' ? more : more === '' ? last[1] : `${last[1]} ${more}`;
-      else badLines.push(line);
+      else badLines.push(text.slice(start, end));
       continue;
     }
-    const colon = line.indexOf(':');
-    if (colon <= 0) {
-      badLines.push(line);
+    const colon = text.indexOf(':', start);
+    if (colon <= start || colon >= end) {
+      badLines.push(text.slice(start, end));
       continue;
     }
-    headers.push([line.slice(0, colon).trim(), line.slice(colon + 1).trim()]);
+    headers.push([text.slice(start, colon).trim(), text.slice(colon + 1, end).trim()]);
   }
   return { headers, badLines, lineEnding: ending ?? 'crlf' };
 }
@@ -88,14 +92,6 @@ export function headerValue(headers: HeaderList, name: string): string | null {
   const lower = name.toLowerCase();
   for (const [k, v] of headers) if (k.length === lower.length && k.toLowerCase() === lower) return v;
   return null;
-}
-
-/** All values of a field, case-insensitively, in order. */
-export function headerValues(headers: HeaderList, name: string): string[] {
-  const lower = name.toLowerCase();
-  const out: string[] = [];
-  for (const [k, v] of headers) if (k.length === lower.length && k.toLowerCase() === lower) out.push(v);
-  return out;
 }
 
 /** A WARC-Target-URI without the `<…>` wget 1.14–1.20 wrapped it in. */

@@ -4,7 +4,7 @@
  */
 import type { ReadCursor } from './read-cursor.ts';
 import { WarcReadError } from './read-errors.ts';
-import { headerValue, headerValues, unwrapTargetUri } from './read-headers.ts';
+import { unwrapTargetUri } from './read-headers.ts';
 import type { HeaderList } from './read-headers.ts';
 
 export interface WarcRecordHead {
@@ -16,10 +16,10 @@ export interface WarcRecordHead {
   /**
    * Bytes the record takes on disk from `offset`: the whole gzip member (so `offset + length`
    * is the next member), or for an uncompressed file the header and block without the CRLF CRLF
-   * that follows (as pywb's and warcio's CDX `length`). For a gzip member larger than the 4 MiB
-   * read window it is 0 until the block has been read or skipped (by the time the iterator
-   * moves on). For a record that shares a gzip member with others, or spans members (a file
-   * that is not random-access), it covers the members holding the record.
+   * that follows (as pywb's and warcio's CDX `length`). In a gzip file read in sequence it is
+   * known once the iterator has moved past the record (the member's end is confirmed then) and
+   * 0 before. For a record that shares a gzip member with others, or spans members (a file that
+   * is not random-access), it covers the members holding the record.
    */
   length: number;
   /** `WARC/1.0`, `WARC/1.1`, `WARC/0.17` …, or `ARC/1.0` / `ARC/1.1` for ARC files. */
@@ -89,17 +89,33 @@ abstract class RecordHeadBase implements WarcRecordHead {
     this.format = init.format;
     this.compressed = init.compressed;
     this.headerLength = init.headerLength;
-    this.type = (headerValue(init.headers, 'WARC-Type') ?? '').toLowerCase();
-    this.targetUri = unwrapTargetUri(headerValue(init.headers, 'WARC-Target-URI'));
-    this.date = headerValue(init.headers, 'WARC-Date');
+    this.type = (this.get('WARC-Type') ?? '').toLowerCase();
+    this.targetUri = unwrapTargetUri(this.get('WARC-Target-URI'));
+    this.date = this.get('WARC-Date');
   }
 
   get(name: string): string | null {
-    return headerValue(this.headers, name);
+    return this.#index().get(name.toLowerCase())?.[0] ?? null;
   }
 
   getAll(name: string): string[] {
-    return headerValues(this.headers, name);
+    return [...(this.#index().get(name.toLowerCase()) ?? [])];
+  }
+
+  #byName: Map<string, string[]> | null = null;
+
+  /** Values by lower-cased name, built once (`headers` is not meant to change after reading). */
+  #index(): Map<string, string[]> {
+    if (this.#byName) return this.#byName;
+    const m = new Map<string, string[]>();
+    for (const [k, v] of this.headers) {
+      const lower = k.toLowerCase();
+      const list = m.get(lower);
+      if (list) list.push(v);
+      else m.set(lower, [v]);
+    }
+    this.#byName = m;
+    return m;
   }
 }
 

@@ -19,13 +19,13 @@
 import { arcToWarcFields, arcVersionOf, parseArcHeaderLine } from './arc-reader.ts';
 import type { ArcHeaderLine } from './arc-reader.ts';
 import { ReadCursor } from './read-cursor.ts';
-import type { MemberSpan } from './read-cursor.ts';
 import { WarcReadError } from './read-errors.ts';
 import type { WarcWarningCode, WarningHandler } from './read-errors.ts';
 import { headerValue, KNOWN_WARC_VERSIONS, lineEndingOf, parseContentLength, parseFieldLines, parseVersionLine, trimLineEnd } from './read-headers.ts';
 import { DetachedRecord, StreamedRecord } from './read-record.ts';
 import type { RecordHeadInit, WarcRecord } from './read-record.ts';
 import { openSource } from './read-source.ts';
+import type { MemberSpan } from './read-source.ts';
 
 export type { WarcRecord, WarcRecordHead } from './read-record.ts';
 
@@ -40,6 +40,7 @@ const MAX_LINE = 64 << 10;
 const MAX_HEADER = 1 << 20;
 const CR = 0x0d;
 const LF = 0x0a;
+const CRLFCRLF = 0x0d0a0d0a;
 /** Warnings given once per file: they describe the producer, not one record. */
 const ONCE = new Set<WarcWarningCode>(['WARC_NOT_RANDOM_ACCESS', 'WARC_BAD_SEPARATOR', 'WARC_BAD_LINE_ENDING']);
 
@@ -54,9 +55,18 @@ export function openArchiveFile(path: string, opts: ReadOptions = {}): AsyncIter
 }
 
 async function* readFile(path: string, opts: ReadOptions): AsyncGenerator<WarcRecord> {
-  const { file, source } = await openSource(path);
+  const { file, source } = await openSource(path, 0, Infinity, true);
   try {
-    yield* new RecordScanner(new ReadCursor(source, 0), opts.onWarning, false).records();
+    const cursor = new ReadCursor(source, 0);
+    const scanner = new RecordScanner(cursor, opts.onWarning, false);
+    for (;;) {
+      const init = await scanner.readHead();
+      if (!init) return;
+      const record = new StreamedRecord(init, cursor);
+      yield record;
+      await record.finish();
+      await scanner.endRecord(record);
+    }
   } finally {
     await source.close();
     await file.close();
@@ -69,6 +79,7 @@ async function* readFile(path: string, opts: ReadOptions): AsyncGenerator<WarcRe
  * returned record holds no open file; see DetachedRecord.
  */
 export async function readRecordAt(path: string, offset: number, length?: number): Promise<WarcRecord> {
+  if (length !== undefined && !(length > 0)) length = undefined; // 0: not known
   const end = length === undefined ? Infinity : offset + length;
   const opened = await openSource(path, offset, end);
   try {
@@ -112,7 +123,7 @@ function memoryCursor(bytes: Buffer): ReadCursor {
     async next() {
       if (given) return null;
       given = true;
-      return { data: bytes, memberOffset: -1, first: false, memberEnd: null };
+      return bytes;
     },
     async close() {},
   });
@@ -137,22 +148,13 @@ class RecordScanner {
   #format: 'warc' | 'arc' | null = null;
   #arcVersion = 'ARC/1.0';
   #start: RecordStart | null = null;
+  /** A record has been found (junk before the first one means a wrong format). */
+  #found = false;
 
   constructor(cursor: ReadCursor, onWarning: WarningHandler | undefined, strict: boolean) {
     this.#cursor = cursor;
     this.#onWarning = onWarning;
     this.#strict = strict;
-  }
-
-  async *records(): AsyncGenerator<StreamedRecord> {
-    for (;;) {
-      const init = await this.readHead();
-      if (!init) return;
-      const record = new StreamedRecord(init, this.#cursor);
-      yield record;
-      await record.finish();
-      await this.#endRecord(record);
-    }
   }
 
   /** Find and parse the next record head, leaving the cursor at its block. Null at the end. */
@@ -174,7 +176,7 @@ class RecordScanner {
     // An ARC record other than filedesc (readRecordAt in an ARC file): judge its whole first line.
     const line = (await this.#cursor.peek(MAX_LINE)).toString('latin1').replace(/^[\r\n]+/, '').split('\n', 1)[0]!;
     if (parseArcHeaderLine(trimLineEnd(line))) return 'arc';
-    const offset = this.#cursor.fileOffset(this.#cursor.position);
+    const offset = await this.#cursor.fileOffset(this.#cursor.position);
     throw new WarcReadError('WARC_BAD_VERSION', `not a WARC or ARC file: it starts with ${JSON.stringify(text.slice(0, 24))}`, { offset });
   }
 
@@ -187,22 +189,27 @@ class RecordScanner {
       const pos = c.position;
       if ((await c.peekByte()) < 0) {
         if (junk > 0) {
-          throw new WarcReadError('WARC_TRAILING_DATA', `${junk} bytes after the last record are not a record`, { offset: c.fileOffset(junkPos) });
+          throw new WarcReadError('WARC_TRAILING_DATA', `${junk} bytes after the last record are not a record`, { offset: await c.fileOffset(junkPos) });
         }
         return null;
       }
-      const member = c.memberAt(pos);
+      const member = await c.memberAt(pos);
       const line = (await c.readLine(MAX_LINE))!;
       const text = line.toString('latin1');
       const arc = format === 'arc' ? parseArcHeaderLine(trimLineEnd(text)) : null;
-      if (format === 'warc' ? /^warc\//i.test(text) : arc !== null) {
+      if (format === 'warc' ? parseVersionLine(text) !== null : arc !== null) {
         if (junk > 0) {
-          this.#warn('WARC_SKIPPED_DATA', `skipped ${junk} bytes that are not a record before the record at offset ${c.fileOffset(pos)} (Content-Length too small?)`, c.fileOffset(junkPos));
+          const at = member?.offset ?? pos;
+          this.#warn('WARC_SKIPPED_DATA', `skipped ${junk} bytes that are not a record before the record at offset ${at} (Content-Length too small?)`, await c.fileOffset(junkPos));
         }
+        this.#found = true;
         return { pos, line, member, arc };
       }
-      if (this.#strict) {
-        throw new WarcReadError('WARC_BAD_VERSION', `no ${format.toUpperCase()} record starts at offset ${c.fileOffset(pos)}`, { offset: c.fileOffset(pos) });
+      const at = member?.offset ?? pos;
+      // Before the first record only blank lines are passed over: anything else is not this format.
+      if (this.#strict || (!this.#found && trimLineEnd(text) !== '')) {
+        const what = format === 'warc' ? `a WARC version line (found ${JSON.stringify(trimLineEnd(text).slice(0, 40))})` : 'an ARC record';
+        throw new WarcReadError('WARC_BAD_VERSION', `expected ${what} at offset ${at}`, { offset: at });
       }
       if (junkPos < 0) junkPos = pos;
       junk += line.length;
@@ -213,10 +220,7 @@ class RecordScanner {
     const c = this.#cursor;
     const offset = this.#offsetOf(start);
     const first = start.line.toString('latin1');
-    const version = parseVersionLine(first);
-    if (!version) {
-      throw new WarcReadError('WARC_BAD_VERSION', `bad WARC version line ${JSON.stringify(trimLineEnd(first).slice(0, 40))}`, { offset });
-    }
+    const version = parseVersionLine(first)!;
     if (!KNOWN_WARC_VERSIONS.has(version.slice(5))) this.#warn('WARC_UNKNOWN_VERSION', `unknown version ${version}`, offset);
     const block = await c.readHeaderBlock(MAX_HEADER);
     if (!block.complete) {
@@ -278,10 +282,15 @@ class RecordScanner {
   }
 
   /** After the block: the separator, then the exact on-disk length and gzip layout. */
-  async #endRecord(record: StreamedRecord): Promise<void> {
+  async endRecord(record: StreamedRecord): Promise<void> {
     const c = this.#cursor;
     const start = this.#start!;
     let sep = '';
+    const ahead = await c.peek(4);
+    if (ahead.length === 4 && ahead.readUInt32BE(0) === CRLFCRLF) {
+      sep = '\r\n\r\n'; // the usual case, in one step
+      await c.skip(4);
+    }
     for (;;) {
       const b = await c.peekByte();
       if (b !== CR && b !== LF) break;
@@ -294,16 +303,16 @@ class RecordScanner {
     }
     if (!c.compressed) return;
     const end = c.position;
-    const endMember = c.memberAt(end - 1);
+    const endMember = await c.memberEndingAt(end);
     if (endMember?.endOffset != null) record.length = endMember.endOffset - record.offset;
-    const alone = start.member !== null && start.member.startPos === start.pos && endMember === start.member && endMember.endPos === end;
+    const alone = start.member?.startPos === start.pos && endMember?.startPos === start.pos && endMember.endPos === end;
     if (!alone) {
       this.#warn('WARC_NOT_RANDOM_ACCESS', `the record at offset ${record.offset} does not sit alone in its own gzip member: the file can be read in sequence but not at record offsets`, record.offset);
     }
   }
 
   #offsetOf(start: RecordStart): number {
-    return this.#cursor.compressed ? (start.member?.offset ?? this.#cursor.fileOffset(start.pos)) : start.pos;
+    return start.member?.offset ?? start.pos;
   }
 
   /** On-disk length as far as known now: exact for plain files and for members already inflated. */

@@ -6,18 +6,27 @@
  */
 import fs from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { GzipMembers, isGzipMagic } from './gzip-members.ts';
-import type { InflatedPiece } from './gzip-members.ts';
-import { WarcReadError } from './read-errors.ts';
+import { FastGzipSource } from './gzip-members-fast.ts';
+import { ExactGzipSource } from './gzip-members-spans.ts';
+import type { MemberSpan } from './gzip-members-spans.ts';
+import { isGzipMagic } from './gzip-members.ts';
+import { readFailed, WarcReadError } from './read-errors.ts';
 
-export type SourcePiece = InflatedPiece;
+export type { MemberSpan } from './gzip-members-spans.ts';
 
 export interface ByteSource {
   readonly compressed: boolean;
   /** The next piece of the (decompressed) stream, or null at the end. */
-  next(): Promise<SourcePiece | null>;
+  next(): Promise<Buffer | null>;
   /** Plain files only: skip up to `n` bytes without reading them; returns how many were skipped. */
   skip?(n: number): number;
+  /** Gzip only: the member holding decompressed position `pos` (already handed out). */
+  memberAt?(pos: number): Promise<MemberSpan>;
+  /**
+   * Gzip only: the member holding the byte before decompressed position `end`, with its end if
+   * known. Call once the bytes after `end` have been read (or the stream has ended).
+   */
+  memberEndingAt?(end: number): Promise<MemberSpan | null>;
   close(): Promise<void>;
 }
 
@@ -36,13 +45,15 @@ class PlainSource implements ByteSource {
     this.#size = size;
   }
 
-  async next(): Promise<SourcePiece | null> {
+  async next(): Promise<Buffer | null> {
     if (this.#pos >= this.#size) return null;
     const b = Buffer.allocUnsafe(Math.min(PLAIN_CHUNK, this.#size - this.#pos));
-    const { bytesRead } = await this.#file.read(b, 0, b.length, this.#pos);
+    const { bytesRead } = await this.#file.read(b, 0, b.length, this.#pos).catch((err: unknown) => {
+      throw readFailed(err, this.#pos);
+    });
     if (bytesRead === 0) return null; // the file shrank while we read it
     this.#pos += bytesRead;
-    return { data: b.subarray(0, bytesRead), memberOffset: -1, first: false, memberEnd: null };
+    return b.subarray(0, bytesRead);
   }
 
   skip(n: number): number {
@@ -54,23 +65,6 @@ class PlainSource implements ByteSource {
   async close(): Promise<void> {}
 }
 
-class GzipSource implements ByteSource {
-  readonly compressed = true;
-  readonly #members: GzipMembers;
-
-  constructor(file: FileHandle, start: number, size: number) {
-    this.#members = new GzipMembers(file, start, size);
-  }
-
-  next(): Promise<SourcePiece | null> {
-    return this.#members.next();
-  }
-
-  close(): Promise<void> {
-    return this.#members.close();
-  }
-}
-
 export interface OpenedSource {
   file: FileHandle;
   size: number;
@@ -80,9 +74,10 @@ export interface OpenedSource {
 /**
  * Open `path` and sniff the bytes at `start`: gzip magic (or a lone 0x1f byte at the very end,
  * a gzip file cut after one byte) means gzip. Reading stops at `end` (exclusive) or the end of
- * the file. The caller closes `file`.
+ * the file. Decompressed positions start at `start`. `sequential` (a whole file from offset 0)
+ * takes the fast gzip path; otherwise members are inflated one by one. The caller closes `file`.
  */
-export async function openSource(path: string, start = 0, end = Infinity): Promise<OpenedSource> {
+export async function openSource(path: string, start = 0, end = Infinity, sequential = false): Promise<OpenedSource> {
   let file: FileHandle;
   try {
     file = await fs.open(path, 'r');
@@ -94,7 +89,10 @@ export async function openSource(path: string, start = 0, end = Infinity): Promi
     const head = Buffer.alloc(2);
     const { bytesRead } = await file.read(head, 0, 2, start);
     const gzip = isGzipMagic(head.subarray(0, bytesRead)) || (bytesRead === 1 && head[0] === 0x1f && start + 1 === size);
-    const source = gzip ? new GzipSource(file, start, size) : new PlainSource(file, start, size);
+    let source: ByteSource;
+    if (!gzip) source = new PlainSource(file, start, size);
+    else if (sequential && start === 0) source = new FastGzipSource(file, size);
+    else source = new ExactGzipSource(file, start, size, start);
     return { file, size, source };
   } catch (err) {
     await file.close();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppService, type AppService } from '../../core/app/app-service.ts';
 import { dispatch } from '../../core/app/gate.ts';
+import { replayResponse } from '../../core/app/replay-bridge.ts';
 import type { Events, EventName } from '../../core/api/channels.ts';
 import type { CrawlSnapshot } from '../../core/api/crawl-snapshot.ts';
 import { startFixtureSite, type FixtureSite } from './fixture-site.ts';
@@ -168,11 +169,118 @@ describe('a crawl in a worker, then the library', () => {
     expect(hits.value.map((h) => h.url)).toContain(`${site.origin}/articles/first.html`);
   });
 
+  it('shows a record with its headers, siblings and body', async () => {
+    const page = await call<{ rows: { id: number }[] }>('records.query', { archiveId: id, filter: { url: `${site.origin}/about.html`, type: ['response'] }, limit: 5 });
+    const detail = await call<{ httpStatusLine: string; siblings: { type: string }[]; bodyPreview: { kind: string; text: string } }>('records.detail', {
+      archiveId: id,
+      id: page.value.rows[0]!.id,
+    });
+    expect(detail.ok, JSON.stringify(detail.error)).toBe(true);
+    expect(detail.value.httpStatusLine).toBe('HTTP/1.1 200 OK');
+    expect(detail.value.siblings.map((s) => s.type).sort()).toEqual(['metadata', 'request']);
+    expect(detail.value.bodyPreview).toMatchObject({ kind: 'text' });
+    expect(detail.value.bodyPreview.text).toContain('quick brown fox');
+  });
+
+  it('answers replay from the archive: pages, redirects and misses', async () => {
+    const info = await call<{ kind: string; status: number; capture: { ts: string } }>('replay.info', { archiveId: id, url: `${site.origin}/articles/first.html` });
+    expect(info.value).toMatchObject({ kind: 'archived', status: 200 });
+    expect(info.value.capture.ts).toMatch(/^\d{14}$/);
+    const moved = await call<{ status: number; location: string }>('replay.info', { archiveId: id, url: `${site.origin}/old-page` });
+    expect(moved.value).toMatchObject({ status: 301, location: `${site.origin}/about.html` });
+    const before = site.requests.length;
+    const miss = await replayResponse(service.archive(id), { url: `${site.origin}/never-crawled.html` });
+    expect(miss.status).toBe(404);
+    expect(miss.body.toString()).toContain('Not archived');
+    const css = await replayResponse(service.archive(id), { url: `${site.origin}/style.css` });
+    expect(css.status).toBe(200);
+    expect(css.body.toString()).toContain('rgb(200, 30, 60)');
+    expect(site.requests.length).toBe(before);
+  });
+
+  it('imports the crawl\'s WARC into a new archive entry', async () => {
+    const warcs = path.join(libraryDir, id, 'warcs');
+    const files = fs.readdirSync(warcs).map((n) => path.join(warcs, n));
+    const r = await call<{ id: string; report: { records: number; problems: unknown[] } }>('library.import', { files, copy: true });
+    expect(r.ok, JSON.stringify(r.error)).toBe(true);
+    expect(r.value.report.problems).toEqual([]);
+    expect(r.value.report.records).toBeGreaterThan(10);
+    expect(events.some((e) => e.name === 'import.progress')).toBe(true);
+    const list = await call<{ id: string; kind: string; state: string; records: number }[]>('library.list');
+    expect(list.value.find((e) => e.id === r.value.id)).toMatchObject({ kind: 'archive', state: 'imported', records: r.value.report.records });
+    expect((await call('crawl.resume', { id: r.value.id })).error.code).toBe('NOT_A_CRAWL');
+  });
+
+  it('exports WACZ, CDXJ, a WARC subset and reports into the entry\'s exports folder, off the main thread', async () => {
+    events.length = 0;
+    const wacz = await call<{ path: string; name: string; bytes: number; summary: { pages: number } }>('export.run', { archiveId: id, format: 'wacz', title: 'Fixture' });
+    expect(wacz.ok, JSON.stringify(wacz.error)).toBe(true);
+    expect(wacz.value.path).toBe(path.join(libraryDir, id, 'exports', wacz.value.name));
+    expect(fs.statSync(wacz.value.path).size).toBe(wacz.value.bytes);
+    expect(wacz.value.summary.pages).toBeGreaterThan(3);
+    expect(events.some((e) => e.name === 'export.progress')).toBe(true);
+
+    const cdxj = await call<{ path: string; summary: { lines: number } }>('export.run', { archiveId: id, format: 'cdxj' });
+    expect(fs.readFileSync(cdxj.value.path, 'utf8').split('\n').filter(Boolean)).toHaveLength(cdxj.value.summary.lines);
+    const warc = await call<{ path: string; summary: { captures: number } }>('export.run', { archiveId: id, format: 'warc', filter: { mime: 'image/' } });
+    expect(warc.value.summary.captures).toBe(2);
+    expect(warc.value.path).toMatch(/\.warc\.gz$/);
+    const report = await call<{ path: string; summary: { files: number } }>('export.run', { archiveId: id, format: 'report' });
+    expect(fs.readdirSync(report.value.path)).toContain('hosts.csv');
+
+    const list = await call<{ name: string; kind: string }[]>('export.list', { archiveId: id });
+    expect(list.value.map((f) => f.kind).sort()).toEqual(['file', 'file', 'file', 'folder']);
+  });
+
   it('deletes only with a fresh confirmation token', async () => {
     expect((await call('library.delete', { id, token: 'guess' })).error.code).toBe('DELETE_NOT_CONFIRMED');
     const ticket = await call<{ token: string; name: string }>('library.prepareDelete', { id });
     expect(ticket.value.name).toBe('Fixture crawl');
     expect((await call('library.delete', { id, token: ticket.value.token })).ok).toBe(true);
     expect(fs.existsSync(path.join(libraryDir, id))).toBe(false);
+  });
+});
+
+describe('limits, resume and a one-click exclude', () => {
+  it('resumes a crawl that stopped at a limit, with a higher limit', async () => {
+    const r = await call<{ id: string }>('crawl.start', {
+      name: 'Limited',
+      settings: { seeds: [`${site.origin}/`], politeness: 'fast', delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, perHost: 1, limitPages: 2 },
+    });
+    const id = r.value.id;
+    const first = await waitFor('crawl.state', (p) => p.id === id && p.state === 'finished');
+    expect(first.reason).toBe('limit-pages');
+    await waitFor('library.changed', (p) => p.id === id);
+    const listed = (await call<{ id: string; state: string; finishReason: string }[]>('library.list')).value.find((e) => e.id === id)!;
+    expect(listed).toMatchObject({ state: 'finished', finishReason: 'limit-pages' });
+
+    events.length = 0;
+    expect((await call('crawl.resume', { id, settings: { limitPages: 0 } })).ok).toBe(true);
+    const second = await waitFor('crawl.state', (p) => p.id === id && p.state === 'finished');
+    expect(second.reason).toBe('frontier-empty');
+    const snap = await call<{ pages: number }>('crawl.snapshot', { id });
+    expect(snap.value.pages).toBeGreaterThan(2);
+  });
+
+  it('adds an exclude to a running crawl and carries on', async () => {
+    site.latencyMs = 150;
+    try {
+      events.length = 0;
+      const r = await call<{ id: string }>('crawl.start', {
+        name: 'Trap test',
+        settings: { seeds: [`${site.origin}/`], politeness: 'fast', delayFactor: 0, minDelayMs: 200, maxDelayMs: 200, perHost: 1 },
+      });
+      const id = r.value.id;
+      await waitFor('crawl.snapshot', (p) => p.id === id && p.snapshot.downloaded >= 2);
+      const added = await call<{ id: string }>('crawl.addExclude', { id, pattern: '/articles/' });
+      expect(added.ok, JSON.stringify(added.error)).toBe(true);
+      await waitFor('crawl.state', (p) => p.id === id && p.state === 'finished', 30_000);
+      const detail = await call<{ settings: { exclude: string[] }; scopeRules: string[] }>('library.open', { id });
+      expect(detail.value.settings.exclude).toEqual(['/articles/']);
+      expect(detail.value.scopeRules.join('\n')).toMatch(/exclude-regex: REJECT URLs matching .*articles/);
+      expect((await call('crawl.addExclude', { id, pattern: '(' })).error.code).toBe('SCOPE_BAD_REGEX');
+    } finally {
+      site.latencyMs = 0;
+    }
   });
 });

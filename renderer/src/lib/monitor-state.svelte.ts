@@ -31,6 +31,8 @@ export class MonitorState {
   error = $state<string | null>(null);
 
   readonly api: TroveApi;
+  /** Rate history of every crawl seen this session, so switching back keeps the charts. */
+  private histories = new Map<string, RatePoint[]>();
 
   constructor(api: TroveApi) {
     this.api = api;
@@ -62,7 +64,7 @@ export class MonitorState {
     if (id === this.id) return;
     this.id = id;
     this.snapshot = null;
-    this.history = [];
+    this.history = id ? (this.histories.get(id) ?? []) : [];
     this.logs = [];
     this.error = null;
     if (!id) return;
@@ -75,11 +77,13 @@ export class MonitorState {
   }
 
   onSnapshot(p: Events['crawl.snapshot']): void {
+    const point = { t: p.snapshot.elapsedMs, uris: p.snapshot.urisPerSec, kb: p.snapshot.kbPerSec };
+    const old = this.histories.get(p.id) ?? [];
+    const h = old.length >= HISTORY_POINTS ? old.slice(1) : old.slice();
+    h.push(point);
+    this.histories.set(p.id, h);
     if (p.id !== this.id) return;
     this.snapshot = p.snapshot;
-    const point = { t: p.snapshot.elapsedMs, uris: p.snapshot.urisPerSec, kb: p.snapshot.kbPerSec };
-    const h = this.history.length >= HISTORY_POINTS ? this.history.slice(1) : this.history.slice();
-    h.push(point);
     this.history = h;
   }
 

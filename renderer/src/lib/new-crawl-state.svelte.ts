@@ -28,7 +28,8 @@ const lines = (text: string) =>
 export class NewCrawlState {
   name = $state('');
   seedsText = $state('');
-  settings: CrawlSettings;
+  /** Every crawl setting, starting from the core's defaults (set in the constructor). */
+  settings = $state<CrawlSettings>({} as CrawlSettings);
   includeText = $state('');
   excludeText = $state('');
   candidateText = $state('');
@@ -55,7 +56,7 @@ export class NewCrawlState {
   constructor(api: TroveApi, defaults: CrawlSettings, presets: Presets) {
     this.api = api;
     this.presets = presets;
-    this.settings = $state({ ...defaults, seeds: [] });
+    this.settings = { ...defaults, seeds: [] };
   }
 
   /** What the core is asked to check: the settings with the line lists applied (no proxies). */

@@ -79,6 +79,7 @@ export class RecordsState {
   private pages: RecordSummary[][] = [];
   private cursor: number | null = null;
   private generation = 0;
+  private inflight: Promise<void> | null = null;
 
   constructor(api: TroveApi) {
     this.api = api;
@@ -103,6 +104,7 @@ export class RecordsState {
 
   async reload(): Promise<void> {
     this.generation++;
+    this.inflight = null;
     this.pages = [];
     this.cursor = null;
     this.count = 0;
@@ -114,15 +116,26 @@ export class RecordsState {
     if (this.archiveId) await this.loadMore();
   }
 
-  /** Fetch the next page (no-op while one is loading or at the end). */
-  async loadMore(): Promise<void> {
-    if (this.loading || this.done || !this.archiveId) return;
+  /** Fetch the next page; while one is loading, wait for it instead. No-op at the end. */
+  loadMore(): Promise<void> {
+    if (this.inflight) return this.inflight;
+    if (this.done || !this.archiveId) return Promise.resolve();
+    const p = this.fetchPage().finally(() => {
+      if (this.inflight === p) this.inflight = null;
+    });
+    this.inflight = p;
+    return p;
+  }
+
+  private async fetchPage(): Promise<void> {
     const gen = this.generation;
+    const archiveId = this.archiveId;
+    if (!archiveId) return;
     this.loading = true;
     try {
       const page = await unwrap(
         this.api.records.query({
-          archiveId: this.archiveId,
+          archiveId,
           filter: toRecordFilter($state.snapshot(this.filter)),
           limit: PAGE_SIZE,
           ...(this.cursor !== null ? { after: this.cursor } : {}),

@@ -1,0 +1,98 @@
+/**
+ * Exports run in worker threads (export-worker.ts) and write into the library entry's own
+ * `exports/` folder: the renderer never names a path to write, and the user finds the files next
+ * to the archive ("Show in folder").
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
+import type { ExportFile, ExportFormat, ExportProgressInfo, ExportRequest, ExportResult } from '../api/app-types.ts';
+import { TroveError } from '../errors.ts';
+import type { ExportUp, ExportWorkerData } from './export-worker.ts';
+import { directorySize } from './library.ts';
+
+export const EXPORTS_FOLDER = 'exports';
+
+const EXTENSION: Record<ExportFormat, string | null> = { wacz: '.wacz', cdxj: '.cdxj', warc: '.warc.gz', mirror: null, report: null };
+
+function stamp(d = new Date()): string {
+  return d.toISOString().replace(/\D/g, '').slice(0, 14);
+}
+
+export class ExportRunner {
+  private running = new Map<string, Worker>();
+  private workerUrl: URL | undefined;
+
+  constructor(opts: { workerUrl?: URL } = {}) {
+    this.workerUrl = opts.workerUrl;
+  }
+
+  /** Export the archive in `dir` (library entry `id`); progress goes to `onProgress`. */
+  run(id: string, dir: string, req: ExportRequest, onProgress: (exportId: string, p: ExportProgressInfo) => void): Promise<ExportResult> {
+    const exportsDir = path.join(dir, EXPORTS_FOLDER);
+    fs.mkdirSync(exportsDir, { recursive: true });
+    const base = `${id.replace(/[^A-Za-z0-9._-]+/g, '-')}-${stamp()}`;
+    const ext = EXTENSION[req.format];
+    let name = ext ? `${base}${ext}` : `${req.format}-${base}`;
+    for (let n = 2; fs.existsSync(path.join(exportsDir, name)); n++) name = ext ? `${base}-${n}${ext}` : `${req.format}-${base}-${n}`;
+    const out = path.join(exportsDir, name);
+    const exportId = randomUUID();
+    const data: ExportWorkerData = {
+      dir,
+      format: req.format,
+      out,
+      ...(req.title !== undefined ? { title: req.title } : {}),
+      ...(req.description !== undefined ? { description: req.description } : {}),
+      ...(req.pageText !== undefined ? { pageText: req.pageText } : {}),
+      ...(req.filter !== undefined ? { filter: req.filter } : {}),
+    };
+    const worker = new Worker(this.workerUrl ?? new URL('./export-worker.ts', import.meta.url), { workerData: data, name: `export ${req.format} ${id}` });
+    this.running.set(exportId, worker);
+    return new Promise<ExportResult>((resolve, reject) => {
+      let settled = false;
+      let failure: string | null = null;
+      worker.on('error', (err) => (failure = err.message));
+      worker.on('message', (m: ExportUp) => {
+        if (m.type === 'progress') onProgress(exportId, m.progress);
+        else if (m.type === 'done') {
+          settled = true;
+          const bytes = req.format === 'mirror' || req.format === 'report' ? directorySize(out).bytes : m.bytes;
+          resolve({ exportId, format: req.format, path: out, name, bytes, summary: m.summary });
+        } else {
+          settled = true;
+          reject(new TroveError(m.error.code, m.error.message, { format: req.format }));
+        }
+      });
+      worker.once('exit', (code) => {
+        this.running.delete(exportId);
+        if (!settled) reject(new TroveError('EXPORT_FAILED', failure ?? `the export worker stopped (code ${code})`, { format: req.format }));
+      });
+    });
+  }
+
+  list(dir: string): ExportFile[] {
+    const exportsDir = path.join(dir, EXPORTS_FOLDER);
+    let names: string[];
+    try {
+      names = fs.readdirSync(exportsDir);
+    } catch {
+      return [];
+    }
+    return names
+      .filter((n) => !n.endsWith('.part') && !n.startsWith('.'))
+      .map((name) => {
+        const p = path.join(exportsDir, name);
+        const st = fs.statSync(p);
+        return st.isDirectory()
+          ? { name, kind: 'folder' as const, bytes: directorySize(p).bytes, modifiedAt: Math.round(st.mtimeMs) }
+          : { name, kind: 'file' as const, bytes: st.size, modifiedAt: Math.round(st.mtimeMs) };
+      })
+      .sort((a, b) => b.modifiedAt - a.modifiedAt);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.running.values()].map((w) => w.terminate()));
+    this.running.clear();
+  }
+}

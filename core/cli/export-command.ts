@@ -1,0 +1,225 @@
+/**
+ * `trove export <archive> [--wacz f] [--cdxj f] [--warc f …filters] [--mirror dir] [--report dir]`:
+ * one or more exports of an archive directory in one run. A progress bar on a terminal, one
+ * summary line per export on stdout, problems on stderr.
+ *
+ * Exit code (process.exitCode, never process.exit): 0 when every export succeeded, 1 when one
+ * failed (the others still run), 2 for bad usage (no export asked for, filters without --warc,
+ * a bad timestamp, an unreadable signing key, a folder that is not an archive).
+ */
+import fs from 'node:fs';
+import type { KeyObject } from 'node:crypto';
+import cliProgress from 'cli-progress';
+import type { Command } from 'commander';
+import { openArchive } from '../archive/archive-dir.ts';
+import type { Archive } from '../archive/archive-dir.ts';
+import { isTroveError } from '../errors.ts';
+import { exportCdxj } from '../export/export-cdxj.ts';
+import { exportMirror } from '../export/export-mirror.ts';
+import { exportReport } from '../export/export-report.ts';
+import type { ExportProgress, ProgressFn } from '../export/export-types.ts';
+import { exportWacz } from '../export/export-wacz.ts';
+import { exportWarcSubset } from '../export/export-warc-subset.ts';
+import { loadSigningKey } from '../export/wacz-sign.ts';
+import { formatBytes } from './crawl-progress.ts';
+
+export interface ExportIo {
+  stdout: { write(chunk: string): unknown };
+  stderr: { write(chunk: string): unknown; isTTY?: boolean };
+}
+
+interface ExportCommandOptions {
+  wacz?: string;
+  title?: string;
+  pageText?: boolean;
+  signKey?: string;
+  cdxj?: string;
+  warc?: string;
+  urlPrefix?: string;
+  host?: string;
+  from?: string;
+  to?: string;
+  mime?: string;
+  mirror?: string;
+  report?: string;
+  progress?: boolean;
+}
+
+type Job = { kind: string; run: (archive: Archive, onProgress: ProgressFn | undefined) => Promise<string> };
+
+export function registerExportCommand(program: Command, io: ExportIo = { stdout: process.stdout, stderr: process.stderr }): void {
+  program
+    .command('export')
+    .description('export an archive: WACZ package, CDXJ index, WARC subset, offline mirror folder, crawl reports')
+    .argument('<archive>', 'archive directory (a crawl, or one made by `trove import`)')
+    .option('--wacz <file>', 'write a WACZ 1.1.1 package')
+    .option('--title <title>', 'WACZ title (default: the crawl name)')
+    .option('--page-text', "put each page's text in the WACZ pages.jsonl")
+    .option('--sign-key <key.pem>', 'sign the WACZ with this ECDSA P-256 (or P-384) private key (PEM)')
+    .option('--cdxj <file>', 'write a sorted CDXJ index of every capture')
+    .option('--warc <file>', 'write a WARC of the captures chosen by the filters below (.warc.gz: gzipped)')
+    .option('--url-prefix <url>', '--warc: URLs starting with this one')
+    .option('--host <host>', '--warc: captures of this host')
+    .option('--from <timestamp>', '--warc: captured at or after (YYYYMMDDhhmmss, or a prefix of it)')
+    .option('--to <timestamp>', '--warc: captured at or before (YYYYMMDDhhmmss, or a prefix of it)')
+    .option('--mime <type>', '--warc: this MIME type, or a family ending in / (image/)')
+    .option('--mirror <dir>', 'write the site as files to browse offline (a new or empty folder)')
+    .option('--report <dir>', 'write crawl reports (CSV, JSON and Heritrix text reports)')
+    .option('--no-progress', 'no progress bar')
+    .exitOverride((err) => {
+      // Help and version are not failures; any other commander error is bad usage.
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
+      throw err;
+    })
+    .action(async (dir: string, opts: ExportCommandOptions) => {
+      const usage = (message: string): void => {
+        io.stderr.write(`trove export: ${message}\n`);
+        process.exitCode = 2;
+      };
+      const planned = plan(opts);
+      if (typeof planned === 'string') return usage(planned);
+      let archive: Archive;
+      try {
+        archive = openArchive(dir, { create: false });
+      } catch (err) {
+        if (!isTroveError(err)) throw err;
+        return usage(`${err.message} [${err.code}]`);
+      }
+      let exit = 0;
+      try {
+        for (const job of planned) {
+          const bar = io.stderr.isTTY && opts.progress !== false ? new ExportBar(job.kind) : null;
+          try {
+            const line = await job.run(archive, bar ? (p) => bar.update(p) : undefined);
+            bar?.stop();
+            io.stdout.write(`${line}\n`);
+          } catch (err) {
+            bar?.stop();
+            if (!isTroveError(err)) throw err;
+            io.stderr.write(`trove export: ${job.kind} failed: ${err.message} [${err.code}]\n`);
+            exit = err.code === 'EXPORT_BAD_FILTER' || err.code === 'QUERY_BAD_FILTER' ? Math.max(exit, 2) : Math.max(exit, 1);
+          }
+        }
+      } finally {
+        archive.close();
+      }
+      process.exitCode = exit;
+    });
+}
+
+/** The exports to run, in order, or a usage message. */
+function plan(opts: ExportCommandOptions): Job[] | string {
+  const jobs: Job[] = [];
+  const filters = (['urlPrefix', 'host', 'from', 'to', 'mime'] as const).filter((k) => opts[k] !== undefined);
+  if (!opts.wacz && !opts.cdxj && !opts.warc && !opts.mirror && !opts.report) return 'nothing to do: give --wacz, --cdxj, --warc, --mirror or --report';
+  if (filters.length > 0 && !opts.warc) return `${filters.map(flag).join(', ')} select captures for --warc; give --warc <file>`;
+  if ((opts.signKey || opts.title || opts.pageText) && !opts.wacz) return '--sign-key, --title and --page-text apply to --wacz; give --wacz <file>';
+  for (const k of ['from', 'to'] as const) {
+    const v = opts[k];
+    if (v !== undefined && !/^\d{4,14}$/.test(v)) return `--${k} must be a timestamp YYYYMMDDhhmmss (or a prefix of it, at least the year), not ${v}`;
+  }
+  let signingKey: KeyObject | undefined;
+  if (opts.signKey) {
+    try {
+      signingKey = loadSigningKey(fs.readFileSync(opts.signKey));
+    } catch (err) {
+      if (isTroveError(err)) return `--sign-key ${opts.signKey}: ${err.message} [${err.code}]`;
+      return `--sign-key ${opts.signKey}: ${(err as Error).message}`;
+    }
+  }
+
+  if (opts.wacz) {
+    const out = opts.wacz;
+    jobs.push({
+      kind: 'wacz',
+      run: async (archive, onProgress) => {
+        const r = await exportWacz(archive, out, {
+          ...(opts.title ? { title: opts.title } : {}),
+          ...(opts.pageText ? { pageText: true } : {}),
+          ...(signingKey ? { signingKey } : {}),
+          ...(onProgress ? { onProgress } : {}),
+        });
+        return `wacz: ${r.path}: ${r.warcs} WARC file${r.warcs === 1 ? '' : 's'}, ${r.captures} captures (${r.index === 'cdxj' ? 'index.cdxj' : 'ZipNum index'}), ${r.pages} pages, ${formatBytes(r.bytes)}${r.signed ? ', signed' : ''}`;
+      },
+    });
+  }
+  if (opts.cdxj) {
+    const out = opts.cdxj;
+    jobs.push({
+      kind: 'cdxj',
+      run: async (archive, onProgress) => {
+        const r = await exportCdxj(archive, out, onProgress ? { onProgress } : {});
+        return `cdxj: ${r.path}: ${r.lines} captures, ${formatBytes(r.bytes)}`;
+      },
+    });
+  }
+  if (opts.warc) {
+    const out = opts.warc;
+    jobs.push({
+      kind: 'warc',
+      run: async (archive, onProgress) => {
+        const r = await exportWarcSubset(archive, out, {
+          ...(opts.urlPrefix ? { urlPrefix: opts.urlPrefix } : {}),
+          ...(opts.host ? { host: opts.host } : {}),
+          ...(opts.from ? { from: opts.from } : {}),
+          ...(opts.to ? { to: opts.to } : {}),
+          ...(opts.mime ? { mime: opts.mime } : {}),
+          ...(onProgress ? { onProgress } : {}),
+        });
+        const notes = [r.materialized ? `${r.materialized} revisits written as responses` : '', r.unresolvedRevisits ? `${r.unresolvedRevisits} revisits without their original` : '']
+          .filter(Boolean)
+          .join(', ');
+        return `warc: ${r.path}: ${r.captures} captures, ${r.records} records${notes ? ` (${notes})` : ''}, ${formatBytes(r.bytes)}`;
+      },
+    });
+  }
+  if (opts.mirror) {
+    const out = opts.mirror;
+    jobs.push({
+      kind: 'mirror',
+      run: async (archive, onProgress) => {
+        const r = await exportMirror(archive, out, onProgress ? { onProgress } : {});
+        return `mirror: ${r.dir}: ${r.files} files (${r.rewritten} with links rewritten, ${r.linksLocal} local and ${r.linksAbsolute} absolute links${r.placeholders ? `, ${r.placeholders} placeholders` : ''}), ${formatBytes(r.bytes)}`;
+      },
+    });
+  }
+  if (opts.report) {
+    const out = opts.report;
+    jobs.push({
+      kind: 'report',
+      run: async (archive, onProgress) => {
+        const r = await exportReport(archive, out, onProgress ? { onProgress } : {});
+        const s = r.data.summary;
+        return `report: ${r.dir}: ${r.files.length} files (${s.urisProcessed} URIs, ${s.hosts} hosts, ${s.failures} failures)`;
+      },
+    });
+  }
+  return jobs;
+}
+
+function flag(k: string): string {
+  return `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/** One cli-progress bar per export, fed by ExportProgress reports. */
+class ExportBar {
+  readonly #bar: cliProgress.SingleBar;
+
+  constructor(kind: string) {
+    this.#bar = new cliProgress.SingleBar(
+      { format: ` ${kind} {bar} {percentage}% | {phase} {done}/{total} | {bytes}`, barsize: 24, hideCursor: true, stream: process.stderr },
+      cliProgress.Presets.shades_classic,
+    );
+    this.#bar.start(1, 0, { phase: 'starting', done: 0, total: '?', bytes: formatBytes(0) });
+  }
+
+  update(p: ExportProgress): void {
+    const total = p.total > 0 ? p.total : Math.max(1, p.done);
+    this.#bar.setTotal(total);
+    this.#bar.update(Math.min(p.done, total), { phase: p.phase, done: p.done, total: p.total > 0 ? p.total : '?', bytes: formatBytes(p.bytes) });
+  }
+
+  stop(): void {
+    this.#bar.stop();
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * `trove export --report DIR`: the crawl's reports as files an archivist can keep next to the
+ * WARCs and open in a spreadsheet: summary, seeds, hosts, MIME types, status codes and scope
+ * rejections per rule, each as CSV (RFC 4180, header row) and JSON; plus Heritrix 3's five text
+ * reports (report-heritrix.ts) for scripts that read those.
+ */
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Archive } from '../archive/archive-dir.ts';
+import { ProgressThrottle } from './export-types.ts';
+import type { ProgressFn } from './export-types.ts';
+import { gatherReport } from './report-data.ts';
+import type { ReportData } from './report-data.ts';
+import { crawlReport, hostsReport, mimetypeReport, responsecodeReport, seedsReport } from './report-heritrix.ts';
+
+export interface ReportExportOptions {
+  onProgress?: ProgressFn;
+}
+
+export interface ReportExportResult {
+  dir: string;
+  files: string[];
+  data: ReportData;
+}
+
+type Cell = string | number | boolean | null;
+
+/** One CSV field: quoted when it holds a comma, quote, CR or LF (RFC 4180). */
+export function csvField(v: Cell): string {
+  const s = v === null ? '' : String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function toCsv<T extends object>(rows: readonly T[], columns: (keyof T & string)[]): string {
+  const lines = [columns.join(','), ...rows.map((r) => columns.map((c) => csvField(r[c] as Cell)).join(','))];
+  return lines.join('\r\n') + '\r\n';
+}
+
+export async function exportReport(archive: Archive, dir: string, opts: ReportExportOptions = {}): Promise<ReportExportResult> {
+  const progress = new ProgressThrottle(opts.onProgress);
+  let rows = 0;
+  const data = await gatherReport(archive, () => progress.report('read', ++rows, 0, 0));
+  await fsp.mkdir(dir, { recursive: true });
+  const summaryRows = Object.entries(data.summary).map(([key, value]) => ({ key, value: value as Cell }));
+  const files: [string, string][] = [
+    ['summary.json', JSON.stringify(data.summary, null, 2) + '\n'],
+    ['summary.csv', toCsv(summaryRows, ['key', 'value'])],
+    ['seeds.json', JSON.stringify(data.seeds, null, 2) + '\n'],
+    ['seeds.csv', toCsv(data.seeds, ['seed', 'status', 'crawled', 'redirect'])],
+    ['hosts.json', JSON.stringify(data.hosts, null, 2) + '\n'],
+    [
+      'hosts.csv',
+      toCsv(data.hosts, ['host', 'urls', 'bytes', 'robots', 'remaining', 'novelUrls', 'novelBytes', 'dupUrls', 'dupBytes', 'notModifiedUrls', 'notModifiedBytes']),
+    ],
+    ['mimetypes.json', JSON.stringify(data.mimeTypes, null, 2) + '\n'],
+    ['mimetypes.csv', toCsv(data.mimeTypes, ['mime', 'urls', 'bytes'])],
+    ['status-codes.json', JSON.stringify(data.statusCodes, null, 2) + '\n'],
+    ['status-codes.csv', toCsv(data.statusCodes, ['status', 'urls'])],
+    ['scope-rejections.json', JSON.stringify(data.scopeRejections, null, 2) + '\n'],
+    ['scope-rejections.csv', toCsv(data.scopeRejections, ['rule', 'count'])],
+    ['crawl-report.txt', crawlReport(data)],
+    ['seeds-report.txt', seedsReport(data)],
+    ['hosts-report.txt', hostsReport(data)],
+    ['mimetype-report.txt', mimetypeReport(data)],
+    ['responsecode-report.txt', responsecodeReport(data)],
+  ];
+  let bytes = 0;
+  for (const [i, [name, text]] of files.entries()) {
+    await fsp.writeFile(path.join(dir, name), text, 'utf8');
+    bytes += Buffer.byteLength(text);
+    progress.report('write', i + 1, files.length, bytes);
+  }
+  progress.flush();
+  return { dir, files: files.map(([n]) => n), data };
+}

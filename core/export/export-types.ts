@@ -1,0 +1,70 @@
+/**
+ * What every export shares: the progress callback the CLI turns into a bar and the desktop app
+ * into progress events, and the throttle that keeps a 50 GB export from calling it a million
+ * times. Plain data only, so the shapes can cross IPC unchanged.
+ */
+
+/** One progress report. `done`/`total` count the phase's units (records, bytes, files…). */
+export interface ExportProgress {
+  /** What is running now, e.g. `warcs`, `index`, `pages`, `records`, `files`. */
+  phase: string;
+  done: number;
+  /** 0 when the total is not known yet. */
+  total: number;
+  /** Bytes written to the output so far. */
+  bytes: number;
+}
+
+export type ProgressFn = (p: ExportProgress) => void;
+
+/** How often a throttled reporter passes a report on (the last one of a phase always goes). */
+export const PROGRESS_INTERVAL_MS = 100;
+
+/**
+ * A reporter that calls `fn` at most every PROGRESS_INTERVAL_MS, plus at every phase change and
+ * on `flush()`. Calling it costs a clock read, so it can sit in a per-record loop.
+ */
+export class ProgressThrottle {
+  readonly #fn: ProgressFn | undefined;
+  #last: ExportProgress | null = null;
+  #lastAt = 0;
+  #sentLast = true;
+
+  constructor(fn: ProgressFn | undefined) {
+    this.#fn = fn;
+  }
+
+  report(phase: string, done: number, total: number, bytes: number): void {
+    if (!this.#fn) return;
+    const p = { phase, done, total, bytes };
+    const phaseChanged = this.#last !== null && this.#last.phase !== phase;
+    if (phaseChanged && !this.#sentLast) this.#fn(this.#last!);
+    this.#last = p;
+    const now = Date.now();
+    if (phaseChanged || now - this.#lastAt >= PROGRESS_INTERVAL_MS) {
+      this.#lastAt = now;
+      this.#sentLast = true;
+      this.#fn(p);
+    } else {
+      this.#sentLast = false;
+    }
+  }
+
+  /** Pass on the last report if the throttle held it back. */
+  flush(): void {
+    if (this.#fn && this.#last && !this.#sentLast) {
+      this.#sentLast = true;
+      this.#fn(this.#last);
+    }
+  }
+}
+
+/** `2026-11-21T09:00:00Z` (seconds precision, as WACZ and pages.jsonl write dates). */
+export function isoSeconds(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** `20240305102030` → `2024-03-05T10:20:30Z`. */
+export function isoFromTs14(ts: string): string {
+  return `${ts.slice(0, 4)}-${ts.slice(4, 6)}-${ts.slice(6, 8)}T${ts.slice(8, 10)}:${ts.slice(10, 12)}:${ts.slice(12, 14)}Z`;
+}

@@ -1,0 +1,165 @@
+/**
+ * `trove export --wacz FILE`: the archive as one WACZ 1.1.1 package, for ReplayWeb.page, pywb or
+ * another Trove. In one pass over the WARC bytes, memory flat:
+ *
+ *   archive/<name>.warc.gz        every WARC, STORED (byte for byte, so offsets stay valid)
+ *   indexes/index.cdxj            ≤ 5,000 captures; else ZipNum index.cdx.gz + index.idx
+ *   pages/pages.jsonl             one line per HTML 200 page
+ *   datapackage.json              resources with sha256 and size, created, software, title, main page
+ *   datapackage-digest.json       sha256 of datapackage.json, optionally signed (wacz-sign.ts)
+ *
+ * The CDXJ lines come from the capture index (capture-cdxj.ts) with offsets relative to each
+ * WARC as stored in the package; every hash is computed while the bytes stream into the ZIP
+ * (zip-writer.ts). The package is written as `FILE.part` and renamed when complete.
+ */
+import path from 'node:path';
+import type { KeyObject } from 'node:crypto';
+import type { Archive } from '../archive/archive-dir.ts';
+import { TROVE_VERSION } from '../api/settings.ts';
+import { getMeta } from '../storage/meta.ts';
+import { archiveWarcs, totalWarcBytes } from './archive-warcs.ts';
+import { captureCdxjLines, countCaptureRows } from './capture-cdxj.ts';
+import { sortLines } from './external-sort.ts';
+import { isoSeconds, ProgressThrottle } from './export-types.ts';
+import type { ProgressFn } from './export-types.ts';
+import { countPages, mainPage, pageLines } from './wacz-pages.ts';
+import { signHash } from './wacz-sign.ts';
+import { peekLines, ZipNumBlocks, ZIPNUM_THRESHOLD } from './zipnum-index.ts';
+import { readFileRange } from './file-range.ts';
+import { ZipWriter } from './zip-writer.ts';
+import type { ZipEntryInfo } from './zip-writer.ts';
+
+export const WACZ_VERSION = '1.1.1';
+export const WACZ_SOFTWARE = `Trove ${TROVE_VERSION}`;
+
+export interface WaczExportOptions {
+  /** datapackage.json `title` (default: the crawl's name, else the archive folder's name). */
+  title?: string;
+  description?: string;
+  /** Put each page's indexed text in pages.jsonl (`text`); bigger package, searchable offline. */
+  pageText?: boolean;
+  /** Sign datapackage-digest.json with this EC private key (see wacz-sign.ts). */
+  signingKey?: KeyObject;
+  /** Captures up to which the index is a plain index.cdxj (default 5,000). */
+  zipnumThreshold?: number;
+  /** Lines per ZipNum block (default 3,000). */
+  zipnumBlockLines?: number;
+  /** Memory per sort run (see external-sort.ts). */
+  maxRunBytes?: number;
+  /** Folder for sort runs (default: beside the output). */
+  tmpDir?: string;
+  onProgress?: ProgressFn;
+  /** The package's `created` time (default now). */
+  now?: Date;
+}
+
+export interface WaczExportResult {
+  path: string;
+  /** Size of the package. */
+  bytes: number;
+  warcs: number;
+  /** CDXJ lines (captures) in the index. */
+  captures: number;
+  pages: number;
+  index: 'cdxj' | 'zipnum';
+  signed: boolean;
+  /** datapackage.json `resources`. */
+  resources: WaczResourceEntry[];
+}
+
+export interface WaczResourceEntry {
+  name: string;
+  path: string;
+  hash: string;
+  bytes: number;
+}
+
+export async function exportWacz(archive: Archive, out: string, opts: WaczExportOptions = {}): Promise<WaczExportResult> {
+  const progress = new ProgressThrottle(opts.onProgress);
+  const now = opts.now ?? new Date();
+  const warcs = archiveWarcs(archive);
+  const zip = await ZipWriter.create(out);
+  try {
+    // 1. The WARCs, stored.
+    const totalBytes = totalWarcBytes(warcs);
+    let copied = 0;
+    for (const w of warcs) {
+      const chunks = readFileRange(w.source, w.start, w.size);
+      const counted = (async function* () {
+        for await (const c of chunks) {
+          copied += c.length;
+          progress.report('warcs', copied, totalBytes, zip.bytesWritten);
+          yield c;
+        }
+      })();
+      await zip.addStream(`archive/${w.name}`, counted, { size: w.size });
+    }
+
+    // 2. The index, from the capture index, sorted.
+    const rows = countCaptureRows(archive);
+    let read = 0;
+    const unsorted = captureCdxjLines(archive, warcs, () => progress.report('index', ++read, rows, zip.bytesWritten));
+    const sorted = sortLines(unsorted, { tmpDir: opts.tmpDir ?? `${out}.sort-tmp`, ...(opts.maxRunBytes ? { maxRunBytes: opts.maxRunBytes } : {}) });
+    const peek = await peekLines(sorted, opts.zipnumThreshold ?? ZIPNUM_THRESHOLD);
+    let captures: number;
+    let index: 'cdxj' | 'zipnum';
+    if (!peek.more) {
+      captures = peek.head.length;
+      index = 'cdxj';
+      await zip.addBuffer('indexes/index.cdxj', Buffer.from(peek.head.map((l) => l + '\n').join(''), 'utf8'), { compress: true });
+    } else {
+      index = 'zipnum';
+      const blocks = new ZipNumBlocks(opts.zipnumBlockLines);
+      await zip.addStream('indexes/index.cdx.gz', blocks.blocks(peek.all));
+      captures = blocks.lines;
+      await zip.addBuffer('indexes/index.idx', Buffer.from(blocks.idxText(), 'utf8'), { compress: true });
+    }
+
+    // 3. Pages.
+    const settings = getMeta<{ name?: string; seeds?: string[] }>(archive.db, 'settings');
+    const pageTotal = countPages(archive);
+    let pages = 0;
+    const pageChunks = (async function* () {
+      for (const line of pageLines(archive, { text: opts.pageText === true, onPage: () => progress.report('pages', ++pages, pageTotal, zip.bytesWritten) })) {
+        yield Buffer.from(line, 'utf8');
+      }
+    })();
+    await zip.addStream('pages/pages.jsonl', pageChunks, { compress: true });
+
+    // 4. datapackage.json and its digest.
+    progress.report('finish', 0, 1, zip.bytesWritten);
+    const resources = zip.entries.map(resourceOf);
+    const created = isoSeconds(now);
+    const main = mainPage(archive, settings?.seeds ?? []);
+    const datapackage: Record<string, unknown> = {
+      profile: 'data-package',
+      wacz_version: WACZ_VERSION,
+      resources,
+      created,
+      software: WACZ_SOFTWARE,
+      title: opts.title ?? settings?.name ?? path.basename(archive.dir),
+    };
+    if (opts.description) datapackage.description = opts.description;
+    if (main) {
+      datapackage.mainPageUrl = main.url;
+      datapackage.mainPageDate = main.date;
+    }
+    const dpBytes = Buffer.from(JSON.stringify(datapackage, null, 2), 'utf8');
+    const dpEntry = await zip.addBuffer('datapackage.json', dpBytes, { compress: true });
+    const digest: Record<string, unknown> = { path: 'datapackage.json', hash: `sha256:${dpEntry.sha256}` };
+    if (opts.signingKey) digest.signedData = signHash(`sha256:${dpEntry.sha256}`, opts.signingKey, created, WACZ_SOFTWARE);
+    await zip.addBuffer('datapackage-digest.json', Buffer.from(JSON.stringify(digest, null, 2), 'utf8'), { compress: true });
+    await zip.close();
+    const bytes = zip.bytesWritten;
+    progress.report('finish', 1, 1, bytes);
+    progress.flush();
+    return { path: out, bytes, warcs: warcs.length, captures, pages, index, signed: opts.signingKey !== undefined, resources };
+  } catch (err) {
+    await zip.abort();
+    throw err;
+  }
+}
+
+function resourceOf(e: ZipEntryInfo): WaczResourceEntry {
+  return { name: path.posix.basename(e.name), path: e.name, hash: `sha256:${e.sha256}`, bytes: e.size };
+}

@@ -1,0 +1,192 @@
+/**
+ * Sorting more text lines than fit comfortably in memory, bytewise (UTF-8 order, as CDXJ and
+ * `LC_ALL=C sort` want): lines are gathered into runs of at most `maxRunBytes`, each run is
+ * sorted in memory and written to a temporary file, and the runs are merged with a heap. When
+ * everything fits in one run nothing touches the disk.
+ *
+ * Threshold: 64 MiB of line text per run by default (JavaScript strings take about twice their
+ * length in bytes, plus ~40 bytes of object overhead each, which the estimate includes). That is
+ * about 200,000 CDXJ lines of ~300 characters; a 50 GB crawl has a few million captures, so a
+ * few dozen runs, merged with one open file each.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { once } from 'node:events';
+import { TroveError } from '../errors.ts';
+
+export const DEFAULT_MAX_RUN_BYTES = 64 << 20;
+
+export interface SortOptions {
+  /** Estimated memory per in-memory run (default 64 MiB). */
+  maxRunBytes?: number;
+  /** Folder for run files (created when needed, removed afterwards). */
+  tmpDir: string;
+  /** Called after each run is written to disk. */
+  onRun?: (runs: number) => void;
+}
+
+/** Estimated heap cost of keeping a line: two bytes per UTF-16 unit plus the string's header. */
+function lineCost(line: string): number {
+  return line.length * 2 + 40;
+}
+
+/**
+ * Compare as UTF-8 bytes would. JavaScript's `<` compares UTF-16 code units, which differs from
+ * UTF-8 byte order only when one side has a surrogate (a character above U+FFFF) and the other
+ * a character in U+E000–U+FFFF at the first difference; that case is corrected here.
+ */
+export function compareBytewise(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 && y >= 0xd800) {
+      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+    }
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+const SURROGATE = /[\ud800-\udfff]/;
+
+/** Sort in place, bytewise; the engine's native sort when no line holds a surrogate. */
+export function sortBytewise(lines: string[]): string[] {
+  return lines.some((l) => SURROGATE.test(l)) ? lines.sort(compareBytewise) : lines.sort();
+}
+
+/** The lines of `source`, sorted bytewise. Lines must not contain `\n`. Temporary files are removed when iteration ends. */
+export async function* sortLines(source: AsyncIterable<string> | Iterable<string>, opts: SortOptions): AsyncGenerator<string> {
+  const maxRun = opts.maxRunBytes ?? DEFAULT_MAX_RUN_BYTES;
+  let run: string[] = [];
+  let runBytes = 0;
+  const runs: string[] = [];
+  let madeDir = false;
+  try {
+    for await (const line of source) {
+      if (line.includes('\n')) throw new TroveError('EXPORT_BAD_LINE', 'a line to sort contains a newline', { line: line.slice(0, 200) });
+      run.push(line);
+      runBytes += lineCost(line);
+      if (runBytes >= maxRun) {
+        if (!madeDir) {
+          await fsp.mkdir(opts.tmpDir, { recursive: true });
+          madeDir = true;
+        }
+        runs.push(await writeRun(sortBytewise(run), path.join(opts.tmpDir, `run-${runs.length}.txt`)));
+        opts.onRun?.(runs.length);
+        run = [];
+        runBytes = 0;
+      }
+    }
+    sortBytewise(run);
+    if (runs.length === 0) {
+      yield* run;
+      return;
+    }
+    yield* mergeRuns([...runs.map((r) => readLines(r)), arrayLines(run)]);
+  } finally {
+    if (madeDir) await fsp.rm(opts.tmpDir, { recursive: true, force: true });
+  }
+}
+
+async function writeRun(lines: string[], file: string): Promise<string> {
+  const out = fs.createWriteStream(file);
+  try {
+    let batch = '';
+    for (const line of lines) {
+      batch += line + '\n';
+      if (batch.length >= 1 << 20) {
+        if (!out.write(batch)) await once(out, 'drain');
+        batch = '';
+      }
+    }
+    out.end(batch);
+    await once(out, 'finish');
+  } catch (err) {
+    out.destroy();
+    throw new TroveError('EXPORT_WRITE_FAILED', `cannot write sort run ${file}: ${(err as Error).message}`, { path: file }, { cause: err });
+  }
+  return file;
+}
+
+async function* arrayLines(lines: string[]): AsyncGenerator<string> {
+  yield* lines;
+}
+
+/** Lines of a file split on `\n` only (readline would also split on a lone `\r`). */
+async function* readLines(file: string): AsyncGenerator<string> {
+  const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 256 << 10 });
+  let rest = '';
+  try {
+    for await (const chunk of stream as AsyncIterable<string>) {
+      const parts = (rest + chunk).split('\n');
+      rest = parts.pop()!;
+      yield* parts;
+    }
+    if (rest !== '') yield rest;
+  } finally {
+    stream.destroy();
+  }
+}
+
+interface HeapItem {
+  line: string;
+  it: AsyncIterator<string>;
+}
+
+/** k-way merge of sorted line sources with a binary min-heap. */
+export async function* mergeRuns(sources: AsyncIterable<string>[]): AsyncGenerator<string> {
+  const heap: HeapItem[] = [];
+  const its = sources.map((s) => s[Symbol.asyncIterator]());
+  try {
+    for (const it of its) {
+      const first = await it.next();
+      if (!first.done) push(heap, { line: first.value, it });
+    }
+    while (heap.length > 0) {
+      const top = heap[0]!;
+      yield top.line;
+      const next = await top.it.next();
+      if (next.done) {
+        const last = heap.pop()!;
+        if (heap.length > 0) {
+          heap[0] = last;
+          siftDown(heap, 0);
+        }
+      } else {
+        top.line = next.value;
+        siftDown(heap, 0);
+      }
+    }
+  } finally {
+    await Promise.all(its.map((it) => it.return?.()));
+  }
+}
+
+function push(heap: HeapItem[], item: HeapItem): void {
+  heap.push(item);
+  let i = heap.length - 1;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (compareBytewise(heap[parent]!.line, heap[i]!.line) <= 0) break;
+    [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+    i = parent;
+  }
+}
+
+function siftDown(heap: HeapItem[], i: number): void {
+  const n = heap.length;
+  for (;;) {
+    const l = 2 * i + 1;
+    const r = l + 1;
+    let m = i;
+    if (l < n && compareBytewise(heap[l]!.line, heap[m]!.line) < 0) m = l;
+    if (r < n && compareBytewise(heap[r]!.line, heap[m]!.line) < 0) m = r;
+    if (m === i) return;
+    [heap[m], heap[i]] = [heap[i]!, heap[m]!];
+    i = m;
+  }
+}

@@ -1,0 +1,279 @@
+/**
+ * The figures behind `trove export --report`: a crawl's (or any archive's) summary, seeds,
+ * hosts, MIME types, status codes and scope rejections, gathered from what the archive keeps:
+ *
+ * - captures (response, revisit, resource rows of the capture index), read in keyset pages: one
+ *   per fetched URI; a response is "novel", a revisit "duplicate by hash" (or "not modified"
+ *   when its HTTP status is 304), as Heritrix counts them; bytes are the payload sizes;
+ * - failures, robots exclusions and what is still queued, from the frontier's `uris` table
+ *   (empty for an archive made only by imports);
+ * - seeds and crawl state from the `meta` table; scope rejections per rule from
+ *   `logs/scope.log`, streamed line by line.
+ *
+ * Memory grows with the number of hosts, MIME types and rules, never with the number of URIs.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import type { Archive } from '../archive/archive-dir.ts';
+import { mediaType } from '../archive/archive-payload.ts';
+import { surtKey } from '../scope/surt.ts';
+import { getMeta } from '../storage/meta.ts';
+
+export interface ReportSummary {
+  archive: string;
+  crawlName: string | null;
+  state: string | null;
+  finishReason: string | null;
+  /** ISO time the crawl was created, when it was a crawl. */
+  created: string | null;
+  elapsedMs: number | null;
+  seeds: number;
+  seedsCrawled: number;
+  hosts: number;
+  urisProcessed: number;
+  successes: number;
+  failures: number;
+  robotsPrecluded: number;
+  queued: number;
+  novelUris: number;
+  duplicateUris: number;
+  notModifiedUris: number;
+  novelBytes: number;
+  duplicateBytes: number;
+  notModifiedBytes: number;
+  totalBytes: number;
+  pages: number;
+  warcFiles: number;
+  warcBytes: number;
+  firstCapture: string | null;
+  lastCapture: string | null;
+  scopeRejections: number;
+}
+
+export interface SeedRow {
+  seed: string;
+  /** Outcome code: HTTP status, a negative Heritrix code, or null when never tried. */
+  status: number | null;
+  crawled: boolean;
+  redirect: string | null;
+}
+
+export interface HostRow {
+  host: string;
+  urls: number;
+  bytes: number;
+  robots: number;
+  remaining: number;
+  novelUrls: number;
+  novelBytes: number;
+  dupUrls: number;
+  dupBytes: number;
+  notModifiedUrls: number;
+  notModifiedBytes: number;
+}
+
+export interface ReportData {
+  summary: ReportSummary;
+  seeds: SeedRow[];
+  hosts: HostRow[];
+  mimeTypes: { mime: string; urls: number; bytes: number }[];
+  statusCodes: { status: number; urls: number }[];
+  scopeRejections: { rule: string; count: number }[];
+}
+
+interface CaptureRowLite {
+  id: number;
+  record_type: string;
+  target_uri: string | null;
+  ts: string | null;
+  status: number | null;
+  mime: string | null;
+  content_length: number | null;
+}
+
+const ROBOTS_PRECLUDED = -9998;
+
+function hostOf(url: string | null): string {
+  if (!url) return '-';
+  const u = URL.parse(url);
+  if (!u) return '-';
+  if (u.protocol === 'dns:') return 'dns:';
+  return u.hostname || '-';
+}
+
+function hostRow(hosts: Map<string, HostRow>, host: string): HostRow {
+  let h = hosts.get(host);
+  if (!h) {
+    h = { host, urls: 0, bytes: 0, robots: 0, remaining: 0, novelUrls: 0, novelBytes: 0, dupUrls: 0, dupBytes: 0, notModifiedUrls: 0, notModifiedBytes: 0 };
+    hosts.set(host, h);
+  }
+  return h;
+}
+
+export async function gatherReport(archive: Archive, onRow?: () => void): Promise<ReportData> {
+  const db = archive.db;
+  const hosts = new Map<string, HostRow>();
+  const mimes = new Map<string, { mime: string; urls: number; bytes: number }>();
+  const statuses = new Map<number, number>();
+  const s: ReportSummary = {
+    archive: archive.dir,
+    crawlName: null,
+    state: null,
+    finishReason: null,
+    created: null,
+    elapsedMs: null,
+    seeds: 0,
+    seedsCrawled: 0,
+    hosts: 0,
+    urisProcessed: 0,
+    successes: 0,
+    failures: 0,
+    robotsPrecluded: 0,
+    queued: 0,
+    novelUris: 0,
+    duplicateUris: 0,
+    notModifiedUris: 0,
+    novelBytes: 0,
+    duplicateBytes: 0,
+    notModifiedBytes: 0,
+    totalBytes: 0,
+    pages: 0,
+    warcFiles: 0,
+    warcBytes: 0,
+    firstCapture: null,
+    lastCapture: null,
+    scopeRejections: 0,
+  };
+
+  // Captures: one per fetched URI.
+  const page = db.prepare<[number], CaptureRowLite>(
+    `SELECT id, record_type, target_uri, ts, status, mime, content_length FROM records
+     WHERE id > ? AND record_type IN ('response', 'revisit', 'resource') ORDER BY id LIMIT 2000`,
+  );
+  for (let after = 0; ; ) {
+    const rows = page.all(after);
+    if (rows.length === 0) break;
+    after = rows.at(-1)!.id;
+    for (const r of rows) {
+      onRow?.();
+      const h = hostRow(hosts, hostOf(r.target_uri));
+      const bytes = r.content_length ?? 0;
+      h.urls++;
+      h.bytes += bytes;
+      s.successes++;
+      s.totalBytes += bytes;
+      if (r.record_type === 'revisit' && r.status === 304) {
+        h.notModifiedUrls++;
+        h.notModifiedBytes += bytes;
+        s.notModifiedUris++;
+        s.notModifiedBytes += bytes;
+      } else if (r.record_type === 'revisit') {
+        h.dupUrls++;
+        h.dupBytes += bytes;
+        s.duplicateUris++;
+        s.duplicateBytes += bytes;
+      } else {
+        h.novelUrls++;
+        h.novelBytes += bytes;
+        s.novelUris++;
+        s.novelBytes += bytes;
+      }
+      const mime = (r.record_type === 'revisit' && r.mime === 'warc/revisit' ? null : mediaType(r.mime)) ?? 'unknown';
+      const m = mimes.get(mime) ?? { mime, urls: 0, bytes: 0 };
+      m.urls++;
+      m.bytes += bytes;
+      mimes.set(mime, m);
+      if (r.status !== null) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+      if (r.ts) {
+        if (s.firstCapture === null || r.ts < s.firstCapture) s.firstCapture = r.ts;
+        if (s.lastCapture === null || r.ts > s.lastCapture) s.lastCapture = r.ts;
+      }
+    }
+  }
+
+  // The frontier: failures (negative outcomes), robots exclusions, what is left.
+  const failures = db.prepare<[number], { id: number; url: string; status: number; state: number }>(
+    'SELECT id, url, status, state FROM uris WHERE id > ? AND (state < 3 OR status <= 0) ORDER BY id LIMIT 2000',
+  );
+  for (let after = 0; ; ) {
+    const rows = failures.all(after);
+    if (rows.length === 0) break;
+    after = rows.at(-1)!.id;
+    for (const r of rows) {
+      onRow?.();
+      const h = hostRow(hosts, hostOf(r.url));
+      if (r.state < 3) {
+        h.remaining++;
+        s.queued++;
+        continue;
+      }
+      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+      s.failures++;
+      if (r.status === ROBOTS_PRECLUDED) {
+        h.robots++;
+        s.robotsPrecluded++;
+      }
+    }
+  }
+  s.urisProcessed = s.successes + s.failures;
+
+  // Seeds and crawl state.
+  const settings = getMeta<{ name?: string; seeds?: string[] }>(db, 'settings');
+  const state = getMeta<{ state?: string; reason?: string }>(db, 'lastState');
+  const createdAt = getMeta<number>(db, 'createdAt');
+  s.crawlName = settings?.name ?? null;
+  s.state = state?.state ?? null;
+  s.finishReason = state?.reason ?? null;
+  s.created = typeof createdAt === 'number' ? new Date(createdAt).toISOString() : null;
+  s.elapsedMs = getMeta<number>(db, 'elapsedMs') ?? null;
+  const seeds = seedRows(archive, settings?.seeds ?? []);
+  s.seeds = seeds.length;
+  s.seedsCrawled = seeds.filter((x) => x.crawled).length;
+
+  s.pages = (db.prepare('SELECT COUNT(*) AS n FROM records WHERE page = 1').get() as { n: number }).n;
+  for (const f of archive.index.files()) {
+    s.warcFiles++;
+    s.warcBytes += f.size ?? 0;
+  }
+
+  const scopeRejections = await scopeRejectionsOf(path.join(archive.dir, 'logs', 'scope.log'));
+  s.scopeRejections = scopeRejections.reduce((n, r) => n + r.count, 0);
+  const hostList = [...hosts.values()].filter((h) => h.urls > 0 || h.remaining > 0 || h.robots > 0);
+  s.hosts = hostList.filter((h) => h.urls > 0).length;
+
+  return {
+    summary: s,
+    seeds,
+    hosts: hostList.sort((a, b) => b.urls - a.urls || a.host.localeCompare(b.host)),
+    mimeTypes: [...mimes.values()].sort((a, b) => b.urls - a.urls || a.mime.localeCompare(b.mime)),
+    statusCodes: [...statuses.entries()].map(([status, urls]) => ({ status, urls })).sort((a, b) => b.urls - a.urls || a.status - b.status),
+    scopeRejections,
+  };
+}
+
+/** Each seed's outcome from the frontier, and where it redirected to. */
+function seedRows(archive: Archive, seeds: string[]): SeedRow[] {
+  const rows = archive.db.prepare<[], { id: number; url: string; status: number | null; state: number }>('SELECT id, url, status, state FROM uris WHERE seed = 1 ORDER BY id').all();
+  const byKey = new Map(rows.map((r) => [surtKey(r.url), r]));
+  const redirect = archive.db.prepare<[string], { url: string }>(`SELECT url FROM uris WHERE via = ? AND hops_path LIKE '%R' ORDER BY id LIMIT 1`);
+  return seeds.map((seed) => {
+    const r = rows.find((x) => x.url === seed) ?? byKey.get(surtKey(seed));
+    const status = r && r.state === 3 ? r.status : null;
+    const crawled = status !== null && status > 0;
+    const to = r && status !== null && status >= 300 && status < 400 ? (redirect.get(r.url)?.url ?? null) : null;
+    return { seed, status, crawled, redirect: to };
+  });
+}
+
+/** Rejections per deciding rule, from `logs/scope.log` (`time rule url hops via reason…`). */
+async function scopeRejectionsOf(file: string): Promise<{ rule: string; count: number }[]> {
+  if (!fs.existsSync(file)) return [];
+  const counts = new Map<string, number>();
+  const rl = readline.createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  for await (const line of rl) {
+    const rule = line.split(' ', 3)[1];
+    if (rule) counts.set(rule, (counts.get(rule) ?? 0) + 1);
+  }
+  return [...counts.entries()].map(([rule, count]) => ({ rule, count })).sort((a, b) => b.count - a.count || a.rule.localeCompare(b.rule));
+}

@@ -1,0 +1,106 @@
+/** The Export dialog: format, options, progress from events, the result and earlier exports. */
+import type { ExportFile, ExportFilter, ExportFormat, ExportProgressInfo, ExportResult, RecordFilter } from '../../../core/api/app-types.ts';
+import type { Events } from '../../../core/api/channels.ts';
+import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+
+export const EXPORT_FORMATS: { id: ExportFormat; title: string; plain: string }[] = [
+  { id: 'wacz', title: 'WACZ package', plain: 'One file with the WARCs, index and page list; opens in ReplayWeb.page and other WACZ tools.' },
+  { id: 'warc', title: 'WARC subset', plain: 'One .warc.gz with the captures the current filters show (host, MIME, URL prefix, dates), revisits made whole.' },
+  { id: 'cdxj', title: 'CDXJ index', plain: 'A sorted pywb-style index of every capture, for wayback tools.' },
+  { id: 'mirror', title: 'Static mirror', plain: 'Plain files and folders with links rewritten, to browse offline or serve from any web server.' },
+  { id: 'report', title: 'Crawl reports', plain: 'Heritrix-style summary, seeds, hosts, MIME types, status codes and scope rejections as CSV and JSON.' },
+];
+
+/** What of the browser's filter a WARC subset can use. */
+export function subsetFilter(f: RecordFilter): ExportFilter {
+  const out: ExportFilter = {};
+  if (f.urlPrefix) out.urlPrefix = f.urlPrefix;
+  else if (f.url) out.urlPrefix = f.url;
+  if (f.host) out.host = f.host;
+  if (f.mime) out.mime = f.mime;
+  if (f.from) out.from = f.from;
+  if (f.to) out.to = f.to;
+  return out;
+}
+
+export class ExportState {
+  open = $state(false);
+  archiveId = $state<string | null>(null);
+  format = $state<ExportFormat>('wacz');
+  title = $state('');
+  pageText = $state(true);
+  filter = $state.raw<ExportFilter>({});
+  running = $state(false);
+  exportId = $state<string | null>(null);
+  progress = $state.raw<ExportProgressInfo | null>(null);
+  result = $state.raw<ExportResult | null>(null);
+  error = $state<string | null>(null);
+  files = $state.raw<ExportFile[]>([]);
+
+  readonly api: TroveApi;
+
+  constructor(api: TroveApi) {
+    this.api = api;
+  }
+
+  /** 0..1 when the total is known, else null (indeterminate). */
+  fraction = $derived(this.progress && this.progress.total > 0 ? Math.min(1, this.progress.done / this.progress.total) : null);
+
+  async show(archiveId: string, filter: ExportFilter, title: string): Promise<void> {
+    this.open = true;
+    this.archiveId = archiveId;
+    this.filter = filter;
+    if (!this.title) this.title = title;
+    this.result = null;
+    this.error = null;
+    this.progress = null;
+    await this.refreshFiles();
+  }
+
+  close(): void {
+    if (!this.running) this.open = false;
+  }
+
+  async refreshFiles(): Promise<void> {
+    if (!this.archiveId) return;
+    try {
+      this.files = await unwrap(this.api.export.list({ archiveId: this.archiveId }));
+    } catch {
+      this.files = [];
+    }
+  }
+
+  onProgress(p: Events['export.progress']): void {
+    if (!this.running || p.archiveId !== this.archiveId) return;
+    this.exportId = p.exportId;
+    this.progress = p.progress;
+  }
+
+  async run(): Promise<ExportResult | null> {
+    if (!this.archiveId || this.running) return null;
+    this.running = true;
+    this.error = null;
+    this.result = null;
+    this.progress = null;
+    try {
+      const req = {
+        archiveId: this.archiveId,
+        format: this.format,
+        ...(this.format === 'wacz' ? { title: this.title.trim() || undefined, pageText: this.pageText } : {}),
+        ...(this.format === 'warc' ? { filter: this.filter } : {}),
+      };
+      this.result = await unwrap(this.api.export.run(req));
+      await this.refreshFiles();
+      return this.result;
+    } catch (err) {
+      this.error = messageOf(err);
+      return null;
+    } finally {
+      this.running = false;
+    }
+  }
+
+  reveal(): void {
+    if (this.archiveId) void this.api.shell.reveal({ id: this.archiveId, exports: true });
+  }
+}

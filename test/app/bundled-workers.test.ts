@@ -1,0 +1,53 @@
+/**
+ * The Electron build bundles the crawl, extract and export workers as chunks of their own
+ * (electron.vite.config.ts rewrites `new URL('./x-worker.ts', import.meta.url)`). When a fresh
+ * `npm run build` is present, run a real crawl and an export through the bundled workers.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CrawlRunner, type RunnerEvent } from '../../core/app/crawl-runner.ts';
+import { ExportRunner } from '../../core/app/export-runner.ts';
+import { startFixtureSite } from './fixture-site.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const OUT = path.join(ROOT, 'out', 'main');
+
+function newest(dir: string): number {
+  let t = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+const workers = ['crawl-worker.js', 'extract-worker.js', 'export-worker.js'].map((n) => path.join(OUT, n));
+const fresh = workers.every((w) => fs.existsSync(w)) && Math.min(...workers.map((w) => fs.statSync(w).mtimeMs)) > newest(path.join(ROOT, 'core'));
+if (!fresh) console.warn('bundled-worker test skipped: run `npm run build` (out/main is missing or older than core/)');
+
+describe.skipIf(!fresh)('bundled workers', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-bundled-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('crawl and export through out/main/*-worker.js', async () => {
+    const site = await startFixtureSite();
+    try {
+      const exit = await new Promise<Extract<RunnerEvent, { type: 'exit' }>>((resolve, reject) => {
+        const runner = new CrawlRunner({
+          workerUrl: pathToFileURL(workers[0]!),
+          onEvent: (_id, e) => e.type === 'exit' && resolve(e),
+        });
+        runner.start('b', path.join(dir, 'crawl'), { seeds: [`${site.origin}/`], politeness: 'fast', minDelayMs: 0, maxDelayMs: 0, delayFactor: 0 }).catch(reject);
+      });
+      expect(exit.error).toBeNull();
+      expect(exit.snapshot?.downloaded).toBeGreaterThan(5);
+      const wacz = await new ExportRunner({ workerUrl: pathToFileURL(workers[2]!) }).run('b', path.join(dir, 'crawl'), { archiveId: 'b', format: 'wacz' }, () => {});
+      expect(wacz.summary.pages).toBeGreaterThan(3);
+    } finally {
+      await site.close();
+    }
+  });
+});

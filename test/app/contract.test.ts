@@ -1,0 +1,147 @@
+/**
+ * The app contract and the room boundaries: the command table, its validators, window.trove
+ * built from it, the gate, and the import rules (core/api has no node:*; the renderer imports
+ * only types from core; only electron/ imports electron).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { buildTroveApi, COMMAND_CHANNEL_PREFIX, EVENT_CHANNEL_PREFIX, EVENT_NAMES, commandChannel } from '../../core/api/channels.ts';
+import { COMMAND_NAMES, COMMANDS } from '../../core/api/commands.ts';
+import { arr, check, int, obj, optional, str } from '../../core/api/validate.ts';
+import { settingsPatch, SETTINGS_FIELDS } from '../../core/api/settings-payload.ts';
+import { defaultSettings } from '../../core/api/settings.ts';
+import { dispatch } from '../../core/app/gate.ts';
+import { TroveError } from '../../core/errors.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function files(dir: string, ext: RegExp): string[] {
+  const out: string[] = [];
+  for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+    const rel = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...files(rel, ext));
+    else if (ext.test(e.name)) out.push(rel);
+  }
+  return out;
+}
+
+/** `import … from 'x'` / `export … from 'x'` statements with their specifier. */
+function imports(file: string): { statement: string; from: string }[] {
+  const src = fs.readFileSync(path.join(ROOT, file), 'utf8');
+  const re = /^\s*(import|export)\s+([^;]*?)\s+from\s+['"]([^'"]+)['"]/gms;
+  const out: { statement: string; from: string }[] = [];
+  for (let m = re.exec(src); m; m = re.exec(src)) out.push({ statement: `${m[1]} ${m[2]}`, from: m[3]! });
+  for (const m of src.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)) out.push({ statement: 'import', from: m[1]! });
+  return out;
+}
+
+describe('boundaries', () => {
+  it('core/api imports no node:* module and nothing with run-time code outside itself', () => {
+    for (const f of files('core/api', /\.ts$/)) {
+      for (const i of imports(f)) {
+        expect(i.from.startsWith('node:'), `${f} imports ${i.from}`).toBe(false);
+        if (!i.from.startsWith('./')) expect(/^(import|export) type\b/.test(i.statement), `${f}: ${i.statement} from ${i.from}`).toBe(true);
+      }
+    }
+  });
+
+  it('the renderer imports only types from core', () => {
+    for (const f of files('renderer/src', /\.(ts|svelte)$/)) {
+      for (const i of imports(f)) {
+        if (!i.from.includes('/core/')) continue;
+        expect(/^import type\b/.test(i.statement), `${f}: ${i.statement} from ${i.from}`).toBe(true);
+        expect(i.from, f).toMatch(/\/core\/api\//);
+      }
+    }
+  });
+
+  it('only electron/ imports electron; core never does', () => {
+    for (const f of [...files('core', /\.ts$/), ...files('renderer/src', /\.(ts|svelte)$/)]) {
+      for (const i of imports(f)) expect(i.from === 'electron' || i.from.startsWith('electron/'), f).toBe(false);
+    }
+  });
+});
+
+describe('the command table', () => {
+  it('names every command namespace.verb and builds window.trove from it', () => {
+    for (const name of COMMAND_NAMES) expect(name).toMatch(/^[a-z]+\.[a-zA-Z]+$/);
+    const invoked: [string, unknown][] = [];
+    const api = buildTroveApi(COMMAND_NAMES, EVENT_NAMES, {
+      invoke: async (channel, payload) => {
+        invoked.push([channel, payload]);
+        return { ok: true, value: null };
+      },
+      subscribe: (channel) => {
+        invoked.push([channel, 'subscribe']);
+        return () => {};
+      },
+      pathForFile: () => null,
+    });
+    void api.library.list();
+    void api.crawl.pause({ id: 'x' });
+    api.on('crawl.snapshot', () => {});
+    expect(invoked).toEqual([
+      [commandChannel('library.list'), {}],
+      [COMMAND_CHANNEL_PREFIX + 'crawl.pause', { id: 'x' }],
+      [EVENT_CHANNEL_PREFIX + 'crawl.snapshot', 'subscribe'],
+    ]);
+    expect(() => api.on('nope' as 'menu', () => {})).toThrow(/unknown event/);
+    expect(Object.isFrozen(api) && Object.isFrozen(api.crawl)).toBe(true);
+    // Self-contained: it must survive being injected as source text (the e2e harness does).
+    const rebuilt = new Function(`return (${buildTroveApi.toString()})`)() as typeof buildTroveApi;
+    expect(Object.keys(rebuilt(COMMAND_NAMES, EVENT_NAMES, { invoke: async () => null, subscribe: () => () => {}, pathForFile: () => null })).sort()).toEqual(
+      Object.keys(api).sort(),
+    );
+  });
+
+  it('validates payloads strictly: types, bounds, unknown fields', () => {
+    const v = obj({ id: str({ min: 1, max: 5 }), n: optional(int({ min: 0 })), tags: optional(arr(str(), { max: 2 })) });
+    expect(check(v, { id: 'a' })).toEqual({ ok: true, value: { id: 'a' } });
+    expect(check(v, { id: 'toolong' })).toMatchObject({ ok: false, error: { code: 'PAYLOAD_INVALID', details: { path: 'id' } } });
+    expect(check(v, { id: 'a', n: 1.5 })).toMatchObject({ ok: false, error: { details: { path: 'n' } } });
+    expect(check(v, { id: 'a', tags: ['x', 'y', 'z'] })).toMatchObject({ ok: false });
+    expect(check(v, { id: 'a', extra: true })).toMatchObject({ ok: false, error: { message: 'extra: unknown field' } });
+    expect(check(v, Object.assign(Object.create({ evil: 1 }), { id: 'a' }))).toMatchObject({ ok: false });
+    expect(check(v, [])).toMatchObject({ ok: false });
+  });
+
+  it('accepts every crawl setting from the UI except a file path to read', () => {
+    const all = Object.fromEntries(Object.entries(defaultSettings()).filter(([k]) => k !== 'robotsFile'));
+    expect(check(settingsPatch(), all)).toMatchObject({ ok: true });
+    expect(SETTINGS_FIELDS).not.toContain('robotsFile');
+    expect(check(settingsPatch(), { robotsFile: '/etc/passwd' })).toMatchObject({ ok: false, error: { message: /customRobots/ } });
+    expect(check(settingsPatch(), { concurrency: -1 })).toMatchObject({ ok: false });
+    expect(check(settingsPatch(), { robots: 'sometimes' })).toMatchObject({ ok: false });
+  });
+
+  it('refuses library ids that could leave the library folder', () => {
+    for (const id of ['..', '.', '../x', 'a/b', 'a\\b', '', '.hidden', 'x'.repeat(200)]) {
+      expect(check(COMMANDS['library.open'].payload, { id }).ok, id).toBe(false);
+    }
+    expect(check(COMMANDS['library.open'].payload, { id: 'My crawl 2' }).ok).toBe(true);
+  });
+});
+
+describe('the gate', () => {
+  it('answers Results for every outcome', async () => {
+    const handlers = {
+      'library.list': () => [],
+      'library.open': ({ id }: { id: string }) => {
+        if (id === 'boom') throw new Error('disk on fire');
+        throw new TroveError('LIBRARY_NOT_FOUND', `no ${id}`);
+      },
+    };
+    expect(await dispatch(handlers, 'library.list', undefined)).toEqual({ ok: true, value: [] });
+    expect(await dispatch(handlers, 'library.open', { id: 'x' })).toEqual({ ok: false, error: { code: 'LIBRARY_NOT_FOUND', message: 'no x' } });
+    const logged: string[] = [];
+    expect(await dispatch(handlers, 'library.open', { id: 'boom' }, { onInternalError: (n) => logged.push(n) })).toEqual({
+      ok: false,
+      error: { code: 'INTERNAL', message: 'library.open failed: disk on fire' },
+    });
+    expect(logged).toEqual(['library.open']);
+    expect(await dispatch(handlers, 'replay.open', { archiveId: 'a', url: 'http://x/' })).toMatchObject({ ok: false, error: { code: 'NOT_AVAILABLE' } });
+    expect(await dispatch(handlers, 'toString', {})).toMatchObject({ ok: false, error: { code: 'UNKNOWN_COMMAND' } });
+  });
+});

@@ -1,0 +1,7 @@
+import type { TroveApi } from '../../core/api/channels.ts';
+
+declare global {
+  interface Window {
+    trove: TroveApi;
+  }
+}

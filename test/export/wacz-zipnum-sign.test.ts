@@ -1,0 +1,129 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WARCParser } from 'warcio';
+import { openArchive } from '../../core/archive/archive-dir.ts';
+import type { Archive } from '../../core/archive/archive-dir.ts';
+import { importFiles } from '../../core/archive/import-warc.ts';
+import { openWacz, verifyWacz } from '../../core/archive/wacz-read.ts';
+import { exportWacz } from '../../core/export/export-wacz.ts';
+import { loadSigningKey, verifyAnonymousSignature } from '../../core/export/wacz-sign.ts';
+import { isTroveError } from '../../core/errors.ts';
+import { corpusPath } from '../helpers/corpus.ts';
+import { crawlFixture, readZip } from './export-fixture.ts';
+import type { CrawledArchive, ZipEntryRead } from './export-fixture.ts';
+import { parseCdxjLine, readWaczIndexLines } from './wacz-index-reader.ts';
+
+async function recordAt(entries: ZipEntryRead[], line: string) {
+  const { json } = parseCdxjLine(line);
+  const warc = entries.find((e) => e.name === `archive/${json.filename}`)!;
+  const bytes = warc.data.subarray(Number(json.offset), Number(json.offset) + Number(json.length));
+  return { json, record: await new WARCParser([bytes]).parse() };
+}
+
+describe('reading the corpus WACZ packages (checks the format as other tools write it)', () => {
+  for (const name of ['valid_example_1.wacz', 'valid_signed_example_1.wacz']) {
+    it(`${name}: ZipNum index blocks, digests and record offsets`, async () => {
+      const entries = await readZip(corpusPath('wacz', name));
+      const { kind, lines, blocks } = readWaczIndexLines(entries);
+      expect(kind).toBe('zipnum');
+      expect(blocks.length).toBeGreaterThan(0);
+      for (const line of lines) {
+        const { json, record } = await recordAt(entries, line);
+        expect(record?.warcTargetURI).toBe(json.url);
+      }
+      const pkg = await openWacz(corpusPath('wacz', name));
+      try {
+        expect((await verifyWacz(pkg)).every((c) => c.ok)).toBe(true);
+      } finally {
+        pkg.close();
+      }
+    });
+  }
+
+  it('valid_signed_example_1.wacz: the signature is ECDSA/SHA-256 over the hash string (DER, domain key)', async () => {
+    const entries = await readZip(corpusPath('wacz', 'valid_signed_example_1.wacz'));
+    const dp = entries.find((e) => e.name === 'datapackage.json')!.data;
+    const digest = JSON.parse(entries.find((e) => e.name === 'datapackage-digest.json')!.data.toString('utf8'));
+    const s = digest.signedData;
+    expect(s.hash).toBe(`sha256:${crypto.createHash('sha256').update(dp).digest('hex')}`);
+    const cert = new crypto.X509Certificate(s.domainCert.split('\n\n')[0]);
+    expect(crypto.verify('sha256', Buffer.from(s.hash, 'ascii'), { key: cert.publicKey, dsaEncoding: 'der' }, Buffer.from(s.signature, 'base64'))).toBe(true);
+  });
+});
+
+describe('WACZ export: ZipNum index and anonymous signing', () => {
+  let c: CrawledArchive;
+  let archive: Archive;
+
+  beforeAll(async () => {
+    c = await crawlFixture('zipnum');
+    archive = openArchive(c.dir, { create: false });
+  }, 60_000);
+
+  afterAll(async () => {
+    archive?.close();
+    await c?.cleanup();
+  });
+
+  it('writes a ZipNum index past the threshold, holding the same lines as the plain index, through a spilled sort', async () => {
+    const plainFile = path.join(c.out, 'plain.wacz');
+    const zipnumFile = path.join(c.out, 'zipnum.wacz');
+    await exportWacz(archive, plainFile);
+    const runsDir = path.join(c.out, 'runs');
+    const r = await exportWacz(archive, zipnumFile, { zipnumThreshold: 10, zipnumBlockLines: 7, maxRunBytes: 2000, tmpDir: runsDir });
+    expect(r.index).toBe('zipnum');
+    expect(fs.existsSync(runsDir)).toBe(false);
+    const plain = readWaczIndexLines(await readZip(plainFile));
+    const entries = await readZip(zipnumFile);
+    const zipnum = readWaczIndexLines(entries);
+    expect(zipnum.kind).toBe('zipnum');
+    expect(zipnum.lines).toEqual(plain.lines);
+    expect(zipnum.blocks.length).toBe(Math.ceil(plain.lines.length / 7));
+    expect(entries.find((e) => e.name === 'indexes/index.cdx.gz')!.compressionMethod).toBe(0);
+    const dp = JSON.parse(entries.find((e) => e.name === 'datapackage.json')!.data.toString('utf8'));
+    expect(dp.resources.map((x: { path: string }) => x.path)).toEqual(expect.arrayContaining(['indexes/index.cdx.gz', 'indexes/index.idx']));
+    // Trove's importer accepts the package.
+    const report = await importFiles(path.join(c.out, 'zipnum-import'), [zipnumFile]);
+    expect(report.problems).toEqual([]);
+  });
+
+  for (const curve of ['P-256', 'P-384'] as const) {
+    it(`signs datapackage-digest.json with a ${curve} key, verifiable with WebCrypto`, async () => {
+      const { privateKey } = crypto.generateKeyPairSync('ec', { namedCurve: curve });
+      const pem = privateKey.export({ type: 'pkcs8', format: 'pem' });
+      const file = path.join(c.out, `signed-${curve}.wacz`);
+      const r = await exportWacz(archive, file, { signingKey: loadSigningKey(pem) });
+      expect(r.signed).toBe(true);
+      const entries = await readZip(file);
+      const dp = entries.find((e) => e.name === 'datapackage.json')!;
+      const digest = JSON.parse(entries.find((e) => e.name === 'datapackage-digest.json')!.data.toString('utf8'));
+      const hash = `sha256:${crypto.createHash('sha256').update(dp.data).digest('hex')}`;
+      expect(digest.hash).toBe(hash);
+      expect(Object.keys(digest.signedData).sort()).toEqual(['created', 'hash', 'publicKey', 'signature', 'software']);
+      expect(digest.signedData.hash).toBe(hash);
+      expect(digest.signedData.created).toBe(JSON.parse(dp.data.toString('utf8')).created);
+      expect(digest.signedData.publicKey).toBe(crypto.createPublicKey(privateKey).export({ type: 'spki', format: 'der' }).toString('base64'));
+      expect(await verifyAnonymousSignature(digest.signedData)).toBe(true);
+      expect(await verifyAnonymousSignature({ ...digest.signedData, hash: hash.replace(/.$/, (x) => (x === '0' ? '1' : '0')) })).toBe(false);
+      const report = await importFiles(path.join(c.out, `signed-import-${curve}`), [file]);
+      expect(report.problems).toEqual([]);
+    });
+  }
+
+  it('refuses keys that are not ECDSA P-256/P-384', () => {
+    const rsa = crypto.generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' });
+    const k1 = crypto.generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).privateKey.export({ type: 'pkcs8', format: 'pem' });
+    for (const pem of [rsa, k1]) {
+      expect(() => loadSigningKey(pem)).toThrow(expect.objectContaining({ code: 'EXPORT_SIGN_KEY_UNSUPPORTED' }));
+    }
+    let err: unknown;
+    try {
+      loadSigningKey('not a key');
+    } catch (e) {
+      err = e;
+    }
+    expect(isTroveError(err, 'EXPORT_SIGN_KEY_INVALID')).toBe(true);
+  });
+});

@@ -1,0 +1,37 @@
+// @vitest-environment happy-dom
+import { describe, expect, it } from 'vitest';
+import { render, fireEvent } from '@testing-library/svelte';
+import { flushSync } from 'svelte';
+import MonitorScreen from '../../renderer/src/screens/MonitorScreen.svelte';
+import { MonitorState } from '../../renderer/src/lib/monitor-state.svelte.ts';
+import { AppState } from '../../renderer/src/lib/app-state.svelte.ts';
+import { fakeApi, snapshot, tick } from './fake-api.ts';
+
+describe('MonitorScreen', () => {
+  it('shows counts, hosts, outcomes and traps, and excludes a trap in one click', async () => {
+    const snap = snapshot({
+      hosts: [{ queue: 'example.org', pending: 4, inFlight: 1, done: 9, failed: 1, readyInMs: 1200, delayMs: 3000, delayReason: 'min-delay', robots: 'rules (2 groups)', backoffs: 2 }],
+      recent: [{ time: Date.now(), status: -9998, outcome: 'ROBOTS_PRECLUDED', url: 'http://example.org/private/x', hopsPath: 'L', mime: null, bytes: 0, durationMs: 0 }],
+      traps: [{ host: 'example.org', pattern: '/calendar/<n>/', count: 250, suggestedExclude: '/calendar/' }],
+    });
+    const { api, calls } = fakeApi({ 'crawl.snapshot': () => snap, 'crawl.addExclude': ({ id }) => ({ id }), 'crawl.pause': () => null });
+    const app = new AppState(api);
+    const monitor = new MonitorState(api);
+    await monitor.attach('c1');
+    const { container, getByTestId, getByText } = render(MonitorScreen, { app, monitor });
+    flushSync();
+    expect(getByTestId('crawl-state').dataset.state).toBe('running');
+    expect(getByTestId('stat-downloaded').textContent).toContain('10');
+    expect(getByTestId('hosts-table').textContent).toContain('example.org');
+    expect(getByTestId('hosts-table').textContent).toContain('3.0 s');
+    expect(getByTestId('recent-table').textContent).toContain('robots.txt');
+    expect(getByTestId('scope-rejections').textContent).toContain('exclude-regex');
+    await fireEvent.click(getByText('/calendar/', { selector: 'code' }));
+    await tick();
+    expect(calls.find((c) => c.name === 'crawl.addExclude')?.payload).toEqual({ id: 'c1', pattern: '/calendar/' });
+    await fireEvent.click(getByTestId('pause'));
+    await tick();
+    expect(calls.some((c) => c.name === 'crawl.pause')).toBe(true);
+    expect(container.querySelectorAll('polyline, text').length).toBeGreaterThan(0);
+  });
+});
