@@ -38,6 +38,24 @@ export function crawlPaths(dir: string): CrawlPaths {
   };
 }
 
+/**
+ * mkdir -p, walking up by hand: Node 24's recursive mkdir never returns on some virtual file
+ * systems (e.g. a path under /proc, where mkdir answers ENOENT for ever), so only a parent that
+ * really is missing is created, and any other error surfaces at once.
+ */
+function makeDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && fs.statSync(dir).isDirectory()) return;
+    const parent = path.dirname(dir);
+    if (code !== 'ENOENT' || parent === dir || fs.existsSync(parent)) throw err;
+    makeDir(parent);
+    fs.mkdirSync(dir);
+  }
+}
+
 export function isExistingCrawl(dir: string): boolean {
   return fs.existsSync(crawlPaths(dir).db);
 }
@@ -46,7 +64,8 @@ export function isExistingCrawl(dir: string): boolean {
 export function prepareCrawlDir(dir: string): CrawlPaths {
   const p = crawlPaths(dir);
   try {
-    for (const d of [p.dir, p.warcs, p.logs, p.tmp]) fs.mkdirSync(d, { recursive: true });
+    makeDir(p.dir);
+    for (const d of [p.warcs, p.logs, p.tmp]) fs.mkdirSync(d, { recursive: true });
     const probe = path.join(p.dir, `.write-test-${process.pid}`);
     fs.writeFileSync(probe, 'ok');
     fs.rmSync(probe);
