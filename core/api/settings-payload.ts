@@ -6,12 +6,13 @@
  *
  * `robotsFile` is deliberately not accepted from the renderer: it names a file the main process
  * would read. The UI sends the custom robots.txt as text (`customRobots`) and the app writes it
- * into the crawl directory.
+ * into the crawl directory. `dedupFrom` (paths of earlier crawls or CDXJ files to read) is kept
+ * from the renderer for the same reason.
  */
 import type { CrawlSettings, HostOverride } from './settings.ts';
 import { arr, bool, int, num, obj, oneOf, optional, PayloadError, str, type Validator } from './validate.ts';
 
-export type SettingsPatch = Partial<Omit<CrawlSettings, 'robotsFile'>>;
+export type SettingsPatch = Partial<Omit<CrawlSettings, 'robotsFile' | 'dedupFrom'>>;
 
 export const SCOPE_PRESET_NAMES = ['page', 'prefix', 'host', 'domain', 'any'] as const;
 export const ROBOTS_POLICY_NAMES = ['obey', 'ignore', 'custom', 'most-favored', 'first-named'] as const;
@@ -94,7 +95,7 @@ export function settingsPatch(): Validator<SettingsPatch> {
     for (const [key, value] of Object.entries(input)) {
       const v = (FIELDS as Record<string, Validator<unknown>>)[key];
       const where = path ? `${path}.${key}` : key;
-      if (!v || !Object.hasOwn(FIELDS, key)) throw new PayloadError(where, key === 'robotsFile' ? 'send the custom robots.txt as customRobots text' : 'unknown setting');
+      if (!v || !Object.hasOwn(FIELDS, key)) throw new PayloadError(where, key === 'robotsFile' ? 'send the custom robots.txt as customRobots text' : key === 'dedupFrom' ? 'not settable from the app' : 'unknown setting');
       if (value === undefined) continue;
       out[key] = v(value, where);
     }

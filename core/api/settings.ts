@@ -79,6 +79,8 @@ export interface CrawlSettings {
   warcMaxBytes: number;
   warcPrefix: string;
   dedup: DedupMode;
+  /** Earlier crawls (directories) or CDXJ files whose captures count as already archived. */
+  dedupFrom: string[];
 
   // limits (0 = none)
   limitPages: number;
@@ -143,6 +145,7 @@ export function defaultSettings(): CrawlSettings {
     warcMaxBytes: 1e9,
     warcPrefix: 'TROVE',
     dedup: 'digest',
+    dedupFrom: [],
     limitPages: 0,
     limitUris: 0,
     limitBytes: 0,

@@ -20,7 +20,7 @@ const BATCH = 500;
 /** Rows kept back so a following request record can still fix its response's key. */
 const HOLD_BACK = 16;
 /** Page text held before a flush is forced. */
-const MAX_PENDING_TEXT = 8 << 20;
+const MAX_PENDING_TEXT = 1 << 20;
 
 export interface IndexFileOptions {
   /** The file to read. */

@@ -102,6 +102,7 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--warc-max-bytes <size>', 'rotate WARC files past this size (1GB)', parseBytes)
     .option('--warc-prefix <prefix>', 'WARC file name prefix (TROVE)')
     .addOption(new Option('--dedup <mode>', 'write revisit records for duplicate payloads').choices(['off', 'url', 'digest']))
+    .option('--dedup-from <source>', 'an earlier crawl directory or CDXJ file: its payloads become revisits, its URLs are fetched conditionally (repeatable)', collect)
     .option('--limit-pages <n>', 'stop after n HTML pages', int('--limit-pages'))
     .option('--limit-uris <n>', 'stop after n URIs', int('--limit-uris'))
     .option('--limit-bytes <size>', 'stop after this many bytes downloaded', parseBytes)
@@ -144,6 +145,7 @@ export function settingsFromOptions(opts: Opts, seeds: string[]): Partial<CrawlS
   ];
   for (const [opt, key] of direct) if (opts[opt] !== undefined) (s as Record<string, unknown>)[key] = opts[opt];
   if (typeof opts.candidateAgents === 'string') s.candidateAgents = opts.candidateAgents.split(',').map((a) => a.trim()).filter(Boolean);
+  if (Array.isArray(opts.dedupFrom)) s.dedupFrom = opts.dedupFrom as string[];
   if (Array.isArray(opts.override)) s.overrides = (opts.override as string[]).map(parseOverride);
   return s;
 }

@@ -18,11 +18,14 @@ export const REVISIT_PROFILE_IDENTICAL = 'http://netpreserve.org/warc/1.1/revisi
 export const REVISIT_PROFILE_NOT_MODIFIED = 'http://netpreserve.org/warc/1.1/revisit/server-not-modified';
 
 export interface RevisitOf {
-  recordId: string;
+  /** WARC-Record-ID of the original, when known (a CDXJ source does not say). */
+  recordId: string | null;
   targetUri: string;
   /** WARC-Date of the original. */
   date: string;
   profile: string;
+  /** The payload digest to state; the original's for a 304 (the 304 itself has no payload). */
+  payloadDigest?: string | null;
 }
 
 export interface CaptureGroupInput {
@@ -61,10 +64,12 @@ export function buildCaptureGroup(g: CaptureGroupInput): CaptureGroup {
         fields: [
           ...common,
           ['WARC-Profile', g.revisitOf.profile],
-          ['WARC-Refers-To', g.revisitOf.recordId],
+          ...(g.revisitOf.recordId ? ([['WARC-Refers-To', g.revisitOf.recordId]] as [string, string][]) : []),
           ['WARC-Refers-To-Target-URI', g.revisitOf.targetUri],
           ['WARC-Refers-To-Date', g.revisitOf.date],
-          ...(f.payloadDigest ? ([['WARC-Payload-Digest', f.payloadDigest]] as [string, string][]) : []),
+          ...((g.revisitOf.payloadDigest !== undefined ? g.revisitOf.payloadDigest : f.payloadDigest)
+            ? ([['WARC-Payload-Digest', (g.revisitOf.payloadDigest !== undefined ? g.revisitOf.payloadDigest : f.payloadDigest)!]] as [string, string][])
+            : []),
         ],
         // A revisit's block is the HTTP headers only; the payload is in the record it refers to.
         blockParts: [f.responseHead],

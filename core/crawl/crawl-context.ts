@@ -15,6 +15,7 @@ import type { CrawlPaths } from './crawl-dir.ts';
 import type { CrawlStats } from './crawl-stats.ts';
 import type { RobotsGate } from './robots-gate.ts';
 import type { PageTextBuffer } from './page-text-buffer.ts';
+import type { PriorCaptures } from './prior-captures.ts';
 
 export interface QueueNote {
   delayMs: number;
@@ -39,6 +40,8 @@ export interface CrawlContext {
   stats: CrawlStats;
   crawlLog: LineLog;
   pageText: PageTextBuffer;
+  /** Captures of earlier crawls (--dedup-from), or null. */
+  prior: PriorCaptures | null;
   /** Capture-index file id per WARC base name. */
   fileIds: Map<string, number>;
   /** Per-queue politeness notes for the monitor. */

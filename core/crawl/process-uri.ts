@@ -18,7 +18,8 @@ import type { RecordRow } from '../archive/capture-index.ts';
 import type { WrittenRecord } from '../warc/warc-writer.ts';
 import { ROBOTS_MAX_REDIRECTS } from '../robots/robots-state.ts';
 import { Outcome, outcomeName } from './outcome-codes.ts';
-import { buildCaptureGroup, REVISIT_PROFILE_IDENTICAL, type RevisitOf } from './capture-records.ts';
+import { buildCaptureGroup, REVISIT_PROFILE_IDENTICAL, REVISIT_PROFILE_NOT_MODIFIED, type RevisitOf } from './capture-records.ts';
+import type { PriorCapture } from './prior-captures.ts';
 import { formatCrawlLogLine } from './crawl-log.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { hostSettings, type HostSettings } from './host-settings.ts';
@@ -105,7 +106,14 @@ export async function processUri(ctx: CrawlContext, uri: ClaimedUri, slot: numbe
 
   if (isRobotsUri(uri)) return fetchRobots(ctx, uri, slot, hs);
 
-  const fetched = await ctx.fetcher.fetch({ url: uri.url, headers: requestHeaders(ctx, hs, sendAgent), signal: ctx.hardStop });
+  // Across crawls: a URL an earlier crawl holds is asked for conditionally.
+  let prior: PriorCapture | null = null;
+  const conditional: [string, string][] = [];
+  if (ctx.prior && ctx.settings.dedup !== 'off') {
+    prior = ctx.prior.latest(surtKey(uri.url), uri.url);
+    if (prior) conditional.push(...(await ctx.prior.conditionalHeaders(prior)));
+  }
+  const fetched = await ctx.fetcher.fetch({ url: uri.url, headers: [...requestHeaders(ctx, hs, sendAgent), ...conditional], signal: ctx.hardStop });
   if (ctx.hardStop.aborted) {
     // A hard stop cut this fetch short: nothing is archived, and the URI goes back to the queue
     // untouched (no attempt counted), to be fetched in full when the crawl resumes.
@@ -114,7 +122,7 @@ export async function processUri(ctx: CrawlContext, uri: ClaimedUri, slot: numbe
     return { kind: 'deferred', status: 0, bytes: 0, page: false };
   }
   try {
-    return await handleFetched(ctx, uri, slot, hs, fetched, crawlDelayS);
+    return await handleFetched(ctx, uri, slot, hs, fetched, crawlDelayS, { prior });
   } finally {
     await disposeFetch(fetched);
   }
@@ -205,6 +213,8 @@ interface HandleOptions {
   outlinks?: Outlink[];
   /** The caller follows and archives this response's redirect itself (robots.txt): no R candidate. */
   redirectFollowed?: boolean;
+  /** An earlier crawl's capture of this URL (--dedup-from), asked for conditionally. */
+  prior?: PriorCapture | null;
 }
 
 async function handleFetched(
@@ -247,7 +257,15 @@ async function handleFetched(
   let title: string | null = null;
   let text = '';
   let isHtml = false;
-  if (status >= 200 && status < 400) {
+  const notModified = status === 304 && opts.prior ? await ctx.prior!.served(opts.prior) : null;
+  if (notModified) {
+    // 304: nothing new to store, but the page's links still lead on: take them from the
+    // earlier capture the server says is unchanged.
+    const ex = await ctx.extractor.run({ url: uri.url, status: notModified.status, headers: notModified.headers, body: notModified.body, mime: mimeOf(notModified.headers) ?? '', maxLinks: ctx.settings.maxLinksPerDocument });
+    outlinks = ex.outlinks;
+    title = ex.title;
+    annotations.push('links-from-earlier-capture');
+  } else if (status >= 200 && status < 400) {
     let body: Buffer = Buffer.alloc(0);
     if (f.entity && mime && (EXTRACTABLE.test(mime) || mayBeSitemapBody(uri.url, uri.hopsPath, mime))) {
       const decoded = await decodeBodyStream(f.entity.stream(), headerValue(f.headers, 'content-encoding') ?? undefined, ctx.settings.maxExtractBytes);
@@ -278,7 +296,17 @@ async function handleFetched(
     if (original && original.recordId && original.targetUri && original.date && (ctx.settings.dedup === 'digest' || original.targetUri === uri.url)) {
       revisitOf = { recordId: original.recordId, targetUri: original.targetUri, date: original.date, profile: REVISIT_PROFILE_IDENTICAL };
       annotations.push('duplicate:digest');
+    } else if (ctx.prior) {
+      const p = ctx.prior.byDigest(f.payloadDigest, ctx.settings.dedup === 'url' ? uri.url : undefined);
+      if (p) {
+        revisitOf = { recordId: p.recordId, targetUri: p.url, date: p.date, profile: REVISIT_PROFILE_IDENTICAL };
+        annotations.push('duplicate:digest:earlier-crawl');
+      }
     }
+  }
+  if (status === 304 && opts.prior) {
+    revisitOf = { recordId: opts.prior.recordId, targetUri: opts.prior.url, date: opts.prior.date, profile: REVISIT_PROFILE_NOT_MODIFIED, payloadDigest: opts.prior.digest };
+    annotations.push('duplicate:server-not-modified');
   }
 
   const date = new Date(f.startedAt);

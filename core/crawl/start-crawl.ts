@@ -36,6 +36,7 @@ import { validateSettings } from './validate-settings.ts';
 import { TrapDetector } from './trap-detector.ts';
 import { PageTextBuffer } from './page-text-buffer.ts';
 import { reconcileIndex } from './reconcile-index.ts';
+import { PriorCaptures } from './prior-captures.ts';
 
 export interface StartCrawlOptions {
   dir: string;
@@ -162,6 +163,11 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     });
 
     const pageText = new PageTextBuffer(db, captures);
+    let prior: PriorCaptures | null = null;
+    if (settings.dedupFrom.length > 0 || getMeta<string[]>(db, 'dedupFromLoaded')) {
+      prior = new PriorCaptures(db);
+      notes.push(...(await prior.load(settings.dedupFrom)));
+    }
     const hardAbort = new AbortController();
     const ctx: CrawlContext = {
       settings,
@@ -177,6 +183,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       stats,
       crawlLog,
       pageText,
+      prior,
       fileIds,
       queueNotes: new Map(),
       hardStop: hardAbort.signal,
@@ -211,6 +218,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
           await writer.close();
           await fetcher.close();
           await extractor.close();
+          prior?.close();
         },
         closeStore: async (final) => {
           pageText.flush();

@@ -2,6 +2,7 @@
  * Settings checks before anything is written: a bad seed, flag or number is a clear error with
  * the code SETTINGS_INVALID (the CLI exits 2), never a crawl that half-starts.
  */
+import fs from 'node:fs';
 import { TroveError } from '../errors.ts';
 import type { CrawlSettings } from '../api/settings.ts';
 import { normalizeUrl } from '../scope/normalize-url.ts';
@@ -44,5 +45,8 @@ export function validateSettings(s: CrawlSettings, opts: { requireSeeds: boolean
   if (s.perHost < 1 || s.perHost > 64) throw invalid('--per-host must be between 1 and 64');
   if (s.warcMaxBytes < 1024) throw invalid('--warc-max-bytes must be at least 1024');
   if (!s.userAgent || /[\r\n]/.test(s.userAgent)) throw invalid('--user-agent must be a non-empty single line');
+  for (const src of s.dedupFrom ?? []) {
+    if (!fs.existsSync(src)) throw invalid(`--dedup-from ${src}: no such crawl directory or CDXJ file`);
+  }
   if (!/^[A-Za-z0-9._-]+$/.test(s.warcPrefix)) throw invalid('the WARC prefix may hold only letters, digits, ".", "_" and "-"');
 }

@@ -114,7 +114,10 @@ export class OutlinkList {
     return this.add({ url: r.url, hop, context });
   }
 
-  /** resolveLink, remembered for the list's current base. */
+  /**
+   * resolveLink, remembered for the list's current base (compared by identity for a URL object:
+   * pass a new URL rather than changing one already passed).
+   */
   resolve(raw: string, base: URL | string): Resolution {
     if (raw.length > MAX_RAW_URL_CHARS) return INVALID;
     const value = raw.trim();

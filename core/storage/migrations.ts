@@ -144,7 +144,33 @@ function captureIndex(db: Database.Database): void {
   `);
 }
 
-const MIGRATIONS: readonly Migration[] = [metaAndRobots, frontier, captureIndex];
+/**
+ * Version 4: captures of earlier crawls loaded with --dedup-from (a crawl directory or a CDXJ
+ * file), for cross-crawl revisits and conditional requests. Kept apart from `records`, which
+ * holds only what this archive's own WARCs contain.
+ */
+function priorCaptures(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE prior_captures (
+      id         INTEGER PRIMARY KEY,
+      source     TEXT NOT NULL,          -- the crawl directory or CDXJ file it came from
+      urlkey     TEXT NOT NULL,
+      url        TEXT NOT NULL,
+      ts         TEXT NOT NULL,          -- 14 digits
+      date       TEXT NOT NULL,          -- WARC-Date (ISO) of the original
+      status     INTEGER,
+      digest     TEXT,                   -- sha1:BASE32 payload digest
+      record_id  TEXT,                   -- WARC-Record-ID when known (crawl directories)
+      file       TEXT,                   -- absolute path of the WARC, when it can be read
+      offset     INTEGER,
+      length     INTEGER
+    );
+    CREATE INDEX prior_captures_urlkey ON prior_captures(urlkey, ts);
+    CREATE INDEX prior_captures_digest ON prior_captures(digest);
+  `);
+}
+
+const MIGRATIONS: readonly Migration[] = [metaAndRobots, frontier, captureIndex, priorCaptures];
 
 /** The schema version this build writes. */
 export function schemaVersion(): number {

@@ -24,7 +24,7 @@ import { readFailed } from './read-errors.ts';
 
 /** Compressed bytes read (and fed to Gunzip) at a time. */
 const READ = 1 << 20;
-/** Compressed bytes kept for finding member ends; a member larger than this switches to the exact path. */
+/** Compressed bytes kept for finding member ends (a member's end is among the last bytes fed). */
 const KEEP = 32 << 20;
 /** Handed-out bytes kept for checking trailers (the reader is never this far behind). */
 const KEEP_OUT = 8 << 20;
@@ -60,6 +60,7 @@ export class FastGzipSource {
   /** Gunzip has inflated the whole file. */
   #done = false;
   #exact: ExactGzipSource | null = null;
+  #switching: Promise<ExactGzipSource> | null = null;
 
   constructor(file: FileHandle, size: number) {
     this.#file = file;
@@ -79,7 +80,8 @@ export class FastGzipSource {
       }
     }
     this.#source = Readable.from(compressed(), { highWaterMark: 1 });
-    this.#gunzip = zlib.createGunzip({ chunkSize: 128 << 10 });
+    // A deep output buffer lets zlib inflate ahead on the thread pool while records are parsed here.
+    this.#gunzip = zlib.createGunzip({ chunkSize: 128 << 10, readableHighWaterMark: 4 << 20 } as zlib.ZlibOptions);
     this.#source.on('error', (err) => this.#gunzip.destroy(err));
     this.#source.pipe(this.#gunzip);
     this.#out = this.#gunzip[Symbol.asyncIterator]();
@@ -104,10 +106,10 @@ export class FastGzipSource {
   }
 
   /** The member holding decompressed position `pos` (already handed out). */
-  async memberAt(pos: number): Promise<MemberSpan> {
-    if (!this.#exact && pos === this.#d) return { offset: this.#c, startPos: this.#d, endPos: null, endOffset: null };
-    const exact = this.#exact ?? (await this.#toExact());
-    return exact.memberAt(pos);
+  memberAt(pos: number): MemberSpan | Promise<MemberSpan> {
+    if (this.#exact) return this.#exact.memberAt(pos);
+    if (pos === this.#d) return { offset: this.#c, startPos: this.#d, endPos: null, endOffset: null };
+    return this.#toExact().then((exact) => exact.memberAt(pos));
   }
 
   /**
@@ -115,19 +117,15 @@ export class FastGzipSource {
    * `end` have been read (or the stream has ended). In the fast path a member ending exactly at
    * `end` is confirmed here, and becomes the new confirmed member start.
    */
-  async memberEndingAt(end: number): Promise<MemberSpan | null> {
-    if (!this.#exact) {
-      const q = this.#confirm(end);
-      if (q !== null) {
-        const span = { offset: this.#c, startPos: this.#d, endPos: end, endOffset: q };
-        this.#c = q;
-        this.#d = end;
-        this.#forget(end);
-        return span;
-      }
-      await this.#toExact();
-    }
-    return this.#exact!.spanAt(end - 1);
+  memberEndingAt(end: number): MemberSpan | null | Promise<MemberSpan | null> {
+    if (this.#exact) return this.#exact.spanAt(end - 1);
+    const q = this.#confirm(end);
+    if (q === null) return this.#toExact().then((exact) => exact.spanAt(end - 1));
+    const span = { offset: this.#c, startPos: this.#d, endPos: end, endOffset: q };
+    this.#c = q;
+    this.#d = end;
+    this.#forget(end);
+    return span;
   }
 
   async close(): Promise<void> {
@@ -228,7 +226,12 @@ export class FastGzipSource {
   }
 
   /** Go on with the exact inflater from the last confirmed member, handing out only new bytes. */
-  async #toExact(): Promise<ExactGzipSource> {
+  #toExact(): Promise<ExactGzipSource> {
+    this.#switching ??= this.#switch();
+    return this.#switching;
+  }
+
+  async #switch(): Promise<ExactGzipSource> {
     this.#source.destroy();
     this.#gunzip.destroy();
     this.#chunks = [];

@@ -100,12 +100,12 @@ export class ExactGzipSource {
   }
 
   /** The member holding decompressed position `pos` (already handed out). */
-  async memberAt(pos: number): Promise<MemberSpan> {
+  memberAt(pos: number): MemberSpan {
     return this.spanAt(pos) ?? this.lastSpan() ?? { offset: 0, startPos: -1, endPos: null, endOffset: null };
   }
 
   /** The member holding the byte before `end` (call once bytes after `end` were read, or at the end). */
-  async memberEndingAt(end: number): Promise<MemberSpan | null> {
+  memberEndingAt(end: number): MemberSpan | null {
     return this.spanAt(end - 1);
   }
 

@@ -39,19 +39,56 @@ export class ReadCursor {
     return this.#buf.length - this.#i;
   }
 
-  /** Gzip: the member holding decompressed position `pos` (already read). Null for plain files. */
-  async memberAt(pos: number): Promise<MemberSpan | null> {
+  /**
+   * Gzip: the member holding decompressed position `pos` (already read). Null for plain files.
+   * Not a promise when the answer is at hand (the usual case): callers await only promises.
+   */
+  memberAt(pos: number): MemberSpan | null | Promise<MemberSpan | null> {
     return this.#src.memberAt ? this.#src.memberAt(pos) : null;
   }
 
   /** Gzip: the member holding the byte before `end`, with its end if known. Null for plain files. */
-  async memberEndingAt(end: number): Promise<MemberSpan | null> {
+  memberEndingAt(end: number): MemberSpan | null | Promise<MemberSpan | null> {
     return this.#src.memberEndingAt ? this.#src.memberEndingAt(end) : null;
   }
 
   /** File offset for a position: itself in a plain file, its member's offset in a gzip file. */
   async fileOffset(pos: number): Promise<number> {
     return (await this.memberAt(pos))?.offset ?? pos;
+  }
+
+  /** Unread bytes already in memory, as a view (nothing is consumed). */
+  get view(): Buffer {
+    return this.#buf.subarray(this.#i);
+  }
+
+  /** Consume `n` bytes that are in memory (`n` at most `buffered`). */
+  advance(n: number): void {
+    this.#i += Math.min(n, this.#buf.length - this.#i);
+  }
+
+  /**
+   * The next line (or `max` bytes with no LF) if it is already in memory, else null and nothing
+   * consumed: then call readLine. The synchronous fast path for the reader's hot loop.
+   */
+  lineInMemory(max: number): Buffer | null {
+    const lf = this.#buf.indexOf(LF, this.#i);
+    if (lf >= 0 && lf - this.#i < max) return this.#take(lf + 1 - this.#i);
+    if (this.#buf.length - this.#i >= max) return this.#take(max);
+    return null;
+  }
+
+  /** Like readHeaderBlock for a block already wholly in memory, else null and nothing consumed. */
+  headerBlockInMemory(max: number): Buffer | null {
+    let lineStart = this.#i;
+    for (;;) {
+      const lf = this.#buf.indexOf(LF, lineStart);
+      if (lf < 0 || lf + 1 - this.#i > max) return null;
+      let k = lineStart;
+      while (k < lf && this.#buf[k] === CR) k++;
+      if (k === lf) return this.#take(lf + 1 - this.#i);
+      lineStart = lf + 1;
+    }
   }
 
   /** Make sure at least one unread byte is buffered. False at the end of the stream. */

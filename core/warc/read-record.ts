@@ -149,7 +149,13 @@ export class StreamedRecord extends RecordHeadBase implements WarcRecord {
   async readBlock(maxBytes: number): Promise<{ bytes: Buffer; truncated: boolean }> {
     this.#checkGone();
     const want = Math.min(Math.max(0, maxBytes), this.#remaining);
-    const bytes = await this.#guard(this.#cursor.readBytes(want));
+    let bytes: Buffer;
+    if (want <= this.#cursor.buffered) {
+      bytes = this.#cursor.view.subarray(0, want);
+      this.#cursor.advance(want);
+    } else {
+      bytes = await this.#guard(this.#cursor.readBytes(want));
+    }
     if (bytes.length < want) throw this.#fail(this.#truncated());
     this.#remaining -= want;
     return { bytes, truncated: this.#remaining > 0 };
@@ -161,6 +167,10 @@ export class StreamedRecord extends RecordHeadBase implements WarcRecord {
     if (this.#error) throw this.#error;
     const left = this.#remaining;
     this.#remaining = 0;
+    if (left <= this.#cursor.buffered) {
+      this.#cursor.advance(left);
+      return;
+    }
     if ((await this.#guard(this.#cursor.skip(left))) < left) throw this.#fail(this.#truncated());
   }
 

@@ -187,14 +187,16 @@ class RecordScanner {
     let junk = 0;
     for (;;) {
       const pos = c.position;
-      if ((await c.peekByte()) < 0) {
+      if (c.buffered === 0 && (await c.peekByte()) < 0) {
         if (junk > 0) {
           throw new WarcReadError('WARC_TRAILING_DATA', `${junk} bytes after the last record are not a record`, { offset: await c.fileOffset(junkPos) });
         }
         return null;
       }
-      const member = await c.memberAt(pos);
-      const line = (await c.readLine(MAX_LINE))!;
+      // Awaiting only what is not at hand keeps the per-record cost low (this loop runs per record).
+      const m = c.memberAt(pos);
+      const member = m instanceof Promise ? await m : m;
+      const line = c.lineInMemory(MAX_LINE) ?? (await c.readLine(MAX_LINE))!;
       const text = line.toString('latin1');
       const arc = format === 'arc' ? parseArcHeaderLine(trimLineEnd(text)) : null;
       if (format === 'warc' ? parseVersionLine(text) !== null : arc !== null) {
@@ -222,7 +224,8 @@ class RecordScanner {
     const first = start.line.toString('latin1');
     const version = parseVersionLine(first)!;
     if (!KNOWN_WARC_VERSIONS.has(version.slice(5))) this.#warn('WARC_UNKNOWN_VERSION', `unknown version ${version}`, offset);
-    const block = await c.readHeaderBlock(MAX_HEADER);
+    const inMemory = c.headerBlockInMemory(MAX_HEADER);
+    const block = inMemory ? { bytes: inMemory, complete: true } : await c.readHeaderBlock(MAX_HEADER);
     if (!block.complete) {
       if (block.bytes.length >= MAX_HEADER) {
         throw new WarcReadError('WARC_BAD_HEADER', `no end to the header block of the record at offset ${offset} within ${MAX_HEADER} bytes`, { offset });
@@ -286,16 +289,22 @@ class RecordScanner {
     const c = this.#cursor;
     const start = this.#start!;
     let sep = '';
-    const ahead = await c.peek(4);
-    if (ahead.length === 4 && ahead.readUInt32BE(0) === CRLFCRLF) {
-      sep = '\r\n\r\n'; // the usual case, in one step
-      await c.skip(4);
-    }
-    for (;;) {
-      const b = await c.peekByte();
-      if (b !== CR && b !== LF) break;
-      if (sep.length < 8) sep += b === CR ? '\r' : '\n';
-      await c.skip(1);
+    const v = c.view;
+    if (v.length >= 5 && v.readUInt32BE(0) === CRLFCRLF && v[4] !== CR && v[4] !== LF) {
+      sep = '\r\n\r\n'; // the usual case, in memory, in one step
+      c.advance(4);
+    } else {
+      const ahead = await c.peek(4);
+      if (ahead.length === 4 && ahead.readUInt32BE(0) === CRLFCRLF) {
+        sep = '\r\n\r\n';
+        await c.skip(4);
+      }
+      for (;;) {
+        const b = await c.peekByte();
+        if (b !== CR && b !== LF) break;
+        if (sep.length < 8) sep += b === CR ? '\r' : '\n';
+        await c.skip(1);
+      }
     }
     if (record.format === 'warc' && sep !== '\r\n\r\n') {
       const what = sep === '' ? 'is not followed by CRLF CRLF' : `is followed by ${describeBytes(sep)} instead of CRLF CRLF`;
@@ -303,7 +312,8 @@ class RecordScanner {
     }
     if (!c.compressed) return;
     const end = c.position;
-    const endMember = await c.memberEndingAt(end);
+    const em = c.memberEndingAt(end);
+    const endMember = em instanceof Promise ? await em : em;
     if (endMember?.endOffset != null) record.length = endMember.endOffset - record.offset;
     const alone = start.member?.startPos === start.pos && endMember?.startPos === start.pos && endMember.endPos === end;
     if (!alone) {

@@ -21,12 +21,12 @@ export interface ByteSource {
   /** Plain files only: skip up to `n` bytes without reading them; returns how many were skipped. */
   skip?(n: number): number;
   /** Gzip only: the member holding decompressed position `pos` (already handed out). */
-  memberAt?(pos: number): Promise<MemberSpan>;
+  memberAt?(pos: number): MemberSpan | Promise<MemberSpan>;
   /**
    * Gzip only: the member holding the byte before decompressed position `end`, with its end if
    * known. Call once the bytes after `end` have been read (or the stream has ended).
    */
-  memberEndingAt?(end: number): Promise<MemberSpan | null>;
+  memberEndingAt?(end: number): MemberSpan | null | Promise<MemberSpan | null>;
   close(): Promise<void>;
 }
 
