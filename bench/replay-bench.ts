@@ -10,7 +10,11 @@
  *            bodies, chunked and gzip-encoded responses) imported in a child process; its
  *            peak RSS (getrusage maxrss) and throughput. Target: flat, under 300 MB.
  *
- * Run: node bench/replay-bench.ts [n] [importMB]
+ * RSS note: most of the import's memory above the reader's own is V8's young generation, which
+ * V8 grows to ~130 MB under a high allocation rate on a machine with plenty of RAM; the
+ * Electron app can cap it with the js-flag `--max-semi-space-size` (pass it here as a flag).
+ *
+ * Run: node bench/replay-bench.ts [n] [importMB] [node flags for the import child…]
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -32,6 +36,8 @@ export interface ReplayBenchOptions {
   importMB?: number;
   /** Replay lookups timed (default 5,000). */
   lookups?: number;
+  /** Node/V8 flags for the import child, e.g. `['--max-semi-space-size=16']` (default none). */
+  importFlags?: string[];
   print?: boolean;
 }
 
@@ -209,11 +215,11 @@ function bigWarc(file: string, mb: number): number {
   return i;
 }
 
-function importBench(dir: string, mb: number): Record<string, number> {
+function importBench(dir: string, mb: number, flags: string[]): Record<string, number> {
   const file = path.join(dir, 'big.warc.gz');
   const records = bigWarc(file, mb);
   const size = fs.statSync(file).size;
-  const child = spawnSync(process.execPath, [path.join(here, 'replay-bench.ts'), '--import-child', path.join(dir, 'imported'), file], {
+  const child = spawnSync(process.execPath, [...flags, path.join(here, 'replay-bench.ts'), '--import-child', path.join(dir, 'imported'), file], {
     encoding: 'utf8',
     maxBuffer: 1 << 20,
   });
@@ -247,7 +253,7 @@ export async function runReplayBench(opts: ReplayBenchOptions = {}): Promise<Rec
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-replay-bench-'));
   try {
     const out: Record<string, number> = {};
-    if (importMB > 0) Object.assign(out, importBench(dir, importMB));
+    if (importMB > 0) Object.assign(out, importBench(dir, importMB, opts.importFlags ?? []));
     Object.assign(out, await lookupBench(dir, n, opts.lookups ?? 5000));
     if (opts.print) for (const [k, v] of Object.entries(out)) console.log(`${k.padEnd(18)} ${v}`);
     return out;
@@ -262,6 +268,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
   } else {
     const n = process.argv[2] ? Number(process.argv[2]) : undefined;
     const importMB = process.argv[3] ? Number(process.argv[3]) : undefined;
-    await runReplayBench({ ...(n !== undefined ? { n } : {}), ...(importMB !== undefined ? { importMB } : {}), print: true });
+    const importFlags = process.argv.slice(4);
+    await runReplayBench({ ...(n !== undefined ? { n } : {}), ...(importMB !== undefined ? { importMB } : {}), importFlags, print: true });
   }
 }

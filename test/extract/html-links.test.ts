@@ -128,6 +128,24 @@ describe('extractHtml: link kinds and hop types', () => {
     ]);
   });
 
+  it('takes no URL from attributes named like Object properties (constructor, __proto__)', () => {
+    // The rule tables were plain objects: `constructor` matched Object.prototype.constructor and
+    // produced an outlink whose hop was a function. They are Maps now.
+    const r = html('<div constructor="/c" __proto__="/p" hasownproperty="/h"><a constructor="/a" href="/ok">x</a></div><svg><a constructor="/s"/></svg>');
+    expect(lines(r)).toEqual(['L a/@href http://site.test/ok']);
+  });
+
+  it('closes foreign content the same way however it is spelled', () => {
+    const r = html(`<svg><foreignObject><p>in</p></foreignObject><image href="/after-fo.png"/></svg>
+      <svg><desc></html><image href="/after-html-end.png"/></svg><math><mtext></math><img src="/img.png">`);
+    expect(lines(r)).toEqual([
+      'E image/@href http://site.test/after-fo.png',
+      'E image/@href http://site.test/after-html-end.png',
+      'E img/@src http://site.test/img.png',
+    ]);
+    expect(r.text).toBe('in');
+  });
+
   it('never reads links inside script, comments or textarea', () => {
     const r = html(`<script>document.write('<a href="/in-script">')</script><!-- <a href="/in-comment"> -->
       <textarea><a href="/in-textarea"></textarea><title><a href="/in-title"></title><a href="/real">r</a>`);
@@ -142,6 +160,22 @@ describe('extractHtml: URL rules', () => {
       <a href="#top">frag</a><a href="">empty</a><a href="  /trim#x  ">ok</a>
       <a href="http://exa mple.test/">bad host</a><a href="http://[::1">bad ipv6</a><a href="https://OTHER.test/Ä?q=1#f">idn</a>`);
     expect(r.outlinks.map((l) => l.url)).toEqual(['http://site.test/trim', 'https://other.test/%C3%84?q=1']);
+    expect(r.skipped).toBe(2);
+  });
+
+  it('resolves repeated targets with different fragments once, identically', () => {
+    const r = html(`<a href="f.html#a">1</a><a href="f.html#b">2</a><img src="f.html#c"><a href="f.html">3</a>
+      <a href="sp #x">4</a><a href="sp">5</a><a href="http://[::1#x">bad</a><a href="http://[::1#y">bad</a>
+      <a href="q?x=1#a">6</a><a href=" q?x=1#b ">7</a><base href="http://other.test/"><a href="f.html#z">8</a>`);
+    expect(lines(r)).toEqual([
+      'L a/@href http://site.test/dir/f.html',
+      'E img/@src http://site.test/dir/f.html',
+      // a space before '#' is inside the URL (percent-encoded), not trailing
+      'L a/@href http://site.test/dir/sp%20',
+      'L a/@href http://site.test/dir/sp',
+      'L a/@href http://site.test/dir/q?x=1',
+      'L a/@href http://other.test/f.html',
+    ]);
     expect(r.skipped).toBe(2);
   });
 
