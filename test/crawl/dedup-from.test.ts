@@ -112,7 +112,9 @@ describe('--dedup-from', () => {
 
   it('rejects a source that is neither a crawl nor a CDXJ file', async () => {
     await expect(startCrawl({ dir: path.join(root, 'd'), settings: { ...fast, seeds: [site.origin + '/'], dedupFrom: [path.join(root, 'nope')] } })).rejects.toMatchObject({
-      code: 'DEDUP_SOURCE_INVALID',
+      code: 'SETTINGS_INVALID',
     });
+    // Checked before anything is written.
+    expect(fs.existsSync(path.join(root, 'd'))).toBe(false);
   });
 });
