@@ -11,7 +11,8 @@
  */
 import { surtKey } from '../scope/surt.ts';
 import type { CaptureIndex, CaptureRow } from './capture-index.ts';
-import { timestampFromWarcDate } from './capture-timestamp.ts';
+import { timestampSeconds } from './capture-timestamp.ts';
+import { timestamp14 } from './archive-warc-date.ts';
 
 const MAX_HOPS = 4;
 
@@ -26,7 +27,7 @@ function step(index: CaptureIndex, revisit: CaptureRow): CaptureRow | null {
     if (byId && byId.id !== revisit.id && (hasPayload(byId) || byId.recordType === 'revisit')) return byId;
   }
   if (revisit.refersToUri) {
-    const ts = revisit.refersToDate ? timestampFromWarcDate(revisit.refersToDate) : null;
+    const ts = timestamp14(revisit.refersToDate);
     const key = surtKey(revisit.refersToUri);
     const found = ts ? index.closest(key, ts) : null;
     if (found && found.id !== revisit.id && found.ts === ts && hasPayload(found)) return found;
@@ -44,8 +45,10 @@ function step(index: CaptureIndex, revisit: CaptureRow): CaptureRow | null {
 }
 
 function nearest(rows: CaptureRow[], ts: string): CaptureRow {
+  const t = timestampSeconds(ts);
+  const d = (r: CaptureRow) => (r.ts ? Math.abs(timestampSeconds(r.ts) - t) : Infinity);
   let best = rows[0]!;
-  for (const r of rows) if (Math.abs(Number(r.ts ?? 0) - Number(ts)) < Math.abs(Number(best.ts ?? 0) - Number(ts))) best = r;
+  for (const r of rows) if (d(r) < d(best)) best = r;
   return best;
 }
 

@@ -10,6 +10,7 @@ import type { HttpHead } from '../warc/http-parse.ts';
 import type { WarcRecord } from '../warc/read-record.ts';
 import type { RecordRow } from './capture-index.ts';
 import { decodePayload, mediaType, readStoredPayload } from './archive-payload.ts';
+import { timestamp14 } from './archive-warc-date.ts';
 
 /** Raw (still encoded) HTML read per page for its text. */
 const PAGE_RAW_CAP = 4 << 20;
@@ -28,20 +29,6 @@ export interface ImportedRow {
   text?: { title: string | null; text: string };
   /** For request records: how the response they belong to should be keyed. */
   request?: { responseId: string | null; method: string; postQuery: string | null };
-}
-
-/**
- * 14-digit timestamp of a WARC-Date, leniently: fractions dropped, missing seconds (or minutes)
- * taken as zero (`2019-08-15T01:02` → `20190815010200`, as UKWA's indexer does).
- */
-export function timestamp14(date: string | null): string | null {
-  if (!date) return null;
-  const m = /^(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2}):?(\d{2})?(?::?(\d{2}))?)?/.exec(date.trim());
-  if (!m) return null;
-  const ts = `${m[1]}${m[2]}${m[3]}${m[4] ?? '00'}${m[5] ?? '00'}${m[6] ?? '00'}`;
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  return month >= 1 && month <= 12 && day >= 1 && day <= 31 ? ts : null;
 }
 
 /**

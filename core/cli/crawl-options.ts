@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { Option, type Command } from 'commander';
 import { HERITRIX_RETRIES, POLITENESS_PRESETS, type CrawlSettings, type HostOverride, type PolitenessPreset } from '../api/settings.ts';
 import { TroveError } from '../errors.ts';
+import { normalizeUrl } from '../scope/normalize-url.ts';
 
 function int(name: string) {
   return (v: string): number => {
@@ -93,9 +94,14 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--user-agent <ua>', 'User-Agent header')
     .option('--operator <contact>', 'operator contact (email: also sent as From)')
     .option('--connect-timeout-s <s>', 'connect timeout (20)', int('--connect-timeout-s'))
+    .option('--headers-timeout-s <s>', 'the response head must arrive within this after the request (30)', int('--headers-timeout-s'))
     .option('--idle-timeout-s <s>', 'no byte received for this long ends the fetch (60)', int('--idle-timeout-s'))
     .option('--fetch-timeout-s <s>', 'whole-fetch timeout (300)', int('--fetch-timeout-s'))
     .option('--max-body-bytes <size>', 'truncate bodies past this (1GiB), WARC-Truncated: length', parseBytes)
+    .option('--max-header-bytes <size>', 'a longer response head is a protocol error, -50 (256KiB)', parseBytes)
+    .option('--max-extract-bytes <size>', 'decompressed bytes of a body fed to link extraction (32MiB)', parseBytes)
+    .option('--max-links-per-document <n>', 'links kept per document, past it annotated links-capped (20000)', int('--max-links-per-document'))
+    .option('--max-url-length <n>', 'reject URLs longer than n characters, rule url-length in scope.log (2083)', int('--max-url-length'))
     .option('--max-retries <n>', 'retries for connect failures, timeouts and 5xx (3)', int('--max-retries'))
     .option('--retry-delay-s <s>', 'wait before the first retry, doubled each time (10)', int('--retry-delay-s'))
     .addOption(new Option('--retry-preset <preset>', 'heritrix: 30 tries, 900 s apart, for long crawls').choices(['heritrix']))
@@ -124,10 +130,17 @@ export function settingsFromOptions(opts: Opts, seeds: string[]): Partial<CrawlS
     } catch (err) {
       throw new TroveError('SETTINGS_INVALID', `cannot read --seeds-file ${opts.seedsFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
-    for (const line of text.split(/\r?\n/)) {
+    text.split(/\r?\n/).forEach((line, i) => {
       const t = line.replace(/#.*$/, '').trim();
-      if (t) allSeeds.push(t);
-    }
+      if (!t) return;
+      // Name the line: a seeds file of thousands of URLs is otherwise hard to fix.
+      try {
+        normalizeUrl(t);
+      } catch (err) {
+        throw new TroveError('SETTINGS_INVALID', `--seeds-file ${opts.seedsFile} line ${i + 1}: ${(err as Error).message}`, { file: opts.seedsFile, line: i + 1 });
+      }
+      allSeeds.push(t);
+    });
   }
   if (allSeeds.length) s.seeds = allSeeds;
   if (opts.retryPreset === 'heritrix') Object.assign(s, HERITRIX_RETRIES);
@@ -138,8 +151,9 @@ export function settingsFromOptions(opts: Opts, seeds: string[]): Partial<CrawlS
     ['delayFactor', 'delayFactor'], ['minDelayMs', 'minDelayMs'], ['maxDelayMs', 'maxDelayMs'], ['crawlDelayCapS', 'crawlDelayCapS'],
     ['maxKbpsPerHost', 'maxKbpsPerHost'], ['queuePolicy', 'queuePolicy'], ['robots', 'robots'], ['robotsFile', 'robotsFile'],
     ['masquerade', 'masquerade'], ['sitemaps', 'sitemaps'], ['robotsTtl', 'robotsTtlS'], ['userAgent', 'userAgent'], ['operator', 'operator'],
-    ['connectTimeoutS', 'connectTimeoutS'], ['idleTimeoutS', 'idleTimeoutS'], ['fetchTimeoutS', 'fetchTimeoutS'],
-    ['maxBodyBytes', 'maxBodyBytes'], ['maxRetries', 'maxRetries'], ['retryDelayS', 'retryDelayS'], ['warcMaxBytes', 'warcMaxBytes'], ['warcPrefix', 'warcPrefix'],
+    ['connectTimeoutS', 'connectTimeoutS'], ['headersTimeoutS', 'headersTimeoutS'], ['idleTimeoutS', 'idleTimeoutS'], ['fetchTimeoutS', 'fetchTimeoutS'],
+    ['maxBodyBytes', 'maxBodyBytes'], ['maxHeaderBytes', 'maxHeaderBytes'], ['maxExtractBytes', 'maxExtractBytes'],
+    ['maxLinksPerDocument', 'maxLinksPerDocument'], ['maxUrlLength', 'maxUrlLength'], ['maxRetries', 'maxRetries'], ['retryDelayS', 'retryDelayS'], ['warcMaxBytes', 'warcMaxBytes'], ['warcPrefix', 'warcPrefix'],
     ['dedup', 'dedup'], ['limitPages', 'limitPages'], ['limitUris', 'limitUris'], ['limitBytes', 'limitBytes'], ['limitTime', 'limitTimeS'],
     ['maxTotalWarcBytes', 'maxTotalWarcBytes'], ['minFreeDisk', 'minFreeDiskBytes'],
   ];

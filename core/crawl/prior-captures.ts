@@ -8,11 +8,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import Database from 'better-sqlite3';
 import { openArchive, type Archive } from '../archive/archive-dir.ts';
 import { replay } from '../replay/replay.ts';
-import { TroveError } from '../errors.ts';
+import { isTroveError, TroveError } from '../errors.ts';
+import { readCdxjLines } from '../archive/cdxj-read.ts';
 import { getMeta, setMeta } from '../storage/meta.ts';
 
 export interface PriorCapture {
@@ -122,28 +122,28 @@ export class PriorCaptures {
 
   private async loadCdxj(file: string): Promise<number> {
     if (!fs.existsSync(file)) throw new TroveError('DEDUP_SOURCE_INVALID', `--dedup-from ${file}: no such file or directory`);
-    const rl = readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Infinity });
     let batch: (string | number | null)[][] = [];
     let n = 0;
-    let lineNo = 0;
-    for await (const line of rl) {
-      lineNo++;
-      const m = /^(\S+) (\d{4,14}) (\{.*\})\s*$/.exec(line);
-      if (!m) continue; // comments, blank lines, other formats
-      let j: Record<string, unknown>;
-      try {
-        j = JSON.parse(m[3]!) as Record<string, unknown>;
-      } catch {
-        throw new TroveError('DEDUP_SOURCE_INVALID', `--dedup-from ${file}: line ${lineNo} is not CDXJ`, { line: lineNo });
+    try {
+      // Every line must be CDXJ (blank lines, comments and `!meta` aside): a garbled file or
+      // one in another format is an error naming the line, not a silent "0 captures".
+      for await (const c of readCdxjLines(fs.createReadStream(file), file)) {
+        const status = c.json.status === undefined ? null : Number(c.json.status);
+        batch.push([file, c.urlkey, c.json.url as string, c.timestamp, isoFrom14(c.timestamp), Number.isFinite(status) ? status : null, normalizeDigest(c.json.digest), null, null, null, null]);
+        if (batch.length >= BATCH) {
+          this.insertBatch(batch);
+          n += batch.length;
+          batch = [];
+        }
       }
-      if (typeof j.url !== 'string') continue;
-      const status = j.status === undefined ? null : Number(j.status);
-      batch.push([file, m[1]!, j.url, m[2]!, isoFrom14(m[2]!), Number.isFinite(status) ? status : null, normalizeDigest(j.digest), null, null, null, null]);
-      if (batch.length >= BATCH) {
-        this.insertBatch(batch);
-        n += batch.length;
-        batch = [];
+    } catch (err) {
+      // Nothing of a source that failed half-way stays behind to be loaded twice later.
+      this.db.prepare('DELETE FROM prior_captures WHERE source = ?').run(file);
+      if (isTroveError(err, 'CDXJ_BAD_LINE')) {
+        throw new TroveError('DEDUP_SOURCE_INVALID', `--dedup-from ${err.message}`, { ...err.details, file }, { cause: err });
       }
+      if (isTroveError(err)) throw err;
+      throw new TroveError('DEDUP_SOURCE_INVALID', `--dedup-from ${file}: cannot read it: ${(err as Error).message}`, { file }, { cause: err });
     }
     this.insertBatch(batch);
     return n + batch.length;

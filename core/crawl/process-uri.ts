@@ -228,9 +228,15 @@ async function handleFetched(
 ): Promise<UriResult> {
   const annotations: string[] = [...(opts.extra ?? [])];
   if (uri.attempts > 0) annotations.push(`${uri.attempts + 1}t`);
-  if (f.truncated) annotations.push(`truncated:${f.truncated}`);
+  // Only an archived record can be truncated: garbage instead of a status line is not kept.
+  if (f.truncated && f.responseHead) annotations.push(`truncated:${f.truncated}`);
   if (f.error) annotations.push(f.error.code);
   const status = f.status ?? f.outcome;
+  // A response that broke off after its head (timeout, reset, bad chunking) is archived as the
+  // truncated prefix it is, but its outcome is the failure (−4, −3, −50), as Heritrix logs it;
+  // the HTTP status stays in the record and the index. A body cut at --max-body-bytes is our
+  // own limit, not a failure: it keeps the HTTP status (f.outcome is the status then).
+  const outcome = f.responseHead ? f.outcome : status;
   const mime = mimeOf(f.headers);
   const queueNote = noteFor(ctx, uri.queueKey);
   const now = Date.now();
@@ -280,6 +286,8 @@ async function handleFetched(
     text = ex.text;
     isHtml = ex.isHtml;
     if (ex.truncatedLinks) annotations.push('links-capped');
+    // Values that looked like links but did not parse (or were over 64 KiB): dropped, but counted.
+    if (ex.skipped > 0) annotations.push(`unparsable-links:${ex.skipped}`);
     if (ex.nofollow) annotations.push('nofollow');
   }
   if (uri.hopsPath === '' && status >= 200 && status < 300) outlinks = [...outlinks, ...inferredLinks(uri.url)];
@@ -344,7 +352,7 @@ async function handleFetched(
     if (retry) {
       ctx.frontier.complete(uri, { status, retryAt: Math.max(queueReadyAt, now + retryDelay(ctx, uri.attempts + 1)), queueReadyAt });
     } else {
-      ctx.frontier.complete(uri, { status, queueReadyAt, bytes: f.bytesReceived, mime: mime ?? undefined, digest: f.payloadDigest ?? undefined }, candidates);
+      ctx.frontier.complete(uri, { status: outcome, queueReadyAt, bytes: f.bytesReceived, mime: mime ?? undefined, digest: f.payloadDigest ?? undefined }, candidates);
     }
     return ctx.captures.addRecords(rows);
   })();
@@ -353,7 +361,7 @@ async function handleFetched(
 
   if (retry) return { kind: 'retry', status, bytes: f.bytesReceived, page: false };
   logOutcome(ctx, uri, slot, {
-    status,
+    status: outcome,
     size: f.bytesReceived,
     mime,
     fetch: f,
@@ -362,7 +370,7 @@ async function handleFetched(
     page,
     host: uri.queueKey,
   });
-  return { kind: 'final', status, bytes: f.bytesReceived, page };
+  return { kind: 'final', status: outcome, bytes: f.bytesReceived, page };
 }
 
 function captureRows(

@@ -40,6 +40,10 @@ export function validateSettings(s: CrawlSettings, opts: { requireSeeds: boolean
     const v = s[k];
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw invalid(`${k} must be a number ≥ 0, not ${JSON.stringify(v)}`, { setting: k });
   }
+  // A zero timeout or head cap would fail every fetch (the fetcher refuses them): say so now.
+  for (const k of ['connectTimeoutS', 'headersTimeoutS', 'idleTimeoutS', 'fetchTimeoutS', 'maxHeaderBytes'] as const) {
+    if (!(s[k] > 0)) throw invalid(`${k} must be more than 0`, { setting: k });
+  }
   if (typeof s.delayFactor !== 'number' || !(s.delayFactor >= 0)) throw invalid('delayFactor must be a number ≥ 0');
   if (s.concurrency < 1 || s.concurrency > 512) throw invalid('--concurrency must be between 1 and 512');
   if (s.perHost < 1 || s.perHost > 64) throw invalid('--per-host must be between 1 and 64');

@@ -186,7 +186,7 @@ async function chooseFuzzy(archive: Archive, t: Target): Promise<Choice | NoChoi
       : score === 1
         ? 'cache-busting parameters ignored'
         : `closest query match (similarity ${score.toFixed(2)})`;
-    return { capture: row, payload: v.payload, fuzzy: post ? `${how}; POST body not compared` : how };
+    return { capture: row, payload: v.payload, fuzzy: post ? `${t.method} matched by URL only (request body not compared); ${how}` : how };
   }
   return { nearest: nearby(archive, t, rows) };
 }

@@ -6,7 +6,8 @@
  * calls the payload the entity body with the transfer coding removed, while wget 1.14 and
  * warcprox (IAH-urls-wget.warc.gz, example-iana.org-chunked.warc in the corpus) and warcio
  * digest the bytes as stored, chunk framing included. So both are computed and either one
- * matching passes; a body that does not de-chunk cleanly is checked raw only.
+ * matching passes; a body that does not de-chunk cleanly is checked raw only, unless the record
+ * is WARC-Truncated (then the de-chunked prefix counts too).
  * Content-Encoding (gzip, br) is never removed: it is part of the entity.
  *
  * A revisit's payload digest names another record's payload, so it is not checked here.
@@ -95,8 +96,11 @@ export class RecordDigests {
       }
     }
     if (this.#payload) {
+      // A WARC-Truncated record ends mid-body (or at the bad byte that stopped its fetch): its
+      // payload is what de-chunked before that point, which is what Trove's fetcher digests.
       const d = this.#dechunked;
-      this.#compare(this.#payload, d && !d.failed && d.decoder.done ? d.hash : null, this.#truncated);
+      const whole = d !== null && ((!d.failed && d.decoder.done) || this.#truncated);
+      this.#compare(this.#payload, whole ? d.hash : null, this.#truncated);
     }
     return this.#problems;
   }

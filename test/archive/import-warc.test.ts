@@ -80,6 +80,12 @@ describe('importFiles: WARC and ARC by reference', () => {
     ]);
   });
 
+  it('derives 14-digit times from short WARC-Dates (UKWA truncated_datetime.warc)', async () => {
+    const { archive } = await imported([corpusPath('warc/ukwa/truncated_datetime.warc')]);
+    const response = archive.db.prepare("SELECT ts, date FROM records WHERE record_type = 'response'").get() as { ts: string; date: string };
+    expect(response).toEqual({ ts: '20190815010200', date: '2019-08-15T01:02' });
+  });
+
   it('reads ARC files (plain and gzip)', async () => {
     const { archive, report } = await imported([corpusPath('warc/warcio/example.arc'), corpusPath('warc/warcio/example.arc.gz')]);
     expect(report.problems).toEqual([]);

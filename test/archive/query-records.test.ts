@@ -1,10 +1,11 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Archive } from '../../core/archive/archive-dir.ts';
 import { listPages, queryRecords, searchText, timeline } from '../../core/archive/record-query.ts';
 import { recordDetail } from '../../core/archive/record-query-detail.ts';
 import type { RecordFilter, RecordSummary } from '../../core/archive/archive-types.ts';
-import { corpusPath } from '../helpers/corpus.ts';
+import { corpusPath, repoRoot } from '../helpers/corpus.ts';
 import { archiveOf, removeTempDirs, tempDir } from '../replay/archive-fixture.ts';
 import { html, writeWarc } from '../replay/warc-fixture.ts';
 
@@ -164,5 +165,12 @@ describe('timeline, search and pages', () => {
     expect(titles).toContain('Shop home');
     expect(titles).toContain('Internet Assigned Numbers Authority');
     expect(rest.next).toBeNull();
+  });
+});
+
+describe('archive-types.ts', () => {
+  it('imports nothing, so the renderer can import its types', () => {
+    const src = fs.readFileSync(path.join(repoRoot, 'core/archive/archive-types.ts'), 'utf8');
+    expect(src).not.toMatch(/^\s*import\s/m);
   });
 });

@@ -245,6 +245,15 @@ describe('replay: requests', () => {
     expect(header(head, 'content-length')).toBe('10');
   });
 
+  it('replays a POST by URL among the POST captures, and not for a GET', async () => {
+    const a = await archiveWith([corpusPath('warc/warcio/post-test.warc.gz')]);
+    const r = archived(await replay(a, { url: 'http://httpbin.org/post?foo=bar', method: 'POST' }));
+    expect(r.capture.url).toBe('http://httpbin.org/post?foo=bar');
+    expect(r.fuzzy).toMatch(/^POST matched by URL only/);
+    expect(header(r, 'content-type')).toBe('application/json');
+    expect((await replay(a, { url: 'http://httpbin.org/post' })).kind).toBe('not-archived');
+  });
+
   it('serves a 304 revisit with the original status and headers', async () => {
     const a = await archiveOfRecords([
       { url: 'http://n.test/', date: '2020-01-01T00:00:00Z', headers: html([['X-Version', 'one']]), body: 'original body', warcHeaders: { 'WARC-Record-ID': '<urn:uuid:00000000-0000-0000-0000-000000000001>' } },

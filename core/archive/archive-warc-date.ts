@@ -1,0 +1,18 @@
+/**
+ * WARC-Date → the 14-digit timestamp the capture index sorts and looks up by. Lenient, because
+ * archives hold dates from many writers: capture-timestamp.ts accepts only the strict form.
+ */
+
+/**
+ * 14-digit timestamp of a WARC-Date, leniently: fractions dropped, missing seconds (or minutes)
+ * taken as zero (`2019-08-15T01:02` → `20190815010200`, as UKWA's indexer does).
+ */
+export function timestamp14(date: string | null): string | null {
+  if (!date) return null;
+  const m = /^(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2}):?(\d{2})?(?::?(\d{2}))?)?/.exec(date.trim());
+  if (!m) return null;
+  const ts = `${m[1]}${m[2]}${m[3]}${m[4] ?? '00'}${m[5] ?? '00'}${m[6] ?? '00'}`;
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31 ? ts : null;
+}

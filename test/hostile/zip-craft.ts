@@ -1,0 +1,87 @@
+/**
+ * A ZIP writer for hostile packages, by hand because real zip libraries (yazl included) refuse
+ * to write what an attacker writes: `..` and absolute names, a local header whose name differs
+ * from the central directory's, an Info-ZIP Unicode Path field that renames an entry, symbolic
+ * link modes. Nothing is validated here on purpose.
+ */
+import zlib from 'node:zlib';
+
+export interface CraftedEntry {
+  /** Name in the central directory (what readers like yauzl list). */
+  name: string;
+  data: Buffer;
+  /** Name in the local file header; defaults to `name`. */
+  localName?: string;
+  deflate?: boolean;
+  /** Unix mode (e.g. 0o120777 for a symlink); written into the external attributes. */
+  mode?: number;
+  /** Info-ZIP Unicode Path extra field (0x7075): the name readers should use instead of `name`. */
+  unicodePath?: string;
+}
+
+function unicodePathField(rawName: Buffer, unicodeName: string): Buffer {
+  const name = Buffer.from(unicodeName, 'utf8');
+  const field = Buffer.alloc(4 + 5 + name.length);
+  field.writeUInt16LE(0x7075, 0);
+  field.writeUInt16LE(5 + name.length, 2);
+  field.writeUInt8(1, 4); // version
+  field.writeUInt32LE(zlib.crc32(rawName), 5); // CRC-32 of the raw name it replaces
+  name.copy(field, 9);
+  return field;
+}
+
+export function craftZip(entries: CraftedEntry[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const data = e.deflate ? zlib.deflateRawSync(e.data) : e.data;
+    const crc = zlib.crc32(e.data);
+    const localName = Buffer.from(e.localName ?? e.name, 'utf8');
+    const centralName = Buffer.from(e.name, 'utf8');
+    const extra = e.unicodePath !== undefined ? unicodePathField(centralName, e.unicodePath) : Buffer.alloc(0);
+
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x0800, 6); // UTF-8 names
+    local.writeUInt16LE(e.deflate ? 8 : 0, 8);
+    local.writeUInt16LE(0, 10);
+    local.writeUInt16LE(0x21, 12); // 1980-01-01
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(e.data.length, 22);
+    local.writeUInt16LE(localName.length, 26);
+    local.writeUInt16LE(0, 28);
+    locals.push(local, localName, data);
+
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE((3 << 8) | 20, 4); // made by Unix
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(0x0800, 8);
+    central.writeUInt16LE(e.deflate ? 8 : 0, 10);
+    central.writeUInt16LE(0, 12);
+    central.writeUInt16LE(0x21, 14);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(e.data.length, 24);
+    central.writeUInt16LE(centralName.length, 28);
+    central.writeUInt16LE(extra.length, 30);
+    central.writeUInt16LE(0, 32);
+    central.writeUInt16LE(0, 34);
+    central.writeUInt16LE(0, 36);
+    central.writeUInt32LE((((e.mode ?? 0o100644) & 0xffff) << 16) >>> 0, 38);
+    central.writeUInt32LE(offset, 42);
+    centrals.push(central, centralName, extra);
+    offset += local.length + localName.length + data.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, end]);
+}
