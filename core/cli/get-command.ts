@@ -4,6 +4,7 @@
  * headers first; `--raw` writes the record's block exactly as stored (with `--headers`, the WARC
  * header lines before it). Not archived: a message on stderr and exit code 1.
  */
+import { once } from 'node:events';
 import type { Command } from 'commander';
 import { isTroveError } from '../errors.ts';
 import { openArchive } from '../archive/archive-dir.ts';
@@ -15,6 +16,24 @@ import { readRecordAt } from '../warc/read-records.ts';
 export interface GetIo {
   stdout: { write(chunk: string | Uint8Array): unknown };
   stderr: { write(chunk: string): unknown };
+}
+
+/** Write with backpressure when the sink is a stream (a large record piped to another program). */
+async function put(io: GetIo, chunk: string | Uint8Array): Promise<void> {
+  if (io.stdout.write(chunk) === false && typeof (io.stdout as { once?: unknown }).once === 'function') {
+    await once(io.stdout as unknown as NodeJS.EventEmitter, 'drain');
+  }
+}
+
+/** `trove get … | head` closes the pipe early: that ends the output, it is not an error. */
+function ignoreEpipe(io: GetIo): () => void {
+  const out = io.stdout as Partial<NodeJS.WritableStream>;
+  if (typeof out.on !== 'function' || typeof out.off !== 'function') return () => {};
+  const onError = (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  };
+  out.on('error', onError);
+  return () => out.off!('error', onError);
 }
 
 interface GetOptions {
@@ -42,14 +61,17 @@ export function registerGetCommand(program: Command, io: GetIo = { stdout: proce
         process.exitCode = 1;
         return;
       }
+      const restore = ignoreEpipe(io);
       try {
         await runGet(archive, url, opts, io);
       } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EPIPE') return; // the reader went away
         if (!isTroveError(err)) throw err;
         io.stderr.write(`trove get: ${err.message} [${err.code}]\n`);
         process.exitCode = err.code === 'CAPTURE_BAD_TIMESTAMP' ? 2 : 1;
       } finally {
         archive.close();
+        restore();
       }
     });
 }
@@ -68,14 +90,14 @@ async function runGet(archive: Archive, url: string, opts: GetOptions, io: GetIo
     const record = await readRecordAt(archive.resolveFile({ path: res.capture.file }), res.capture.offset);
     if (opts.headers) {
       const lines = [record.version, ...record.headers.map(([k, v]) => `${k}: ${v}`)];
-      io.stdout.write(`${lines.join('\r\n')}\r\n\r\n`);
+      await put(io, `${lines.join('\r\n')}\r\n\r\n`);
     }
-    for await (const chunk of record.block()) io.stdout.write(Buffer.from(chunk));
+    for await (const chunk of record.block()) await put(io, Buffer.from(chunk));
     return;
   }
   if (opts.headers) {
     const lines = [`HTTP/1.1 ${res.status} ${res.statusText}`.trimEnd(), ...res.headers.map(([k, v]) => `${k}: ${v}`)];
-    io.stdout.write(`${lines.join('\r\n')}\r\n\r\n`);
+    await put(io, `${lines.join('\r\n')}\r\n\r\n`);
   }
-  io.stdout.write(res.body);
+  await put(io, res.body);
 }

@@ -107,10 +107,12 @@ describe('the command table', () => {
     expect(check(v, [])).toMatchObject({ ok: false });
   });
 
-  it('accepts every crawl setting from the UI except a file path to read', () => {
-    const all = Object.fromEntries(Object.entries(defaultSettings()).filter(([k]) => k !== 'robotsFile'));
+  it('accepts every crawl setting from the UI except file paths to read', () => {
+    const all = Object.fromEntries(Object.entries(defaultSettings()).filter(([k]) => k !== 'robotsFile' && k !== 'dedupFrom'));
     expect(check(settingsPatch(), all)).toMatchObject({ ok: true });
     expect(SETTINGS_FIELDS).not.toContain('robotsFile');
+    expect(SETTINGS_FIELDS).not.toContain('dedupFrom');
+    expect(check(settingsPatch(), { dedupFrom: ['/etc'] })).toMatchObject({ ok: false });
     expect(check(settingsPatch(), { robotsFile: '/etc/passwd' })).toMatchObject({ ok: false, error: { message: /customRobots/ } });
     expect(check(settingsPatch(), { concurrency: -1 })).toMatchObject({ ok: false });
     expect(check(settingsPatch(), { robots: 'sometimes' })).toMatchObject({ ok: false });
