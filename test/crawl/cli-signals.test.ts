@@ -47,7 +47,7 @@ describe('trove crawl and signals', () => {
     return d;
   };
   beforeAll(async () => {
-    site = await startTreeSite({ pages: 400, delayMs: 20 });
+    site = await startTreeSite({ pages: 400, delayMs: 300 });
   });
   afterAll(async () => {
     await site.close();

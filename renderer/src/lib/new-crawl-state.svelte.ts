@@ -62,7 +62,7 @@ export class NewCrawlState {
   /** What the core is asked to check: the settings with the line lists applied (no proxies). */
   patch(): SettingsCheckPatch {
     const s = $state.snapshot(this.settings) as CrawlSettings;
-    const { seeds: _seeds, robotsFile: _file, ...rest } = s;
+    const { seeds: _seeds, robotsFile: _file, dedupFrom: _dedupFrom, ...rest } = s;
     return {
       ...rest,
       include: lines(this.includeText),
