@@ -294,10 +294,14 @@ export class CrawlController {
     this.inflight.add(p);
   }
 
+  private uriTotal(now: number): number {
+    const c = this.ctx.frontier.counts(now);
+    return c.done + c.failed;
+  }
+
   private checkLimits(now: number): void {
     const s = this.ctx.settings;
     const t = this.ctx.stats.totals;
-    const c = this.ctx.frontier.counts(now);
     const elapsedS = (this.elapsedBefore + (now - this.runStartedAt)) / 1000;
     const hit = (reason: FinishReason, msg: string) => {
       if (this.appliedLimits.has(reason)) return;
@@ -307,7 +311,8 @@ export class CrawlController {
       this.stop({ reason });
     };
     if (s.limitPages > 0 && t.pages >= s.limitPages) hit('limit-pages', `page limit reached (${s.limitPages})`);
-    else if (s.limitUris > 0 && c.done + c.failed >= s.limitUris) hit('limit-uris', `URI limit reached (${s.limitUris})`);
+    // The URI count needs the frontier's counters (a query): only when that limit is set.
+    else if (s.limitUris > 0 && this.uriTotal(now) >= s.limitUris) hit('limit-uris', `URI limit reached (${s.limitUris})`);
     else if (s.limitBytes > 0 && t.bytes >= s.limitBytes) hit('limit-bytes', `byte limit reached (${s.limitBytes})`);
     else if (s.limitTimeS > 0 && elapsedS >= s.limitTimeS) hit('limit-time', `time limit reached (${s.limitTimeS} s)`);
     else if (s.maxTotalWarcBytes > 0 && this.hooks.previousWarcBytes + this.ctx.writer.bytesWritten >= s.maxTotalWarcBytes)

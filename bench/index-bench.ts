@@ -1,0 +1,116 @@
+/**
+ * Indexing benchmark (issue: archive library): `trove index` against warcio's own
+ * `warcio cdx-index` on the same 300+ MB WARC.gz in the same run, and against the time to merely
+ * inflate the file (Node's gunzip stream into nothing). The file is built by crawling Debian's
+ * Python docs with nginx when they are installed (a realistic mix of request, response and
+ * metadata records) and concatenating that crawl's WARC until it passes 300 MB; otherwise by
+ * writing synthetic pages with Trove's WARC writer.
+ *
+ * Targets: trove ≥ 2× faster than warcio; trove ≤ 1.5× the inflate time.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Writable } from 'node:stream';
+import zlib from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { nginxAvailable, startNginx } from './bench-nginx.ts';
+import { startCrawl } from '../core/crawl/start-crawl.ts';
+import { WarcWriter } from '../core/warc/warc-writer.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..');
+const DOCS = '/usr/share/doc/python3-doc/html';
+const TARGET = 300 * 1024 * 1024;
+
+async function seedWarc(work: string): Promise<string> {
+  if (nginxAvailable() && fs.existsSync(DOCS)) {
+    const nginx = await startNginx(fs.realpathSync(DOCS));
+    try {
+      const dir = path.join(work, 'crawl');
+      const crawl = await startCrawl({ dir, settings: { seeds: [nginx.origin + '/'], perHost: 8, concurrency: 8, delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, minFreeDiskBytes: 0, name: 'index-bench' } });
+      await crawl.finished();
+      const warcs = fs.readdirSync(path.join(dir, 'warcs')).filter((n) => n.endsWith('.warc.gz'));
+      return path.join(dir, 'warcs', warcs[0]!);
+    } finally {
+      await nginx.close();
+    }
+  }
+  // Synthetic: 2,000 pages of 40 KB with request and metadata records beside each response.
+  const dir = path.join(work, 'synthetic');
+  fs.mkdirSync(dir);
+  const w = new WarcWriter({ dir, prefix: 'BENCH', maxBytes: 1e12, warcinfo: () => ({ fields: { software: 'trove bench' } }) });
+  for (let i = 0; i < 2000; i++) {
+    const body = Buffer.from(`<html><title>Page ${i}</title><body>${'lorem ipsum '.repeat(3300)}</body></html>`);
+    const head = Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: ${body.length}\r\n\r\n`);
+    const id = `<urn:uuid:00000000-0000-4000-8000-${String(i).padStart(12, '0')}>`;
+    await w.writeGroup([
+      { type: 'response', targetUri: `http://example.org/p/${i}.html`, date: new Date(), recordId: id, contentType: 'application/http; msgtype=response', blockParts: [head, body] },
+      { type: 'request', targetUri: `http://example.org/p/${i}.html`, date: new Date(), contentType: 'application/http; msgtype=request', fields: [['WARC-Concurrent-To', id]], blockParts: [Buffer.from(`GET /p/${i}.html HTTP/1.1\r\nHost: example.org\r\n\r\n`)] },
+    ]);
+  }
+  await w.close();
+  return path.join(dir, fs.readdirSync(dir).find((n) => n.endsWith('.warc.gz'))!);
+}
+
+function buildBig(seed: string, out: string): number {
+  const bytes = fs.readFileSync(seed);
+  const fd = fs.openSync(out, 'w');
+  let size = 0;
+  try {
+    while (size < TARGET) {
+      fs.writeSync(fd, bytes);
+      size += bytes.length;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return size;
+}
+
+function timeCommand(args: string[]): number {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 30 });
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`${args.join(' ')} failed: ${r.stderr}`);
+  return ms;
+}
+
+async function inflateMs(file: string): Promise<number> {
+  const t0 = performance.now();
+  await pipeline(fs.createReadStream(file, { highWaterMark: 1 << 20 }), zlib.createGunzip({ chunkSize: 1 << 20 }), new Writable({ write: (_c, _e, cb) => cb() }));
+  return performance.now() - t0;
+}
+
+function best(n: number, f: () => number): number {
+  let m = Infinity;
+  for (let i = 0; i < n; i++) m = Math.min(m, f());
+  return m;
+}
+
+export async function runIndexBench(): Promise<Record<string, number>> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-index-bench-'));
+  try {
+    const seed = await seedWarc(work);
+    const big = path.join(work, 'big.warc.gz');
+    const size = buildBig(seed, big);
+    await inflateMs(big); // warm the page cache
+    let inflate = Infinity;
+    for (let i = 0; i < 3; i++) inflate = Math.min(inflate, await inflateMs(big));
+    const warcio = best(2, () => timeCommand([path.join(root, 'node_modules/warcio/dist/cli.js'), 'cdx-index', big]));
+    const trove = best(3, () => timeCommand([path.join(root, 'bin/trove.js'), 'index', big]));
+    console.log(`\nindex: ${(size / 1048576).toFixed(0)} MB WARC.gz (${path.basename(seed)} concatenated)`);
+    console.log(`  inflate only (node gunzip)   ${(inflate / 1000).toFixed(2)} s`);
+    console.log(`  warcio cdx-index             ${(warcio / 1000).toFixed(2)} s`);
+    console.log(`  trove index                  ${(trove / 1000).toFixed(2)} s`);
+    console.log(`  warcio / trove               ${(warcio / trove).toFixed(2)}×   target ≥ 2×`);
+    console.log(`  trove / inflate              ${(trove / inflate).toFixed(2)}×   target ≤ 1.5×`);
+    return { sizeMb: size / 1048576, inflateMs: inflate, warcioMs: warcio, troveMs: trove, speedupVsWarcio: warcio / trove, vsInflate: trove / inflate };
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runIndexBench();

@@ -1,0 +1,36 @@
+/**
+ * `npm run bench`: every benchmark, each in its own process (so peak-RSS figures are each
+ * bench's own), one after another. Results are printed as ratios against a reference measured
+ * in the same run. `npm run bench -- crawl index` runs only those.
+ *
+ * Some need Debian packages: nginx, python3-doc and wget (the crawl and index benches use the
+ * Python docs served by nginx); they say so and skip when missing.
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BENCHES: [string, string, string][] = [
+  ['crawl', 'crawl-bench.ts', 'crawl engine vs wget on the Python docs (issue 2)'],
+  ['queue-policy', 'queue-policy-bench.ts', 'host vs elfhash:8 queues on a 20 ms site (issue 3)'],
+  ['frontier', 'frontier-bench.ts', '1M-URI frontier: enqueue, claim, resume, RSS (issue 4)'],
+  ['index', 'index-bench.ts', 'trove index vs warcio cdx-index vs inflate (issue 5)'],
+  ['replay', 'replay-bench.ts', 'replay lookups over 1M captures, import RSS (issue 5)'],
+  ['export', 'export-bench.ts', 'WACZ export vs a plain copy (issue 6)'],
+  ['reliability', 'reliability-bench.ts', 'hostile site crawl: time, RSS, outcomes, validity (issue 8)'],
+  ['extract', 'extract-bench.ts', 'HTML extraction throughput'],
+];
+
+const wanted = process.argv.slice(2);
+let failed = 0;
+for (const [name, file, what] of BENCHES) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  console.log(`\n=== ${name}: ${what}`);
+  const r = spawnSync(process.execPath, [path.join(here, file)], { stdio: 'inherit' });
+  if (r.status !== 0) {
+    failed++;
+    console.log(`=== ${name} exited ${r.status ?? r.signal}`);
+  }
+}
+process.exitCode = failed > 0 ? 1 : 0;
