@@ -34,6 +34,11 @@ export interface CaptureGroupInput {
   fetch: FetchResult;
   revisitOf: RevisitOf | null;
   metadata: { via: string | null; hopsPath: string; fetchTimeMs: number; outlinks: Outlink[]; notes?: string[] } | null;
+  /**
+   * The body as one Buffer when it is held in memory anyway: the writer then compresses the
+   * record in one call instead of streaming it (the common case; large bodies stay spooled).
+   */
+  bodyBuffer?: Buffer | null;
 }
 
 export interface CaptureGroup {
@@ -79,7 +84,8 @@ export function buildCaptureGroup(g: CaptureGroupInput): CaptureGroup {
       if (f.payloadDigest) fields.push(['WARC-Payload-Digest', f.payloadDigest]);
       if (f.truncated) fields.push(['WARC-Truncated', f.truncated]);
       const parts: BlockSource[] = [f.responseHead];
-      if (f.body && f.body.size > 0) parts.push(spoolBlock(f.body));
+      if (g.bodyBuffer && g.bodyBuffer.length > 0) parts.push(g.bodyBuffer);
+      else if (f.body && f.body.size > 0) parts.push(spoolBlock(f.body));
       const rec: RecordInput = {
         type: 'response',
         targetUri: g.url,

@@ -318,10 +318,12 @@ async function handleFetched(
   }
 
   const date = new Date(f.startedAt);
+  const bodyBuffer = !revisitOf && f.body && f.body.path === null ? await f.body.read() : null;
   const group = buildCaptureGroup({
     url: uri.url,
     date,
     fetch: f,
+    bodyBuffer,
     revisitOf,
     metadata: { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: f.durationMs, outlinks },
   });
