@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The JSON report lets .ci/run print one plain "N passed, N failed" line.
+    reporters: ['default', ['json', { outputFile: 'test-artifacts/vitest-results.json' }]],
     projects: [
       {
         extends: true,
