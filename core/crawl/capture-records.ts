@@ -111,21 +111,29 @@ export function buildCaptureGroup(g: CaptureGroupInput): CaptureGroup {
     });
   }
 
-  if (g.metadata && responseId) {
-    const lines: string[] = [];
-    if (g.metadata.via) lines.push(`via: ${g.metadata.via}`);
-    lines.push(`hopsFromSeed: ${g.metadata.hopsPath || '-'}`);
-    lines.push(`fetchTimeMs: ${Math.round(g.metadata.fetchTimeMs)}`);
-    for (const n of g.metadata.notes ?? []) lines.push(`note: ${n}`);
-    for (const o of g.metadata.outlinks) lines.push(`outlink: ${o.url} ${o.hop} ${o.context}`);
-    records.push({
-      type: 'metadata',
-      targetUri: g.url,
-      date: g.date,
-      contentType: 'application/warc-fields',
-      fields: [['WARC-Concurrent-To', responseId]],
-      blockParts: [Buffer.from(lines.map((l) => l.replace(/[\r\n]/g, ' ')).join('\r\n') + '\r\n', 'utf8')],
-    });
-  }
+  if (g.metadata && responseId) records.push(metadataRecord(g.url, g.date, responseId, g.metadata));
   return { records, responseId };
+}
+
+/** The metadata record of a capture: via, hops, fetch time and every outlink (Heritrix's fields). */
+export function metadataRecord(
+  url: string,
+  date: Date,
+  responseId: string,
+  m: { via: string | null; hopsPath: string; fetchTimeMs: number; outlinks: Outlink[]; notes?: string[] },
+): RecordInput {
+  const lines: string[] = [];
+  if (m.via) lines.push(`via: ${m.via}`);
+  lines.push(`hopsFromSeed: ${m.hopsPath || '-'}`);
+  lines.push(`fetchTimeMs: ${Math.round(m.fetchTimeMs)}`);
+  for (const n of m.notes ?? []) lines.push(`note: ${n}`);
+  for (const o of m.outlinks) lines.push(`outlink: ${o.url} ${o.hop} ${o.context}`);
+  return {
+    type: 'metadata',
+    targetUri: url,
+    date,
+    contentType: 'application/warc-fields',
+    fields: [['WARC-Concurrent-To', responseId]],
+    blockParts: [Buffer.from(lines.map((l) => l.replace(/[\r\n]/g, ' ')).join('\r\n') + '\r\n', 'utf8')],
+  };
 }

@@ -18,7 +18,7 @@ import type { RecordRow } from '../archive/capture-index.ts';
 import type { WrittenRecord } from '../warc/warc-writer.ts';
 import { ROBOTS_MAX_REDIRECTS } from '../robots/robots-state.ts';
 import { Outcome, outcomeName } from './outcome-codes.ts';
-import { buildCaptureGroup, REVISIT_PROFILE_IDENTICAL, REVISIT_PROFILE_NOT_MODIFIED, type RevisitOf } from './capture-records.ts';
+import { buildCaptureGroup, metadataRecord, REVISIT_PROFILE_IDENTICAL, REVISIT_PROFILE_NOT_MODIFIED, type RevisitOf } from './capture-records.ts';
 import type { PriorCapture } from './prior-captures.ts';
 import { formatCrawlLogLine } from './crawl-log.ts';
 import type { CrawlContext } from './crawl-context.ts';
@@ -263,6 +263,34 @@ async function handleFetched(
   let title: string | null = null;
   let text = '';
   let isHtml = false;
+  // Deduplication by payload digest (revisit records), as Heritrix and Browsertrix do.
+  let revisitOf: RevisitOf | null = null;
+  if (ctx.settings.dedup !== 'off' && f.payloadDigest && status >= 200 && status < 300 && (f.entity?.size ?? 0) > 0 && !f.truncated) {
+    const original = ctx.captures.byDigest(f.payloadDigest);
+    if (original && original.recordId && original.targetUri && original.date && (ctx.settings.dedup === 'digest' || original.targetUri === uri.url)) {
+      revisitOf = { recordId: original.recordId, targetUri: original.targetUri, date: original.date, profile: REVISIT_PROFILE_IDENTICAL };
+      annotations.push('duplicate:digest');
+    } else if (ctx.prior) {
+      const p = ctx.prior.byDigest(f.payloadDigest, ctx.settings.dedup === 'url' ? uri.url : undefined);
+      if (p) {
+        revisitOf = { recordId: p.recordId, targetUri: p.url, date: p.date, profile: REVISIT_PROFILE_IDENTICAL };
+        annotations.push('duplicate:digest:earlier-crawl');
+      }
+    }
+  }
+  if (status === 304 && opts.prior) {
+    revisitOf = { recordId: opts.prior.recordId, targetUri: opts.prior.url, date: opts.prior.date, profile: REVISIT_PROFILE_NOT_MODIFIED, payloadDigest: opts.prior.digest };
+    annotations.push('duplicate:server-not-modified');
+  }
+
+  // The response and request records do not depend on the page's links: compress them (on the
+  // thread pool) while the links are extracted; the metadata record follows once they are known.
+  const date = new Date(f.startedAt);
+  const bodyBuffer = !revisitOf && f.body && f.body.path === null ? await f.body.read() : null;
+  const head = buildCaptureGroup({ url: uri.url, date, fetch: f, bodyBuffer, revisitOf, metadata: null });
+  const precompressed = ctx.writer.precompress(head.records);
+  precompressed.catch(() => {}); // its error, if any, surfaces from the await below
+
   const notModified = status === 304 && opts.prior ? await ctx.prior!.served(opts.prior) : null;
   if (notModified) {
     // 304: nothing new to store, but the page's links still lead on: take them from the
@@ -297,37 +325,10 @@ async function handleFetched(
   if (followable.skipped > 0) annotations.push(`sitemap-entries-not-followed:${followable.skipped}`);
   if (opts.redirectFollowed) followable.follow = followable.follow.filter((l) => l.hop !== 'R');
 
-  // Deduplication by payload digest (revisit records), as Heritrix and Browsertrix do.
-  let revisitOf: RevisitOf | null = null;
-  if (ctx.settings.dedup !== 'off' && f.payloadDigest && status >= 200 && status < 300 && (f.entity?.size ?? 0) > 0 && !f.truncated) {
-    const original = ctx.captures.byDigest(f.payloadDigest);
-    if (original && original.recordId && original.targetUri && original.date && (ctx.settings.dedup === 'digest' || original.targetUri === uri.url)) {
-      revisitOf = { recordId: original.recordId, targetUri: original.targetUri, date: original.date, profile: REVISIT_PROFILE_IDENTICAL };
-      annotations.push('duplicate:digest');
-    } else if (ctx.prior) {
-      const p = ctx.prior.byDigest(f.payloadDigest, ctx.settings.dedup === 'url' ? uri.url : undefined);
-      if (p) {
-        revisitOf = { recordId: p.recordId, targetUri: p.url, date: p.date, profile: REVISIT_PROFILE_IDENTICAL };
-        annotations.push('duplicate:digest:earlier-crawl');
-      }
-    }
-  }
-  if (status === 304 && opts.prior) {
-    revisitOf = { recordId: opts.prior.recordId, targetUri: opts.prior.url, date: opts.prior.date, profile: REVISIT_PROFILE_NOT_MODIFIED, payloadDigest: opts.prior.digest };
-    annotations.push('duplicate:server-not-modified');
-  }
-
-  const date = new Date(f.startedAt);
-  const bodyBuffer = !revisitOf && f.body && f.body.path === null ? await f.body.read() : null;
-  const group = buildCaptureGroup({
-    url: uri.url,
-    date,
-    fetch: f,
-    bodyBuffer,
-    revisitOf,
-    metadata: { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: f.durationMs, outlinks },
-  });
-  const written = await ctx.writer.writeGroup(group.records);
+  const meta = head.responseId
+    ? [metadataRecord(uri.url, date, head.responseId, { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: f.durationMs, outlinks })]
+    : [];
+  const written = await ctx.writer.writeGroup([...(await precompressed), ...meta]);
   const page = isHtml && status === 200;
   const rows = captureRows(ctx, uri.url, date, f, written, page ? title : null, revisitOf, page);
 

@@ -92,9 +92,11 @@ export class ExtractPool {
   private spawn(): Slot {
     const worker = new Worker(this.workerUrl, {
       // A small young generation: tokenizing a big page makes hundreds of MB of short-lived
-      // strings, and with V8's default (larger) semi-spaces they pile up before a collection,
-      // nearly doubling peak RSS on a 32 MiB document for no speed gain (measured: 328 → 183 MB
-      // for two 32 MiB pages, same time).
+      // strings, and with V8's default semi-spaces they pile up before a collection. Measured
+      // (bench/reliability-bench.ts, a 512 MiB gzip bomb extracted to 32 MiB): crawler peak RSS
+      // ~520 MB by default, ~440 MB at 8 MB (16 MB: no better than the default; 4 MB: little
+      // better than 8, ~20% more CPU). The price at 8 MB is ~8% more extraction CPU on ordinary
+      // pages (bench/extract-bench.ts, one worker).
       resourceLimits: { maxOldGenerationSizeMb: this.maxMemoryMb, maxYoungGenerationSizeMb: 8 },
     });
     const slot: Slot = { worker, ready: false, job: null, timer: null, lastError: null };

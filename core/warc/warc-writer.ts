@@ -16,11 +16,24 @@ import { warcFields, buildRecordHeader } from './record-header.ts';
 import { OPEN_SUFFIX, warcFileName } from './warc-file-name.ts';
 import { prepareRecord } from './write-record-input.ts';
 import type { PreparedRecord, RecordInput } from './write-record-input.ts';
-import { writeRecordAt } from './write-record.ts';
+import { recordBytesInMemory, writeFully, writeRecordAt } from './write-record.ts';
 import type { WarcFileHandle } from './write-record.ts';
 
 export type { BlockSource, WarcFileHandle } from './write-record.ts';
 export type { RecordInput, RecordType } from './write-record-input.ts';
+
+/** A record validated and, when it was in memory, compressed ahead of time by `precompress`. */
+export interface PrecompressedRecord {
+  precompressed: true;
+  record: PreparedRecord;
+  /** Its bytes on disk, built for the file whose warcinfo is `warcinfoId`; null when it is streamed. */
+  member: Buffer | null;
+  warcinfoId: string | null;
+}
+
+function isPrecompressed(r: unknown): r is PrecompressedRecord {
+  return typeof r === 'object' && r !== null && (r as { precompressed?: unknown }).precompressed === true;
+}
 
 export interface WrittenRecord {
   recordId: string;
@@ -133,18 +146,38 @@ export class WarcWriter {
   /**
    * Writes one URI's records, in order, into one file. Groups run one at a time in call order.
    * Resolves with where each record landed; rejects with a TroveError, leaving the file as it
-   * was before the group.
+   * was before the group. Records may come from `precompress` (their compressed bytes are reused).
    */
-  writeGroup(records: RecordInput[]): Promise<WrittenRecord[]> {
+  writeGroup(records: (RecordInput | PrecompressedRecord)[]): Promise<WrittenRecord[]> {
     if (this.#closing) return Promise.reject(new TroveError('WARC_WRITER_CLOSED', 'the WARC writer is closed'));
-    let prepared: PreparedRecord[];
+    let prepared: (PreparedRecord | PrecompressedRecord)[];
     try {
       if (!Array.isArray(records)) throw new TroveError('WARC_BAD_RECORD', 'writeGroup takes an array of records');
-      prepared = records.map((r) => prepareRecord(r));
+      prepared = records.map((r) => (isPrecompressed(r) ? r : prepareRecord(r)));
     } catch (err) {
       return Promise.reject(err);
     }
     return this.#enqueue(() => this.#writeGroupNow(prepared));
+  }
+
+  /**
+   * Validates records and compresses the in-memory ones now, outside the writer's queue — e.g.
+   * while the page's links are still being extracted — for the file being written at this
+   * moment. Hand the result to writeGroup; should the file rotate in between, those records are
+   * simply compressed again there. Compression runs on the thread pool, so this overlaps with
+   * work on the crawl's own thread.
+   */
+  async precompress(records: RecordInput[]): Promise<PrecompressedRecord[]> {
+    const warcinfoId = this.#file?.warcinfoId ?? null;
+    const prepared = records.map((r) => prepareRecord(r));
+    return Promise.all(
+      prepared.map(async (record): Promise<PrecompressedRecord> => {
+        if (warcinfoId === null) return { precompressed: true, record, member: null, warcinfoId };
+        const header = buildRecordHeader(record.fields(record.type === 'warcinfo' ? null : warcinfoId));
+        const member = await recordBytesInMemory({ ...record, header }, { gzip: this.#gzip, gzipLevel: this.#gzipLevel });
+        return { precompressed: true, record, member, warcinfoId };
+      }),
+    );
   }
 
   /** fsync the current file, after the groups queued so far (call before committing a database transaction about them). */
@@ -172,7 +205,7 @@ export class WarcWriter {
     return run;
   }
 
-  async #writeGroupNow(records: PreparedRecord[]): Promise<WrittenRecord[]> {
+  async #writeGroupNow(records: (PreparedRecord | PrecompressedRecord)[]): Promise<WrittenRecord[]> {
     if (records.length === 0) return [];
     if (this.#file && this.#file.size >= this.#opts.maxBytes) await this.#closeFile();
     const file = this.#file ?? (await this.#openFile());
@@ -181,9 +214,18 @@ export class WarcWriter {
     let at = groupStart;
     const written: WrittenRecord[] = [];
     try {
-      for (const rec of records) {
-        const header = buildRecordHeader(rec.fields(rec.type === 'warcinfo' ? null : file.warcinfoId));
-        const length = await writeRecordAt(file.handle, at, { ...rec, header }, { gzip: this.#gzip, gzipLevel: this.#gzipLevel });
+      for (const item of records) {
+        const rec = isPrecompressed(item) ? item.record : item;
+        let length: number;
+        if (isPrecompressed(item) && item.member && item.warcinfoId === file.warcinfoId) {
+          await writeFully(file.handle, item.member, at);
+          length = item.member.length;
+        } else {
+          const header = buildRecordHeader(rec.fields(rec.type === 'warcinfo' ? null : file.warcinfoId));
+          // A record compressed for another file already had its declared digest checked.
+          const check = isPrecompressed(item) && item.member !== null ? null : rec.check;
+          length = await writeRecordAt(file.handle, at, { ...rec, header, check }, { gzip: this.#gzip, gzipLevel: this.#gzipLevel });
+        }
         written.push({ recordId: rec.recordId, type: rec.type, filename: file.name, offset: at, length });
         at += length;
       }

@@ -105,6 +105,25 @@ async function* recordChunks(rec: RecordBytes): AsyncGenerator<Buffer> {
 }
 
 /**
+ * The record's bytes as they go on disk (its gzip member, or the raw record), built in memory in
+ * one call, when every block part is in memory and the record is not large; null otherwise (the
+ * record is then streamed). Checks a declared block digest.
+ */
+export async function recordBytesInMemory(rec: RecordBytes, opts: WriteRecordOptions): Promise<Buffer | null> {
+  if (!rec.parts.every((p) => Buffer.isBuffer(p)) || rec.header.length + rec.blockLength > IN_MEMORY_RECORD) return null;
+  const parts = rec.parts as Buffer[];
+  if (rec.check) {
+    for (const p of parts) rec.check.update(p);
+    if (!rec.check.matches()) {
+      throw new TroveError('WARC_BLOCK_DIGEST_MISMATCH', 'block bytes do not match the declared WARC-Block-Digest');
+    }
+  }
+  const raw = Buffer.concat([rec.header, ...parts, CRLFCRLF]);
+  if (!opts.gzip) return raw;
+  return raw.length <= SYNC_GZIP_MAX ? gzipSync(raw, { level: opts.gzipLevel }) : await gzipAsync(raw, { level: opts.gzipLevel });
+}
+
+/**
  * Puts one record on disk at `position`. Returns its length on disk. On failure some bytes past
  * `position` may have been written: the caller truncates them away.
  */
@@ -114,19 +133,10 @@ export async function writeRecordAt(
   rec: RecordBytes,
   opts: WriteRecordOptions,
 ): Promise<number> {
-  const inMemory = rec.parts.every((p) => Buffer.isBuffer(p));
-  if (inMemory && rec.header.length + rec.blockLength <= IN_MEMORY_RECORD) {
-    const parts = rec.parts as Buffer[];
-    if (rec.check) {
-      for (const p of parts) rec.check.update(p);
-      if (!rec.check.matches()) {
-        throw new TroveError('WARC_BLOCK_DIGEST_MISMATCH', 'block bytes do not match the declared WARC-Block-Digest');
-      }
-    }
-    const raw = Buffer.concat([rec.header, ...parts, CRLFCRLF]);
-    const out = !opts.gzip ? raw : raw.length <= SYNC_GZIP_MAX ? gzipSync(raw, { level: opts.gzipLevel }) : await gzipAsync(raw, { level: opts.gzipLevel });
-    await writeFully(file, out, position);
-    return out.length;
+  const whole = await recordBytesInMemory(rec, opts);
+  if (whole) {
+    await writeFully(file, whole, position);
+    return whole.length;
   }
 
   let at = position;

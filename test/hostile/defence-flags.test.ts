@@ -58,8 +58,9 @@ describe('defence flags', () => {
   });
 
   it('bad values are SETTINGS_INVALID', () => {
-    expect(() => parse(['--max-links-per-document', 'many'])).toThrow(/whole number/);
-    expect(() => parse(['--max-extract-bytes', '8 parsecs'])).toThrow(/not a size/);
+    expect(() => parse(['--max-links-per-document', 'many'])).toThrow(expect.objectContaining({ code: 'SETTINGS_INVALID', message: expect.stringMatching(/whole number/) }));
+    expect(() => parse(['--max-extract-bytes', '8 parsecs'])).toThrow(expect.objectContaining({ code: 'SETTINGS_INVALID', message: expect.stringMatching(/not a size/) }));
+    expect(() => parse(['--headers-timeout-s', '-1'])).toThrow(expect.objectContaining({ code: 'SETTINGS_INVALID' }));
   });
 
   it('a zero timeout or head cap is refused before the crawl directory is created', async () => {
