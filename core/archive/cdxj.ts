@@ -67,18 +67,24 @@ export function mimeOf(contentType: string | null): string | null {
  * In memory: fine up to a few million lines (~1 GB of heap for 3 million); a bigger index
  * should be sorted in runs and merged.
  */
+/** CDXJ is sorted bytewise: sort in place, with the engine's native sort when no line holds a surrogate. */
 export function sortCdxjLines(lines: string[]): string[] {
-  if (!lines.some((l) => /[\ud800-\udfff]/.test(l))) return lines.sort();
-  return lines.sort(compareUtf8);
+  return lines.some((l) => SURROGATE.test(l)) ? lines.sort(compareBytewise) : lines.sort();
 }
 
-function compareUtf8(a: string, b: string): number {
+const SURROGATE = /[\ud800-\udfff]/;
+
+/**
+ * Compare as UTF-8 bytes would. JavaScript's `<` compares UTF-16 code units, which differs from
+ * UTF-8 byte order only when one side has a surrogate (a character above U+FFFF) and the other
+ * a character in U+E000–U+FFFF at the first difference; that case is corrected here.
+ */
+export function compareBytewise(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     let x = a.charCodeAt(i);
     let y = b.charCodeAt(i);
     if (x === y) continue;
-    // Move surrogates (supplementary characters) above U+E000–U+FFFF, as UTF-8 orders them.
     if (x >= 0xd800 && y >= 0xd800) {
       x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
       y = y >= 0xe000 ? y - 0x800 : y + 0x2000;

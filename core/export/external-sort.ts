@@ -14,6 +14,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
 import { TroveError } from '../errors.ts';
+import { compareBytewise, sortCdxjLines as sortBytewise } from '../archive/cdxj.ts';
 
 export const DEFAULT_MAX_RUN_BYTES = 64 << 20;
 
@@ -29,33 +30,6 @@ export interface SortOptions {
 /** Estimated heap cost of keeping a line: two bytes per UTF-16 unit plus the string's header. */
 function lineCost(line: string): number {
   return line.length * 2 + 40;
-}
-
-/**
- * Compare as UTF-8 bytes would. JavaScript's `<` compares UTF-16 code units, which differs from
- * UTF-8 byte order only when one side has a surrogate (a character above U+FFFF) and the other
- * a character in U+E000–U+FFFF at the first difference; that case is corrected here.
- */
-export function compareBytewise(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    if (x >= 0xd800 && y >= 0xd800) {
-      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
-      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
-    }
-    return x - y;
-  }
-  return a.length - b.length;
-}
-
-const SURROGATE = /[\ud800-\udfff]/;
-
-/** Sort in place, bytewise; the engine's native sort when no line holds a surrogate. */
-export function sortBytewise(lines: string[]): string[] {
-  return lines.some((l) => SURROGATE.test(l)) ? lines.sort(compareBytewise) : lines.sort();
 }
 
 /** The lines of `source`, sorted bytewise. Lines must not contain `\n`. Temporary files are removed when iteration ends. */
