@@ -88,6 +88,8 @@ export async function runFuzzCampaign(opts: CampaignOptions): Promise<CampaignRe
     clearInterval(sampler);
   }
   const rssEnd = process.memoryUsage().rss;
+  // Keep the directory only when it holds failing inputs (or the caller chose it).
+  if (opts.dir === undefined && failures.length === 0) fs.rmSync(dir, { recursive: true, force: true });
   return {
     kind: opts.kind,
     seed: opts.seed,
