@@ -9,7 +9,7 @@
  * into the crawl directory. `dedupFrom` (paths of earlier crawls or CDXJ files to read) is kept
  * from the renderer for the same reason.
  */
-import type { CrawlSettings, HostOverride } from './settings.ts';
+import type { CrawlSettings, HostOverride, ScopeRuleConfig } from './settings.ts';
 import { arr, bool, int, num, obj, oneOf, optional, PayloadError, str, type Validator } from './validate.ts';
 
 export type SettingsPatch = Partial<Omit<CrawlSettings, 'robotsFile' | 'dedupFrom'>>;
@@ -36,6 +36,30 @@ const override: Validator<HostOverride> = obj({
   maxKbpsPerHost: optional(count()),
 });
 
+const decision = oneOf(['ACCEPT', 'REJECT'] as const);
+const RULE_SHAPES = {
+  'on-host': obj({ type: oneOf(['on-host'] as const), hosts: arr(str({ max: 253 }), { max: 10_000 }), decision }),
+  'on-domain': obj({ type: oneOf(['on-domain'] as const), domains: arr(str({ max: 253 }), { max: 10_000 }), decision }),
+  regex: obj({ type: oneOf(['regex'] as const), pattern: str({ max: 2000 }), decision }),
+  'hops-path': obj({ type: oneOf(['hops-path'] as const), pattern: str({ max: 2000 }), decision }),
+  'file-type': obj({
+    type: oneOf(['file-type'] as const),
+    presets: optional(arr(oneOf(['images', 'audio', 'video', 'documents'] as const), { max: 4 })),
+    extensions: optional(arr(str({ max: 20 }), { max: 1000 })),
+    decision,
+  }),
+  mime: obj({ type: oneOf(['mime'] as const), pattern: str({ max: 2000 }), decision }),
+  'content-length': obj({ type: oneOf(['content-length'] as const), over: optional(count()), under: optional(count()), decision }),
+};
+
+/** One extra scope rule: the validator is picked by its `type`. */
+const scopeRule: Validator<ScopeRuleConfig> = (input, where) => {
+  const type = (input as { type?: unknown } | null)?.type;
+  const v = typeof type === 'string' && Object.hasOwn(RULE_SHAPES, type) ? RULE_SHAPES[type as keyof typeof RULE_SHAPES] : null;
+  if (!v) throw new PayloadError(`${where}.type`, `expected one of ${Object.keys(RULE_SHAPES).join(', ')}`);
+  return v(input, where) as ScopeRuleConfig;
+};
+
 const FIELDS: { [K in keyof Required<SettingsPatch>]: Validator<CrawlSettings[K]> } = {
   name: str({ max: 200 }),
   seeds: arr(str({ max: 8192 }), { max: 100_000 }),
@@ -56,6 +80,7 @@ const FIELDS: { [K in keyof Required<SettingsPatch>]: Validator<CrawlSettings[K]
   crawlDelayCapS: int({ min: 0, max: 7 * 24 * 3600 }),
   maxKbpsPerHost: count(),
   overrides: arr(override, { max: 1000 }),
+  scopeRules: arr(scopeRule, { max: 1000 }),
   queuePolicy: str({ max: 40 }),
   robots: oneOf(ROBOTS_POLICY_NAMES),
   candidateAgents: arr(line(), { max: 100 }),

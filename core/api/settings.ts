@@ -8,6 +8,19 @@ export type RobotsPolicy = 'obey' | 'ignore' | 'custom' | 'most-favored' | 'firs
 export type PolitenessPreset = 'polite' | 'moderate' | 'fast';
 export type DedupMode = 'off' | 'url' | 'digest';
 
+/**
+ * Extra scope rules from a crawl config (the same union core/scope uses): each says what it
+ * answers when it matches. `mime` and `content-length` apply after fetch.
+ */
+export type ScopeRuleConfig =
+  | { type: 'on-host'; hosts: string[]; decision: 'ACCEPT' | 'REJECT' }
+  | { type: 'on-domain'; domains: string[]; decision: 'ACCEPT' | 'REJECT' }
+  | { type: 'regex'; pattern: string; decision: 'ACCEPT' | 'REJECT' }
+  | { type: 'hops-path'; pattern: string; decision: 'ACCEPT' | 'REJECT' }
+  | { type: 'file-type'; presets?: ('images' | 'audio' | 'video' | 'documents')[]; extensions?: string[]; decision: 'ACCEPT' | 'REJECT' }
+  | { type: 'mime'; pattern: string; decision: 'ACCEPT' | 'REJECT' }
+  | { type: 'content-length'; over?: number; under?: number; decision: 'ACCEPT' | 'REJECT' };
+
 /** A per-host or per-domain override, as Heritrix's settings sheets. More specific wins. */
 export interface HostOverride {
   /** `example.org` matches that host; `.example.org` or `domain=example.org` matches it and subdomains. */
@@ -36,6 +49,8 @@ export interface CrawlSettings {
   maxPathRepeats: number;
   maxPathDepth: number;
   maxUrlLength: number;
+  /** Extra decide rules (crawl config only). */
+  scopeRules: ScopeRuleConfig[];
 
   // politeness
   politeness: PolitenessPreset;
@@ -117,6 +132,7 @@ export function defaultSettings(): CrawlSettings {
     maxPathRepeats: 2,
     maxPathDepth: 20,
     maxUrlLength: 2083,
+    scopeRules: [],
     politeness: 'polite',
     concurrency: 8,
     ...POLITENESS_PRESETS.polite,

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { Option, type Command } from 'commander';
 import { HERITRIX_RETRIES, POLITENESS_PRESETS, type CrawlSettings, type HostOverride, type PolitenessPreset } from '../api/settings.ts';
 import { TroveError } from '../errors.ts';
+import { readCrawlConfig } from '../crawl/crawl-config-file.ts';
 import { normalizeUrl } from '../scope/normalize-url.ts';
 
 function int(name: string) {
@@ -67,6 +68,7 @@ export function parseOverride(v: string): HostOverride {
 export function addCrawlOptions(cmd: Command): Command {
   return cmd
     .option('--name <name>', 'crawl name (warcinfo isPartOf)')
+    .option('--config <file>', 'crawl config (JSON or YAML): any setting by name, plus scopeRules and overrides; flags win')
     .option('--seeds-file <file>', 'read seeds from a file, one URL per line (# comments allowed)')
     .addOption(new Option('--scope <preset>', 'scope preset').choices(['page', 'prefix', 'host', 'domain', 'any']))
     .option('--include <regex>', 'also accept URLs matching (repeatable)', collect)
@@ -121,8 +123,8 @@ export function addCrawlOptions(cmd: Command): Command {
 type Opts = Record<string, unknown>;
 
 export function settingsFromOptions(opts: Opts, seeds: string[]): Partial<CrawlSettings> {
-  const s: Partial<CrawlSettings> = {};
-  const allSeeds = [...seeds];
+  const s: Partial<CrawlSettings> = typeof opts.config === 'string' ? readCrawlConfig(opts.config) : {};
+  const allSeeds = [...(s.seeds ?? []), ...seeds];
   if (typeof opts.seedsFile === 'string') {
     let text: string;
     try {

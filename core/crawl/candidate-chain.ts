@@ -74,6 +74,11 @@ export class CandidateChain {
     return out;
   }
 
+  /** A rejection decided elsewhere (after fetch), logged and counted like the others. */
+  reportRejection(r: Rejection): void {
+    this.onReject(r);
+  }
+
   /** A prerequisite (robots.txt) for `forUrl`: same queue policy, hop P, goes first. */
   prerequisite(robotsUrl: string, parent: { url: string; hopsPath: string }, notBefore?: number): Candidate {
     const c = this.candidate(robotsUrl, parent.hopsPath + 'P', parent.url, 'robots', DIRECTIVE_PREREQUISITE, false);

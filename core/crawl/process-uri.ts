@@ -14,6 +14,7 @@ import type { Outlink } from '../extract/outlink.ts';
 import { decodeBodyStream } from '../extract/decode-body.ts';
 import { inferredLinks } from '../extract/inferred-links.ts';
 import { surtKey } from '../scope/surt.ts';
+import { decideAfterFetch } from '../scope/decide-rules.ts';
 import type { RecordRow } from '../archive/capture-index.ts';
 import type { WrittenRecord } from '../warc/warc-writer.ts';
 import { ROBOTS_MAX_REDIRECTS } from '../robots/robots-state.ts';
@@ -257,6 +258,16 @@ async function handleFetched(
     return finish(ctx, uri, slot, { status: finalStatus, annotations, queueReadyAt, fetch: f });
   }
   queueNote.consecutiveErrors = 0;
+
+  // MIME and content-length rules of the crawl config decide once the response is known: a
+  // rejected response is not archived (the URI ends out of scope, counted under its rule).
+  if (ctx.settings.scopeRules.some((r) => r.type === 'mime' || r.type === 'content-length')) {
+    const d = decideAfterFetch(ctx.settings.scopeRules, { mime, contentLength: f.entity?.size ?? null });
+    if (d?.decision === 'REJECT') {
+      ctx.chain.reportRejection({ url: uri.url, hopsPath: uri.hopsPath, via: uri.via, rule: d.rule, reason: d.reason });
+      return finish(ctx, uri, slot, { status: Outcome.OUT_OF_SCOPE, annotations: [...annotations, `after-fetch:${d.rule}`], queueReadyAt: now + hs.minDelayMs, fetch: f });
+    }
+  }
 
   // Extraction (off the crawl loop, in the worker pool), from the content-decoded entity.
   let outlinks: Outlink[] = [];

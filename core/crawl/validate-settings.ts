@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { TroveError } from '../errors.ts';
 import type { CrawlSettings } from '../api/settings.ts';
 import { normalizeUrl } from '../scope/normalize-url.ts';
+import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
 
 const POLICIES = ['obey', 'ignore', 'custom', 'most-favored', 'first-named'];
 const SCOPES = ['page', 'prefix', 'host', 'domain', 'any'];
@@ -52,5 +53,7 @@ export function validateSettings(s: CrawlSettings, opts: { requireSeeds: boolean
   for (const src of s.dedupFrom ?? []) {
     if (!fs.existsSync(src)) throw invalid(`--dedup-from ${src}: no such crawl directory or CDXJ file`);
   }
+  // The scope too (regexes compile, extra rules are well formed), before anything is written.
+  buildScope(scopeSettingsFrom(s), s.seeds);
   if (!/^[A-Za-z0-9._-]+$/.test(s.warcPrefix)) throw invalid('the WARC prefix may hold only letters, digits, ".", "_" and "-"');
 }

@@ -106,7 +106,7 @@ export function buildScope(settings: ScopeSettings, seeds: string[]): Scope {
 /** The scope part of a crawl's settings. */
 export function scopeSettingsFrom(settings: CrawlSettings): ScopeSettings {
   const { scope, include, exclude, maxHops, transHops, maxPathRepeats, maxPathDepth, maxUrlLength } = settings;
-  return { scope, include, exclude, maxHops, transHops, maxPathRepeats, maxPathDepth, maxUrlLength };
+  return { scope, include, exclude, maxHops, transHops, maxPathRepeats, maxPathDepth, maxUrlLength, rules: settings.scopeRules ?? [] };
 }
 
 function runRules(rules: readonly DecideRule[], candidate: ScopeCandidate): Decision {

@@ -1,3 +1,5 @@
+import type { ScopeRuleConfig } from '../api/settings.ts';
+
 /**
  * Shapes shared by the scope rules, the crawler and the UI. Plain data only, so crawl.json and
  * the renderer can use them.
@@ -45,21 +47,7 @@ export type FileTypePreset = 'images' | 'audio' | 'video' | 'documents';
  * prerequisites can override them). `mime` and `content-length` need the response: they are used
  * by `decideAfterFetch`, never by `decide`.
  */
-export type ExtraRuleConfig =
-  /** The URL's host is one of these (exact, port ignored). */
-  | { type: 'on-host'; hosts: string[]; decision: RuleDecision }
-  /** The URL's host is one of these domains or a subdomain of one. */
-  | { type: 'on-domain'; domains: string[]; decision: RuleDecision }
-  /** A JavaScript regex (unanchored) matches the URL. */
-  | { type: 'regex'; pattern: string; decision: RuleDecision }
-  /** A regex matches the hops path (e.g. `^L*E$`). */
-  | { type: 'hops-path'; pattern: string; decision: RuleDecision }
-  /** The path ends in one of the preset's extensions (or one of `extensions`). */
-  | { type: 'file-type'; presets?: FileTypePreset[]; extensions?: string[]; decision: RuleDecision }
-  /** After fetch: a regex matches the response MIME type (e.g. `^video/`). */
-  | { type: 'mime'; pattern: string; decision: RuleDecision }
-  /** After fetch: the content length is over `over` bytes, or under `under` bytes. */
-  | { type: 'content-length'; over?: number; under?: number; decision: RuleDecision };
+export type ExtraRuleConfig = ScopeRuleConfig;
 
 export interface ScopeSettings {
   scope: ScopePresetName;
