@@ -75,6 +75,7 @@ export class CrawlController {
   private lastSnapshot = 0;
   private lastDiskCheck = 0;
   private appliedLimits = new Set<string>();
+  private trapsSaid = new Set<string>();
   private done: Promise<CrawlSnapshot>;
 
   constructor(ctx: CrawlContext, hooks: ControllerHooks, hardAbort: AbortController, opts: { startedAt?: number; elapsedBefore?: number } = {}) {
@@ -374,6 +375,13 @@ export class CrawlController {
       this.hooks.persist();
     } catch {
       /* counters are advisory */
+    }
+    // A newly suspected crawler trap is said once in the log (the CLI prints it; the app shows it).
+    for (const t of this.hooks.traps()) {
+      const key = `${t.host} ${t.pattern}`;
+      if (this.trapsSaid.has(key)) continue;
+      this.trapsSaid.add(key);
+      this.log('warn', `possible crawler trap on ${t.host}: ${t.count}× ${t.pattern} — consider --exclude '${t.suggestedExclude}'`);
     }
     if (this.listeners.size > 0) this.emit({ type: 'snapshot', snapshot: this.snapshot() });
   }
