@@ -50,6 +50,24 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     return created.id;
   };
 
+  /** One uris row: a new URI (with its fingerprint) or a refetch of a finished one (refetchOf). */
+  const insertUri = (c: Candidate, fingerprint: bigint | null, refetchOf: number | null, qid: number) => {
+    const waits = c.notBefore !== undefined;
+    return st.insertUri.run(
+      fingerprint,
+      refetchOf,
+      qid,
+      waits ? UriState.WAITING : UriState.PENDING,
+      c.directive ?? 0,
+      waits ? c.notBefore! : null,
+      c.seed ? 1 : 0,
+      c.url,
+      c.hopsPath,
+      c.via,
+      c.viaContext ?? null,
+    );
+  };
+
   const scheduleAll = (cands: readonly Candidate[]): number => {
     const ids = new Map<string, number>();
     const tally = new Map<number, { pending: number; waiting: number }>();
@@ -63,19 +81,7 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
         ids.set(c.queueKey, qid);
       }
       const waits = c.notBefore !== undefined;
-      const r = st.insertUri.run(
-        BigInt.asIntN(64, c.fingerprint),
-        null,
-        qid,
-        waits ? UriState.WAITING : UriState.PENDING,
-        c.directive ?? 0,
-        waits ? c.notBefore! : null,
-        c.seed ? 1 : 0,
-        c.url,
-        c.hopsPath,
-        c.via,
-        c.viaContext ?? null,
-      );
+      const r = insertUri(c, BigInt.asIntN(64, c.fingerprint), null, qid);
       if (r.changes === 0) continue;
       let t = tally.get(qid);
       if (!t) tally.set(qid, (t = { pending: 0, waiting: 0 }));
@@ -103,19 +109,7 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     if (st.activeRefetch.get(original.id)) return false;
     const qid = queueId(c.queueKey);
     const waits = c.notBefore !== undefined;
-    st.insertUri.run(
-      null,
-      original.id,
-      qid,
-      waits ? UriState.WAITING : UriState.PENDING,
-      c.directive ?? 0,
-      waits ? c.notBefore! : null,
-      c.seed ? 1 : 0,
-      c.url,
-      c.hopsPath,
-      c.via,
-      c.viaContext ?? null,
-    );
+    insertUri(c, null, original.id, qid);
     st.addToQueue.run(waits ? 0 : 1, waits ? 1 : 0, qid);
     addStats({ pending: 1, waiting: waits ? 1 : 0 });
     return true;
