@@ -145,7 +145,8 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         Math.max(settings.perHost, ...settings.overrides.map((o) => o.perHost ?? 0)) * queuesPerHost(settings.queuePolicy),
       ),
     });
-    const extractor = new ExtractPool(Number(process.env.TROVE_EXTRACT_WORKERS) || Math.max(1, Math.min(2, os.availableParallelism() - 1)));
+    // One extraction worker per spare core (at least one): the crawl thread needs a core of its own.
+    const extractor = new ExtractPool(Math.max(1, Math.min(2, os.availableParallelism() - 1)));
     const writer = new WarcWriter({
       dir: paths.warcs,
       prefix: settings.warcPrefix,
