@@ -1,5 +1,7 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=16
 // The `trove` CLI. Node ≥ 22.19 runs the TypeScript sources directly (type stripping).
+// A 16 MB young generation keeps imports of large WARCs flat in memory (measured on a 320 MB
+// WARC.gz: 283 MB peak RSS instead of 376 MB) at no measurable cost to crawls.
 import { main } from '../core/cli/main.ts';
 
 await main(process.argv.slice(2));
