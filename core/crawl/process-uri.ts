@@ -14,9 +14,8 @@ import type { Outlink } from '../extract/outlink.ts';
 import { decodeBodyStream } from '../extract/decode-body.ts';
 import { inferredLinks } from '../extract/inferred-links.ts';
 import { surtKey } from '../scope/surt.ts';
+import { captureRows, headerValue, mimeOf } from './capture-rows.ts';
 import { decideAfterFetch } from '../scope/decide-rules.ts';
-import type { RecordRow } from '../archive/capture-index.ts';
-import type { WrittenRecord } from '../warc/warc-writer.ts';
 import { ROBOTS_MAX_REDIRECTS } from '../robots/robots-state.ts';
 import { Outcome, outcomeName } from './outcome-codes.ts';
 import { buildCaptureGroup, metadataRecord, REVISIT_PROFILE_IDENTICAL, REVISIT_PROFILE_NOT_MODIFIED, type RevisitOf } from './capture-records.ts';
@@ -42,21 +41,6 @@ export interface UriResult {
 function retryDelay(ctx: CrawlContext, attempt: number): number {
   const base = ctx.settings.retryDelayS * 1000;
   return ctx.settings.retryBackoff === 'fixed' ? base : retryBackoffMs(attempt, base, Math.max(base, 15 * 60_000));
-}
-
-function headerValue(headers: [string, string][], name: string): string | null {
-  const n = name.toLowerCase();
-  for (const [k, v] of headers) if (k.toLowerCase() === n) return v;
-  return null;
-}
-
-function mimeOf(headers: [string, string][]): string | null {
-  const ct = headerValue(headers, 'content-type');
-  return ct ? ct.split(';')[0]!.trim().toLowerCase() : null;
-}
-
-function ts14(d: Date): string {
-  return d.toISOString().replace(/[-:TZ.]/g, '').slice(0, 14);
 }
 
 function isRobotsUri(uri: ClaimedUri): boolean {
@@ -254,8 +238,7 @@ async function handleFetched(
       ctx.frontier.complete(uri, { status: f.outcome, retryAt: now + retryDelay(ctx, uri.attempts + 1), queueReadyAt });
       return { kind: 'retry', status: f.outcome, bytes: 0, page: false };
     }
-    const finalStatus = retryable && uri.attempts >= ctx.settings.maxRetries && ctx.settings.maxRetries > 0 ? f.outcome : f.outcome;
-    return finish(ctx, uri, slot, { status: finalStatus, annotations, queueReadyAt, fetch: f });
+    return finish(ctx, uri, slot, { status: f.outcome, annotations, queueReadyAt, fetch: f });
   }
   queueNote.consecutiveErrors = 0;
 
@@ -387,54 +370,6 @@ async function handleFetched(
   return { kind: 'final', status: outcome, bytes: f.bytesReceived, page };
 }
 
-function captureRows(
-  ctx: CrawlContext,
-  url: string,
-  date: Date,
-  f: FetchResult,
-  written: WrittenRecord[],
-  title: string | null,
-  revisitOf: RevisitOf | null,
-  page = false,
-): RecordRow[] {
-  const key = surtKey(url);
-  const t = ts14(date);
-  const dateStr = date.toISOString();
-  const responseId = written.find((w) => w.type === 'response' || w.type === 'revisit')?.recordId ?? null;
-  return written.map((w): RecordRow => {
-    const isResp = w.type === 'response' || w.type === 'revisit';
-    return {
-      fileId: ctx.fileIds.get(w.filename) ?? 0,
-      offset: w.offset,
-      length: w.length,
-      recordType: w.type,
-      recordId: w.recordId,
-      targetUri: url,
-      urlkey: key,
-      ts: t,
-      date: dateStr,
-      mime: isResp ? mimeOf(f.headers) : w.type === 'metadata' ? 'application/warc-fields' : 'application/http; msgtype=request',
-      status: isResp ? f.status : null,
-      payloadDigest: isResp ? f.payloadDigest : null,
-      refersTo: w.type === 'revisit' ? (revisitOf?.recordId ?? null) : null,
-      refersToUri: w.type === 'revisit' ? (revisitOf?.targetUri ?? null) : null,
-      refersToDate: w.type === 'revisit' ? (revisitOf?.date ?? null) : null,
-      concurrentTo: isResp ? null : responseId,
-      method: w.type === 'request' ? 'GET' : null,
-      contentLength: isResp ? (f.entity?.size ?? 0) : null,
-      truncated: isResp ? f.truncated : null,
-      title: isResp ? title : null,
-      // A page is an HTML 200 response, as the importer counts them (a revisit is not a new page).
-      page: page && w.type === 'response',
-    };
-  });
-}
-
-/**
- * A per-host override of --per-host, applied to the host's queue before the first of its URIs
- * gets a second slot (processUri runs this synchronously after the claim, before any await, so
- * the crawl loop's next claim already sees it). Host queues only: an elfhash queue mixes hosts.
- */
 function applyQueueLimit(ctx: CrawlContext, queueKey: string, hs: HostSettings): void {
   if (ctx.settings.queuePolicy !== 'host') return;
   const note = noteFor(ctx, queueKey);
