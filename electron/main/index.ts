@@ -16,6 +16,7 @@ import { createAppService, type AppService } from '../../core/app/app-service.ts
 import { registerIpcGate } from './ipc-gate.ts';
 import { buildMenu } from './menu.ts';
 import { ReplayView } from './replay-view.ts';
+import { chooseLibraryLocation, libraryLocation } from './library-location.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const devServer = process.env.ELECTRON_RENDERER_URL ?? null;
@@ -23,8 +24,8 @@ const rendererFile = path.join(here, '../renderer/index.html');
 const rendererUrl = devServer ?? pathToFileURL(rendererFile).href;
 const preload = path.join(here, '../preload/index.cjs');
 
-/** The library folder: ~/Documents/Trove, or TROVE_LIBRARY (tests, portable setups). */
-const libraryDir = process.env.TROVE_LIBRARY || path.join(app.getPath('documents'), 'Trove');
+/** The library folder: the one the user chose, TROVE_LIBRARY, or ~/Documents/Trove. */
+const libraryDir = libraryLocation();
 
 // No speculative DNS/TCP to hosts named in archived pages: replay must not touch the network.
 app.commandLine.appendSwitch('dns-prefetch-disable');
@@ -146,7 +147,13 @@ async function main(): Promise<void> {
   const svc = createAppService({ libraryDir, emit, shell: 'electron' });
   service = svc;
   registerIpcGate({ handlers: { ...svc.handlers, ...shellHandlers(svc) }, window: () => win?.webContents ?? null, rendererUrl, log });
-  Menu.setApplicationMenu(buildMenu((action) => emit('menu', { action }), { dev: devServer !== null, libraryDir: svc.library.dir }));
+  Menu.setApplicationMenu(
+    buildMenu((action) => emit('menu', { action }), {
+      dev: devServer !== null,
+      libraryDir: svc.library.dir,
+      chooseLibrary: () => void chooseLibraryLocation(win, svc.library.dir).catch((err) => log('choosing the library folder failed', err)),
+    }),
+  );
   nativeTheme.on('updated', () => win?.setBackgroundColor(background()));
 
   win = createWindow(svc);

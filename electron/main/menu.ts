@@ -6,7 +6,7 @@
 import { app, Menu, shell, type MenuItemConstructorOptions } from 'electron';
 import type { MenuAction } from '../../core/api/app-types.ts';
 
-export function buildMenu(send: (action: MenuAction) => void, opts: { dev: boolean; libraryDir: string }): Menu {
+export function buildMenu(send: (action: MenuAction) => void, opts: { dev: boolean; libraryDir: string; chooseLibrary: () => void }): Menu {
   const item = (label: string, accelerator: string, action: MenuAction): MenuItemConstructorOptions => ({
     label,
     accelerator,
@@ -23,6 +23,7 @@ export function buildMenu(send: (action: MenuAction) => void, opts: { dev: boole
         item('Import WARC / WACZ…', 'CmdOrCtrl+I', 'import'),
         { type: 'separator' },
         { label: 'Open Library Folder', click: () => void shell.openPath(opts.libraryDir) },
+        { label: 'Choose Library Folder…', click: () => opts.chooseLibrary() },
         { type: 'separator' },
         isMac ? { role: 'close' } : { role: 'quit' },
       ],
