@@ -4,4 +4,11 @@
 // WARC.gz: 283 MB peak RSS instead of 376 MB) at no measurable cost to crawls.
 import { main } from '../core/cli/main.ts';
 
+// `trove index big.warc.gz | head` closes our stdout early: that is the reader's choice, not an
+// error, so stop quietly as Unix tools do.
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 await main(process.argv.slice(2));
