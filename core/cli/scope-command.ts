@@ -10,7 +10,8 @@
  */
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
-import { defaultSettings } from '../api/settings.ts';
+import { defaultSettings, type CrawlSettings } from '../api/settings.ts';
+import { readCrawlConfig } from '../crawl/crawl-config-file.ts';
 import { isTroveError } from '../errors.ts';
 import { buildScope, SCOPE_PRESETS } from '../scope/decide-rules.ts';
 import type { Scope, ScopePresetName } from '../scope/decide-rules.ts';
@@ -18,7 +19,8 @@ import { formatDecision } from '../scope/format-decision.ts';
 import { normalizeUrl, parseUrl } from '../scope/normalize-url.ts';
 
 interface ScopeTestOptions {
-  seed: string[];
+  seed?: string[];
+  config?: string;
   scope: ScopePresetName;
   include?: string[];
   exclude?: string[];
@@ -39,7 +41,8 @@ export function registerScopeCommand(program: Command): void {
     .command('test')
     .description('judge URLs against a crawl scope and explain every rule (URLs first, or end option lists with --)')
     .argument('<url...>', 'URLs to judge; relative ones resolve against --via')
-    .requiredOption('--seed <url...>', 'seed URL(s)')
+    .option('--seed <url...>', 'seed URL(s) (or the seeds of --config)')
+    .option('--config <file>', 'a crawl config (JSON or YAML): its seeds and scope, extra rules included; flags win')
     .addOption(new Option('--scope <preset>', 'seed-implied scope').choices(SCOPE_PRESETS).default(d.scope))
     .option('--include <regex...>', 'regexes that put URLs in scope (excludes still win)')
     .option('--exclude <regex...>', 'regexes that take URLs out of scope')
@@ -62,19 +65,26 @@ export function registerScopeCommand(program: Command): void {
         if (!/^[LERXPIMS]*$/.test(opts.hops)) {
           this.error(`error: --hops must use only the letters L E R X P I M S, got "${opts.hops}"`, { exitCode: 2, code: 'SCOPE_BAD_HOPS_PATH' });
         }
-        seedKeys = new Set(opts.seed.map((s) => normalizeUrl(s)));
+        // A config file gives the base; a flag the user typed wins over it.
+        const file = opts.config ? readCrawlConfig(opts.config) : {};
+        const pick = <K extends keyof ScopeTestOptions & keyof CrawlSettings>(key: K, fallback: CrawlSettings[K]): CrawlSettings[K] =>
+          this.getOptionValueSource(key) === 'cli' || file[key] === undefined ? ((opts[key] ?? fallback) as CrawlSettings[K]) : (file[key] as CrawlSettings[K]);
+        const seeds = opts.seed ?? file.seeds ?? [];
+        if (seeds.length === 0) this.error('error: give --seed <url...> or a --config with seeds', { exitCode: 2, code: 'SETTINGS_INVALID' });
+        seedKeys = new Set(seeds.map((s) => normalizeUrl(s)));
         scopeRules = buildScope(
           {
-            scope: opts.scope,
-            include: opts.include ?? [],
-            exclude: opts.exclude ?? [],
-            maxHops: opts.maxHops,
-            transHops: opts.transHops,
-            maxPathRepeats: opts.maxPathRepeats,
-            maxPathDepth: opts.maxPathDepth,
-            maxUrlLength: opts.maxUrlLength,
+            scope: pick('scope', d.scope),
+            include: pick('include', []),
+            exclude: pick('exclude', []),
+            maxHops: pick('maxHops', d.maxHops),
+            transHops: pick('transHops', d.transHops),
+            maxPathRepeats: pick('maxPathRepeats', d.maxPathRepeats),
+            maxPathDepth: pick('maxPathDepth', d.maxPathDepth),
+            maxUrlLength: pick('maxUrlLength', d.maxUrlLength),
+            rules: file.scopeRules ?? [],
           },
-          opts.seed,
+          seeds,
         );
       } catch (e) {
         if (isTroveError(e)) this.error(`error: ${e.message}`, { exitCode: 2, code: e.code });
