@@ -119,6 +119,9 @@ describe('trove scope test', () => {
   it('refuses a bad preset or number the way commander does (exit 1)', async () => {
     expect((await trove('scope', 'test', 'https://e.org/', '--seed', 'https://e.org/', '--scope', 'site')).code).toBe(1);
     expect((await trove('scope', 'test', 'https://e.org/', '--seed', 'https://e.org/', '--max-hops', 'ten')).code).toBe(1);
-    expect((await trove('scope', 'test', 'https://e.org/')).code).toBe(1); // --seed is required
+  });
+
+  it('needs seeds, from --seed or a --config (exit 2, like every bad setting)', async () => {
+    expect((await trove('scope', 'test', 'https://e.org/')).code).toBe(2);
   });
 });
