@@ -12,8 +12,8 @@ import { decodeBody, decodeBodyStream } from '../../core/extract/decode-body.ts'
 const MB = 1024 * 1024;
 const BOMB_BYTES = 200 * MB;
 const CAP = 4 * MB;
-/** Peak RSS may grow by this much at most while decoding a 200 MB bomb. */
-const RSS_BUDGET = 64 * MB;
+/** Peak RSS may grow by this much at most while decoding a 200 MB bomb (an uncapped decode grows it by ~414 MB). */
+const RSS_BUDGET = 128 * MB;
 
 async function compressZeros(encoder: zlib.Gzip | zlib.BrotliCompress, total: number): Promise<Buffer> {
   const out: Buffer[] = [];
