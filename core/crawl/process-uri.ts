@@ -13,6 +13,7 @@ import type { FetchResult } from '../fetch/fetcher.ts';
 import type { Outlink } from '../extract/outlink.ts';
 import { decodeBodyStream } from '../extract/decode-body.ts';
 import { inferredLinks } from '../extract/inferred-links.ts';
+import { extractDocument } from '../extract/extract-document.ts';
 import { surtKey } from '../scope/surt.ts';
 import { captureRows, headerValue, mimeOf } from './capture-rows.ts';
 import { decideAfterFetch } from '../scope/decide-rules.ts';
@@ -301,7 +302,10 @@ async function handleFetched(
       if (decoded.truncated) annotations.push('extract-capped');
       if (decoded.error) annotations.push('decode-error');
     }
-    const ex = await ctx.extractor.run({ url: uri.url, status, headers: f.headers, body, mime: mime ?? '', maxLinks: ctx.settings.maxLinksPerDocument });
+    const input = { url: uri.url, status, headers: f.headers, body, mime: mime ?? '', maxLinks: ctx.settings.maxLinksPerDocument };
+    // No body to parse (an image, a script, a redirect): only header links, cheap enough to take
+    // here rather than a round trip to the worker pool.
+    const ex = body.length === 0 ? extractDocument(input) : await ctx.extractor.run(input);
     if (ex.error) annotations.push('extract-error');
     outlinks = ex.outlinks;
     title = ex.title;
