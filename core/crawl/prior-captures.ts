@@ -26,16 +26,6 @@ export interface PriorCapture {
   recordId: string | null;
 }
 
-interface PriorRow {
-  source: string;
-  urlkey: string;
-  url: string;
-  ts: string;
-  date: string;
-  status: number | null;
-  digest: string | null;
-  record_id: string | null;
-}
 
 const BATCH = 5000;
 
@@ -59,7 +49,8 @@ export class PriorCaptures {
 
   constructor(db: Database.Database) {
     this.db = db;
-    const cols = 'source, urlkey, url, ts, date, status, digest, record_id';
+    // Columns named as PriorCapture's fields, so a row is a capture as it comes.
+    const cols = 'source, urlkey, url, ts, date, status, digest, record_id AS recordId';
     this.latestStmt = db.prepare(`SELECT ${cols} FROM prior_captures WHERE urlkey = ? AND status BETWEEN 200 AND 299 ORDER BY ts DESC LIMIT 1`);
     this.digestStmt = db.prepare(`SELECT ${cols} FROM prior_captures WHERE digest = ? ORDER BY ts LIMIT 1`);
     this.digestUrlStmt = db.prepare(`SELECT ${cols} FROM prior_captures WHERE digest = ? AND url = ? ORDER BY ts LIMIT 1`);
@@ -151,14 +142,13 @@ export class PriorCaptures {
 
   /** The latest successful earlier capture of a URL (by its SURT key). */
   latest(urlkey: string, url: string): PriorCapture | null {
-    const r = this.latestStmt.get(urlkey) as PriorRow | undefined;
-    return r && r.url === url ? toCapture(r) : null;
+    const r = this.latestStmt.get(urlkey) as PriorCapture | undefined;
+    return r && r.url === url ? r : null;
   }
 
   /** The earliest earlier capture with this payload digest (optionally of this URL only). */
   byDigest(digest: string, url?: string): PriorCapture | null {
-    const r = (url === undefined ? this.digestStmt.get(digest) : this.digestUrlStmt.get(digest, url)) as PriorRow | undefined;
-    return r ? toCapture(r) : null;
+    return ((url === undefined ? this.digestStmt.get(digest) : this.digestUrlStmt.get(digest, url)) as PriorCapture | undefined) ?? null;
   }
 
   /** The earlier capture as replay would serve it (headers + decoded body), when its source is a crawl directory. */
@@ -203,8 +193,4 @@ export class PriorCaptures {
     for (const a of this.archives.values()) a?.close();
     this.archives.clear();
   }
-}
-
-function toCapture(r: PriorRow): PriorCapture {
-  return { source: r.source, urlkey: r.urlkey, url: r.url, ts: r.ts, date: r.date, status: r.status, digest: r.digest, recordId: r.record_id };
 }
