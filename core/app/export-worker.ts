@@ -37,7 +37,16 @@ async function run(d: ExportWorkerData, onProgress: (p: ExportProgressInfo) => v
     switch (d.format) {
       case 'wacz': {
         const r = await exportWacz(archive, d.out, { title: d.title, description: d.description, pageText: d.pageText, onProgress });
-        return { type: 'done', bytes: r.bytes, summary: { warcs: r.warcs, captures: r.captures, pages: r.pages, index: r.index } };
+        return { type: 'done', bytes: r.bytes, summary: {
+            warcs: r.warcs,
+            captures: r.captures,
+            pages: r.pages,
+            index: r.index,
+            warcHashesRecorded: r.fixity.recorded,
+            warcHashesComputed: r.fixity.hashed,
+            ...(r.changedSinceRecorded.length > 0 ? { changedSinceWritten: r.changedSinceRecorded.join(', ') } : {}),
+          },
+        };
       }
       case 'cdxj': {
         const r = await exportCdxj(archive, d.out, { onProgress });

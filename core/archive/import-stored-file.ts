@@ -8,6 +8,7 @@ import path from 'node:path';
 import { WARCS_FOLDER } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
 import type { ImportedFile, ImportProgress, ImportReport } from './archive-types.ts';
+import { sealFile } from './file-fixity.ts';
 import { indexArchiveFile } from './import-file-records.ts';
 import { recompressWarc } from './import-recompress.ts';
 
@@ -41,6 +42,8 @@ export interface StoredFile {
   kind: 'warc' | 'wacz-entry';
   /** File name stem for a recompressed copy. */
   stem: string;
+  /** The file holding the bytes for good, when `readPath` is a temporary copy (a WACZ entry): hashed for fixity. */
+  holder?: string;
 }
 
 /** `a.warc.gz` → `a`; `b.arc` → `b`. */
@@ -94,6 +97,7 @@ export async function indexStoredFile(run: ImportRun, f: StoredFile): Promise<vo
   let result = first;
   let stored = f.storedPath;
   let recompressed = false;
+  let sealAt = { path: f.holder ?? f.readPath, start: f.holder ? f.offsetBase : 0, size: f.size };
   if (first.stopped) {
     stored = warcsSlot(archive, `${f.stem}.warc.gz`);
     const dest = path.join(archive.dir, stored);
@@ -112,6 +116,7 @@ export async function indexStoredFile(run: ImportRun, f: StoredFile): Promise<vo
       stopIfNotRandomAccess: false,
       onRecord: progress,
     });
+    sealAt = { path: dest, start: 0, size };
     result.warnings += first.warnings;
     if (copy.error) result.error ??= copy.error;
     recompressed = true;
@@ -132,6 +137,8 @@ export async function indexStoredFile(run: ImportRun, f: StoredFile): Promise<vo
     if (!result.error) report.problems.push({ file: f.source, code: 'IMPORT_NO_RECORDS', message: `${f.source} holds no WARC or ARC records` });
     return;
   }
+  // Fixity as imported, for exports (file-fixity.ts).
+  if (result.fileId !== null) await sealFile(archive.db, result.fileId, sealAt.path, sealAt.start, sealAt.size);
   const entry: ImportedFile = {
     source: f.source,
     storedAs: stored,

@@ -85,6 +85,7 @@ async function importStoredEntry(
       byReference: path.isAbsolute(storedWacz),
       kind: 'wacz-entry',
       stem: `${fileStem(packageName)}-${fileStem(path.posix.basename(entry.name))}`,
+      holder: path.resolve(run.archive.dir, storedWacz),
     });
   } finally {
     await fsp.rm(tmp, { force: true });

@@ -19,6 +19,7 @@ import { exportMirror } from '../export/export-mirror.ts';
 import { exportReport } from '../export/export-report.ts';
 import type { ExportProgress, ProgressFn } from '../export/export-types.ts';
 import { exportWacz } from '../export/export-wacz.ts';
+import type { WaczExportResult } from '../export/export-wacz.ts';
 import { exportWarcSubset } from '../export/export-warc-subset.ts';
 import { loadSigningKey } from '../export/wacz-sign.ts';
 import { formatBytes } from './crawl-progress.ts';
@@ -32,6 +33,7 @@ interface ExportCommandOptions {
   wacz?: string;
   title?: string;
   pageText?: boolean;
+  verify?: boolean;
   signKey?: string;
   cdxj?: string;
   warc?: string;
@@ -55,6 +57,7 @@ export function registerExportCommand(program: Command, io: ExportIo = { stdout:
     .option('--wacz <file>', 'write a WACZ 1.1.1 package')
     .option('--title <title>', 'WACZ title (default: the crawl name)')
     .option('--page-text', "put each page's text in the WACZ pages.jsonl")
+    .option('--verify', "hash every WARC again while packing it and fail if it no longer matches the fixity recorded when it was written")
     .option('--sign-key <key.pem>', 'sign the WACZ with this ECDSA P-256 (or P-384) private key (PEM)')
     .option('--cdxj <file>', 'write a sorted CDXJ index of every capture')
     .option('--warc <file>', 'write a WARC of the captures chosen by the filters below (.warc.gz: gzipped)')
@@ -107,13 +110,27 @@ export function registerExportCommand(program: Command, io: ExportIo = { stdout:
     });
 }
 
+/** How the WARCs' hashes were had, and any WARC that changed since its fixity was recorded. */
+function fixityNote(r: WaczExportResult): string {
+  const parts: string[] = [];
+  if (r.fixity.recorded > 0) parts.push(`${r.fixity.recorded} with the fixity recorded when written`);
+  if (r.fixity.verified > 0) parts.push(`${r.fixity.verified} hashed and matching it`);
+  const fresh = r.fixity.hashed - r.fixity.verified;
+  if (fresh > 0) parts.push(`${fresh} hashed now`);
+  let note = `WARC hashes: ${parts.join(', ') || 'none'}`;
+  if (r.changedSinceRecorded.length > 0) {
+    note += `\nwarning: ${r.changedSinceRecorded.join(', ')} changed since written (the hashes in the package are of the bytes as they are now)`;
+  }
+  return note;
+}
+
 /** The exports to run, in order, or a usage message. */
 function plan(opts: ExportCommandOptions): Job[] | string {
   const jobs: Job[] = [];
   const filters = (['urlPrefix', 'host', 'from', 'to', 'mime'] as const).filter((k) => opts[k] !== undefined);
   if (!opts.wacz && !opts.cdxj && !opts.warc && !opts.mirror && !opts.report) return 'nothing to do: give --wacz, --cdxj, --warc, --mirror or --report';
   if (filters.length > 0 && !opts.warc) return `${filters.map(flag).join(', ')} select captures for --warc; give --warc <file>`;
-  if ((opts.signKey || opts.title || opts.pageText) && !opts.wacz) return '--sign-key, --title and --page-text apply to --wacz; give --wacz <file>';
+  if ((opts.signKey || opts.title || opts.pageText || opts.verify) && !opts.wacz) return '--sign-key, --title, --page-text and --verify apply to --wacz; give --wacz <file>';
   for (const k of ['from', 'to'] as const) {
     const v = opts[k];
     if (v !== undefined && !/^\d{4,14}$/.test(v)) return `--${k} must be a timestamp YYYYMMDDhhmmss (or a prefix of it, at least the year), not ${v}`;
@@ -136,10 +153,11 @@ function plan(opts: ExportCommandOptions): Job[] | string {
         const r = await exportWacz(archive, out, {
           ...(opts.title ? { title: opts.title } : {}),
           ...(opts.pageText ? { pageText: true } : {}),
+          ...(opts.verify ? { verifyFixity: true } : {}),
           ...(signingKey ? { signingKey } : {}),
           ...(onProgress ? { onProgress } : {}),
         });
-        return `wacz: ${r.path}: ${r.warcs} WARC file${r.warcs === 1 ? '' : 's'}, ${r.captures} captures (${r.index === 'cdxj' ? 'index.cdxj' : 'ZipNum index'}), ${r.pages} pages, ${formatBytes(r.bytes)}${r.signed ? ', signed' : ''}`;
+        return `wacz: ${r.path}: ${r.warcs} WARC file${r.warcs === 1 ? '' : 's'}, ${r.captures} captures (${r.index === 'cdxj' ? 'index.cdxj' : 'ZipNum index'}), ${r.pages} pages, ${formatBytes(r.bytes)}${r.signed ? ', signed' : ''}; ${fixityNote(r)}`;
       },
     });
   }

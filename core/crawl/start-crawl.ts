@@ -37,6 +37,7 @@ import { TrapDetector } from './trap-detector.ts';
 import { PageTextBuffer } from './page-text-buffer.ts';
 import { reconcileIndex } from './reconcile-index.ts';
 import { PriorCaptures } from './prior-captures.ts';
+import { WarcSealer } from './warc-sealer.ts';
 
 export interface StartCrawlOptions {
   dir: string;
@@ -110,6 +111,8 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     if (recovered.length > 0) notes.push(...(await reconcileIndex(db, captures, paths.dir, recovered)).notes);
     const fileIds = new Map<string, number>();
     for (const f of captures.files()) fileIds.set(f.name, f.id);
+    const sealer = new WarcSealer(db);
+    sealer.sealUnsealed(captures, paths.dir);
     const existingWarcs = fs.readdirSync(paths.warcs).filter((n) => /\.warc(\.gz)?$/.test(n));
     const previousWarcBytes = existingWarcs.reduce((s, n) => s + fs.statSync(path.join(paths.warcs, n)).size, 0);
 
@@ -159,7 +162,9 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       },
       onFileClosed: (finalPath) => {
         const id = fileIds.get(path.basename(finalPath));
-        if (id !== undefined) captures.updateFile(id, { size: fs.statSync(finalPath).size });
+        if (id === undefined) return;
+        captures.updateFile(id, { size: fs.statSync(finalPath).size });
+        sealer.seal(id, finalPath);
       },
     });
 
@@ -217,6 +222,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
           if (closed) return;
           closed = true;
           await writer.close();
+          await sealer.settle();
           await fetcher.close();
           await extractor.close();
           prior?.close();

@@ -9,11 +9,15 @@
  *   datapackage-digest.json       sha256 of datapackage.json, optionally signed (wacz-sign.ts)
  *
  * The CDXJ lines come from the capture index (capture-cdxj.ts) with offsets relative to each
- * WARC as stored in the package; every hash is computed while the bytes stream into the ZIP
- * (zip-writer.ts). The package is written as `FILE.part` and renamed when complete.
+ * WARC as stored in the package. A WARC's SHA-256 and CRC-32 are those recorded when it was
+ * written, while the file is unchanged (file-fixity.ts); any other hash is computed while the
+ * bytes stream into the ZIP (zip-writer.ts). The package is written as `FILE.part` and renamed when complete.
  */
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { KeyObject } from 'node:crypto';
+import { recordedFixity, trustedFixity } from '../archive/file-fixity.ts';
+import { TroveError } from '../errors.ts';
 import type { Archive } from '../archive/archive-dir.ts';
 import { TROVE_VERSION } from '../api/settings.ts';
 import { getMeta } from '../storage/meta.ts';
@@ -49,6 +53,12 @@ export interface WaczExportOptions {
   /** Folder for sort runs (default: beside the output). */
   tmpDir?: string;
   onProgress?: ProgressFn;
+  /**
+   * Hash every WARC as it is copied and fail (EXPORT_FIXITY_MISMATCH) when one differs from the
+   * fixity recorded when it was written. Without it, a WARC whose size and mtime are unchanged
+   * since then is copied with its recorded SHA-256 and CRC-32, not hashed again (file-fixity.ts).
+   */
+  verifyFixity?: boolean;
   /** The package's `created` time (default now). */
   now?: Date;
 }
@@ -65,6 +75,10 @@ export interface WaczExportResult {
   signed: boolean;
   /** datapackage.json `resources`. */
   resources: WaczResourceEntry[];
+  /** How each WARC's hashes were had: recorded at capture, or hashed now (and checked against the record when `verifyFixity`). */
+  fixity: { recorded: number; hashed: number; verified: number };
+  /** WARCs whose bytes no longer match the fixity recorded when they were written (their size or mtime changed too). */
+  changedSinceRecorded: string[];
 }
 
 export interface WaczResourceEntry {
@@ -83,6 +97,8 @@ export async function exportWacz(archive: Archive, out: string, opts: WaczExport
     // 1. The WARCs, stored.
     const totalBytes = totalWarcBytes(warcs);
     let copied = 0;
+    const fixity = { recorded: 0, hashed: 0, verified: 0 };
+    const changedSinceRecorded: string[] = [];
     for (const w of warcs) {
       const chunks = readFileRange(w.source, w.start, w.size);
       const counted = (async function* () {
@@ -92,7 +108,27 @@ export async function exportWacz(archive: Archive, out: string, opts: WaczExport
           yield c;
         }
       })();
-      await zip.addStream(`archive/${w.name}`, counted, { size: w.size });
+      const recorded = recordedFixity(archive.db, w.fileId);
+      const trusted = opts.verifyFixity ? null : trustedFixity(archive.db, w.fileId, await fsp.stat(w.source), w.size);
+      const entry = await zip.addStream(`archive/${w.name}`, counted, { size: w.size, ...(trusted ? { known: trusted } : {}) });
+      if (trusted) {
+        fixity.recorded++;
+        continue;
+      }
+      fixity.hashed++;
+      if (!recorded || recorded.bytes !== w.size) continue;
+      if (recorded.sha256 === entry.sha256) {
+        if (opts.verifyFixity) fixity.verified++;
+        continue;
+      }
+      if (opts.verifyFixity) {
+        throw new TroveError(
+          'EXPORT_FIXITY_MISMATCH',
+          `${w.name}: its bytes no longer match the SHA-256 recorded on ${new Date(recorded.recordedAt).toISOString()} (${recorded.sha256}, now ${entry.sha256}); the file changed or was damaged since it was written`,
+          { file: w.source, recorded: recorded.sha256, actual: entry.sha256 },
+        );
+      }
+      changedSinceRecorded.push(w.name);
     }
 
     // 2. The index, from the capture index, sorted.
@@ -153,7 +189,7 @@ export async function exportWacz(archive: Archive, out: string, opts: WaczExport
     const bytes = zip.bytesWritten;
     progress.report('finish', 1, 1, bytes);
     progress.flush();
-    return { path: out, bytes, warcs: warcs.length, captures, pages, index, signed: opts.signingKey !== undefined, resources };
+    return { path: out, bytes, warcs: warcs.length, captures, pages, index, signed: opts.signingKey !== undefined, resources, fixity, changedSinceRecorded };
   } catch (err) {
     await zip.abort();
     throw err;

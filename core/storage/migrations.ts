@@ -170,7 +170,26 @@ function priorCaptures(db: Database.Database): void {
   `);
 }
 
-const MIGRATIONS: readonly Migration[] = [metaAndRobots, frontier, captureIndex, priorCaptures];
+/**
+ * Version 5: fixity of each WARC file, recorded once its bytes are final (a crawl file when it is
+ * sealed, an import when it is indexed): SHA-256 and CRC-32 of the whole file, with the size and
+ * mtime it had then. An export reuses them while the file is unchanged (file-fixity.ts).
+ */
+function fileFixity(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE file_fixity (
+      file_id     INTEGER PRIMARY KEY REFERENCES warc_files(id) ON DELETE CASCADE,
+      sha256      TEXT NOT NULL,     -- hex, of the WARC's bytes
+      crc32       INTEGER NOT NULL,
+      bytes       INTEGER NOT NULL,  -- how many bytes were hashed (the WARC's length)
+      file_size   INTEGER NOT NULL,  -- size and mtime of the file holding the bytes
+      mtime_ms    REAL NOT NULL,     -- (the .wacz for a stored entry) when they were hashed
+      recorded_at INTEGER NOT NULL   -- ms since epoch
+    );
+  `);
+}
+
+const MIGRATIONS: readonly Migration[] = [metaAndRobots, frontier, captureIndex, priorCaptures, fileFixity];
 
 /** The schema version this build writes. */
 export function schemaVersion(): number {

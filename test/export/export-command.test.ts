@@ -95,9 +95,15 @@ describe('trove export (CLI, in process)', () => {
     fs.writeFileSync(key, crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
     const r = await run([c.dir, '--wacz', o('signed.wacz'), '--sign-key', key, '--title', 'My crawl']);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/, signed\n$/);
+    expect(r.out).toMatch(/, signed; WARC hashes: \d+ with the fixity recorded when written\n$/);
     const dp = JSON.parse((await readZip(o('signed.wacz'))).find((e) => e.name === 'datapackage.json')!.data.toString('utf8'));
     expect(dp.title).toBe('My crawl');
+  });
+
+  it('--verify hashes every WARC again and says they match what was recorded', async () => {
+    const r = await run([c.dir, '--wacz', o('verified.wacz'), '--verify']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/WARC hashes: \d+ hashed and matching it\n$/);
   });
 
   it('exit 2 for bad usage, before writing anything', async () => {
@@ -106,6 +112,7 @@ describe('trove export (CLI, in process)', () => {
       [c.dir, '--cdxj', o('u1.cdxj'), '--host', 'example.org'],
       [c.dir, '--warc', o('u2.warc.gz'), '--from', '2024-01-01'],
       [c.dir, '--cdxj', o('u3.cdxj'), '--sign-key', o('key.pem')],
+      [c.dir, '--cdxj', o('u6.cdxj'), '--verify'],
       [c.dir, '--wacz', o('u4.wacz'), '--sign-key', o('no-such-key.pem')],
       [path.join(c.out, 'not-an-archive'), '--cdxj', o('u5.cdxj')],
     ];
@@ -115,7 +122,7 @@ describe('trove export (CLI, in process)', () => {
       expect(r.err, args.join(' ')).toMatch(/^trove export: /);
       expect(r.out).toBe('');
     }
-    for (const f of ['u1.cdxj', 'u2.warc.gz', 'u3.cdxj', 'u4.wacz', 'u5.cdxj']) expect(fs.existsSync(o(f)), f).toBe(false);
+    for (const f of ['u1.cdxj', 'u2.warc.gz', 'u3.cdxj', 'u4.wacz', 'u5.cdxj', 'u6.cdxj']) expect(fs.existsSync(o(f)), f).toBe(false);
     const unknown = await run([c.dir, '--no-such-flag']);
     expect(unknown.code).toBe(2);
     expect(unknown.threw).toBeTruthy();

@@ -57,6 +57,8 @@ export interface ZipEntryRead {
   dataOffset: number;
   data: Buffer;
   generalPurposeBitFlag: number;
+  /** CRC-32 from the central directory (yauzl does not check it). */
+  crc32: number;
 }
 
 export async function readZip(file: string): Promise<ZipEntryRead[]> {
@@ -76,6 +78,7 @@ export async function readZip(file: string): Promise<ZipEntryRead[]> {
         dataOffset: fileDataStart,
         data: Buffer.concat(parts),
         generalPurposeBitFlag: e.generalPurposeBitFlag,
+        crc32: e.crc32,
       });
     }
   } finally {
