@@ -80,8 +80,12 @@ export class FastGzipSource {
       }
     }
     this.#source = Readable.from(compressed(), { highWaterMark: 1 });
-    // A deep output buffer lets zlib inflate ahead on the thread pool while records are parsed here.
-    this.#gunzip = zlib.createGunzip({ chunkSize: 128 << 10, readableHighWaterMark: 4 << 20 } as zlib.ZlibOptions);
+    // A deep output buffer lets zlib inflate ahead on the thread pool while records are parsed
+    // here. Output in 1 MiB pieces: each piece is a round trip through this thread before zlib
+    // gets the next one, so with 128 KiB pieces the inflater sat idle through every pause here
+    // (GC included); indexing a 306 MB WARC.gz went from 1.8–2.1× to 1.23× the time of a plain
+    // gunzip.
+    this.#gunzip = zlib.createGunzip({ chunkSize: 1 << 20, readableHighWaterMark: 4 << 20 } as zlib.ZlibOptions);
     this.#source.on('error', (err) => this.#gunzip.destroy(err));
     this.#source.pipe(this.#gunzip);
     this.#out = this.#gunzip[Symbol.asyncIterator]();
