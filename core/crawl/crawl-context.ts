@@ -16,6 +16,7 @@ import type { CrawlStats } from './crawl-stats.ts';
 import type { RobotsGate } from './robots-gate.ts';
 import type { PageTextBuffer } from './page-text-buffer.ts';
 import type { PriorCaptures } from './prior-captures.ts';
+import type { PendingOriginals } from './pending-originals.ts';
 
 export interface QueueNote {
   delayMs: number;
@@ -42,6 +43,8 @@ export interface CrawlContext {
   pageText: PageTextBuffer;
   /** Captures of earlier crawls (--dedup-from), or null. */
   prior: PriorCaptures | null;
+  /** Responses being written, by payload digest: duplicates fetched meanwhile become revisits of them. */
+  pendingOriginals: PendingOriginals;
   /** Capture-index file id per WARC base name. */
   fileIds: Map<string, number>;
   /** Per-queue politeness notes for the monitor. */

@@ -1,5 +1,7 @@
 /**
- * The crawl controller: lifecycle and the crawl loop with N fetch slots.
+ * The crawl controller: lifecycle and the crawl loop with N fetch slots. A slot is taken for a
+ * URI's fetch and given back when the fetch is over; the URI's processing (extraction, WARC
+ * records, index rows) goes on beside the next fetches, up to `maxActive` URIs in all.
  *
  *   starting → running ⇄ pausing → paused
  *                 └──→ stopping → finished (reason)        (any error → failed)
@@ -62,6 +64,12 @@ export class CrawlController {
   private message: string | null = null;
   private inflight = new Set<Promise<void>>();
   private freeSlots: number[] = [];
+  /**
+   * URIs at once, fetching or being processed: the fetch slots plus as many again (at least two)
+   * whose fetch is over and whose links, records and index rows are still being made. Bounds
+   * memory and the URIs a crash leaves leased (fetched again on resume).
+   */
+  private readonly maxActive: number;
   private wake: (() => void) | null = null;
   private stopRequested = false;
   private pauseRequested = false;
@@ -85,6 +93,7 @@ export class CrawlController {
     this.startedAt = opts.startedAt ?? Date.now();
     this.elapsedBefore = opts.elapsedBefore ?? 0;
     for (let i = ctx.settings.concurrency; i >= 1; i--) this.freeSlots.push(i);
+    this.maxActive = ctx.settings.concurrency + Math.max(2, ctx.settings.concurrency);
     this.done = new Promise<CrawlSnapshot>((resolve) => {
       queueMicrotask(() => {
         this.loop()
@@ -215,7 +224,7 @@ export class CrawlController {
         if (this.pauseRequested || this.diskPaused) {
           if (this.inflight.size === 0 && this._state === 'pausing') this.setState('paused');
         } else {
-          while (this.freeSlots.length > 0 && !this.stopRequested) {
+          while (this.freeSlots.length > 0 && this.inflight.size < this.maxActive && !this.stopRequested) {
             const uri = this.ctx.frontier.claim(Date.now());
             if (!uri) break;
             this.start(uri);
@@ -258,7 +267,16 @@ export class CrawlController {
 
   private start(uri: ClaimedUri): void {
     const slot = this.freeSlots.pop()!;
-    const p: Promise<void> = processUri(this.ctx, uri, slot)
+    let slotFree = false;
+    // The fetch slot comes back when the fetch is over (processUri says so) or, at the latest,
+    // when the URI is done; the URI keeps its place in `inflight` until then.
+    const freeSlot = () => {
+      if (slotFree) return;
+      slotFree = true;
+      this.freeSlots.push(slot);
+      this.poke();
+    };
+    const p: Promise<void> = processUri(this.ctx, uri, slot, freeSlot)
       .then(() => undefined)
       .catch((err) => {
         const dbFull = isDiskFullDbError(err);
@@ -289,7 +307,7 @@ export class CrawlController {
       })
       .finally(() => {
         this.inflight.delete(p);
-        this.freeSlots.push(slot);
+        freeSlot();
         this.poke();
       });
     this.inflight.add(p);

@@ -21,6 +21,7 @@ import { ROBOTS_MAX_REDIRECTS } from '../robots/robots-state.ts';
 import { Outcome, outcomeName } from './outcome-codes.ts';
 import { buildCaptureGroup, metadataRecord, REVISIT_PROFILE_IDENTICAL, REVISIT_PROFILE_NOT_MODIFIED, type RevisitOf } from './capture-records.ts';
 import type { PriorCapture } from './prior-captures.ts';
+import type { OriginalClaim } from './pending-originals.ts';
 import { formatCrawlLogLine } from './crawl-log.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { hostSettings, type HostSettings } from './host-settings.ts';
@@ -59,7 +60,11 @@ function requestHeaders(ctx: CrawlContext, hs: HostSettings, sendAgent: string |
   return h;
 }
 
-export async function processUri(ctx: CrawlContext, uri: ClaimedUri, slot: number): Promise<UriResult> {
+/**
+ * `fetchDone` is called once the URI's fetch is over and its queue slot given back
+ * (frontier.releaseSlot): from then on the rest of the chain runs beside the next fetches.
+ */
+export async function processUri(ctx: CrawlContext, uri: ClaimedUri, slot: number, fetchDone?: () => void): Promise<UriResult> {
   let host = '';
   try {
     host = new URL(uri.url).hostname;
@@ -90,7 +95,7 @@ export async function processUri(ctx: CrawlContext, uri: ClaimedUri, slot: numbe
     crawlDelayS = gate.crawlDelayS;
   }
 
-  if (isRobotsUri(uri)) return fetchRobots(ctx, uri, slot, hs);
+  if (isRobotsUri(uri)) return fetchRobots(ctx, uri, slot, hs, fetchDone);
 
   // Across crawls: a URL an earlier crawl holds is asked for conditionally.
   let prior: PriorCapture | null = null;
@@ -108,7 +113,7 @@ export async function processUri(ctx: CrawlContext, uri: ClaimedUri, slot: numbe
     return { kind: 'deferred', status: 0, bytes: 0, page: false };
   }
   try {
-    return await handleFetched(ctx, uri, slot, hs, fetched, crawlDelayS, { prior });
+    return await handleFetched(ctx, uri, slot, hs, fetched, crawlDelayS, { prior, fetchDone });
   } finally {
     await disposeFetch(fetched);
   }
@@ -120,7 +125,7 @@ async function disposeFetch(f: FetchResult): Promise<void> {
 }
 
 /** robots.txt: fetched, archived, followed through up to 5 redirects, then recorded in the gate. */
-async function fetchRobots(ctx: CrawlContext, uri: ClaimedUri, slot: number, hs: HostSettings): Promise<UriResult> {
+async function fetchRobots(ctx: CrawlContext, uri: ClaimedUri, slot: number, hs: HostSettings, fetchDone?: () => void): Promise<UriResult> {
   let url = uri.url;
   // The first response is completed last: completing it frees the queue, and nothing of this
   // origin may be claimed (nor robots.txt asked for again, nor a second request be in flight)
@@ -174,7 +179,7 @@ async function fetchRobots(ctx: CrawlContext, uri: ClaimedUri, slot: number, hs:
       }
     }
     const { f, next, sitemaps } = first!;
-    return await handleFetched(ctx, uri, slot, hs, f, null, { noRetry: true, extra: next ? [`robots-redirect:${next}`] : [], outlinks: sitemaps, redirectFollowed: true });
+    return await handleFetched(ctx, uri, slot, hs, f, null, { noRetry: true, extra: next ? [`robots-redirect:${next}`] : [], outlinks: sitemaps, redirectFollowed: true, fetchDone });
   } finally {
     if (first) await disposeFetch(first.f);
   }
@@ -201,6 +206,8 @@ interface HandleOptions {
   redirectFollowed?: boolean;
   /** An earlier crawl's capture of this URL (--dedup-from), asked for conditionally. */
   prior?: PriorCapture | null;
+  /** Called once the queue slot is given back (see processUri). */
+  fetchDone?: () => void;
 }
 
 async function handleFetched(
@@ -253,83 +260,6 @@ async function handleFetched(
     }
   }
 
-  // Extraction (off the crawl loop, in the worker pool), from the content-decoded entity.
-  let outlinks: Outlink[] = [];
-  let title: string | null = null;
-  let text = '';
-  let isHtml = false;
-  // Deduplication by payload digest (revisit records), as Heritrix and Browsertrix do.
-  let revisitOf: RevisitOf | null = null;
-  if (ctx.settings.dedup !== 'off' && f.payloadDigest && status >= 200 && status < 300 && (f.entity?.size ?? 0) > 0 && !f.truncated) {
-    const original = ctx.captures.byDigest(f.payloadDigest);
-    if (original && original.recordId && original.targetUri && original.date && (ctx.settings.dedup === 'digest' || original.targetUri === uri.url)) {
-      revisitOf = { recordId: original.recordId, targetUri: original.targetUri, date: original.date, profile: REVISIT_PROFILE_IDENTICAL };
-      annotations.push('duplicate:digest');
-    } else if (ctx.prior) {
-      const p = ctx.prior.byDigest(f.payloadDigest, ctx.settings.dedup === 'url' ? uri.url : undefined);
-      if (p) {
-        revisitOf = { recordId: p.recordId, targetUri: p.url, date: p.date, profile: REVISIT_PROFILE_IDENTICAL };
-        annotations.push('duplicate:digest:earlier-crawl');
-      }
-    }
-  }
-  if (status === 304 && opts.prior) {
-    revisitOf = { recordId: opts.prior.recordId, targetUri: opts.prior.url, date: opts.prior.date, profile: REVISIT_PROFILE_NOT_MODIFIED, payloadDigest: opts.prior.digest };
-    annotations.push('duplicate:server-not-modified');
-  }
-
-  // The response and request records do not depend on the page's links: compress them (on the
-  // thread pool) while the links are extracted; the metadata record follows once they are known.
-  const date = new Date(f.startedAt);
-  const bodyBuffer = !revisitOf && f.body && f.body.path === null ? await f.body.read() : null;
-  const head = buildCaptureGroup({ url: uri.url, date, fetch: f, bodyBuffer, revisitOf, metadata: null });
-  const precompressed = ctx.writer.precompress(head.records);
-  precompressed.catch(() => {}); // its error, if any, surfaces from the await below
-
-  const notModified = status === 304 && opts.prior ? await ctx.prior!.served(opts.prior) : null;
-  if (notModified) {
-    // 304: nothing new to store, but the page's links still lead on: take them from the
-    // earlier capture the server says is unchanged.
-    const ex = await ctx.extractor.run({ url: uri.url, status: notModified.status, headers: notModified.headers, body: notModified.body, mime: mimeOf(notModified.headers) ?? '', maxLinks: ctx.settings.maxLinksPerDocument });
-    outlinks = ex.outlinks;
-    title = ex.title;
-    annotations.push('links-from-earlier-capture');
-  } else if (status >= 200 && status < 400) {
-    let body: Buffer = Buffer.alloc(0);
-    if (f.entity && mime && (EXTRACTABLE.test(mime) || mayBeSitemapBody(uri.url, uri.hopsPath, mime))) {
-      const decoded = await decodeBodyStream(f.entity.stream(), headerValue(f.headers, 'content-encoding') ?? undefined, ctx.settings.maxExtractBytes);
-      body = decoded.body;
-      if (decoded.truncated) annotations.push('extract-capped');
-      if (decoded.error) annotations.push('decode-error');
-    }
-    const input = { url: uri.url, status, headers: f.headers, body, mime: mime ?? '', maxLinks: ctx.settings.maxLinksPerDocument };
-    // No body to parse (an image, a script, a redirect): only header links, cheap enough to take
-    // here rather than a round trip to the worker pool.
-    const ex = body.length === 0 ? extractDocument(input) : await ctx.extractor.run(input);
-    if (ex.error) annotations.push('extract-error');
-    outlinks = ex.outlinks;
-    title = ex.title;
-    text = ex.text;
-    isHtml = ex.isHtml;
-    if (ex.truncatedLinks) annotations.push('links-capped');
-    // Values that looked like links but did not parse (or were over 64 KiB): dropped, but counted.
-    if (ex.skipped > 0) annotations.push(`unparsable-links:${ex.skipped}`);
-    if (ex.nofollow) annotations.push('nofollow');
-  }
-  if (uri.hopsPath === '' && status >= 200 && status < 300) outlinks = [...outlinks, ...inferredLinks(uri.url)];
-  if (opts.outlinks?.length) outlinks = [...outlinks, ...opts.outlinks];
-  // All outlinks go in the metadata record; sitemap entries are followed only under --sitemaps.
-  const followable = followableOutlinks(ctx.settings, uri.hopsPath, outlinks);
-  if (followable.skipped > 0) annotations.push(`sitemap-entries-not-followed:${followable.skipped}`);
-  if (opts.redirectFollowed) followable.follow = followable.follow.filter((l) => l.hop !== 'R');
-
-  const meta = head.responseId
-    ? [metadataRecord(uri.url, date, head.responseId, { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: f.durationMs, outlinks })]
-    : [];
-  const written = await ctx.writer.writeGroup([...(await precompressed), ...meta]);
-  const page = isHtml && status === 200;
-  const rows = captureRows(ctx, uri.url, date, f, written, page ? title : null, revisitOf, page);
-
   // Politeness: Heritrix's formula, raised to Crawl-delay, bandwidth and Retry-After.
   const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(headerValue(f.headers, 'retry-after'), now) : null;
   const delay = politenessDelay(hs, { fetchDurationMs: f.durationMs, bytes: f.bytesReceived, robotsCrawlDelayS: crawlDelayS, retryAfterMs });
@@ -343,35 +273,135 @@ async function handleFetched(
     queueNote.delayReason = retryAfterMs != null ? 'retry-after' : 'backoff';
   }
 
-  const retry = (status >= 500 || status === 429) && !opts.noRetry && uri.attempts < ctx.settings.maxRetries;
-  const candidates: Candidate[] = retry ? [] : ctx.chain.fromOutlinks(uri, followable.follow, uri.seed && status >= 300 && status < 400);
-  if (uri.seed && status >= 300 && status < 400) {
-    for (const c of candidates) if (c.seed) ctx.addRedirectSeed(c.url);
+  // The fetch is over: the queue may start its next one (after the delay) while this response
+  // is extracted, written and indexed.
+  ctx.frontier.releaseSlot(uri, queueReadyAt);
+  opts.fetchDone?.();
+
+  // Extraction (off the crawl loop, in the worker pool), from the content-decoded entity.
+  let outlinks: Outlink[] = [];
+  let title: string | null = null;
+  let text = '';
+  let isHtml = false;
+  // Deduplication by payload digest (revisit records), as Heritrix and Browsertrix do.
+  let revisitOf: RevisitOf | null = null;
+  // Set when this response is the first with its payload: settled once it is indexed (or not).
+  let originalClaim: Extract<OriginalClaim, { kind: 'original' }> | null = null;
+  if (ctx.settings.dedup !== 'off' && f.payloadDigest && status >= 200 && status < 300 && (f.entity?.size ?? 0) > 0 && !f.truncated) {
+    const claim = await ctx.pendingOriginals.claim(ctx.captures, f.payloadDigest);
+    if (claim.kind === 'duplicate' && (ctx.settings.dedup === 'digest' || claim.original.targetUri === uri.url)) {
+      const original = claim.original;
+      revisitOf = { recordId: original.recordId, targetUri: original.targetUri, date: original.date, profile: REVISIT_PROFILE_IDENTICAL };
+      annotations.push('duplicate:digest');
+    } else {
+      if (claim.kind === 'original') originalClaim = claim;
+      const p = ctx.prior?.byDigest(f.payloadDigest, ctx.settings.dedup === 'url' ? uri.url : undefined);
+      if (p) {
+        revisitOf = { recordId: p.recordId, targetUri: p.url, date: p.date, profile: REVISIT_PROFILE_IDENTICAL };
+        annotations.push('duplicate:digest:earlier-crawl');
+        originalClaim?.settle(null);
+        originalClaim = null;
+      }
+    }
+  }
+  try {
+    return await writeAndIndex();
+  } finally {
+    originalClaim?.settle(null); // not written (an error): a duplicate waiting on it looks again
   }
 
-  const ids = ctx.db.transaction(() => {
-    if (retry) {
-      ctx.frontier.complete(uri, { status, retryAt: Math.max(queueReadyAt, now + retryDelay(ctx, uri.attempts + 1)), queueReadyAt });
-    } else {
-      ctx.frontier.complete(uri, { status: outcome, queueReadyAt, bytes: f.bytesReceived, mime: mime ?? undefined, digest: f.payloadDigest ?? undefined }, candidates);
+  async function writeAndIndex(): Promise<UriResult> {
+    if (status === 304 && opts.prior) {
+      revisitOf = { recordId: opts.prior.recordId, targetUri: opts.prior.url, date: opts.prior.date, profile: REVISIT_PROFILE_NOT_MODIFIED, payloadDigest: opts.prior.digest };
+      annotations.push('duplicate:server-not-modified');
     }
-    return ctx.captures.addRecords(rows);
-  })();
-  // Search text only for rows that committed.
-  if (page && text) ctx.pageText.add(ids[0]!, title ?? '', text);
 
-  if (retry) return { kind: 'retry', status, bytes: f.bytesReceived, page: false };
-  logOutcome(ctx, uri, slot, {
-    status: outcome,
-    size: f.bytesReceived,
-    mime,
-    fetch: f,
-    annotations,
-    duplicate: revisitOf !== null,
-    page,
-    host: uri.queueKey,
-  });
-  return { kind: 'final', status: outcome, bytes: f.bytesReceived, page };
+    // The response and request records do not depend on the page's links: compress them (on the
+    // thread pool) while the links are extracted; the metadata record follows once they are known.
+    const date = new Date(f.startedAt);
+    const bodyBuffer = !revisitOf && f.body && f.body.path === null ? await f.body.read() : null;
+    const head = buildCaptureGroup({ url: uri.url, date, fetch: f, bodyBuffer, revisitOf, metadata: null });
+    const precompressed = ctx.writer.precompress(head.records);
+    precompressed.catch(() => {}); // its error, if any, surfaces from the await below
+
+    const notModified = status === 304 && opts.prior ? await ctx.prior!.served(opts.prior) : null;
+    if (notModified) {
+      // 304: nothing new to store, but the page's links still lead on: take them from the
+      // earlier capture the server says is unchanged.
+      const ex = await ctx.extractor.run({ url: uri.url, status: notModified.status, headers: notModified.headers, body: notModified.body, mime: mimeOf(notModified.headers) ?? '', maxLinks: ctx.settings.maxLinksPerDocument });
+      outlinks = ex.outlinks;
+      title = ex.title;
+      annotations.push('links-from-earlier-capture');
+    } else if (status >= 200 && status < 400) {
+      let body: Buffer = Buffer.alloc(0);
+      if (f.entity && mime && (EXTRACTABLE.test(mime) || mayBeSitemapBody(uri.url, uri.hopsPath, mime))) {
+        const decoded = await decodeBodyStream(f.entity.stream(), headerValue(f.headers, 'content-encoding') ?? undefined, ctx.settings.maxExtractBytes);
+        body = decoded.body;
+        if (decoded.truncated) annotations.push('extract-capped');
+        if (decoded.error) annotations.push('decode-error');
+      }
+      const input = { url: uri.url, status, headers: f.headers, body, mime: mime ?? '', maxLinks: ctx.settings.maxLinksPerDocument };
+      // No body to parse (an image, a script, a redirect): only header links, cheap enough to take
+      // here rather than a round trip to the worker pool.
+      const ex = body.length === 0 ? extractDocument(input) : await ctx.extractor.run(input);
+      if (ex.error) annotations.push('extract-error');
+      outlinks = ex.outlinks;
+      title = ex.title;
+      text = ex.text;
+      isHtml = ex.isHtml;
+      if (ex.truncatedLinks) annotations.push('links-capped');
+      // Values that looked like links but did not parse (or were over 64 KiB): dropped, but counted.
+      if (ex.skipped > 0) annotations.push(`unparsable-links:${ex.skipped}`);
+      if (ex.nofollow) annotations.push('nofollow');
+    }
+    if (uri.hopsPath === '' && status >= 200 && status < 300) outlinks = [...outlinks, ...inferredLinks(uri.url)];
+    if (opts.outlinks?.length) outlinks = [...outlinks, ...opts.outlinks];
+    // All outlinks go in the metadata record; sitemap entries are followed only under --sitemaps.
+    const followable = followableOutlinks(ctx.settings, uri.hopsPath, outlinks);
+    if (followable.skipped > 0) annotations.push(`sitemap-entries-not-followed:${followable.skipped}`);
+    if (opts.redirectFollowed) followable.follow = followable.follow.filter((l) => l.hop !== 'R');
+
+    const meta = head.responseId
+      ? [metadataRecord(uri.url, date, head.responseId, { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: f.durationMs, outlinks })]
+      : [];
+    const written = await ctx.writer.writeGroup([...(await precompressed), ...meta]);
+    const page = isHtml && status === 200;
+    const rows = captureRows(ctx, uri.url, date, f, written, page ? title : null, revisitOf, page);
+
+    const retry = (status >= 500 || status === 429) && !opts.noRetry && uri.attempts < ctx.settings.maxRetries;
+    const candidates: Candidate[] = retry ? [] : ctx.chain.fromOutlinks(uri, followable.follow, uri.seed && status >= 300 && status < 400);
+    if (uri.seed && status >= 300 && status < 400) {
+      for (const c of candidates) if (c.seed) ctx.addRedirectSeed(c.url);
+    }
+
+    const ids = ctx.db.transaction(() => {
+      if (retry) {
+        ctx.frontier.complete(uri, { status, retryAt: Math.max(queueReadyAt, now + retryDelay(ctx, uri.attempts + 1)), queueReadyAt });
+      } else {
+        ctx.frontier.complete(uri, { status: outcome, queueReadyAt, bytes: f.bytesReceived, mime: mime ?? undefined, digest: f.payloadDigest ?? undefined }, candidates);
+      }
+      return ctx.captures.addRecords(rows);
+    })();
+    // Search text only for rows that committed.
+    if (page && text) ctx.pageText.add(ids[0]!, title ?? '', text);
+    const responseRow = rows.find((r) => r.recordType === 'response');
+    if (originalClaim && head.responseId && responseRow?.date) {
+      originalClaim.settle({ recordId: head.responseId, targetUri: uri.url, date: responseRow.date });
+    }
+
+    if (retry) return { kind: 'retry', status, bytes: f.bytesReceived, page: false };
+    logOutcome(ctx, uri, slot, {
+      status: outcome,
+      size: f.bytesReceived,
+      mime,
+      fetch: f,
+      annotations,
+      duplicate: revisitOf !== null,
+      page,
+      host: uri.queueKey,
+    });
+    return { kind: 'final', status: outcome, bytes: f.bytesReceived, page };
+  }
 }
 
 function applyQueueLimit(ctx: CrawlContext, queueKey: string, hs: HostSettings): void {

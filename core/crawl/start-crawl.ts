@@ -38,6 +38,7 @@ import { PageTextBuffer } from './page-text-buffer.ts';
 import { reconcileIndex } from './reconcile-index.ts';
 import { PriorCaptures } from './prior-captures.ts';
 import { WarcSealer } from './warc-sealer.ts';
+import { PendingOriginals } from './pending-originals.ts';
 
 export interface StartCrawlOptions {
   dir: string;
@@ -190,6 +191,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       crawlLog,
       pageText,
       prior,
+      pendingOriginals: new PendingOriginals(),
       fileIds,
       queueNotes: new Map(),
       hardStop: hardAbort.signal,

@@ -97,9 +97,14 @@ export function prepareFrontierStatements(db: Database.Database) {
     putBack: db.prepare<[number, number], { queue_id: number }>(
       `UPDATE uris SET state = ${UriState.WAITING}, not_before = ? WHERE id = ? AND state = ${UriState.IN_FLIGHT} RETURNING queue_id`,
     ),
-    queueReleased: db.prepare<[number, number, number, number, number]>(
-      `UPDATE queues SET in_flight = in_flight - 1, waiting = waiting + ?, done = done + ?, failed = failed + ?,
+    queueReleased: db.prepare<[number, number, number, number, number, number]>(
+      `UPDATE queues SET in_flight = in_flight - ?, waiting = waiting + ?, done = done + ?, failed = failed + ?,
        ready_at = MAX(ready_at, ?) WHERE id = ?`,
+    ),
+    queueSlotReleased: db.prepare<[number, number], { queue_id: number }>(
+      `UPDATE queues SET in_flight = in_flight - 1, ready_at = MAX(ready_at, ?)
+       WHERE id = (SELECT queue_id FROM uris WHERE id = ? AND state = ${UriState.IN_FLIGHT}) AND in_flight > 0
+       RETURNING id AS queue_id`,
     ),
 
     // recovery
@@ -107,7 +112,9 @@ export function prepareFrontierStatements(db: Database.Database) {
       `SELECT queue_id, COUNT(*) AS n FROM uris WHERE state = ${UriState.IN_FLIGHT} GROUP BY queue_id`,
     ),
     releaseAll: db.prepare(`UPDATE uris SET state = ${UriState.PENDING} WHERE state = ${UriState.IN_FLIGHT}`),
-    queueRecovered: db.prepare<[number, number, number]>('UPDATE queues SET pending = pending + ?, in_flight = in_flight - ? WHERE id = ?'),
+    // Nothing runs during a recovery: every slot of the queue is free again (some leases may
+    // have given theirs back already, see releaseSlot).
+    queueRecovered: db.prepare<[number, number]>('UPDATE queues SET pending = pending + ?, in_flight = 0 WHERE id = ?'),
 
     // counters
     stats: db.prepare<[], StatsRow>('SELECT pending, waiting, in_flight, done, failed, seen, queues FROM frontier_stats WHERE id = 1'),

@@ -53,6 +53,8 @@ export interface ClaimedUri {
   /** Attempts made before this one (0 on the first try). */
   attempts: number;
   directive: number;
+  /** Set by `releaseSlot`: the fetch is over and its queue slot given back; the URI is still leased. */
+  slotReleased?: boolean;
 }
 
 export interface Outcome {
@@ -126,6 +128,13 @@ export interface Frontier {
    * Throws FRONTIER_NOT_IN_FLIGHT if `uri` is not currently claimed.
    */
   complete(uri: ClaimedUri, outcome: Outcome, outlinks?: Candidate[]): void;
+  /**
+   * The URI's fetch is over: give its queue slot back (inFlight − 1) and set the queue's readyAt
+   * (max with the current one) now, while the URI stays leased until `complete` or `defer`. So a
+   * queue's next fetch may start while this one is still being processed (links extracted,
+   * records written): politeness counts fetches in flight, as Heritrix's does per queue.
+   */
+  releaseSlot(uri: ClaimedUri, queueReadyAt: number): void;
   /** Put back without counting an attempt; claimable again from `until`. The queue is not snoozed. */
   defer(uri: ClaimedUri, until: number): void;
   /** Slots per queue (creates the queue if new). 0 retires the queue: nothing more is claimed from it. */

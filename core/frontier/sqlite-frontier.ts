@@ -163,7 +163,7 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     if (!row) throw notInFlight(uri);
     const done = !retry && outcome.status > 0 ? 1 : 0;
     const failed = !retry && outcome.status < 0 ? 1 : 0;
-    st.queueReleased.run(retry ? 1 : 0, done, failed, outcome.queueReadyAt, row.queue_id);
+    st.queueReleased.run(uri.slotReleased ? 0 : 1, retry ? 1 : 0, done, failed, outcome.queueReadyAt, row.queue_id);
     addStats({ inFlight: -1, pending: retry ? 1 : 0, waiting: retry ? 1 : 0, done, failed });
     if (outlinks && outlinks.length > 0) scheduleAll(outlinks);
   });
@@ -173,8 +173,15 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     const row = st.putBack.get(until, uri.id);
     if (!row) throw notInFlight(uri);
     // The queue's readyAt is left as it is: MAX(ready_at, MIN_SAFE_INTEGER) keeps it.
-    st.queueReleased.run(1, 0, 0, Number.MIN_SAFE_INTEGER, row.queue_id);
+    st.queueReleased.run(uri.slotReleased ? 0 : 1, 1, 0, 0, Number.MIN_SAFE_INTEGER, row.queue_id);
     addStats({ inFlight: -1, pending: 1, waiting: 1 });
+  });
+
+  const releaseSlot = db.transaction((uri: ClaimedUri, queueReadyAt: number): void => {
+    checkTime(queueReadyAt, 'queueReadyAt');
+    if (uri.slotReleased) return;
+    if (!st.queueSlotReleased.get(queueReadyAt, uri.id)) throw notInFlight(uri);
+    uri.slotReleased = true;
   });
 
   const setQueueLimit = db.transaction((key: string, maxInFlight: number): void => {
@@ -193,7 +200,7 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     st.releaseAll.run();
     let total = 0;
     for (const { queue_id, n } of byQueue) {
-      st.queueRecovered.run(n, n, queue_id);
+      st.queueRecovered.run(n, queue_id);
       total += n;
     }
     addStats({ pending: total, inFlight: -total });
@@ -205,6 +212,7 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     forceSchedule: (c) => forceSchedule(c),
     claim: (now) => claim(now),
     complete: (uri, outcome, outlinks) => complete(uri, outcome, outlinks),
+    releaseSlot: (uri, queueReadyAt) => releaseSlot(uri, queueReadyAt),
     defer: (uri, until) => defer(uri, until),
     setQueueLimit: (key, maxInFlight) => setQueueLimit(key, maxInFlight),
     setQueueReadyAt: (key, at) => setQueueReadyAt(key, at),

@@ -232,6 +232,43 @@ export function frontierContract(name: string, factory: FrontierFactory): void {
       expect(again).toMatchObject({ id: u.id, attempts: 0 });
     });
 
+    it('releaseSlot frees the queue for its next fetch while the URI stays leased until its outcome', () => {
+      f.schedule([cand('http://a.test/1'), cand('http://a.test/2'), cand('http://a.test/3')]);
+      const u = f.claim(0)!;
+      expect(f.claim(0)).toBeNull(); // one slot
+      f.releaseSlot(u, 10);
+      expect(u.slotReleased).toBe(true);
+      expect(f.counts(0)).toMatchObject({ inFlight: 1, pending: 2 }); // still leased
+      expect(f.queue('a.test', 0)).toMatchObject({ inFlight: 0, readyAt: 10 });
+      expect(f.claim(9)).toBeNull(); // the politeness delay set at release holds
+      const v = f.claim(10)!;
+      expect(v.url).toBe('http://a.test/2');
+      f.releaseSlot(u, 10); // a second release changes nothing
+      expect(f.queue('a.test', 10)).toMatchObject({ inFlight: 1 });
+      f.complete(u, ok()); // the slot it gave back is not given back twice
+      expect(f.queue('a.test', 10)).toMatchObject({ inFlight: 1, done: 1 });
+      expect(f.claim(10)).toBeNull();
+      f.releaseSlot(v, 10);
+      f.defer(v, 20);
+      expect(f.queue('a.test', 10)).toMatchObject({ inFlight: 0, pending: 2, waiting: 1 });
+      expect(f.counts(10)).toMatchObject({ inFlight: 0, pending: 2, done: 1 });
+      expect(() => f.releaseSlot({ ...v, slotReleased: false }, 0)).toThrow(/not in flight/);
+    });
+
+    it('recoverInFlight frees every slot, whether or not its lease gave it back', () => {
+      f.setQueueLimit('a.test', 2);
+      f.schedule([1, 2, 3].map((i) => cand(`http://a.test/${i}`)));
+      const a = f.claim(0)!;
+      f.claim(0)!;
+      f.releaseSlot(a, 0);
+      f.claim(0)!;
+      expect(f.queue('a.test', 0)).toMatchObject({ inFlight: 2 });
+      f = h.reopen();
+      expect(f.recoverInFlight()).toBe(3);
+      expect(f.queue('a.test', 0)).toMatchObject({ inFlight: 0, pending: 3 });
+      expect([f.claim(0), f.claim(0), f.claim(0)].filter(Boolean)).toHaveLength(2);
+    });
+
     it('holds back a candidate scheduled with notBefore', () => {
       f.schedule([cand('http://a.test/later', { notBefore: 50 })]);
       expect(f.counts(0)).toMatchObject({ pending: 1, waiting: 1 });
