@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { nginxAvailable, startNginx } from './bench-nginx.ts';
 import { startCrawl } from '../core/crawl/start-crawl.ts';
 import { WarcWriter } from '../core/warc/warc-writer.ts';
+import { cliNodeFlags } from './cli-node-flags.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -100,7 +101,7 @@ export async function runIndexBench(): Promise<Record<string, number>> {
     let inflate = Infinity;
     for (let i = 0; i < 3; i++) inflate = Math.min(inflate, await inflateMs(big));
     const warcio = best(2, () => timeCommand([path.join(root, 'node_modules/warcio/dist/cli.js'), 'cdx-index', big]));
-    const trove = best(3, () => timeCommand([path.join(root, 'bin/trove.js'), 'index', big]));
+    const trove = best(3, () => timeCommand([...cliNodeFlags(), path.join(root, 'bin/trove.js'), 'index', big]));
     console.log(`\nindex: ${(size / 1048576).toFixed(0)} MB WARC.gz (${path.basename(seed)} concatenated)`);
     console.log(`  inflate only (node gunzip)   ${(inflate / 1000).toFixed(2)} s`);
     console.log(`  warcio cdx-index             ${(warcio / 1000).toFixed(2)} s`);

@@ -5,7 +5,7 @@
  *
  * The site answers every request after 20 ms (a node:http server with a setTimeout): a home page,
  * 40 index pages with 50 links each, 2,000 leaf pages. Each crawl runs in its own process
- * (bench/crawl-child.ts) with concurrency 8, one request in flight per queue, delay-factor 0, and
+ * (bench/crawl-child.js) with concurrency 8, one request in flight per queue, delay-factor 0, and
  * min-delay 0 ms, then 20 ms, stopped at the same URI limit (1,500).
  *
  * Printed: URIs/s per policy side by side and the ratio (target: elfhash:8 ≥ 3× host), and
@@ -25,6 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { queueKeyFor } from '../core/frontier/queue-assignment.ts';
+import { cliNodeFlags } from './cli-node-flags.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const RESPONSE_MS = 20;
@@ -111,7 +112,7 @@ interface ChildResult {
 /** The crawl in its own process; asynchronously, since the site lives in this one's event loop. */
 function crawlInChild(dir: string, settings: Record<string, unknown>): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(here, 'crawl-child.ts'), dir, JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...cliNodeFlags(), path.join(here, 'crawl-child.js'), dir, JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -1,7 +1,7 @@
 /**
  * Reliability benchmark (issue: hostile web, hostile files). The hostile site
  * (test/fixtures/hostile-site.ts: every hostile path linked from one index page, with a 512 MiB
- * gzip bomb) crawled by Trove in a child process (bench/crawl-child.ts), so the peak RSS is the
+ * gzip bomb) crawled by Trove in a child process (bench/crawl-child.js), so the peak RSS is the
  * crawler's own, with every timeout at 30 s. The slow paths (/slow-drip, /slow-headers) take the
  * full 30 s each; 8 slots and 8 connections per host let them overlap with each other and with
  * everything else.
@@ -20,6 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { WARCParser } from 'warcio';
 import { checkWarcFile, formatProblem } from '../core/warc/check-warc.ts';
 import { startHostileSite, SLOW_PATHS } from '../test/fixtures/hostile-site.ts';
+import { cliNodeFlags } from './cli-node-flags.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const TIMEOUT_S = 30;
@@ -35,10 +36,10 @@ interface ChildResult {
   reason: string;
 }
 
-/** Run bench/crawl-child.ts without blocking this process (it serves the hostile site). */
+/** Run bench/crawl-child.js without blocking this process (it serves the hostile site). */
 function crawlInChild(dir: string, settings: Record<string, unknown>): Promise<ChildResult & { sampledPeakMb: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(here, 'crawl-child.ts'), dir, JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...cliNodeFlags(), path.join(here, 'crawl-child.js'), dir, JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     let sampled = 0;

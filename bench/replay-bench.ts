@@ -11,8 +11,8 @@
  *            peak RSS (getrusage maxrss) and throughput. Target: flat, under 300 MB.
  *
  * RSS note: most of the import's memory above the reader's own is V8's young generation, which
- * V8 grows to ~130 MB under a high allocation rate on a machine with plenty of RAM; the
- * Electron app can cap it with the js-flag `--max-semi-space-size` (pass it here as a flag).
+ * V8 grows to ~130 MB under a high allocation rate on a machine with plenty of RAM. The import
+ * child runs with the `trove` CLI's flags (an 8 MB semi-space; other flags may be given).
  *
  * Run: node bench/replay-bench.ts [n] [importMB] [node flags for the import child…]
  */
@@ -28,6 +28,7 @@ import type { RecordRow } from '../core/archive/capture-index.ts';
 import { importFiles } from '../core/archive/import-warc.ts';
 import { replay } from '../core/replay/replay.ts';
 import { surtKey } from '../core/scope/surt.ts';
+import { cliNodeFlags } from './cli-node-flags.ts';
 
 export interface ReplayBenchOptions {
   /** Synthetic captures in the index (default 1,000,000). */
@@ -36,7 +37,7 @@ export interface ReplayBenchOptions {
   importMB?: number;
   /** Replay lookups timed (default 5,000). */
   lookups?: number;
-  /** Node/V8 flags for the import child, e.g. `['--max-semi-space-size=16']` (default none). */
+  /** Node/V8 flags for the import child (default: the `trove` CLI's, see cli-node-flags.ts). */
   importFlags?: string[];
   print?: boolean;
 }
@@ -254,7 +255,7 @@ export async function runReplayBench(opts: ReplayBenchOptions = {}): Promise<Rec
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-replay-bench-'));
   try {
     const out: Record<string, number> = {};
-    if (importMB > 0) Object.assign(out, importBench(dir, importMB, opts.importFlags ?? []));
+    if (importMB > 0) Object.assign(out, importBench(dir, importMB, opts.importFlags ?? cliNodeFlags()));
     Object.assign(out, await lookupBench(dir, n, opts.lookups ?? 5000));
     if (opts.print) for (const [k, v] of Object.entries(out)) console.log(`${k.padEnd(18)} ${v}`);
     return out;
@@ -269,7 +270,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
   } else {
     const n = process.argv[2] ? Number(process.argv[2]) : undefined;
     const importMB = process.argv[3] ? Number(process.argv[3]) : undefined;
-    const importFlags = process.argv.slice(4);
-    await runReplayBench({ ...(n !== undefined ? { n } : {}), ...(importMB !== undefined ? { importMB } : {}), importFlags, print: true });
+    const importFlags = process.argv.length > 4 ? process.argv.slice(4) : undefined;
+    await runReplayBench({ ...(n !== undefined ? { n } : {}), ...(importMB !== undefined ? { importMB } : {}), ...(importFlags ? { importFlags } : {}), print: true });
   }
 }

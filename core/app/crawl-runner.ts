@@ -56,7 +56,13 @@ export class CrawlRunner {
   start(id: string, dir: string, settings: Partial<CrawlSettings>): Promise<void> {
     if (this.running.has(id)) return Promise.reject(new TroveError('CRAWL_RUNNING', `${id} is already running`, { id }));
     const data: CrawlWorkerData = { dir, settings };
-    const worker = new Worker(this.opts.workerUrl ?? new URL('./crawl-worker.ts', import.meta.url), { workerData: data, name: `crawl ${id}` });
+    const worker = new Worker(this.opts.workerUrl ?? new URL('./crawl-worker.ts', import.meta.url), {
+      workerData: data,
+      name: `crawl ${id}`,
+      // A small young generation, as the CLI's --max-semi-space-size=8 (bin/trove.js): V8 would
+      // grow it to 64 MB under a crawl's allocation rate, most of a crawl's peak memory.
+      resourceLimits: { maxYoungGenerationSizeMb: 16 },
+    });
     let started = false;
     let finished: CrawlSnapshot | null = null;
     let failure: string | null = null;

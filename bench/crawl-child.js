@@ -1,18 +1,23 @@
 /**
- * One crawl in a fresh process, so its peak RSS is its own: `node bench/crawl-child.ts <dir>
+ * One crawl in a fresh process, so its peak RSS is its own: `node bench/crawl-child.js <dir>
  * <settings-json>` prints one JSON line with the time, the peak RSS and the URLs fetched with 200.
+ * Starts like the `trove` CLI (bin/trove.js): JavaScript, with the compile cache on, before the
+ * TypeScript core loads.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { startCrawl } from '../core/crawl/start-crawl.ts';
+import { enableCompileCache } from '../bin/compile-cache.js';
+
+enableCompileCache();
+const { startCrawl } = await import('../core/crawl/start-crawl.ts');
 
 const [dir, json] = process.argv.slice(2);
 const t0 = performance.now();
-const crawl = await startCrawl({ dir: dir!, settings: JSON.parse(json!) });
+const crawl = await startCrawl({ dir, settings: JSON.parse(json) });
 const final = await crawl.finished();
 const ms = performance.now() - t0;
 const ok200 = fs
-  .readFileSync(path.join(dir!, 'logs', 'crawl.log'), 'utf8')
+  .readFileSync(path.join(dir, 'logs', 'crawl.log'), 'utf8')
   .split('\n')
   .filter(Boolean)
   .map((l) => l.split(/\s+/))
