@@ -34,6 +34,7 @@ import { startCrawl } from '../core/crawl/start-crawl.ts';
 import { archiveWarcs } from '../core/export/archive-warcs.ts';
 import { exportWacz } from '../core/export/export-wacz.ts';
 import { nginxAvailable, startNginx } from './bench-nginx.ts';
+import { cliNodeFlags } from './cli-node-flags.ts';
 
 const here = fileURLToPath(import.meta.url);
 const PAGES = 600;
@@ -205,7 +206,8 @@ async function doubled(dir: string, work: string): Promise<string> {
 }
 
 function child(mode: string, dir: string, work: string): Record<string, number> {
-  const r = spawnSync(process.execPath, [here, mode, dir, work], { encoding: 'utf8', maxBuffer: 16 << 20 });
+  // With the `trove` CLI's Node flags: the export runs as `trove export` would.
+  const r = spawnSync(process.execPath, [...cliNodeFlags(), here, mode, dir, work], { encoding: 'utf8', maxBuffer: 16 << 20 });
   if (r.status !== 0) throw new Error(`export bench child failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, number>;
 }

@@ -1,11 +1,12 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
+#!/usr/bin/env -S node --max-semi-space-size=4
 // The `trove` CLI. Node ≥ 22.19 runs the TypeScript sources directly (type stripping).
-// An 8 MB semi-space (V8's default grows the young generation to 64 MB and more under a crawl's
-// or an import's allocation rate) keeps memory flat at no cost in speed. Measured on 2 cores:
-// the Python docs crawl (8×8) peaked at 245–264 MB RSS instead of 250–314 MB; `trove index` of a
-// 306 MB WARC.gz at 164–188 MB instead of 186–196 MB (16 MB) and ~210 MB (default); importing a
-// 320 MB WARC.gz at 283 MB with 16 MB against 376 MB by default. The benches start their Trove
-// children with these same flags (bench/cli-node-flags.ts).
+// A 4 MB semi-space: V8 would grow the young generation to 64–128 MB under a crawl's or an
+// import's allocation rate. The flag is process-wide and overrides worker threads' own limits
+// (an extraction worker gets 2 × 4 MB, what its resourceLimits ask for without the flag). Measured
+// on 2 cores against 8 MB: Python docs crawl (8×8) peak RSS 204–246 MB (8 MB: 245–264), hostile
+// reliability crawl 415 MB (8 MB: 470–493; none: 431–442), `trove index` of a 306 MB WARC.gz
+// 1.28× a plain gunzip (8 MB: 1.11×), importing a 200 MB WARC.gz 204 MB. The benches start their
+// Trove children with these same flags (bench/cli-node-flags.ts).
 import { enableCompileCache } from './compile-cache.js';
 
 enableCompileCache();

@@ -59,9 +59,9 @@ export class CrawlRunner {
     const worker = new Worker(this.opts.workerUrl ?? new URL('./crawl-worker.ts', import.meta.url), {
       workerData: data,
       name: `crawl ${id}`,
-      // A small young generation, as the CLI's --max-semi-space-size=8 (bin/trove.js): V8 would
+      // A small young generation, as the CLI's --max-semi-space-size (bin/trove.js): V8 would
       // grow it to 64 MB under a crawl's allocation rate, most of a crawl's peak memory.
-      resourceLimits: { maxYoungGenerationSizeMb: 16 },
+      resourceLimits: { maxYoungGenerationSizeMb: 12 },
     });
     let started = false;
     let finished: CrawlSnapshot | null = null;

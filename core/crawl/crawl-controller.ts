@@ -93,7 +93,7 @@ export class CrawlController {
     this.startedAt = opts.startedAt ?? Date.now();
     this.elapsedBefore = opts.elapsedBefore ?? 0;
     for (let i = ctx.settings.concurrency; i >= 1; i--) this.freeSlots.push(i);
-    this.maxActive = ctx.settings.concurrency + Math.max(2, ctx.settings.concurrency);
+    this.maxActive = ctx.settings.concurrency + 2;
     this.done = new Promise<CrawlSnapshot>((resolve) => {
       queueMicrotask(() => {
         this.loop()
