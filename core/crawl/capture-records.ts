@@ -95,7 +95,11 @@ export function buildCaptureGroup(g: CaptureGroupInput): CaptureGroup {
         fields,
         blockParts: parts,
       };
-      if (f.blockDigest) rec.blockDigest = f.blockDigest;
+      if (f.blockDigest) {
+        rec.blockDigest = f.blockDigest;
+        // The fetcher hashed exactly these bytes as they arrived (the body held in memory).
+        rec.blockDigestTrusted = true;
+      }
       records.push(rec);
     }
   }

@@ -13,40 +13,55 @@ const THRESHOLD = 500;
 const MAX_SHAPES = 50_000;
 
 export function urlShape(url: string): { host: string; shape: string; pattern: string } | null {
-  let u: URL;
+  const u = parse(url);
+  if (!u) return null;
+  return { host: u.host, shape: shapeOf(u), pattern: excludeFor(u) };
+}
+
+function parse(url: string): URL | null {
   try {
-    u = new URL(url);
+    return new URL(url);
   } catch {
     return null;
   }
-  const path = u.pathname.replace(/\d+/g, 'N');
-  const keys = [...new Set([...u.searchParams.keys()])].sort();
-  const shape = path + (keys.length ? '?' + keys.join('&') : '');
-  // The suggested exclude: the path with its numeric parts generalised, on that host.
+}
+
+function queryKeys(u: URL): string[] {
+  return u.search === '' ? [] : [...new Set([...u.searchParams.keys()])].sort();
+}
+
+function shapeOf(u: URL): string {
+  const keys = queryKeys(u);
+  return u.pathname.replace(/\d+/g, 'N') + (keys.length ? '?' + keys.join('&') : '');
+}
+
+/** The suggested exclude: the path with its numeric parts generalised, on that host. */
+function excludeFor(u: URL): string {
   const escaped = u.pathname
     .split(/\d+/)
     .map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
     .join('\\d+');
-  const pattern = `^https?://${u.host.replace(/\./g, '\\.')}${escaped}${keys.length ? '\\?' : ''}`;
-  return { host: u.host, shape, pattern };
+  return `^https?://${u.host.replace(/\./g, '\\.')}${escaped}${queryKeys(u).length ? '\\?' : ''}`;
 }
 
 export class TrapDetector {
   private counts = new Map<string, number>();
   private flagged = new Map<string, TrapWarning>();
 
+  /** Called for every accepted URL: cheap for the common case (no digits or query in the path). */
   observe(url: string): void {
-    const s = urlShape(url);
-    if (!s) return;
-    // A shape needs both numbers or a query to be a trap candidate: plain paths are just a site.
-    if (!/N|\?/.test(s.shape)) return;
-    const key = s.host + ' ' + s.shape;
+    const u = parse(url);
+    if (!u) return;
+    // A shape needs numbers or a query to be a trap candidate: plain paths are just a site.
+    if (u.search === '' && !/\d/.test(u.pathname)) return;
+    const shape = shapeOf(u);
+    const key = u.host + ' ' + shape;
     const n = (this.counts.get(key) ?? 0) + 1;
     if (this.counts.size < MAX_SHAPES || this.counts.has(key)) this.counts.set(key, n);
     if (n >= THRESHOLD) {
       const w = this.flagged.get(key);
       if (w) w.count = n;
-      else this.flagged.set(key, { host: s.host, pattern: s.shape, count: n, suggestedExclude: s.pattern });
+      else this.flagged.set(key, { host: u.host, pattern: shape, count: n, suggestedExclude: excludeFor(u) });
     }
   }
 

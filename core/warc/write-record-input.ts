@@ -35,6 +35,11 @@ export interface RecordInput {
   blockParts: BlockSource[];
   /** `sha1:BASE32`. Computed here when every part is a Buffer; required when a part is streamed (and then checked as it streams). */
   blockDigest?: string;
+  /**
+   * `blockDigest` was computed over these very in-memory bytes (the fetcher hashes a response as
+   * it arrives): not hashed again. A streamed part (a spool on disk) is checked all the same.
+   */
+  blockDigestTrusted?: boolean;
 }
 
 /** Fields the writer sets itself; a caller supplying one would produce a duplicate or a lie. */
@@ -107,7 +112,7 @@ export function prepareRecord(input: RecordInput, extraLeading: [string, string]
     digest = sha1OfParts(input.blockParts as Buffer[]);
   } else {
     checkFieldValue('WARC-Block-Digest', digest);
-    check = blockDigestCheck(digest);
+    if (!(input.blockDigestTrusted === true && inMemory)) check = blockDigestCheck(digest);
   }
   const blockDigest = digest;
 

@@ -203,6 +203,8 @@ describe('WarcWriter write failures', () => {
     const changed = Buffer.from(body);
     changed[1234] = 0x21;
     await rejectsWith(w.writeGroup(rec(spoolOf(changed, body.length), sha1Obvious(body))), 'WARC_BLOCK_DIGEST_MISMATCH');
+    // "Trusted" (the fetcher hashed the bytes) skips the check for in-memory blocks only: a spool is still checked.
+    await rejectsWith(w.writeGroup([{ ...rec(spoolOf(changed, body.length), sha1Obvious(body))[1]!, blockDigestTrusted: true }]), 'WARC_BLOCK_DIGEST_MISMATCH');
     // Small in-memory blocks with a wrong declared digest too.
     await rejectsWith(
       w.writeGroup([{ type: 'resource', targetUri: 'https://example.org/x', date: new Date(), blockParts: [Buffer.from('x')], blockDigest: sha1Obvious(Buffer.from('y')) }]),
