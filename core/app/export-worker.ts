@@ -42,9 +42,10 @@ async function run(d: ExportWorkerData, onProgress: (p: ExportProgressInfo) => v
             captures: r.captures,
             pages: r.pages,
             index: r.index,
-            warcHashesRecorded: r.fixity.recorded,
-            warcHashesComputed: r.fixity.hashed,
-            ...(r.changedSinceRecorded.length > 0 ? { changedSinceWritten: r.changedSinceRecorded.join(', ') } : {}),
+            // Shown as "value key" in the export dialog.
+            'WARCs with their fixity from capture': r.fixity.recorded,
+            'WARCs hashed now': r.fixity.hashed,
+            ...(r.changedSinceRecorded.length > 0 ? { 'changed since written (hashed as they are now)': r.changedSinceRecorded.join(', ') } : {}),
           },
         };
       }
