@@ -9,7 +9,8 @@
  *   verify    the same with verifyFixity (every WARC hashed again: SHA-256 and CRC-32);
  *   ratio     wacz / stream copy, and wacz / copyFile. Target: ≤ 1.5× the copy.
  *   rss       peak RSS (getrusage maxrss) of a child that only exports, for the archive and for
- *             one holding every WARC twice. Target: flat (the same for both).
+ *             one holding every WARC twice (median of three children each). Target: flat (the
+ *             same for both).
  *
  * Without an archive directory it makes one (~70 MB): a generated site (600 HTML pages with
  * links, 200 incompressible 300 KB "images") served by nginx when installed (else a small Node
@@ -219,8 +220,11 @@ export async function runExportBench(archiveDir?: string): Promise<Record<string
     const dir = archiveDir ?? (await makeArchive(work));
     if (process.env.TROVE_BENCH_KEEP && !archiveDir) fs.cpSync(dir, process.env.TROVE_BENCH_KEEP, { recursive: true, preserveTimestamps: true });
     const t = child('--time', dir, work);
-    const one = child('--rss', dir, work);
-    const two = child('--rss', await doubled(dir, work), work);
+    // Peak RSS swings by tens of MB from run to run (allocator and GC timing): the median of three.
+    const median = (runs: Record<string, number>[]) => runs.sort((a, b) => a.peakRssMB! - b.peakRssMB!)[1]!;
+    const one = median([1, 2, 3].map(() => child('--rss', dir, work)));
+    const twice = await doubled(dir, work);
+    const two = median([1, 2, 3].map(() => child('--rss', twice, work)));
     const result: Record<string, number> = {
       ...t,
       rssBeforeMB: one.rssBeforeMB!,
