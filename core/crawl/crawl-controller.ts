@@ -65,9 +65,10 @@ export class CrawlController {
   private inflight = new Set<Promise<void>>();
   private freeSlots: number[] = [];
   /**
-   * URIs at once, fetching or being processed: the fetch slots plus as many again (at least two)
-   * whose fetch is over and whose links, records and index rows are still being made. Bounds
-   * memory and the URIs a crash leaves leased (fetched again on resume).
+   * URIs at once, fetching or being processed: the fetch slots plus two whose fetch is over and
+   * whose links, records and index rows are still being made (enough to keep one connection
+   * busy; more bought no speed on 2 cores). Bounds memory and the URIs a crash leaves leased
+   * (fetched again on resume).
    */
   private readonly maxActive: number;
   private wake: (() => void) | null = null;
