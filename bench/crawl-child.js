@@ -1,6 +1,7 @@
 /**
  * One crawl in a fresh process, so its peak RSS is its own: `node bench/crawl-child.js <dir>
- * <settings-json>` prints one JSON line with the time, the peak RSS and the URLs fetched with 200.
+ * <settings-json>` prints one JSON line with the time, the CPU time (all threads), the peak RSS and
+ * the URLs fetched with 200.
  * Starts like the `trove` CLI (bin/trove.js): JavaScript, with the compile cache on, before the
  * TypeScript core loads.
  */
@@ -24,5 +25,5 @@ const ok200 = fs
   .filter((f) => f[1] === '200')
   .map((f) => f[3]);
 process.stdout.write(
-  JSON.stringify({ ms, maxRssMb: process.resourceUsage().maxRSS / 1024, downloaded: final.downloaded, failed: final.failed, state: final.state, reason: final.finishReason, ok200 }) + '\n',
+  JSON.stringify({ ms, cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024, downloaded: final.downloaded, failed: final.failed, state: final.state, reason: final.finishReason, ok200 }) + '\n',
 );
