@@ -8,13 +8,14 @@
  * inside the library folder, so a payload can never name a path elsewhere.
  */
 import fs from 'node:fs';
+import type Database from 'better-sqlite3';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { CrawlSettings } from '../api/settings.ts';
 import type { CrawlSnapshot, FinishReason } from '../api/crawl-snapshot.ts';
 import type { DeleteTicket, LibraryEntry, LibraryFile, LibraryKind, LibraryState } from '../api/app-types.ts';
 import { LIBRARY_ID } from '../api/commands.ts';
-import { TroveError } from '../errors.ts';
+import { isTroveError, TroveError } from '../errors.ts';
 import { crawlDatabasePath, openDatabase, closeDatabase } from '../storage/open-database.ts';
 import { getMeta } from '../storage/meta.ts';
 import { createCaptureIndex } from '../archive/capture-index.ts';
@@ -89,7 +90,16 @@ export class Library {
 
   readStored(id: string): StoredInfo {
     const dir = this.requireEntry(id);
-    const db = openDatabase(crawlDatabasePath(dir), { readonly: true });
+    const file = crawlDatabasePath(dir);
+    let db: Database.Database;
+    try {
+      db = openDatabase(file, { readonly: true });
+    } catch (err) {
+      if (!isTroveError(err, 'DB_NEEDS_MIGRATION')) throw err;
+      // Written by an earlier Trove: upgrade it once (a write open migrates), then read it.
+      closeDatabase(openDatabase(file));
+      db = openDatabase(file, { readonly: true });
+    }
     try {
       const settings = getMeta<CrawlSettings>(db, 'settings') ?? null;
       const index = createCaptureIndex(db);

@@ -8,6 +8,8 @@ import { replayResponse } from '../../core/app/replay-bridge.ts';
 import type { Events, EventName } from '../../core/api/channels.ts';
 import type { CrawlSnapshot } from '../../core/api/crawl-snapshot.ts';
 import { startFixtureSite, type FixtureSite } from './fixture-site.ts';
+import { closeDatabase, openDatabase } from '../../core/storage/open-database.ts';
+import { schemaVersion } from '../../core/storage/migrations.ts';
 
 interface Recorded {
   name: EventName;
@@ -152,6 +154,20 @@ describe('a crawl in a worker, then the library', () => {
     expect(e).toMatchObject({ kind: 'crawl', state: 'finished', running: false, downloaded: final.downloaded });
     expect(e.sizeBytes).toBeGreaterThan(1000);
     expect(e.records).toBeGreaterThan(10);
+  });
+
+  it('lists an entry written by an earlier Trove (older schema) after upgrading its database', async () => {
+    const file = path.join(libraryDir, id, 'crawl.sqlite');
+    const db = openDatabase(file);
+    db.exec('DROP TABLE file_fixity');
+    db.pragma('user_version = 4');
+    closeDatabase(db);
+    const r = await call<{ id: string; kind: string; records: number }[]>('library.list');
+    expect(r.value.find((x) => x.id === id)).toMatchObject({ kind: 'crawl', records: expect.any(Number) });
+    expect(r.value.find((x) => x.id === id)!.records).toBeGreaterThan(10);
+    const again = openDatabase(file, { readonly: true });
+    expect(again.pragma('user_version', { simple: true })).toBe(schemaVersion());
+    closeDatabase(again);
   });
 
   it('browses the records with keyset pages and finds text', async () => {
