@@ -10,7 +10,10 @@ import path from 'node:path';
 
 export function enableCompileCache() {
   if (typeof module.enableCompileCache !== 'function') return;
-  const dir = process.env.NODE_COMPILE_CACHE || path.join(os.tmpdir(), 'trove-compile-cache');
+  // In the user's own cache folder, not a shared temp folder: the cache holds code this process
+  // will run, so no other user may write there. If it cannot be written, Node goes on without it.
+  const cacheHome = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  const dir = process.env.NODE_COMPILE_CACHE || path.join(cacheHome, 'trove', 'compile-cache');
   process.env.NODE_COMPILE_CACHE = dir;
   module.enableCompileCache(dir);
 }
