@@ -12,18 +12,18 @@ import { recordedFixity, sealFile } from '../archive/file-fixity.ts';
 
 export class WarcSealer {
   readonly #db: Database.Database;
-  readonly #pending = new Set<Promise<unknown>>();
+  /** Seals run one after another (a resumed crawl may have many files to seal). */
+  #chain: Promise<unknown> = Promise.resolve();
 
   constructor(db: Database.Database) {
     this.#db = db;
   }
 
-  /** Hash a closed WARC and record it for `fileId`. */
+  /** Hash a closed WARC and record it for `fileId`, after the seals queued before it. */
   seal(fileId: number, finalPath: string): void {
     const size = fs.statSync(finalPath, { throwIfNoEntry: false })?.size;
     if (size === undefined) return;
-    const run = sealFile(this.#db, fileId, finalPath, 0, size).finally(() => this.#pending.delete(run));
-    this.#pending.add(run);
+    this.#chain = this.#chain.then(() => sealFile(this.#db, fileId, finalPath, 0, size));
   }
 
   /** Seal the crawl's closed WARCs that have no fixity yet (a crawl killed before sealing them). */
@@ -34,8 +34,12 @@ export class WarcSealer {
     }
   }
 
-  /** Wait for every seal started so far. */
+  /** Wait for every seal queued so far. */
   async settle(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.all(this.#pending);
+    let last: Promise<unknown>;
+    do {
+      last = this.#chain;
+      await last;
+    } while (last !== this.#chain);
   }
 }
