@@ -16,7 +16,6 @@ import type { Emit } from '../api/channels.ts';
 import type { LibraryDetail, LibraryEntry } from '../api/app-types.ts';
 import { TroveError } from '../errors.ts';
 import { openArchive, type Archive } from '../archive/archive-dir.ts';
-import { importIntoArchive } from '../archive/import-warc.ts';
 import { listPages, queryRecords, searchText, timeline } from '../archive/record-query.ts';
 import { recordDetail } from '../archive/record-query-detail.ts';
 import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
@@ -25,6 +24,7 @@ import { CrawlRunner, type RunnerEvent } from './crawl-runner.ts';
 import { checkCrawl, robotsTest, scopeTest } from './crawl-checks.ts';
 import { CUSTOM_ROBOTS_FILE, Library } from './library.ts';
 import { ExportRunner } from './export-runner.ts';
+import { ImportRunner } from './import-runner.ts';
 import { replayInfo } from './replay-bridge.ts';
 
 export interface AppServiceOptions {
@@ -59,6 +59,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
   const lastSaved = new Map<string, number>();
   const emit = opts.emit;
   const exports = new ExportRunner();
+  const imports = new ImportRunner();
 
   const runner = new CrawlRunner({
     workerUrl: opts.crawlWorkerUrl,
@@ -188,15 +189,18 @@ export function createAppService(opts: AppServiceOptions): AppService {
       }
       const dir = library.pathOf(id);
       fs.mkdirSync(dir, { recursive: true });
+      // Created (and its schema set up) here, so the entry lists at once; filled by the worker.
       const a = archives.get(id) ?? openArchive(dir);
       archives.set(id, a);
       emit('library.changed', { id });
-      const report = await importIntoArchive(a, files, {
-        copy,
-        onProgress: (progress) => emit('import.progress', { id, progress }),
-      });
-      emit('library.changed', { id });
-      return { id, report };
+      try {
+        const report = await imports.run(dir, files, copy === true, (progress) => emit('import.progress', { id, progress }));
+        return { id, report };
+      } finally {
+        // The worker wrote through its own connection: read the archive afresh from here on.
+        closeArchive(id);
+        emit('library.changed', { id });
+      }
     },
 
     'crawl.check': (req) => {
@@ -296,7 +300,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
     library,
     archive,
     async close() {
-      await Promise.all([runner.close(), exports.close()]);
+      await Promise.all([runner.close(), exports.close(), imports.close()]);
       for (const id of [...archives.keys()]) closeArchive(id);
     },
   };

@@ -222,6 +222,13 @@ describe('a crawl in a worker, then the library', () => {
     expect(r.value.report.problems).toEqual([]);
     expect(r.value.report.records).toBeGreaterThan(10);
     expect(events.some((e) => e.name === 'import.progress')).toBe(true);
+    // Imported off the main thread: the archive read afterwards (a fresh connection) has it all.
+    const page = await call<{ rows: unknown[] }>('records.query', { archiveId: r.value.id, filter: {}, limit: 5 });
+    expect(page.ok, JSON.stringify(page.error)).toBe(true);
+    expect(page.value.rows.length).toBeGreaterThan(0);
+    // A problem file is reported back from the worker, code and all.
+    const missing = await call<{ report: { problems: { code: string }[] } }>('library.import', { files: [path.join(libraryDir, 'no-such.warc.gz')], into: r.value.id, copy: false });
+    expect(missing.value.report.problems.map((p) => p.code)).toEqual(['IMPORT_FILE_NOT_FOUND']);
     const list = await call<{ id: string; kind: string; state: string; records: number }[]>('library.list');
     expect(list.value.find((e) => e.id === r.value.id)).toMatchObject({ kind: 'archive', state: 'imported', records: r.value.report.records });
     expect((await call('crawl.resume', { id: r.value.id })).error.code).toBe('NOT_A_CRAWL');

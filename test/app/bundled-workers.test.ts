@@ -1,7 +1,7 @@
 /**
- * The Electron build bundles the crawl, extract and export workers as chunks of their own
+ * The Electron build bundles the crawl, extract, export and import workers as chunks of their own
  * (electron.vite.config.ts rewrites `new URL('./x-worker.ts', import.meta.url)`). When a fresh
- * `npm run build` is present, run a real crawl and an export through the bundled workers.
+ * `npm run build` is present, run a real crawl, an export and an import through them.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CrawlRunner, type RunnerEvent } from '../../core/app/crawl-runner.ts';
 import { ExportRunner } from '../../core/app/export-runner.ts';
+import { ImportRunner } from '../../core/app/import-runner.ts';
 import { startFixtureSite } from './fixture-site.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -24,7 +25,7 @@ function newest(dir: string): number {
   return t;
 }
 
-const workers = ['crawl-worker.js', 'extract-worker.js', 'export-worker.js'].map((n) => path.join(OUT, n));
+const workers = ['crawl-worker.js', 'extract-worker.js', 'export-worker.js', 'import-worker.js'].map((n) => path.join(OUT, n));
 const fresh = workers.every((w) => fs.existsSync(w)) && Math.min(...workers.map((w) => fs.statSync(w).mtimeMs)) > newest(path.join(ROOT, 'core'));
 if (!fresh) console.warn('bundled-worker test skipped: run `npm run build` (out/main is missing or older than core/)');
 
@@ -32,7 +33,7 @@ describe.skipIf(!fresh)('bundled workers', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-bundled-'));
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('crawl and export through out/main/*-worker.js', async () => {
+  it('crawl, export and import through out/main/*-worker.js', async () => {
     const site = await startFixtureSite();
     try {
       const exit = await new Promise<Extract<RunnerEvent, { type: 'exit' }>>((resolve, reject) => {
@@ -46,6 +47,9 @@ describe.skipIf(!fresh)('bundled workers', () => {
       expect(exit.snapshot?.downloaded).toBeGreaterThan(5);
       const wacz = await new ExportRunner({ workerUrl: pathToFileURL(workers[2]!) }).run('b', path.join(dir, 'crawl'), { archiveId: 'b', format: 'wacz' }, () => {});
       expect(wacz.summary.pages).toBeGreaterThan(3);
+      const report = await new ImportRunner({ workerUrl: pathToFileURL(workers[3]!) }).run(path.join(dir, 'imported'), [wacz.path], false, () => {});
+      expect(report.problems).toEqual([]);
+      expect(report.records).toBeGreaterThan(10);
     } finally {
       await site.close();
     }
