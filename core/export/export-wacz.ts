@@ -11,7 +11,8 @@
  * The CDXJ lines come from the capture index (capture-cdxj.ts) with offsets relative to each
  * WARC as stored in the package. A WARC's SHA-256 and CRC-32 are those recorded when it was
  * written, while the file is unchanged (file-fixity.ts); any other hash is computed while the
- * bytes stream into the ZIP (zip-writer.ts). The package is written as `FILE.part` and renamed when complete.
+ * bytes stream into the ZIP (zip-writer.ts). The package is written as `FILE.part` and renamed
+ * when complete.
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
