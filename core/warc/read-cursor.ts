@@ -10,8 +10,6 @@ import type { ByteSource, MemberSpan } from './read-source.ts';
 const EMPTY = Buffer.alloc(0);
 const CR = 0x0d;
 const LF = 0x0a;
-/** Bytes of the next piece joined to unread bytes at a time (see #append). */
-const JOIN = 64 << 10;
 
 export class ReadCursor {
   readonly #src: ByteSource;
@@ -20,8 +18,6 @@ export class ReadCursor {
   /** Decompressed position of #buf[0]. */
   #base: number;
   #eof = false;
-  /** The rest of a source piece whose head was joined to the unread bytes (#append); read before the source. */
-  #pending: Buffer | null = null;
 
   /** `start` is the decompressed position of the source's first byte (its file offset for plain files). */
   constructor(src: ByteSource, start = 0) {
@@ -99,7 +95,7 @@ export class ReadCursor {
   async fill(): Promise<boolean> {
     while (this.#i >= this.#buf.length) {
       if (this.#eof) return false;
-      const p = await this.#nextPiece();
+      const p = await this.#src.next();
       if (!p) {
         this.#eof = true;
         return false;
@@ -191,7 +187,7 @@ export class ReadCursor {
     const inBuf = Math.min(left, this.#buf.length - this.#i);
     this.#i += inBuf;
     left -= inBuf;
-    if (left > 0 && this.#src.skip && !this.#eof && this.#pending === null) {
+    if (left > 0 && this.#src.skip && !this.#eof) {
       // Nothing buffered is left: move the plain file's read position instead of reading.
       const k = this.#src.skip(left);
       this.#base += this.#buf.length + k;
@@ -213,38 +209,18 @@ export class ReadCursor {
     return b;
   }
 
-  /**
-   * Load more bytes behind the unread ones (copying them). Only the head of a large piece is
-   * joined on (up to JOIN bytes; the rest is read from where it is afterwards): a line or header
-   * that straddles two 1 MiB pieces then costs a copy of a few KiB, not of the whole next piece
-   * (which had `trove index` copying about as many bytes as it inflated). False at the end.
-   */
+  /** Load one more piece behind the unread bytes (copying them). False at the end. */
   async #append(): Promise<boolean> {
     if (this.#eof) return false;
-    let p = await this.#nextPiece();
+    const p = await this.#src.next();
     if (!p) {
       this.#eof = true;
       return false;
     }
     const rest = this.#buf.subarray(this.#i);
     this.#base += this.#i;
+    this.#buf = rest.length === 0 ? p : Buffer.concat([rest, p]);
     this.#i = 0;
-    if (rest.length === 0) {
-      this.#buf = p;
-      return true;
-    }
-    if (p.length > JOIN) {
-      this.#pending = p.subarray(JOIN);
-      p = p.subarray(0, JOIN);
-    }
-    this.#buf = Buffer.concat([rest, p]);
     return true;
-  }
-
-  #nextPiece(): Promise<Buffer | null> | Buffer {
-    const p = this.#pending;
-    if (p === null) return this.#src.next();
-    this.#pending = null;
-    return p;
   }
 }
