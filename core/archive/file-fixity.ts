@@ -67,16 +67,10 @@ export function recordedFixity(db: Database.Database, fileId: number): RecordedF
   return { sha256: row.sha256, crc32: row.crc32, bytes: row.bytes, fileSize: row.file_size, mtimeMs: row.mtime_ms, recordedAt: row.recorded_at };
 }
 
-/** The recorded fixity when it still describes `length` bytes of a file whose size and mtime are unchanged; else null. */
-export function trustedFixity(db: Database.Database, fileId: number, holder: fs.Stats, length: number): RecordedFixity | null {
-  const f = recordedFixity(db, fileId);
+/** Whether recorded fixity still describes `length` bytes of a file whose size and mtime are unchanged. */
+export function fixityStillHolds(f: RecordedFixity, holder: fs.Stats, length: number): boolean {
   // mtime compared to the millisecond: what every file system and copy tool keeps.
-  if (!f || f.bytes !== length || f.fileSize !== holder.size || Math.round(f.mtimeMs) !== Math.round(holder.mtimeMs)) return null;
-  return f;
-}
-
-export function forgetFixity(db: Database.Database, fileId: number): void {
-  db.prepare('DELETE FROM file_fixity WHERE file_id = ?').run(fileId);
+  return f.bytes === length && f.fileSize === holder.size && Math.round(f.mtimeMs) === Math.round(holder.mtimeMs);
 }
 
 /**

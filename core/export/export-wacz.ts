@@ -17,7 +17,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { KeyObject } from 'node:crypto';
-import { recordedFixity, trustedFixity } from '../archive/file-fixity.ts';
+import { fixityStillHolds, recordedFixity } from '../archive/file-fixity.ts';
 import { TroveError } from '../errors.ts';
 import type { Archive } from '../archive/archive-dir.ts';
 import { TROVE_VERSION } from '../api/settings.ts';
@@ -110,7 +110,7 @@ export async function exportWacz(archive: Archive, out: string, opts: WaczExport
         }
       })();
       const recorded = recordedFixity(archive.db, w.fileId);
-      const trusted = opts.verifyFixity ? null : trustedFixity(archive.db, w.fileId, await fsp.stat(w.source), w.size);
+      const trusted = !opts.verifyFixity && recorded && fixityStillHolds(recorded, await fsp.stat(w.source), w.size) ? recorded : null;
       const entry = await zip.addStream(`archive/${w.name}`, counted, { size: w.size, ...(trusted ? { known: trusted } : {}) });
       if (trusted) {
         fixity.recorded++;
