@@ -8,9 +8,9 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { ExportFile, ExportFormat, ExportProgressInfo, ExportRequest, ExportResult } from '../api/app-types.ts';
-import { TroveError } from '../errors.ts';
 import type { ExportUp, ExportWorkerData } from './export-worker.ts';
 import { directorySize } from './library.ts';
+import { workerResult } from './worker-result.ts';
 
 export const EXPORTS_FOLDER = 'exports';
 
@@ -29,7 +29,7 @@ export class ExportRunner {
   }
 
   /** Export the archive in `dir` (library entry `id`); progress goes to `onProgress`. */
-  run(id: string, dir: string, req: ExportRequest, onProgress: (exportId: string, p: ExportProgressInfo) => void): Promise<ExportResult> {
+  async run(id: string, dir: string, req: ExportRequest, onProgress: (exportId: string, p: ExportProgressInfo) => void): Promise<ExportResult> {
     const exportsDir = path.join(dir, EXPORTS_FOLDER);
     fs.mkdirSync(exportsDir, { recursive: true });
     const base = `${id.replace(/[^A-Za-z0-9._-]+/g, '-')}-${stamp()}`;
@@ -49,26 +49,10 @@ export class ExportRunner {
     };
     const worker = new Worker(this.workerUrl ?? new URL('./export-worker.ts', import.meta.url), { workerData: data, name: `export ${req.format} ${id}` });
     this.running.set(exportId, worker);
-    return new Promise<ExportResult>((resolve, reject) => {
-      let settled = false;
-      let failure: string | null = null;
-      worker.on('error', (err) => (failure = err.message));
-      worker.on('message', (m: ExportUp) => {
-        if (m.type === 'progress') onProgress(exportId, m.progress);
-        else if (m.type === 'done') {
-          settled = true;
-          const bytes = req.format === 'mirror' || req.format === 'report' ? directorySize(out).bytes : m.bytes;
-          resolve({ exportId, format: req.format, path: out, name, bytes, summary: m.summary });
-        } else {
-          settled = true;
-          reject(new TroveError(m.error.code, m.error.message, { format: req.format }));
-        }
-      });
-      worker.once('exit', (code) => {
-        this.running.delete(exportId);
-        if (!settled) reject(new TroveError('EXPORT_FAILED', failure ?? `the export worker stopped (code ${code})`, { format: req.format }));
-      });
-    });
+    worker.once('exit', () => this.running.delete(exportId));
+    const done = await workerResult<ExportProgressInfo, Extract<ExportUp, { type: 'done' }>>(worker, (p) => onProgress(exportId, p), 'export', 'EXPORT_FAILED', { format: req.format });
+    const bytes = req.format === 'mirror' || req.format === 'report' ? directorySize(out).bytes : done.bytes;
+    return { exportId, format: req.format, path: out, name, bytes, summary: done.summary };
   }
 
   list(dir: string): ExportFile[] {

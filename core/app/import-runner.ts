@@ -4,8 +4,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { ImportProgress, ImportReport } from '../archive/archive-types.ts';
-import { TroveError } from '../errors.ts';
 import type { ImportUp, ImportWorkerData } from './import-worker.ts';
+import { workerResult } from './worker-result.ts';
 
 export class ImportRunner {
   private running = new Set<Worker>();
@@ -16,7 +16,7 @@ export class ImportRunner {
   }
 
   /** Import `files` into the archive in `dir`; progress goes to `onProgress`. */
-  run(dir: string, files: string[], copy: boolean, onProgress: (p: ImportProgress) => void): Promise<ImportReport> {
+  async run(dir: string, files: string[], copy: boolean, onProgress: (p: ImportProgress) => void): Promise<ImportReport> {
     const data: ImportWorkerData = { dir, files, ...(copy ? { copy: true } : {}) };
     const worker = new Worker(this.workerUrl ?? new URL('./import-worker.ts', import.meta.url), {
       workerData: data,
@@ -24,25 +24,9 @@ export class ImportRunner {
       resourceLimits: { maxYoungGenerationSizeMb: 12 },
     });
     this.running.add(worker);
-    return new Promise<ImportReport>((resolve, reject) => {
-      let settled = false;
-      let failure: string | null = null;
-      worker.on('error', (err) => (failure = err.message));
-      worker.on('message', (m: ImportUp) => {
-        if (m.type === 'progress') onProgress(m.progress);
-        else if (m.type === 'done') {
-          settled = true;
-          resolve(m.report);
-        } else {
-          settled = true;
-          reject(new TroveError(m.error.code, m.error.message));
-        }
-      });
-      worker.once('exit', (code) => {
-        this.running.delete(worker);
-        if (!settled) reject(new TroveError('IMPORT_FAILED', failure ?? `the import worker stopped (code ${code})`));
-      });
-    });
+    worker.once('exit', () => this.running.delete(worker));
+    const done = await workerResult<ImportProgress, Extract<ImportUp, { type: 'done' }>>(worker, onProgress, 'import', 'IMPORT_FAILED');
+    return done.report;
   }
 
   async close(): Promise<void> {
