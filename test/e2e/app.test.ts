@@ -247,7 +247,15 @@ describe.skipIf(!chromium)('Trove in Chromium', () => {
     await byTestId(`browse-${crawlId}`).click();
     await expect.poll(() => byTestId('record-row').count()).toBeGreaterThan(10);
     await shot('10-browser-dark');
+    // A theme picked in the app wins over the OS, either way.
+    const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await page.evaluate(() => (document.documentElement.dataset.theme = 'light'));
+    expect(await bg()).toBe('rgb(246, 247, 249)');
     await page.emulateMedia({ colorScheme: 'light' });
+    await page.evaluate(() => (document.documentElement.dataset.theme = 'dark'));
+    expect(await bg()).toBe('rgb(20, 23, 28)');
+    await page.evaluate(() => delete document.documentElement.dataset.theme);
+    expect(await bg()).toBe('rgb(246, 247, 249)');
   });
 
   it('validates payloads from the page too', async () => {
