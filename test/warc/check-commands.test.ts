@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusPath } from '../helpers/corpus.ts';
 import { registerCheckCommand } from '../../core/cli/check-command.ts';
 import { registerIndexCommand } from '../../core/cli/index-command.ts';
+import { registerImportCommand } from '../../core/cli/import-command.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -24,6 +25,7 @@ async function run(...argv: string[]): Promise<{ out: string; err: string; code:
   const program = new Command().exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} });
   registerCheckCommand(program);
   registerIndexCommand(program);
+  registerImportCommand(program);
   let out = '';
   let err = '';
   const write = { out: process.stdout.write, err: process.stderr.write };
@@ -95,5 +97,45 @@ describe('trove index', () => {
     expect((await fs.readFile(out, 'utf8')).split('\n')[0]).toMatch(/^org,archive\)\/robots\.txt 20080430204825 /);
     expect((await run('index', path.join(dir, 'nope.warc.gz'))).code).toBe(2);
     expect((await run('index')).code).toBe(2);
+  });
+});
+
+describe('no silent success on empty or unreadable input', () => {
+  it('index, check and import each say so and exit non-zero for an empty file, an empty .wacz and a directory', async () => {
+    const empty = path.join(dir, 'empty.warc.gz');
+    const emptyWacz = path.join(dir, 'empty.wacz');
+    await fs.writeFile(empty, '');
+    await fs.writeFile(emptyWacz, '');
+    const archive = path.join(dir, 'archive-empty');
+
+    const index = await run('index', empty);
+    expect(index.code).toBe(1);
+    expect(index.out).toBe('');
+    expect(index.err).toContain(':0: error WARC_NO_RECORDS ');
+
+    const check = await run('check', empty);
+    expect(check.code).toBe(1);
+    expect(check.out).toContain(':0: error WARC_NO_RECORDS ');
+
+    const checkWacz = await run('check', emptyWacz);
+    expect(checkWacz.code).toBeGreaterThan(0);
+    expect(checkWacz.out).toMatch(/error WACZ_/);
+
+    for (const input of [empty, emptyWacz, dir]) {
+      const imported = await run('import', '--archive', archive, '--no-progress', input);
+      expect(imported.code).toBe(1);
+      expect(imported.err).toMatch(/trove import: .*: (IMPORT_NO_RECORDS|IMPORT_FILE_NOT_FOUND|WACZ_OPEN_FAILED): /);
+    }
+
+    const dirIndex = await run('index', dir);
+    expect(dirIndex.code).toBe(2);
+    expect(dirIndex.err).toContain('WARC_OPEN_FAILED');
+  });
+
+  it('a WARC holding only a warcinfo record indexes to nothing with a note, and exits 0', async () => {
+    const r = await run('index', corpusPath('warc', 'jwarc', 'gzip_extra_sl.warc.gz'));
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('');
+    expect(r.err).toContain('no record to index');
   });
 });
