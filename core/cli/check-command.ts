@@ -5,7 +5,7 @@
  * (including a file that cannot be opened).
  */
 import type { Command } from 'commander';
-import { checkWarcFile, formatProblem } from '../warc/check-warc.ts';
+import { checkWarcFile, formatChunkedDigests, formatProblem } from '../warc/check-warc.ts';
 
 export function registerCheckCommand(program: Command): void {
   program
@@ -22,7 +22,7 @@ export function registerCheckCommand(program: Command): void {
           },
         });
         const unreadable = result.problems.some((p) => p.code === 'WARC_OPEN_FAILED');
-        process.stderr.write(`${file}: ${result.records} records, ${result.errors} errors, ${result.warnings} warnings${result.valid ? '' : ' (INVALID)'}\n`);
+        process.stderr.write(`${file}: ${result.records} records, ${result.errors} errors, ${result.warnings} warnings${formatChunkedDigests(result.chunkedDigests)}${result.valid ? '' : ' (INVALID)'}\n`);
         exit = Math.max(exit, unreadable ? 2 : result.valid ? 0 : 1);
       }
       process.exitCode = exit;
