@@ -33,8 +33,13 @@ export async function importWacz(run: ImportRun, given: string, abs: string): Pr
   if (run.opts.copy) {
     const rel = warcsSlot(archive, path.basename(abs));
     waczPath = path.join(archive.dir, rel);
-    await fsp.mkdir(path.dirname(waczPath), { recursive: true });
-    if (waczPath !== abs) await fsp.copyFile(abs, waczPath);
+    try {
+      await fsp.mkdir(path.dirname(waczPath), { recursive: true });
+      if (waczPath !== abs) await fsp.copyFile(abs, waczPath);
+    } catch (err) {
+      await fsp.rm(waczPath, { force: true });
+      throw new TroveError('IMPORT_COPY_FAILED', `cannot copy ${abs} into the archive: ${(err as Error).message}`, { path: abs, errno: (err as NodeJS.ErrnoException).code }, { cause: err });
+    }
   }
   // Inside the archive directory (a copy), the package is registered by a relative path.
   const copied = run.opts.copy && waczPath !== abs;
@@ -169,6 +174,11 @@ async function copyRange(dir: string, file: string, start: number, length: numbe
     await fsp.writeFile(tmp, '');
     return tmp;
   }
-  await pipeline(fs.createReadStream(file, { start, end: start + length - 1, highWaterMark: 1 << 20 }), fs.createWriteStream(tmp));
+  try {
+    await pipeline(fs.createReadStream(file, { start, end: start + length - 1, highWaterMark: 1 << 20 }), fs.createWriteStream(tmp));
+  } catch (err) {
+    await fsp.rm(tmp, { force: true });
+    throw new TroveError('WACZ_ENTRY_WRITE_FAILED', `cannot copy ${length} bytes of ${file} to ${tmp}: ${(err as Error).message}`, { path: file, errno: (err as NodeJS.ErrnoException).code }, { cause: err });
+  }
   return tmp;
 }

@@ -42,14 +42,27 @@ export async function checkZipStructure(file: string): Promise<{ problems: ZipPr
   const problems: ZipProblem[] = [];
   const add = (entry: string | null, offset: number, code: string, message: string, level: 'error' | 'warning' = 'error') =>
     problems.push({ entry, offset, level, code, message });
+  // A file that cannot be opened at all (missing, a folder, no permission) is WACZ_OPEN_FAILED;
+  // one that opens but is no ZIP is WACZ_NOT_ZIP (an invalid package, like an empty WARC).
+  let fh: fsp.FileHandle;
+  try {
+    fh = await fsp.open(abs, 'r');
+    if (!(await fh.stat()).isFile()) {
+      await fh.close();
+      throw Object.assign(new Error(`${abs} is not a file`), { code: 'EISDIR' });
+    }
+  } catch (err) {
+    add(null, 0, 'WACZ_OPEN_FAILED', `cannot open ${abs}: ${(err as Error).message}`);
+    return { problems, fatal: true };
+  }
   let zip: yauzl.ZipFile;
   try {
     zip = await yauzl.openPromise(abs, { decodeStrings: false, autoClose: false, validateEntrySizes: true });
   } catch (err) {
-    add(null, 0, 'WACZ_OPEN_FAILED', `not a readable ZIP file: ${(err as Error).message}`);
+    await fh.close();
+    add(null, 0, 'WACZ_NOT_ZIP', `not a readable ZIP file: ${(err as Error).message}`);
     return { problems, fatal: true };
   }
-  const fh = await fsp.open(abs, 'r');
   try {
     const seen = new Set<string>();
     const spans: Span[] = [];

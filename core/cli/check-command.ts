@@ -2,8 +2,8 @@
  * `trove check <file...>`: validate WARC/ARC files and WACZ packages (by a `.wacz` name or ZIP
  * magic bytes; see core/archive/wacz-check.ts). One line per problem on stdout
  * (`<file>:<offset>: <level> <code> <message>`), a summary per file on stderr.
- * Exit code 0 when every file is valid (warnings allowed), 1 when one is not, 2 for bad usage
- * (including a file that cannot be opened).
+ * Exit code 0 when every file is valid (warnings allowed), 1 when one is not (an empty file, a
+ * package that is no ZIP), 2 for bad usage (including a file that cannot be opened).
  */
 import fs from 'node:fs/promises';
 import type { Command } from 'commander';
@@ -39,7 +39,7 @@ export function registerCheckCommand(program: Command): void {
             if (p.level === 'error' || !opts.errorsOnly) process.stdout.write(formatProblem(p) + '\n');
           },
         });
-        const unreadable = result.problems.some((p) => p.code === 'WARC_OPEN_FAILED' || (p.code === 'WACZ_OPEN_FAILED' && p.file === file));
+        const unreadable = result.problems.some((p) => p.code === 'WARC_OPEN_FAILED' || p.code === 'WACZ_OPEN_FAILED');
         process.stderr.write(`${file}: ${result.records} records, ${result.errors} errors, ${result.warnings} warnings${formatChunkedDigests(result.chunkedDigests)}${result.valid ? '' : ' (INVALID)'}\n`);
         exit = Math.max(exit, unreadable ? 2 : result.valid ? 0 : 1);
       }
