@@ -5,7 +5,7 @@
  * length of its name and extra field; other readers (ReplayWeb.page's, which takes the data offset
  * from the central directory's extra length) trust the other copy. A package whose two copies
  * disagree therefore reads differently in different tools, so every field both headers carry is
- * compared here: name bytes, extra field length, compression method, flags, CRC-32 and sizes
+ * compared here: name bytes, extra field length (where it matters, see below), compression method, flags, CRC-32 and sizes
  * (Zip64 ones included), or, for a streamed entry (general purpose bit 3), the data descriptor
  * after its data as APPNOTE 4.3.9 describes it. Also: duplicate names, unsafe names, entries that
  * overlap (a zip-bomb trick) or run past the end of the file, and unsupported methods. The
@@ -125,13 +125,17 @@ async function compareHeaders(
   if (!local.fileName.equals(e.fileNameRaw)) {
     add(name, at, 'WACZ_ZIP_NAME_MISMATCH', `${name}: the local header names it ${JSON.stringify(local.fileName.toString('utf8'))}`);
   }
+  // APPNOTE lets the two extra fields differ (Info-ZIP and yazl write more in one than in the
+  // other), and readers that read the local header cope. ReplayWeb.page (wabac.js
+  // ziprangereader.ts) reads it only when the central extra length is non-zero; at zero it
+  // takes the data to start right after the name, so a local extra field there shifts every read.
   const centralExtra = (e as yauzl.Entry & { extraFieldRaw?: Buffer }).extraFieldRaw?.length ?? e.extraFieldLength;
-  if (local.extraFieldLength !== centralExtra) {
+  if (centralExtra === 0 && local.extraFieldLength !== 0) {
     add(
       name,
       at,
       'WACZ_ZIP_EXTRA_MISMATCH',
-      `${name}: extra field is ${local.extraFieldLength} bytes in the local header, ${centralExtra} in the central directory; readers that take the data offset from the central directory start ${local.extraFieldLength - centralExtra} bytes off`,
+      `${name}: extra field is ${local.extraFieldLength} bytes in the local header, ${centralExtra} in the central directory; readers that take the data offset from the central directory (ReplayWeb.page) start ${local.extraFieldLength} bytes early`,
     );
   }
   if (local.compressionMethod !== e.compressionMethod) {
