@@ -76,6 +76,31 @@ describe('trove check', () => {
   });
 });
 
+describe('trove check on WACZ packages', () => {
+  it('a valid package exits 0 with its summary; an invalid one exits 1, each problem naming package!/entry', async () => {
+    const ok = await run('check', corpusPath('wacz', 'valid_example_1.wacz'));
+    expect(ok.code).toBe(0);
+    expect(ok.out).toBe('');
+    expect(ok.err).toBe(`${corpusPath('wacz', 'valid_example_1.wacz')}: 4 records, 0 errors, 0 warnings\n`);
+    const bad = await run('check', '--errors-only', corpusPath('wacz', 'invalid_example_1.wacz'));
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain(`${corpusPath('wacz', 'invalid_example_1.wacz')}!/data/indexes/index.cdx.gz:0: error WACZ_RESOURCE_MISSING `);
+    expect(bad.out).not.toContain(' warning ');
+    expect(bad.err).toContain('(INVALID)');
+  });
+
+  it('a package found by its ZIP magic whatever its name; a missing .wacz exits 2', async () => {
+    const renamed = path.join(dir, 'package.zip');
+    await fs.copyFile(corpusPath('wacz', 'valid_signed_example_1.wacz'), renamed);
+    const r = await run('check', renamed);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain(`${renamed}: 4 records, 0 errors, 0 warnings`);
+    const missing = await run('check', path.join(dir, 'missing.wacz'));
+    expect(missing.code).toBe(2);
+    expect(missing.out).toContain(':0: error WACZ_OPEN_FAILED ');
+  });
+});
+
 describe('trove index', () => {
   it('prints sorted CDXJ for several files', async () => {
     const r = await run('index', corpusPath('warc', 'warcio', 'example.warc.gz'), corpusPath('warc', 'warcio.js', 'example-resource.warc.gz'));
