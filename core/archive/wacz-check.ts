@@ -82,7 +82,7 @@ export async function checkWaczFile(file: string, opts: CheckOptions = {}): Prom
   }
   const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'trove-check-wacz-'));
   try {
-    const ctx: Ctx = { pkg, report, push, result, tmp };
+    const ctx: Ctx = { pkg, report, push, result, tmp, unreadable: new Set() };
     await checkDatapackage(ctx);
     await checkDigestFile(ctx);
     const records = await checkWarcs(ctx, opts);
@@ -106,6 +106,8 @@ interface Ctx {
   push: (p: CheckProblem) => void;
   result: CheckResult;
   tmp: string;
+  /** Entries already reported as unreadable (bounds, size, CRC): said once, not again by each reader. */
+  unreadable: Set<string>;
 }
 
 async function readEntry(ctx: Ctx, entry: WaczEntry, max = MAX_SMALL_ENTRY): Promise<Buffer | null> {
@@ -119,9 +121,15 @@ async function readEntry(ctx: Ctx, entry: WaczEntry, max = MAX_SMALL_ENTRY): Pro
     return Buffer.concat(parts);
   } catch (err) {
     if (!isTroveError(err)) throw err;
-    ctx.report(entry.name, 0, 'error', err.code, err.message);
+    unreadable(ctx, entry.name, err.code, err.message);
     return null;
   }
+}
+
+function unreadable(ctx: Ctx, entry: string, code: string, message: string): void {
+  if (ctx.unreadable.has(entry)) return;
+  ctx.unreadable.add(entry);
+  ctx.report(entry, 0, 'error', code, message);
 }
 
 async function checkDatapackage(ctx: Ctx): Promise<void> {
@@ -154,7 +162,9 @@ async function checkDatapackage(ctx: Ctx): Promise<void> {
     if (typeof r.hash !== 'string' && typeof stats.hash !== 'string') report('datapackage.json', 0, 'error', 'WACZ_RESOURCE_NO_HASH', at(`${where} has no "hash"`));
   });
   for (const check of await verifyWacz(pkg)) {
-    if (!check.ok) report(check.path, 0, 'error', check.code!, check.message!);
+    if (check.ok) continue;
+    if (check.code!.startsWith('WACZ_ENTRY_')) unreadable(ctx, check.path, check.code!, check.message!);
+    else report(check.path, 0, 'error', check.code!, check.message!);
   }
   // Every file in the package is listed, but the datapackage and its digest (py-wacz check_file_paths).
   for (const e of pkg.entries) {
@@ -275,7 +285,7 @@ async function checkWarcs(ctx: Ctx, opts: CheckOptions): Promise<Map<string, Ind
       await pipeline(await ctx.pkg.openEntry(entry), fs.createWriteStream(copy));
     } catch (err) {
       if (!isTroveError(err)) throw err;
-      ctx.report(entry.name, 0, 'error', err.code, err.message); // already said by the hash check, but here it stops the WARC check
+      unreadable(ctx, entry.name, err.code, err.message);
       await fsp.rm(copy, { force: true });
       continue;
     }
@@ -334,6 +344,8 @@ async function checkIndexes(ctx: Ctx, records: Map<string, IndexedRecord>): Prom
 /** A function per index file that checks its lines, in order, against the records. */
 function lineChecker(ctx: Ctx, records: Map<string, IndexedRecord>): (file: string) => (line: CdxjLine, offset: number) => void {
   const warcNames = new Set(waczWarcEntries(ctx.pkg).map((e) => path.posix.basename(e.name)));
+  // Lines into a WARC that could not be read were not checkable: that WARC's problem says why.
+  const unread = new Set(waczWarcEntries(ctx.pkg).filter((e) => ctx.unreadable.has(e.name)).map((e) => path.posix.basename(e.name)));
   return (file) => {
     let previous: string | null = null;
     return (line, offset) => {
@@ -351,6 +363,7 @@ function lineChecker(ctx: Ctx, records: Map<string, IndexedRecord>): (file: stri
         ctx.report(file, offset, 'error', 'WACZ_INDEX_BAD_FILENAME', `${where}: filename ${JSON.stringify(j.filename)} is not a WARC in archive/`);
         return;
       }
+      if (unread.has(path.posix.basename(filename))) return;
       const rec = records.get(`${path.posix.basename(filename)} ${off}`);
       if (!Number.isInteger(off) || !rec) {
         ctx.report(file, offset, 'error', 'WACZ_INDEX_BAD_OFFSET', `${where}: no capture record starts at offset ${JSON.stringify(j.offset)} of ${filename}`);
