@@ -1,7 +1,7 @@
 /**
- * Long fuzz runs of the WARC and CDXJ readers (the same cases `npm test` runs a few hundred of):
+ * Long fuzz runs of the WARC, CDXJ and WACZ readers (the same cases `npm test` runs a few hundred of):
  *
- *   node bench/fuzz.ts [iterations=5000] [seed=random] [warc|cdxj|both=both]
+ *   node bench/fuzz.ts [iterations=5000] [seed=random] [warc|cdxj|wacz|all=all]
  *
  * Prints the seed first, so any run can be repeated; each failure prints its case seed and the
  * command that replays that one case (`node bench/fuzz.ts 1 <case seed> <kind>`), and its input
@@ -14,7 +14,7 @@ import { formatFailure, runFuzzCampaign, type CampaignResult, type FuzzKind } fr
 const [itArg, seedArg, kindArg] = process.argv.slice(2);
 const iterations = itArg ? Number(itArg) : 5000;
 const seed = seedArg !== undefined ? Number(seedArg) >>> 0 : (Math.random() * 2 ** 32) >>> 0;
-const kinds: FuzzKind[] = kindArg === 'warc' || kindArg === 'cdxj' ? [kindArg] : ['warc', 'cdxj'];
+const kinds: FuzzKind[] = kindArg === 'warc' || kindArg === 'cdxj' || kindArg === 'wacz' ? [kindArg] : ['warc', 'cdxj', 'wacz'];
 if (!Number.isSafeInteger(iterations) || iterations < 1) throw new Error(`iterations must be a whole number ≥ 1, not ${itArg}`);
 
 console.log(`fuzz: seed ${seed}, ${iterations} iterations of ${kinds.join(' and ')}`);

@@ -11,13 +11,18 @@
  * Hash or size mismatches are reported, and the package is still imported: the records may be
  * fine, and the report says what did not match. A package with an unsafe entry name is refused
  * before anything is written (see wacz-read.ts).
+ *
+ * Every file the import creates is removed again when it fails: an entry that is refused (zip
+ * bomb, sizes that lie, bad data) leaves no partial WARC and no empty folder behind, and a
+ * package of which nothing was imported leaves no `--copy` of itself.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { isTroveError, TroveError } from '../errors.ts';
 import { waczEntryPath, WARCS_FOLDER } from './archive-dir.ts';
-import { entryTarget, openWacz, verifyWacz, waczWarcEntries } from './wacz-read.ts';
+import { checkEntryBounds, entryTarget, openWacz, verifyWacz, waczWarcEntries } from './wacz-read.ts';
 import type { WaczEntry, WaczPackage } from './wacz-read.ts';
 import { fileStem, indexStoredFile, referencePath, warcsSlot } from './import-stored-file.ts';
 import type { ImportRun } from './import-stored-file.ts';
@@ -28,9 +33,27 @@ export async function importWacz(run: ImportRun, given: string, abs: string): Pr
   if (run.opts.copy) {
     const rel = warcsSlot(archive, path.basename(abs));
     waczPath = path.join(archive.dir, rel);
-    await fsp.mkdir(path.dirname(waczPath), { recursive: true });
-    if (waczPath !== abs) await fsp.copyFile(abs, waczPath);
+    try {
+      await fsp.mkdir(path.dirname(waczPath), { recursive: true });
+      if (waczPath !== abs) await fsp.copyFile(abs, waczPath);
+    } catch (err) {
+      await fsp.rm(waczPath, { force: true });
+      throw new TroveError('IMPORT_COPY_FAILED', `cannot copy ${abs} into the archive: ${(err as Error).message}`, { path: abs, errno: (err as NodeJS.ErrnoException).code }, { cause: err });
+    }
   }
+  // Inside the archive directory (a copy), the package is registered by a relative path.
+  const copied = run.opts.copy && waczPath !== abs;
+  const filesBefore = report.files.length;
+  try {
+    await importPackage(run, given, waczPath);
+  } finally {
+    // Nothing of the package made it in (refused, or every entry failed): drop the copy too.
+    if (copied && report.files.length === filesBefore) await fsp.rm(waczPath, { force: true });
+  }
+}
+
+async function importPackage(run: ImportRun, given: string, waczPath: string): Promise<void> {
+  const { archive, report } = run;
   // Inside the archive directory (a copy), the package is registered by a relative path.
   const storedWacz = referencePath(archive, waczPath);
   const pkg = await openWacz(waczPath);
@@ -53,8 +76,13 @@ export async function importWacz(run: ImportRun, given: string, abs: string): Pr
         report.problems.push({ file: source, code: 'WACZ_ENTRY_UNSUPPORTED', message: `${source} is encrypted or uses compression method ${entry.compressionMethod}` });
         continue;
       }
-      if (entry.compressionMethod === 0) await importStoredEntry(run, pkg, storedWacz, entry, source, packageName);
-      else await importDeflatedEntry(run, pkg, entry, source, packageName);
+      try {
+        if (entry.compressionMethod === 0) await importStoredEntry(run, pkg, storedWacz, entry, source, packageName);
+        else await importDeflatedEntry(run, pkg, entry, source, packageName);
+      } catch (err) {
+        if (!isTroveError(err)) throw err;
+        report.problems.push({ file: source, code: err.code, message: err.message });
+      }
     }
   } finally {
     pkg.close();
@@ -69,6 +97,7 @@ async function importStoredEntry(
   source: string,
   packageName: string,
 ): Promise<void> {
+  checkEntryBounds(pkg.path, entry, (await fsp.stat(pkg.path)).size);
   const storedPath = waczEntryPath(storedWacz, entry.name);
   run.archive.setWaczEntry(storedPath, { wacz: storedWacz, entry: entry.name, dataOffset: entry.dataOffset });
   // The WARC reader reads whole files; give it the entry's bytes as a temporary file and shift
@@ -95,8 +124,21 @@ async function importStoredEntry(
 async function importDeflatedEntry(run: ImportRun, pkg: WaczPackage, entry: WaczEntry, source: string, packageName: string): Promise<void> {
   const folder = path.join(run.archive.dir, WARCS_FOLDER, fileStem(packageName));
   const target = entryTarget(folder, entry.name, pkg.path);
-  await fsp.mkdir(path.dirname(target), { recursive: true });
-  await pipeline(await pkg.openEntry(entry), fs.createWriteStream(target));
+  const input = await pkg.openEntry(entry); // refuses impossible sizes before a byte is written
+  const firstDir = await fsp.mkdir(path.dirname(target), { recursive: true });
+  // Written under a temporary name and renamed once whole: a refused entry never leaves a partial
+  // WARC, and a failed re-import never spoils the copy an earlier import left there.
+  const part = `${target}.${process.pid}.part`;
+  try {
+    await pipeline(input, fs.createWriteStream(part));
+    await fsp.rename(part, target);
+  } catch (err) {
+    await fsp.rm(part, { force: true });
+    if (firstDir) await removeEmptyDirs(path.dirname(target), firstDir);
+    if (isTroveError(err)) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new TroveError('WACZ_ENTRY_WRITE_FAILED', `cannot write ${source} to ${target}: ${(err as Error).message}`, { path: target, entry: entry.name, errno: code }, { cause: err });
+  }
   const storedPath = path.relative(run.archive.dir, target).split(path.sep).join('/');
   await indexStoredFile(run, {
     source,
@@ -111,6 +153,18 @@ async function importDeflatedEntry(run: ImportRun, pkg: WaczPackage, entry: Wacz
   });
 }
 
+/** Remove `dir` and its parents up to and including `top` while they are empty. */
+async function removeEmptyDirs(dir: string, top: string): Promise<void> {
+  for (let d = dir; ; d = path.dirname(d)) {
+    try {
+      await fsp.rmdir(d);
+    } catch {
+      return; // not empty (another entry lives there) or already gone
+    }
+    if (path.resolve(d) === path.resolve(top)) return;
+  }
+}
+
 let tmpCounter = 0;
 
 /** Copy `length` bytes of `file` from `start` into a temporary file inside the archive dir. */
@@ -120,6 +174,11 @@ async function copyRange(dir: string, file: string, start: number, length: numbe
     await fsp.writeFile(tmp, '');
     return tmp;
   }
-  await pipeline(fs.createReadStream(file, { start, end: start + length - 1, highWaterMark: 1 << 20 }), fs.createWriteStream(tmp));
+  try {
+    await pipeline(fs.createReadStream(file, { start, end: start + length - 1, highWaterMark: 1 << 20 }), fs.createWriteStream(tmp));
+  } catch (err) {
+    await fsp.rm(tmp, { force: true });
+    throw new TroveError('WACZ_ENTRY_WRITE_FAILED', `cannot copy ${length} bytes of ${file} to ${tmp}: ${(err as Error).message}`, { path: file, errno: (err as NodeJS.ErrnoException).code }, { cause: err });
+  }
   return tmp;
 }

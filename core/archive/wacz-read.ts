@@ -11,15 +11,30 @@
  *
  * For each entry the data start in the .wacz file is read from its local header: a STORED entry
  * is then a plain byte range of the .wacz, which is what lets the import index WARCs in place.
+ *
+ * Hostile packages (zip bombs, sizes that lie) are bounded in `openEntry`, before and while an
+ * entry's bytes flow: its data must lie inside the file, a DEFLATED entry may not declare more
+ * than MAX_INFLATE_RATIO times its compressed size, and the inflated stream stops with a typed
+ * error the moment it passes the declared size, ends short of it, or its CRC-32 differs (yauzl
+ * counts bytes but never checks the CRC).
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { TroveError } from '../errors.ts';
 
 /** How much of `datapackage.json` is read; real ones are a few KB. */
 const MAX_DATAPACKAGE_BYTES = 16 << 20;
+/**
+ * The most a DEFLATED entry may inflate to, as a multiple of its compressed size. Deflate tops
+ * out near 1032:1 on runs of one byte; real WARC and index entries inflate 1–20 times. Entries
+ * declaring at most INFLATE_FLOOR bytes are not held to the ratio (small files compress oddly).
+ */
+export const MAX_INFLATE_RATIO = 200;
+const INFLATE_FLOOR = 1 << 20;
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 
@@ -32,6 +47,8 @@ export interface WaczEntry {
   /** Offset of the entry's (compressed) data in the .wacz file. */
   dataOffset: number;
   encrypted: boolean;
+  /** CRC-32 of the inflated bytes, from the central directory. */
+  crc32: number;
 }
 
 /** One `resources[]` item of datapackage.json, in either WACZ version's shape. */
@@ -113,6 +130,12 @@ export async function openWacz(file: string): Promise<WaczPackage> {
       const name = yauzl.getFileNameLowLevel(e.generalPurposeBitFlag, e.fileNameRaw, e.extraFields, true);
       checkEntryName(abs, name, e.externalFileAttributes);
       if (name.endsWith('/')) continue; // a directory entry
+      if (e.relativeOffsetOfLocalHeader + 30 + e.compressedSize > zip.fileSize) {
+        throw new TroveError('WACZ_ENTRY_TRUNCATED', `${name} in ${abs} claims ${e.compressedSize} bytes of data, past the end of the ${zip.fileSize}-byte file`, {
+          path: abs,
+          entry: name,
+        });
+      }
       const { fileDataStart } = await zip.readLocalFileHeaderPromise(e, { minimal: true });
       raw.set(name, e);
       entries.push({
@@ -122,6 +145,7 @@ export async function openWacz(file: string): Promise<WaczPackage> {
         size: e.uncompressedSize,
         dataOffset: fileDataStart,
         encrypted: e.isEncrypted(),
+        crc32: e.crc32,
       });
     }
     const openEntry = async (entry: WaczEntry): Promise<Readable> => {
@@ -133,7 +157,8 @@ export async function openWacz(file: string): Promise<WaczPackage> {
           entry: entry.name,
         });
       }
-      return zip.openReadStreamPromise(e);
+      checkEntryBounds(abs, entry, zip.fileSize);
+      return guardEntryStream(abs, entry, await zip.openReadStreamPromise(e));
     };
     const dpEntry = entries.find((e) => e.name === 'datapackage.json');
     if (!dpEntry) throw new TroveError('WACZ_NO_DATAPACKAGE', `${abs} has no datapackage.json: not a WACZ package`, { path: abs });
@@ -156,6 +181,66 @@ export async function openWacz(file: string): Promise<WaczPackage> {
     throw new TroveError('WACZ_OPEN_FAILED', `cannot read ${abs}: ${(err as Error).message}`, { path: abs }, { cause: err });
   }
 }
+
+/** Refuse an entry before reading it: data outside the file, or a declared size no deflate gives. */
+export function checkEntryBounds(abs: string, entry: WaczEntry, fileSize: number): void {
+  const details = { path: abs, entry: entry.name, size: entry.size, compressedSize: entry.compressedSize };
+  if (entry.dataOffset + entry.compressedSize > fileSize) {
+    throw new TroveError(
+      'WACZ_ENTRY_TRUNCATED',
+      `${entry.name} in ${abs} claims ${entry.compressedSize} bytes of data from offset ${entry.dataOffset}, past the end of the ${fileSize}-byte file`,
+      details,
+    );
+  }
+  if (entry.compressionMethod === 0 && entry.size !== entry.compressedSize) {
+    throw new TroveError('WACZ_ENTRY_SIZE_MISMATCH', `${entry.name} in ${abs} is stored uncompressed but declares ${entry.size} bytes in ${entry.compressedSize}`, details);
+  }
+  if (entry.compressionMethod === 8 && entry.size > INFLATE_FLOOR && entry.size > entry.compressedSize * MAX_INFLATE_RATIO) {
+    throw new TroveError(
+      'WACZ_ENTRY_TOO_LARGE',
+      `${entry.name} in ${abs} declares ${entry.size} bytes inflated from ${entry.compressedSize}: over the ${MAX_INFLATE_RATIO}:1 limit (a zip bomb?)`,
+      details,
+    );
+  }
+}
+
+/**
+ * The entry's bytes, stopped with a typed error as soon as they pass the declared size, and
+ * checked against the declared size and CRC-32 at the end. yauzl's own errors (bad deflate data,
+ * its byte counts) become WACZ_ENTRY_UNREADABLE.
+ */
+function guardEntryStream(abs: string, entry: WaczEntry, source: Readable): Readable {
+  let bytes = 0;
+  let crc = 0;
+  const details = { path: abs, entry: entry.name, size: entry.size };
+  const guard = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      bytes += chunk.length;
+      if (bytes > entry.size) {
+        done(new TroveError('WACZ_ENTRY_SIZE_MISMATCH', `${entry.name} in ${abs} inflates past its declared ${entry.size} bytes`, details));
+        return;
+      }
+      crc = zlib.crc32(chunk, crc);
+      done(null, chunk);
+    },
+    flush(done) {
+      if (bytes !== entry.size) {
+        done(new TroveError('WACZ_ENTRY_SIZE_MISMATCH', `${entry.name} in ${abs} holds ${bytes} bytes, its header declares ${entry.size}`, details));
+      } else if (crc >>> 0 !== entry.crc32 >>> 0) {
+        done(new TroveError('WACZ_ENTRY_CRC_MISMATCH', `${entry.name} in ${abs}: CRC-32 is ${hex8(crc)}, the header says ${hex8(entry.crc32)}`, details));
+      } else done();
+    },
+  });
+  source.on('error', (err: Error) => {
+    // yauzl counts the inflated bytes too, and may be the first to see them pass the declared size.
+    const code = /too many bytes|not enough bytes/.test(err.message) ? 'WACZ_ENTRY_SIZE_MISMATCH' : 'WACZ_ENTRY_UNREADABLE';
+    guard.destroy(new TroveError(code, `${entry.name} in ${abs} cannot be read: ${err.message}`, details, { cause: err }));
+  });
+  guard.on('close', () => source.destroy());
+  return source.pipe(guard);
+}
+
+const hex8 = (n: number): string => (n >>> 0).toString(16).padStart(8, '0');
 
 async function readDatapackage(
   abs: string,
@@ -222,7 +307,7 @@ export async function verifyWacz(pkg: WaczPackage): Promise<WaczResourceCheck[]>
       for await (const chunk of await pkg.openEntry(entry)) h.update(chunk as Buffer);
       actual = h.digest('hex');
     } catch (err) {
-      fail('WACZ_ENTRY_UNREADABLE', `${res.path}: ${(err as Error).message}`);
+      fail(err instanceof TroveError ? err.code : 'WACZ_ENTRY_UNREADABLE', `${res.path}: ${(err as Error).message}`);
       continue;
     }
     if (actual !== m[2]!.toLowerCase()) {

@@ -1,28 +1,46 @@
 /**
- * `trove check <file...>`: validate WARC/ARC files. One line per problem on stdout
+ * `trove check <file...>`: validate WARC/ARC files and WACZ packages (by a `.wacz` name or ZIP
+ * magic bytes; see core/archive/wacz-check.ts). One line per problem on stdout
  * (`<file>:<offset>: <level> <code> <message>`), a summary per file on stderr.
- * Exit code 0 when every file is valid (warnings allowed), 1 when one is not, 2 for bad usage
- * (including a file that cannot be opened).
+ * Exit code 0 when every file is valid (warnings allowed), 1 when one is not (an empty file, a
+ * package that is no ZIP), 2 for bad usage (including a file that cannot be opened).
  */
+import fs from 'node:fs/promises';
 import type { Command } from 'commander';
-import { checkWarcFile, formatProblem } from '../warc/check-warc.ts';
+import { checkWaczFile } from '../archive/wacz-check.ts';
+import { checkWarcFile, formatChunkedDigests, formatProblem } from '../warc/check-warc.ts';
+
+/** A WACZ by name, or a ZIP by its first bytes (`PK\x03\x04`, or `PK\x05\x06` for an empty one). */
+async function isPackage(file: string): Promise<boolean> {
+  if (/\.wacz$/i.test(file)) return true;
+  const fh = await fs.open(file, 'r').catch(() => null);
+  if (!fh) return false;
+  try {
+    const b = Buffer.alloc(4);
+    const { bytesRead } = await fh.read(b, 0, 4, 0).catch(() => ({ bytesRead: 0 }));
+    return bytesRead === 4 && b.readUInt16LE(0) === 0x4b50 && (b.readUInt16LE(2) === 0x0403 || b.readUInt16LE(2) === 0x0605);
+  } finally {
+    await fh.close();
+  }
+}
 
 export function registerCheckCommand(program: Command): void {
   program
     .command('check')
-    .description('validate WARC/ARC files: structure, fields, digests, gzip layout, record references')
-    .argument('<file...>', 'WARC or ARC files (.warc, .warc.gz, .arc, .arc.gz)')
+    .description('validate WARC/ARC files (structure, fields, digests, gzip layout, record references) and WACZ packages')
+    .argument('<file...>', 'WARC or ARC files (.warc, .warc.gz, .arc, .arc.gz) and WACZ packages (.wacz)')
     .option('--errors-only', 'do not print warnings')
     .action(async (files: string[], opts: { errorsOnly?: boolean }) => {
       let exit = 0;
       for (const file of files) {
-        const result = await checkWarcFile(file, {
+        const check = (await isPackage(file)) ? checkWaczFile : checkWarcFile;
+        const result = await check(file, {
           onProblem: (p) => {
             if (p.level === 'error' || !opts.errorsOnly) process.stdout.write(formatProblem(p) + '\n');
           },
         });
-        const unreadable = result.problems.some((p) => p.code === 'WARC_OPEN_FAILED');
-        process.stderr.write(`${file}: ${result.records} records, ${result.errors} errors, ${result.warnings} warnings${result.valid ? '' : ' (INVALID)'}\n`);
+        const unreadable = result.problems.some((p) => p.code === 'WARC_OPEN_FAILED' || p.code === 'WACZ_OPEN_FAILED');
+        process.stderr.write(`${file}: ${result.records} records, ${result.errors} errors, ${result.warnings} warnings${formatChunkedDigests(result.chunkedDigests)}${result.valid ? '' : ' (INVALID)'}\n`);
         exit = Math.max(exit, unreadable ? 2 : result.valid ? 0 : 1);
       }
       process.exitCode = exit;

@@ -1,7 +1,9 @@
 /**
  * `trove index <file...>`: a sorted CDXJ index of WARC/ARC files (pywb / ReplayWeb.page
  * format) on stdout, or in `--output <file>`. Reader warnings go to stderr; a file that breaks
- * off is indexed up to the break, reported on stderr, and makes the exit code 1.
+ * off is indexed up to the break, reported on stderr, and makes the exit code 1. An empty file
+ * (no records at all) is an error too: an index that silently comes out empty hides a wrong path
+ * or a truncated download.
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
@@ -11,6 +13,7 @@ import type { Command } from 'commander';
 import { isTroveError } from '../errors.ts';
 import { formatCdxj, sortCdxjLines } from '../archive/cdxj.ts';
 import { indexFile } from '../archive/cdxj-index.ts';
+import { openArchiveFile } from '../warc/read-records.ts';
 
 export function registerIndexCommand(program: Command): void {
   program
@@ -29,7 +32,14 @@ export function registerIndexCommand(program: Command): void {
               if (!opts.quiet) process.stderr.write(`${file}:${w.offset}: warning ${w.code} ${w.message}\n`);
             },
           });
+          const before = lines.length;
           for await (const e of entries) lines.push(formatCdxj(e));
+          if (lines.length === before && !(await hasRecords(file))) {
+            process.stderr.write(`${file}:0: error WARC_NO_RECORDS the file holds no records\n`);
+            exit = Math.max(exit, 1);
+          } else if (lines.length === before && !opts.quiet) {
+            process.stderr.write(`${file}: note: no record to index (only warcinfo, request or metadata records)\n`);
+          }
         } catch (err) {
           if (!isTroveError(err)) throw err;
           const offset = typeof err.details.offset === 'number' ? err.details.offset : 0;
@@ -40,6 +50,12 @@ export function registerIndexCommand(program: Command): void {
       await writeLines(sortCdxjLines(lines), opts.output);
       process.exitCode = exit;
     });
+}
+
+/** Whether a file that gave no index line holds any record at all (rare, so read again). */
+async function hasRecords(file: string): Promise<boolean> {
+  for await (const _ of openArchiveFile(file)) return true;
+  return false;
 }
 
 /** Write lines in batches (one string for millions of lines would pass V8's string limit). */

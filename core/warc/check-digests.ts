@@ -2,11 +2,12 @@
  * Recomputes a record's WARC-Block-Digest and WARC-Payload-Digest while its block streams past.
  *
  * The payload of an HTTP record is the entity body after the HTTP head. When the head says
- * `Transfer-Encoding: chunked`, producers disagree on what they digested: ISO 28500 (§6.3.2)
- * calls the payload the entity body with the transfer coding removed, while wget 1.14 and
+ * `Transfer-Encoding: chunked`, producers disagree on what they digested: WARC 1.1 (§6.2)
+ * calls the payload the entity body with the transfer coding removed (what Trove writes), while wget 1.14 and
  * warcprox (IAH-urls-wget.warc.gz, example-iana.org-chunked.warc in the corpus) and warcio
  * digest the bytes as stored, chunk framing included. So both are computed and either one
- * matching passes; a body that does not de-chunk cleanly is checked raw only, unless the record
+ * matching passes, and `chunkedConvention` says which one it was so `trove check` can count them
+ * per file; a body that does not de-chunk cleanly is checked raw only, unless the record
  * is WARC-Truncated (then the de-chunked prefix counts too).
  * Content-Encoding (gzip, br) is never removed: it is part of the entity.
  *
@@ -29,8 +30,17 @@ interface Target {
   hash: Hash;
 }
 
+/**
+ * Which bytes a chunked response's WARC-Payload-Digest was computed over, when it matched:
+ * `entity` = the de-chunked entity body (WARC 1.1 §6.2, what Trove writes), `transfer` = the
+ * body as transferred, chunk framing included (wget, warcprox, warcio).
+ */
+export type ChunkedConvention = 'entity' | 'transfer';
+
 export class RecordDigests {
   readonly #problems: FieldProblem[] = [];
+  /** Set by finish() for a chunked HTTP payload whose digest matched one of the two conventions. */
+  chunkedConvention: ChunkedConvention | null = null;
   #block: Target | null = null;
   #payload: Target | null = null;
   /** De-chunked payload hash, for chunked HTTP bodies. */
@@ -118,8 +128,15 @@ export class RecordDigests {
 
   #compare(t: Target, alternative: Hash | null, lenient: boolean): void {
     const computed = t.hash.digest();
-    if (digestEncodingOf(t.value, computed)) return;
-    if (alternative && digestEncodingOf(t.value, alternative.digest())) return;
+    const chunked = t.field === 'WARC-Payload-Digest' && this.#dechunked !== null;
+    if (digestEncodingOf(t.value, computed)) {
+      if (chunked) this.chunkedConvention = 'transfer';
+      return;
+    }
+    if (alternative && digestEncodingOf(t.value, alternative.digest())) {
+      if (chunked) this.chunkedConvention = 'entity';
+      return;
+    }
     const what = t.field === 'WARC-Block-Digest' ? 'block' : 'payload';
     this.#problems.push({
       level: lenient ? 'warning' : 'error',

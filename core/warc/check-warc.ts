@@ -30,6 +30,11 @@ export interface CheckResult {
   /** The first `maxProblems` problems (all of them are passed to `onProblem`). */
   problems: CheckProblem[];
   valid: boolean;
+  /**
+   * Chunked HTTP responses whose WARC-Payload-Digest matched, by what was hashed: the de-chunked
+   * entity (WARC 1.1 §6.2; Trove, Heritrix) or the bytes as transferred (wget, warcprox, warcio).
+   */
+  chunkedDigests: { entity: number; transfer: number };
 }
 
 export interface CheckOptions {
@@ -56,9 +61,15 @@ export function formatProblem(p: CheckProblem): string {
   return `${p.file}:${p.offset}: ${p.level} ${p.code} ${p.message}`;
 }
 
+/** The summary's note on chunked payload digests, or '' when the file has none. */
+export function formatChunkedDigests(c: CheckResult['chunkedDigests']): string {
+  if (c.entity + c.transfer === 0) return '';
+  return `; chunked payload digests: ${c.entity} over the de-chunked entity (WARC 1.1 §6.2), ${c.transfer} over the bytes as transferred`;
+}
+
 /** Check one file. Never throws for a broken file: every defect becomes a problem. */
 export async function checkWarcFile(path: string, opts: CheckOptions = {}): Promise<CheckResult> {
-  const result: CheckResult = { file: path, records: 0, errors: 0, warnings: 0, problems: [], valid: true };
+  const result: CheckResult = { file: path, records: 0, errors: 0, warnings: 0, problems: [], valid: true, chunkedDigests: { entity: 0, transfer: 0 } };
   const max = opts.maxProblems ?? 10_000;
   const report = (offset: number, level: 'error' | 'warning', code: string, message: string): void => {
     const p: CheckProblem = { file: path, offset, level, code, message };
@@ -98,6 +109,7 @@ export async function checkWarcFile(path: string, opts: CheckOptions = {}): Prom
         for await (const chunk of r.block()) digests.update(chunk);
       }
       for (const p of digests.finish()) report(r.offset, p.level, p.code, p.message);
+      if (digests.chunkedConvention) result.chunkedDigests[digests.chunkedConvention]++;
     }
   } catch (err) {
     if (!isTroveError(err)) throw err;

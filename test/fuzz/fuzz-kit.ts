@@ -1,5 +1,5 @@
 /**
- * Seeded mutation of the shared corpus, for fuzzing the WARC and CDXJ readers. Everything is
+ * Seeded mutation of the shared corpus, for fuzzing the WARC, CDXJ and WACZ readers. Everything is
  * derived from one 32-bit seed per case, so a failure is reproduced by its case seed alone:
  * `node bench/fuzz.ts 1 <case seed> [warc|cdxj]` replays exactly that case.
  *
@@ -7,7 +7,8 @@
  * framing bugs; for gzip files most of them only break a CRC, so gzip members are also shuffled,
  * dropped and duplicated whole, and a member's *content* is mutated and recompressed, which
  * reaches the record parser behind the gzip layer. Content-Length values are rewritten too
- * (huge, negative, not a number): that is where a reader trusts its input most.
+ * (huge, negative, not a number): that is where a reader trusts its input most. WACZ packages
+ * get their ZIP header fields (sizes, offsets, CRCs, name and extra lengths, methods) rewritten.
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
@@ -222,6 +223,70 @@ export function mutateText(b: Buffer, rnd: Rng): Mutated {
   const rounds = int(rnd, 1, 3);
   for (let r = 0; r < rounds; r++) {
     const [next, what] = pick(rnd, rnd() < 0.4 ? LINE_MUTATORS : BYTE_MUTATORS)(bytes, rnd);
+    bytes = next;
+    applied.push(what);
+  }
+  return { bytes, applied };
+}
+
+/** The corpus WACZ packages (valid, invalid, signed, badly signed). */
+export function loadWaczCorpus(): CorpusFile[] {
+  return ['valid_example_1.wacz', 'invalid_example_1.wacz', 'valid_signed_example_1.wacz', 'invalid_signed_example_1.wacz'].map((name) => ({
+    name: `wacz/${name}`,
+    bytes: fs.readFileSync(corpusPath('wacz', name)),
+    members: null,
+  }));
+}
+
+/** ZIP header fields worth lying in: [signature, field offset, width, name]. */
+const ZIP_FIELDS: [number, number, 2 | 4, string][] = [
+  [0x04034b50, 6, 2, 'local.flags'],
+  [0x04034b50, 8, 2, 'local.method'],
+  [0x04034b50, 14, 4, 'local.crc'],
+  [0x04034b50, 18, 4, 'local.csize'],
+  [0x04034b50, 22, 4, 'local.usize'],
+  [0x04034b50, 26, 2, 'local.nameLen'],
+  [0x04034b50, 28, 2, 'local.extraLen'],
+  [0x02014b50, 8, 2, 'central.flags'],
+  [0x02014b50, 10, 2, 'central.method'],
+  [0x02014b50, 16, 4, 'central.crc'],
+  [0x02014b50, 20, 4, 'central.csize'],
+  [0x02014b50, 24, 4, 'central.usize'],
+  [0x02014b50, 28, 2, 'central.nameLen'],
+  [0x02014b50, 30, 2, 'central.extraLen'],
+  [0x02014b50, 38, 4, 'central.attrs'],
+  [0x02014b50, 42, 4, 'central.offset'],
+  [0x06054b50, 8, 2, 'eocd.entries'],
+  [0x06054b50, 10, 2, 'eocd.total'],
+  [0x06054b50, 12, 4, 'eocd.cdSize'],
+  [0x06054b50, 16, 4, 'eocd.cdOffset'],
+];
+
+/** Rewrite one size, offset, CRC, length or method field of a ZIP header to a hostile value. */
+const zipField: Mutator = (b, rnd) => {
+  const [sig, at, width, name] = pick(rnd, ZIP_FIELDS);
+  const hits: number[] = [];
+  const magic = Buffer.alloc(4);
+  magic.writeUInt32LE(sig);
+  for (let i = b.indexOf(magic); i >= 0; i = b.indexOf(magic, i + 1)) if (i + at + width <= b.length) hits.push(i);
+  if (hits.length === 0) return bitFlip(b, rnd);
+  const base = pick(rnd, hits);
+  const max = width === 2 ? 0xffff : 0xffffffff;
+  const old = width === 2 ? b.readUInt16LE(base + at) : b.readUInt32LE(base + at);
+  const value = pick(rnd, [0, 1, max, max - 1, old + 1, Math.max(0, old - 1), Math.min(max, old * 1000), int(rnd, 0, max), 8, 99]);
+  const out = Buffer.from(b);
+  if (width === 2) out.writeUInt16LE(value & 0xffff, base + at);
+  else out.writeUInt32LE(value >>> 0, base + at);
+  return [out, `${name}@${base}:${old}->${value}`];
+};
+
+/** 1 to 3 mutations of a WACZ: header fields most of the time (that is where readers trust), bytes otherwise. */
+export function mutateWacz(f: CorpusFile, rnd: Rng): Mutated {
+  let bytes = f.bytes;
+  const applied: string[] = [];
+  const rounds = int(rnd, 1, 3);
+  for (let r = 0; r < rounds; r++) {
+    const [next, what] = (rnd() < 0.6 ? zipField : pick(rnd, BYTE_MUTATORS))(bytes, rnd);
     bytes = next;
     applied.push(what);
   }

@@ -5,8 +5,8 @@
  * machine's memory.
  *
  * Per case: mutate one input (fuzz-kit.ts), write it to a file, and run every reader on it to
- * the end under a time limit. Only TroveErrors may escape a reader (`checkWarcFile` may throw
- * nothing at all); anything else is a failure, reported with the case seed and saved input.
+ * the end under a time limit. Only TroveErrors may escape a reader (`checkWarcFile` and
+ * `checkWaczFile` may throw nothing at all); anything else is a failure, reported with the case seed and saved input.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,10 +21,10 @@ import { isTroveError } from '../../core/errors.ts';
 import { openDatabase } from '../../core/storage/open-database.ts';
 import { checkWarcFile } from '../../core/warc/check-warc.ts';
 import { openArchiveFile, readRecordAt } from '../../core/warc/read-records.ts';
-import { caseSeed, int, loadWarcCorpus, mutateText, mutateWarc, pick, prng, type CorpusFile } from './fuzz-kit.ts';
+import { caseSeed, int, loadWaczCorpus, loadWarcCorpus, mutateText, mutateWacz, mutateWarc, pick, prng, type CorpusFile } from './fuzz-kit.ts';
 
 /** `selftest` runs broken targets on purpose, to prove the harness catches each kind of failure. */
-export type FuzzKind = 'warc' | 'cdxj' | 'selftest';
+export type FuzzKind = 'warc' | 'cdxj' | 'wacz' | 'selftest';
 
 export interface WorkerInput {
   kind: FuzzKind;
@@ -139,6 +139,61 @@ function cdxjTargets(dbHolder: { db: ReturnType<typeof openDatabase> }): Target[
   ];
 }
 
+/**
+ * The WACZ readers: the package reader (every entry read to the end through its bounds), `trove
+ * check` on the package (which may throw nothing), and an import into a real archive, after which
+ * no partial file (`.part`, `.tmp`) may be left.
+ */
+async function waczTargets(archiveDir: string): Promise<Target[]> {
+  // Loaded only for WACZ campaigns: the other workers start as fast as before (the harness
+  // self-test gives a worker 3 s to start on a busy machine).
+  const { importFiles } = await import('../../core/archive/import-warc.ts');
+  const { checkWaczFile } = await import('../../core/archive/wacz-check.ts');
+  const { openWacz, verifyWacz } = await import('../../core/archive/wacz-read.ts');
+  const anyTrove = (err: unknown) => isTroveError(err);
+  return [
+    {
+      name: 'openWacz',
+      run: async (p) => {
+        const pkg = await openWacz(p);
+        try {
+          const checks = await verifyWacz(pkg);
+          let bytes = 0;
+          for (const e of pkg.entries) {
+            try {
+              for await (const c of await pkg.openEntry(e)) bytes += (c as Buffer).length;
+            } catch (err) {
+              if (!isTroveError(err)) throw err;
+            }
+          }
+          return `${pkg.entries.length} entries, ${checks.filter((c) => !c.ok).length} bad, ${bytes} bytes`;
+        } finally {
+          pkg.close();
+        }
+      },
+      allowed: anyTrove,
+    },
+    {
+      name: 'checkWaczFile',
+      run: async (p) => {
+        const r = await checkWaczFile(p, { maxProblems: 100 });
+        return `${r.records} records, ${r.errors} errors`;
+      },
+      allowed: () => false,
+    },
+    {
+      name: 'importFiles',
+      run: async (p) => {
+        const report = await importFiles(archiveDir, [p]);
+        const left = (fs.readdirSync(archiveDir, { recursive: true }) as string[]).filter((f) => /\.(part|tmp)$/.test(f));
+        if (left.length > 0) throw new Error(`import left partial files behind: ${left.join(', ')}`);
+        return `${report.records} records, ${report.problems.length} problems`;
+      },
+      allowed: anyTrove,
+    },
+  ];
+}
+
 /** Case i misbehaves in way i % 5: fine, throws a TypeError, loops forever, never settles, exhausts the heap. */
 function selfTestTargets(i: number): Target[] {
   const run = async (): Promise<string> => {
@@ -203,7 +258,7 @@ function heapAfterGc(): number | null {
 
 async function main(input: WorkerInput): Promise<void> {
   const post = (m: WorkerMessage) => parentPort!.postMessage(m);
-  const corpus = loadWarcCorpus();
+  const corpus = input.kind === 'wacz' ? loadWaczCorpus() : loadWarcCorpus();
   const failuresDir = path.join(input.dir, 'failures');
   const caseDir = path.join(input.dir, `cases-${input.from}`);
   fs.mkdirSync(caseDir, { recursive: true });
@@ -225,6 +280,12 @@ async function main(input: WorkerInput): Promise<void> {
       file = f.name;
       targets = warcTargets(f);
       ext = f.members ? '.warc.gz' : '.warc';
+    } else if (input.kind === 'wacz') {
+      const f = pick(rnd, corpus);
+      ({ bytes, applied } = mutateWacz(f, rnd));
+      file = f.name;
+      targets = await waczTargets(path.join(caseDir, 'archive'));
+      ext = '.wacz';
     } else if (input.kind === 'selftest') {
       bytes = Buffer.from(`case ${i}`);
       applied = [];

@@ -4,10 +4,12 @@
  * where (byte offset, line number, entry name) — never a crash, a hang, a silent skip, or a
  * write outside the target directory.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import Database from 'better-sqlite3';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +17,7 @@ import { indexFile } from '../../core/archive/cdxj-index.ts';
 import { MAX_CDXJ_LINE, readCdxjLines } from '../../core/archive/cdxj-read.ts';
 import { importFiles } from '../../core/archive/import-warc.ts';
 import { addCrawlOptions, settingsFromOptions } from '../../core/cli/crawl-options.ts';
+import { registerImportCommand } from '../../core/cli/import-command.ts';
 import { resumeCrawl, startCrawl } from '../../core/crawl/start-crawl.ts';
 import { isTroveError, TroveError } from '../../core/errors.ts';
 import { checkWarcFile } from '../../core/warc/check-warc.ts';
@@ -230,6 +233,107 @@ describe('hostile WACZ packages', () => {
       expect(report.problems.length, `cut at ${cut}`).toBeGreaterThan(0);
       expect(report.problems[0]!.code).toMatch(/^WACZ_|^WARC_/);
     }
+  });
+});
+
+/**
+ * A raw deflate stream that inflates to `mib` MiB of zeros, built from one sync-flushed segment
+ * repeated (each segment refers only to itself, so copies chain), ending with a final empty
+ * block: 4 GiB costs about 4 MB and a few milliseconds to build, not a 4 GiB deflate.
+ */
+function zeroBomb(mib: number): Buffer {
+  const segment = zlib.deflateRawSync(Buffer.alloc(1 << 20), { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  const end = zlib.deflateRawSync(Buffer.alloc(0));
+  return Buffer.concat([...Array.from({ length: mib }, () => segment), end]);
+}
+
+describe('bounded WACZ imports', () => {
+  const GiB4 = 4 * 1024 * 1024 * 1024;
+  const datapackage = Buffer.from(JSON.stringify({ profile: 'data-package', wacz_version: '1.1.1', resources: [] }));
+
+  /** Import one crafted package with and without --copy; what was reported, left behind, and how long it took. */
+  async function importBomb(entry: CraftedEntry): Promise<{ codes: string[]; left: string[]; ms: number; fileSize: number }[]> {
+    const out = [];
+    for (const copy of [false, true]) {
+      const sandbox = fs.mkdtempSync(path.join(root, 'bomb-'));
+      const wacz = path.join(sandbox, 'bomb.wacz');
+      fs.writeFileSync(wacz, craftZip([entry, { name: 'datapackage.json', data: datapackage }]));
+      const archive = path.join(sandbox, 'archive');
+      const t0 = performance.now();
+      const report = await importFiles(archive, [wacz], { copy });
+      const ms = performance.now() - t0;
+      // Every file left under warcs/ (the archive's database files are expected).
+      const warcs = path.join(archive, 'warcs');
+      const left = fs.existsSync(warcs) ? (fs.readdirSync(warcs, { recursive: true }) as string[]) : [];
+      const tmp = fs.readdirSync(archive).filter((f) => f.endsWith('.tmp') || f.endsWith('.part'));
+      out.push({ codes: report.problems.map((p) => p.code), left: [...left, ...tmp], ms, fileSize: fs.statSync(wacz).size });
+    }
+    return out;
+  }
+
+  it('a 4 MB package whose entry inflates to 4 GiB (declared honestly, Zip64) is refused before a byte is written', async () => {
+    const raw = zeroBomb(4096);
+    for (const r of await importBomb({ name: 'archive/bomb.warc', data: Buffer.alloc(0), raw, deflate: true, declaredSize: GiB4, crc: 0 })) {
+      expect(r.fileSize).toBeLessThan(5 << 20);
+      expect(r.codes).toEqual(['WACZ_ENTRY_TOO_LARGE']);
+      expect(r.left).toEqual([]);
+      expect(r.ms).toBeLessThan(1000);
+    }
+  });
+
+  it('the same bomb declaring a small size is stopped as soon as it inflates past it', async () => {
+    const raw = zeroBomb(4096);
+    for (const r of await importBomb({ name: 'archive/bomb.warc', data: Buffer.alloc(0), raw, deflate: true, declaredSize: 500_000, crc: 0 })) {
+      expect(r.codes).toEqual(['WACZ_ENTRY_SIZE_MISMATCH']);
+      expect(r.left).toEqual([]);
+      expect(r.ms).toBeLessThan(1000);
+    }
+  });
+
+  it('an entry declaring 4 GB in a 1.9 MB file: a typed error, no partial WARC', async () => {
+    const noise = crypto.randomBytes(1_900_000);
+    // Declared 4 GB inflated from 1.9 MB: over the ratio cap.
+    for (const r of await importBomb({ name: 'archive/big.warc', data: noise, deflate: true, declaredSize: 4_000_000_000 })) {
+      expect(r.codes).toEqual(['WACZ_ENTRY_TOO_LARGE']);
+      expect(r.left).toEqual([]);
+    }
+    // Declared 4 GB of compressed data in a 1.9 MB file: past the end of the file.
+    for (const r of await importBomb({ name: 'archive/big.warc', data: noise, deflate: true, declaredSize: 4_000_000_000, declaredCompressedSize: 4_000_000_000 })) {
+      expect(r.codes).toEqual(['WACZ_ENTRY_TRUNCATED']);
+      expect(r.left).toEqual([]);
+    }
+    // Stored, declaring 4 GB: past the end of the file too.
+    for (const r of await importBomb({ name: 'archive/big.warc', data: noise, declaredSize: 4_000_000_000, declaredCompressedSize: 4_000_000_000 })) {
+      expect(r.codes).toEqual(['WACZ_ENTRY_TRUNCATED']);
+      expect(r.left).toEqual([]);
+    }
+    // Within the ratio, but the data ends short of the declared size: stopped at the end, the part removed.
+    for (const r of await importBomb({ name: 'archive/big.warc', data: noise, deflate: true, declaredSize: 3_000_000 })) {
+      expect(r.codes).toEqual(['WACZ_ENTRY_SIZE_MISMATCH']);
+      expect(r.left).toEqual([]);
+    }
+    // The right size with a wrong CRC-32.
+    for (const r of await importBomb({ name: 'archive/big.warc', data: noise, deflate: true, crc: 1234 })) {
+      expect(r.codes).toEqual(['WACZ_ENTRY_CRC_MISMATCH']);
+      expect(r.left).toEqual([]);
+    }
+  });
+
+  it('trove import prints the refusal as a typed problem, never "unexpected error", and exits 1', async () => {
+    const sandbox = fs.mkdtempSync(path.join(root, 'bomb-cli-'));
+    const wacz = path.join(sandbox, 'bomb.wacz');
+    fs.writeFileSync(wacz, craftZip([{ name: 'archive/bomb.warc', data: Buffer.alloc(0), raw: zeroBomb(64), deflate: true, declaredSize: 64 << 20, crc: 0 }, { name: 'datapackage.json', data: datapackage }]));
+    let err = '';
+    const program = new Command().exitOverride();
+    registerImportCommand(program, { stdout: { write: () => true }, stderr: { write: (c: string) => ((err += c), true), isTTY: false } });
+    const before = process.exitCode;
+    await program.parseAsync(['import', '--archive', path.join(sandbox, 'archive'), '--copy', wacz], { from: 'user' });
+    const code = process.exitCode;
+    process.exitCode = before;
+    expect(code).toBe(1);
+    expect(err).toMatch(/bomb\.warc: WACZ_ENTRY_TOO_LARGE: /);
+    expect(err).not.toMatch(/unexpected error|\n\s+at /);
+    expect(fs.readdirSync(path.join(sandbox, 'archive', 'warcs'), { recursive: true })).toEqual([]);
   });
 });
 

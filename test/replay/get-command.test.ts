@@ -74,3 +74,46 @@ describe('trove get', () => {
     expect(badTs.err).toContain('CAPTURE_BAD_TIMESTAMP');
   });
 });
+
+describe('trove get and captures made by POST (warcio post-test.warc.gz: three POSTs to httpbin.org)', () => {
+  let postDir: string;
+  beforeAll(async () => {
+    postDir = path.join(tempDir(), 'archive');
+    const report = await importFiles(postDir, [corpusPath('warc/warcio/post-test.warc.gz')]);
+    expect(report.problems).toEqual([]);
+  });
+
+  it('a plain URL says the capture was a POST and how to address each one exactly', async () => {
+    const r = await get(postDir, 'https://httpbin.org/post');
+    expect(r.code).toBe(1);
+    expect(r.out.length).toBe(0);
+    const lines = r.err.split('\n');
+    expect(lines[0]).toBe('trove get: not archived as GET: https://httpbin.org/post; it was captured by POST:');
+    expect(r.err).toContain('  20140610001151 POST http://httpbin.org/post\n');
+    expect(r.err).toContain(`    exactly: trove get ${postDir} 'http://httpbin.org/post?__wb_method=post&a=1&b=[]&c=3'\n`);
+    expect(r.err).toContain(`    or:      trove get ${postDir} https://httpbin.org/post --method POST --at 20140610001151\n`);
+    expect(r.err).toContain(`    exactly: trove get ${postDir} 'http://httpbin.org/post?__wb_method=post&foo=bar&test=abc'\n`);
+    // The POST to /post?foo=bar is another URL: not listed for the plain one.
+    expect(r.err).not.toContain('20140610001255');
+  });
+
+  it('each way it names reaches exactly that capture', async () => {
+    const form = JSON.parse((await get(postDir, 'http://httpbin.org/post?__wb_method=post&foo=bar&test=abc')).out.toString()) as { form: Record<string, string> };
+    expect(form.form).toEqual({ foo: 'bar', test: 'abc' });
+    const other = await get(postDir, 'http://httpbin.org/post?__wb_method=post&a=1&b=[]&c=3');
+    expect(other.code ?? 0).toBe(0);
+    expect(other.err).toBe('');
+    const byFlag = await get(postDir, 'https://httpbin.org/post', '--method', 'POST', '--at', '20140610000859');
+    expect(byFlag.code ?? 0).toBe(0);
+    expect((JSON.parse(byFlag.out.toString()) as { form: Record<string, string> }).form).toEqual({ foo: 'bar', test: 'abc' });
+  });
+
+  it('a URL with a query finds its own POST, and a URL with none still says not archived', async () => {
+    const q = await get(postDir, 'https://httpbin.org/post?foo=bar');
+    expect(q.code).toBe(1);
+    expect(q.err).toContain(`    exactly: trove get ${postDir} 'http://httpbin.org/post?__wb_method=post&data=^&foo=bar'\n`);
+    const none = await get(postDir, 'https://httpbin.org/get');
+    expect(none.code).toBe(1);
+    expect(none.err.split('\n')[0]).toBe('trove get: not archived: https://httpbin.org/get');
+  });
+});

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusPath } from '../helpers/corpus.ts';
 import { registerCheckCommand } from '../../core/cli/check-command.ts';
 import { registerIndexCommand } from '../../core/cli/index-command.ts';
+import { registerImportCommand } from '../../core/cli/import-command.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -24,6 +25,7 @@ async function run(...argv: string[]): Promise<{ out: string; err: string; code:
   const program = new Command().exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} });
   registerCheckCommand(program);
   registerIndexCommand(program);
+  registerImportCommand(program);
   let out = '';
   let err = '';
   const write = { out: process.stdout.write, err: process.stderr.write };
@@ -74,6 +76,31 @@ describe('trove check', () => {
   });
 });
 
+describe('trove check on WACZ packages', () => {
+  it('a valid package exits 0 with its summary; an invalid one exits 1, each problem naming package!/entry', async () => {
+    const ok = await run('check', corpusPath('wacz', 'valid_example_1.wacz'));
+    expect(ok.code).toBe(0);
+    expect(ok.out).toBe('');
+    expect(ok.err).toBe(`${corpusPath('wacz', 'valid_example_1.wacz')}: 4 records, 0 errors, 0 warnings\n`);
+    const bad = await run('check', '--errors-only', corpusPath('wacz', 'invalid_example_1.wacz'));
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain(`${corpusPath('wacz', 'invalid_example_1.wacz')}!/data/indexes/index.cdx.gz:0: error WACZ_RESOURCE_MISSING `);
+    expect(bad.out).not.toContain(' warning ');
+    expect(bad.err).toContain('(INVALID)');
+  });
+
+  it('a package found by its ZIP magic whatever its name; a missing .wacz exits 2', async () => {
+    const renamed = path.join(dir, 'package.zip');
+    await fs.copyFile(corpusPath('wacz', 'valid_signed_example_1.wacz'), renamed);
+    const r = await run('check', renamed);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain(`${renamed}: 4 records, 0 errors, 0 warnings`);
+    const missing = await run('check', path.join(dir, 'missing.wacz'));
+    expect(missing.code).toBe(2);
+    expect(missing.out).toContain(':0: error WACZ_OPEN_FAILED ');
+  });
+});
+
 describe('trove index', () => {
   it('prints sorted CDXJ for several files', async () => {
     const r = await run('index', corpusPath('warc', 'warcio', 'example.warc.gz'), corpusPath('warc', 'warcio.js', 'example-resource.warc.gz'));
@@ -95,5 +122,45 @@ describe('trove index', () => {
     expect((await fs.readFile(out, 'utf8')).split('\n')[0]).toMatch(/^org,archive\)\/robots\.txt 20080430204825 /);
     expect((await run('index', path.join(dir, 'nope.warc.gz'))).code).toBe(2);
     expect((await run('index')).code).toBe(2);
+  });
+});
+
+describe('no silent success on empty or unreadable input', () => {
+  it('index, check and import each say so and exit non-zero for an empty file, an empty .wacz and a directory', async () => {
+    const empty = path.join(dir, 'empty.warc.gz');
+    const emptyWacz = path.join(dir, 'empty.wacz');
+    await fs.writeFile(empty, '');
+    await fs.writeFile(emptyWacz, '');
+    const archive = path.join(dir, 'archive-empty');
+
+    const index = await run('index', empty);
+    expect(index.code).toBe(1);
+    expect(index.out).toBe('');
+    expect(index.err).toContain(':0: error WARC_NO_RECORDS ');
+
+    const check = await run('check', empty);
+    expect(check.code).toBe(1);
+    expect(check.out).toContain(':0: error WARC_NO_RECORDS ');
+
+    const checkWacz = await run('check', emptyWacz);
+    expect(checkWacz.code).toBeGreaterThan(0);
+    expect(checkWacz.out).toMatch(/error WACZ_/);
+
+    for (const input of [empty, emptyWacz, dir]) {
+      const imported = await run('import', '--archive', archive, '--no-progress', input);
+      expect(imported.code).toBe(1);
+      expect(imported.err).toMatch(/trove import: .*: (IMPORT_NO_RECORDS|IMPORT_FILE_NOT_FOUND|WACZ_OPEN_FAILED): /);
+    }
+
+    const dirIndex = await run('index', dir);
+    expect(dirIndex.code).toBe(2);
+    expect(dirIndex.err).toContain('WARC_OPEN_FAILED');
+  });
+
+  it('a WARC holding only a warcinfo record indexes to nothing with a note, and exits 0', async () => {
+    const r = await run('index', corpusPath('warc', 'jwarc', 'gzip_extra_sl.warc.gz'));
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('');
+    expect(r.err).toContain('no record to index');
   });
 });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusPath } from '../helpers/corpus.ts';
-import { checkWarcFile, formatProblem } from '../../core/warc/check-warc.ts';
+import { checkWarcFile, formatChunkedDigests, formatProblem } from '../../core/warc/check-warc.ts';
 import type { CheckResult } from '../../core/warc/check-warc.ts';
 import { base32 } from '../../core/fetch/digest.ts';
 
@@ -149,6 +149,8 @@ describe('check on records written here', () => {
     const r = await checkRecords(...records);
     expect(r.records).toBe(30);
     expect(r.problems.map(formatProblem)).toEqual([]);
+    // Every payload digest above is over the chunked bytes, as warcio and wget write them.
+    expect(r.chunkedDigests).toEqual({ entity: 0, transfer: 30 });
   });
 
   it('accepts a payload digest over the de-chunked body too, and fails a wrong one', async () => {
@@ -156,6 +158,27 @@ describe('check on records written here', () => {
     const wrong = rec([...base('response'), ['Content-Type', 'application/http; msgtype=response'], ['WARC-Payload-Digest', `sha1:${base32(digest('sha1', 'hello'))}`]], block);
     const r = await checkRecords(dechunked, wrong);
     expect(r.problems.map((p) => [p.offset, p.code])).toEqual([[dechunked.length, 'WARC_PAYLOAD_DIGEST_MISMATCH']]);
+    expect(r.chunkedDigests).toEqual({ entity: 1, transfer: 0 });
+  });
+
+  it('counts per file which convention chunked payload digests follow, and none for unchunked bodies', async () => {
+    const entity = rec([...base('response'), ['Content-Type', 'application/http; msgtype=response'], ['WARC-Payload-Digest', `sha1:${base32(digest('sha1', 'hello world'))}`]], block);
+    const transfer = rec([...base('response'), ['Content-Type', 'application/http; msgtype=response'], ['WARC-Payload-Digest', `sha1:${base32(digest('sha1', chunked))}`]], block);
+    const plainBlock = 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello';
+    const plain = rec([...base('response'), ['Content-Type', 'application/http; msgtype=response'], ['WARC-Payload-Digest', `sha1:${base32(digest('sha1', 'hello'))}`]], plainBlock);
+    const r = await checkRecords(entity, entity, transfer, plain);
+    expect(r.problems).toEqual([]);
+    expect(r.chunkedDigests).toEqual({ entity: 2, transfer: 1 });
+    expect(formatChunkedDigests(r.chunkedDigests)).toBe('; chunked payload digests: 2 over the de-chunked entity (WARC 1.1 §6.2), 1 over the bytes as transferred');
+    expect(formatChunkedDigests((await checkRecords(plain)).chunkedDigests)).toBe('');
+  });
+
+  it('corpus files from wget and warcprox digest the bytes as transferred', async () => {
+    const wget = await checkWarcFile(corpusPath('warc', 'webarchive-commons', 'IAH-urls-wget.warc.gz'));
+    const warcprox = await checkWarcFile(corpusPath('warc', 'warcio', 'example-iana.org-chunked.warc'));
+    expect(wget.chunkedDigests.entity).toBe(0);
+    expect(wget.chunkedDigests.transfer).toBeGreaterThan(0);
+    expect(warcprox.chunkedDigests).toEqual({ entity: 0, transfer: 1 });
   });
 
   it('reports repeated non-repeatable fields, bad values, unverifiable algorithms and missing targets', async () => {
