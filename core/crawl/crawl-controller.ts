@@ -234,6 +234,8 @@ export class CrawlController {
         this.checkDisk(now);
         if (this.pauseRequested || this.diskPaused) {
           if (this.inflight.size === 0 && this._state === 'pausing') {
+            // In-flight URIs may have written since the disk pause began: give the WAL back again.
+            if (this.diskPaused) this.guard.checkpoint();
             this.setState('paused');
             this.emitSnapshot();
           }
