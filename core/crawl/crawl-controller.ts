@@ -306,9 +306,10 @@ export class CrawlController {
       .catch((err) => {
         if (isDiskFullError(err)) {
           const warc = isTroveError(err, 'WARC_WRITE_FAILED');
+          const spool = isTroveError(err, 'FETCH_SPOOL_FAILED');
           // A database write refused after the WARC group was written leaves records the index
           // does not know: indexed before resuming (reconcile-index.ts).
-          if (!warc) this.needsReconcile = true;
+          if (!warc && !spool) this.needsReconcile = true;
           // The writer cut the file back to its last complete group: nothing is corrupt. The
           // URI goes back to the queue and the crawl pauses until the disk has room again.
           try {
@@ -316,7 +317,8 @@ export class CrawlController {
           } catch {
             /* refused too (or closed by a hard stop): the lease is put back before resuming */
           }
-          this.diskPause(warc ? `writing the WARC failed (${(err as Error).message})` : `the database refused a write (${(err as Error).message})`);
+          const what = warc ? 'writing the WARC failed' : spool ? 'spooling a response body failed' : 'the database refused a write';
+          this.diskPause(`${what} (${(err as Error).message})`);
           return;
         }
         // An unexpected error is this URI's outcome (−5); the crawl goes on.

@@ -24,7 +24,7 @@ export const PROBE_BYTES = 1024 * 1024;
 
 /** A write refused for lack of space (ENOSPC, EDQUOT, SQLITE_FULL) or failing I/O under it, from any layer. */
 export function isDiskFullError(err: unknown): boolean {
-  if (isTroveError(err, 'WARC_WRITE_FAILED')) return true;
+  if (isTroveError(err, 'WARC_WRITE_FAILED') || isTroveError(err, 'FETCH_SPOOL_FAILED')) return true;
   const code = (err as { code?: unknown })?.code;
   return typeof code === 'string' && (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR') || code === 'ENOSPC' || code === 'EDQUOT');
 }

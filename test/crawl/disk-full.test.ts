@@ -46,19 +46,31 @@ interface GatedSite extends LocalServer {
   open(): void;
 }
 
-/** A tree of PAGES pages of 20 KB incompressible text; pages past FREE_PAGES wait for open(). */
+/** Bytes of /p/big.bin: over the fetcher's 1 MiB in memory, so its body is spooled to the full disk. */
+const BIG = 3 * MIB;
+
+/**
+ * A tree of PAGES pages of 20 KB incompressible text, and /p/big.bin linked first from the seed;
+ * pages past FREE_PAGES and /p/big.bin wait for open().
+ */
 async function startGatedSite(): Promise<GatedSite> {
   let open!: () => void;
   const gate = new Promise<void>((r) => (open = r));
   const pad = randomBytes(15_000).toString('base64');
+  const big = randomBytes(BIG);
   const server = await startHttpServer((req, res) => {
-    const m = /^\/p\/(\d+)\.html$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
+    const url = new URL(req.url ?? '/', 'http://x').pathname;
+    if (url === '/p/big.bin') {
+      void gate.then(() => res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(BIG) }).end(big));
+      return;
+    }
+    const m = /^\/p\/(\d+)\.html$/.exec(url);
     if (!m || Number(m[1]) >= PAGES) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('no');
       return;
     }
     const n = Number(m[1]);
-    const links = [];
+    const links = n === 0 ? ['<a href="/p/big.bin">big</a>'] : [];
     for (let c = n * 10 + 1; c <= n * 10 + 10 && c < PAGES; c++) links.push(`<a href="/p/${c}.html">${c}</a>`);
     const body = `<!doctype html><title>Page ${n}</title><h1>Page ${n}</h1>${links.join(' ')}<p>${pad}</p>`;
     const send = () => res.writeHead(200, { 'content-type': 'text/html' }).end(body);
@@ -153,6 +165,8 @@ describe.skipIf(!canMount)('a full disk', () => {
         const url = `${site.origin}/p/${n}.html`;
         expect(check.records.some((r) => r.type === 'response' && r.targetUri === url && r.status === 200), `page ${n}\n${seen()}`).toBe(true);
       }
+      const big = check.records.filter((r) => r.type === 'response' && r.targetUri === `${site.origin}/p/big.bin`);
+      expect(big.map((r) => [r.status, r.payload.length, r.warcHeaders['WARC-Truncated'] ?? null]), seen()).toEqual([[200, BIG, null]]);
       const warcs = fs.readdirSync(path.join(dir, 'warcs')).filter((n) => n.endsWith('.warc.gz')).map((n) => path.join(dir, 'warcs', n));
       const checked = spawnSync(process.execPath, [bin, 'check', '--errors-only', ...warcs], { encoding: 'utf8' });
       expect(checked.status, checked.stdout + checked.stderr).toBe(0);
@@ -165,7 +179,7 @@ describe.skipIf(!canMount)('a full disk', () => {
   }
 
   it('guard off: a disk filled to the last byte pauses the crawl, which resumes by itself once space is freed', async () => {
-    await crawlThroughFullDisk({ size: '24m', minFree: 0, leave: 0, pausedBy: /paused: (writing the WARC failed|the database refused a write)/ });
+    await crawlThroughFullDisk({ size: '24m', minFree: 0, leave: 0, pausedBy: /paused: (writing the WARC failed|the database refused a write|spooling a response body failed)/ });
   }, 120_000);
 
   it('guard on: a disk filled to under --min-free-disk pauses the crawl before any write fails, and it resumes', async () => {
