@@ -59,6 +59,9 @@ async function run(io: CommandIo, opts: Record<string, unknown>, start: () => Pr
     else if (e.type === 'log' && e.level !== 'info') progress.message(`trove: ${e.message}`);
     else if (e.type === 'log') progress.message(`trove: ${e.message}`);
   });
+  // The crawl may have paused (disk guard) before this listener was attached: say why now.
+  const first = crawl.snapshot();
+  if (first.message) progress.message(`trove: ${first.message}`);
   let signals = 0;
   const onSignal = () => {
     signals++;
