@@ -405,6 +405,16 @@ export class CrawlController {
       this.diskPaused = false;
       this.message = null;
       this.log('info', 'a test write succeeded: disk space is back, resuming');
+      // Leases whose release the full disk refused would hold their queue's slots until the
+      // frontier ran dry: with nothing in flight, put them back now (what a resume does).
+      if (this.inflight.size === 0) {
+        try {
+          const n = this.ctx.frontier.recoverInFlight();
+          if (n > 0) this.log('info', `${n} URIs left leased after a failed write were put back in the queue`);
+        } catch (err) {
+          this.log('warn', `could not put leased URIs back yet: ${(err as Error).message}`);
+        }
+      }
       if (!this.pauseRequested) this.setState('running');
       this.poke();
     };
