@@ -23,6 +23,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { TroveError } from '../errors.ts';
 
 export interface LockOwner {
   pid: number;
@@ -164,7 +165,7 @@ export function tryLock(file: string): LockAttempt {
     if (ownerAlive(holder)) return { ok: false, owner: holder };
     if (!breakStale(file, text, line)) sleepSync(1); // another process is breaking it: give it a moment
   }
-  throw new Error(`could not take the lock ${file}: it kept changing hands`);
+  throw new TroveError('LOCK_CONTENDED', `could not take the lock ${file}: it kept changing hands`, { file });
 }
 
 /** Remove `file` if it still holds `staleText`, under the break lock. False when someone else holds that. */
