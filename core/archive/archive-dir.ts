@@ -69,6 +69,10 @@ export function openArchive(dir: string, opts: OpenArchiveOptions = {}): Archive
     throw new TroveError('ARCHIVE_NOT_FOUND', `${abs} is not an archive directory (no ${path.basename(dbPath)})`, { dir: abs });
   }
   const db = openDatabase(dbPath);
+  // An import's batch may wait behind another writer's (a crawl in this directory, whose commits
+  // can include a WAL checkpoint): half a minute before a write gives up, and the import then
+  // stops with ARCHIVE_BUSY rather than a raw "database is locked".
+  db.pragma('busy_timeout = 30000');
   const index = createCaptureIndex(db);
   const entries = new Map<string, WaczEntryLocation | null>();
 

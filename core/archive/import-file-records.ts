@@ -65,9 +65,12 @@ export async function indexArchiveFile(archive: Archive, opts: IndexFileOptions)
     const n = pending.length - keep;
     if (n <= 0) return;
     const batch = pending.splice(0, n);
-    result.fileId ??= opts.register();
-    const fileId = result.fileId;
+    // IMMEDIATE: the write lock is taken up front, so another writer (a crawl in this directory,
+    // another process) makes this wait its busy_timeout instead of failing at once, as a deferred
+    // transaction that reads before it writes would.
     archive.db.transaction(() => {
+      result.fileId ??= opts.register();
+      const fileId = result.fileId;
       const ids = archive.index.addRecords(batch.map((b) => ({ ...b.row, fileId })));
       batch.forEach((b, i) => {
         if (b.text) {
@@ -75,7 +78,7 @@ export async function indexArchiveFile(archive: Archive, opts: IndexFileOptions)
           pendingText -= b.text.text.length;
         }
       });
-    })();
+    }).immediate();
     result.records += batch.length;
     result.pages += batch.filter((b) => b.row.page).length;
   };

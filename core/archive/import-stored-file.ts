@@ -17,6 +17,11 @@ export interface ImportOptions {
   copy?: boolean;
   /** Called as records are indexed (at most every 100 ms, and once at the end of each file). */
   onProgress?: (p: ImportProgress) => void;
+  /**
+   * Called once when another import into the same archive (another process, or another worker of
+   * this one) holds it: this import waits for it to finish, with this message to show.
+   */
+  onWait?: (message: string) => void;
 }
 
 /** State shared by the steps of one import run. */
@@ -80,11 +85,16 @@ export function referencePath(archive: Archive, abs: string): string {
  */
 export async function indexStoredFile(run: ImportRun, f: StoredFile): Promise<void> {
   const { archive, report } = run;
-  const existing = archive.index.fileByPath(f.storedPath);
-  if (existing) {
-    archive.index.deleteFileRecords(existing.id);
-    archive.index.updateFile(existing.id, { size: f.size });
-  }
+  const existing = archive.db
+    .transaction(() => {
+      const known = archive.index.fileByPath(f.storedPath);
+      if (known) {
+        archive.index.deleteFileRecords(known.id);
+        archive.index.updateFile(known.id, { size: f.size });
+      }
+      return known;
+    })
+    .immediate();
   const register = () => existing?.id ?? archive.index.addFile({ path: f.storedPath, name: f.name, size: f.size, source: 'import', byReference: f.byReference });
   const progress = progressReporter(run, f.source, f.size);
   const first = await indexArchiveFile(archive, {

@@ -13,7 +13,8 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { isTroveError } from '../errors.ts';
+import { isTroveError, TroveError } from '../errors.ts';
+import { describeOwner, tryLock } from '../storage/owner-lock.ts';
 import { openArchive } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
 import type { ImportReport } from './archive-types.ts';
@@ -33,6 +34,9 @@ export async function importFiles(archiveDir: string, files: string[], opts: Imp
   }
 }
 
+/** The lock an import holds in the archive directory (a crawl holds `.lock`). */
+export const IMPORT_LOCK_FILE = '.import.lock';
+
 // One import at a time per open archive: batches of two imports must not interleave.
 const running = new WeakMap<Archive, Promise<unknown>>();
 
@@ -51,13 +55,50 @@ export function importIntoArchive(archive: Archive, files: string[], opts: Impor
  */
 const IMPORT_CACHE_KIB = 16 * 1024;
 
+/** How often a waiting import looks whether the one before it has finished. */
+const IMPORT_WAIT_POLL_MS = 250;
+
 async function runImport(archive: Archive, files: string[], opts: ImportOptions): Promise<ImportReport> {
+  const release = await takeImportLock(archive, opts);
   const previousCache = archive.db.pragma('cache_size', { simple: true }) as number;
   archive.db.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
   try {
     return await importEach(archive, files, opts);
+  } catch (err) {
+    // Something outside Trove (a crawl or another tool) kept the database's write lock past
+    // busy_timeout: say so in words, never as a raw SqliteError.
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))) {
+      throw new TroveError(
+        'ARCHIVE_BUSY',
+        `the archive database in ${archive.dir} stayed busy: another process is writing to it; the import stopped, run it again once that process is done (files imported so far are kept)`,
+        { dir: archive.dir },
+        { cause: err },
+      );
+    }
+    throw err;
   } finally {
     if (archive.db.open) archive.db.pragma(`cache_size = ${previousCache}`);
+    release();
+  }
+}
+
+/**
+ * One import at a time per archive, across processes (two `trove import`s, the app and the
+ * CLI): the second waits for the first, saying so once, for as long as the first one runs (a
+ * dead holder's lock is broken; see owner-lock.ts).
+ */
+async function takeImportLock(archive: Archive, opts: ImportOptions): Promise<() => void> {
+  const file = path.join(archive.dir, IMPORT_LOCK_FILE);
+  let said = false;
+  while (true) {
+    const got = tryLock(file);
+    if (got.ok) return got.release;
+    if (!said) {
+      said = true;
+      opts.onWait?.(`waiting for another import into ${archive.dir} (${describeOwner(got.owner)}) to finish…`);
+    }
+    await new Promise((r) => setTimeout(r, IMPORT_WAIT_POLL_MS));
   }
 }
 

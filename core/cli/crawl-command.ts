@@ -2,7 +2,8 @@
  * `trove crawl <seed>... --out <dir>` and `trove resume <dir>`: run a crawl in the foreground
  * with a progress bar. The first Ctrl-C (SIGINT/SIGTERM) stops gracefully (in-flight fetches
  * finish, files close); a second stops at once and still leaves valid files. Exit codes: 0 when
- * the crawl finished, 1 when it failed, 2 for bad flags or seeds (nothing written).
+ * the crawl finished, 1 when it failed, 2 for bad flags or seeds (nothing written) or a directory
+ * another process is crawling.
  */
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -46,7 +47,7 @@ async function run(io: CommandIo, opts: Record<string, unknown>, start: () => Pr
   } catch (err) {
     if (isTroveError(err)) {
       io.stderr.write(`trove: ${err.message} [${err.code}]\n`);
-      process.exitCode = err.code === 'SETTINGS_INVALID' || err.code.startsWith('URL_') || err.code.startsWith('SCOPE_') ? 2 : 1;
+      process.exitCode = err.code === 'SETTINGS_INVALID' || err.code === 'CRAWL_DIR_LOCKED' || err.code.startsWith('URL_') || err.code.startsWith('SCOPE_') ? 2 : 1;
       return;
     }
     throw err;
@@ -58,6 +59,9 @@ async function run(io: CommandIo, opts: Record<string, unknown>, start: () => Pr
     else if (e.type === 'log' && e.level !== 'info') progress.message(`trove: ${e.message}`);
     else if (e.type === 'log') progress.message(`trove: ${e.message}`);
   });
+  // The crawl may have paused (disk guard) before this listener was attached: say why now.
+  const first = crawl.snapshot();
+  if (first.message) progress.message(`trove: ${first.message}`);
   let signals = 0;
   const onSignal = () => {
     signals++;

@@ -1,7 +1,8 @@
 /**
  * The CLI's view of a running crawl: a live progress bar on a terminal (downloaded / queued /
  * failed, URIs/s, KB/s, elapsed), plain periodic lines when output is not a TTY, and the end
- * summary (hosts, status codes, MIME types, bytes).
+ * summary (hosts, status codes, MIME types, bytes). A pause says why on the line itself, the moment
+ * it happens (a full disk: "paused: only 3.2 MiB free …"), on a terminal and in plain output.
  */
 import cliProgress from 'cli-progress';
 import type { CrawlSnapshot } from '../api/crawl-snapshot.ts';
@@ -30,6 +31,10 @@ export class CrawlProgress {
   private bar: cliProgress.SingleBar | null = null;
   private io: CommandIo;
   private lastPlain = 0;
+  /** What the plain line last said about the state, so a change is printed at once. */
+  private lastPlainState = '';
+  /** The bar's last values, to draw it again after a message line. */
+  private last: { total: number; value: number; payload: Record<string, string | number> } = { total: 1, value: 0, payload: this.payload(null) };
 
   constructor(io: CommandIo, opts: { tty: boolean; enabled: boolean }) {
     this.io = io;
@@ -46,7 +51,7 @@ export class CrawlProgress {
         },
         cliProgress.Presets.shades_classic,
       );
-      this.bar.start(1, 0, this.payload(null));
+      this.bar.start(this.last.total, this.last.value, this.last.payload);
     }
   }
 
@@ -58,23 +63,26 @@ export class CrawlProgress {
       rate: (s?.urisPerSec ?? 0).toFixed(1),
       kbps: Math.round(s?.kbPerSec ?? 0),
       elapsed: formatElapsed(s?.elapsedMs ?? 0),
-      state: s?.state ?? 'starting',
+      state: s ? stateText(s) : 'starting',
     };
   }
 
   update(s: CrawlSnapshot): void {
     const done = s.downloaded + s.failed;
     const total = Math.max(1, done + s.queued + s.inFlight);
+    this.last = { total, value: done, payload: this.payload(s) };
     if (this.bar) {
       this.bar.setTotal(total);
-      this.bar.update(done, this.payload(s));
+      this.bar.update(done, this.last.payload);
       return;
     }
     const now = Date.now();
-    if (now - this.lastPlain >= 5000) {
+    const state = stateText(s);
+    if (now - this.lastPlain >= 5000 || state !== this.lastPlainState) {
       this.lastPlain = now;
+      this.lastPlainState = state;
       this.io.stderr.write(
-        `[${formatElapsed(s.elapsedMs)}] ${s.state}: ${s.downloaded} done, ${s.queued} queued, ${s.failed} failed, ${s.urisPerSec.toFixed(1)} URI/s, ${Math.round(s.kbPerSec)} KB/s\n`,
+        `[${formatElapsed(s.elapsedMs)}] ${s.downloaded} done, ${s.queued} queued, ${s.failed} failed, ${s.urisPerSec.toFixed(1)} URI/s, ${Math.round(s.kbPerSec)} KB/s | ${state}\n`,
       );
     }
   }
@@ -82,13 +90,20 @@ export class CrawlProgress {
   message(line: string): void {
     if (this.bar) this.bar.stop();
     this.io.stderr.write(line + '\n');
-    if (this.bar) this.bar.start(1, 0);
+    // Started again with the last values: started bare, the bar printed its raw template.
+    if (this.bar) this.bar.start(this.last.total, this.last.value, this.last.payload);
   }
 
   stop(): void {
     this.bar?.stop();
     this.bar = null;
   }
+}
+
+/** The state word, or, while pausing or paused, the reason (which starts "paused: …"). */
+function stateText(s: CrawlSnapshot): string {
+  if ((s.state === 'paused' || s.state === 'pausing') && s.message) return s.message;
+  return s.state;
 }
 
 function top(record: Record<string, number>, n: number): string {

@@ -38,6 +38,7 @@ export function registerImportCommand(program: Command, io: ImportIo = { stdout:
         report = await importFiles(opts.archive, files, {
           ...(opts.copy ? { copy: true } : {}),
           ...(bar ? { onProgress: (p: ImportProgress) => bar.update(p) } : {}),
+          onWait: (message: string) => io.stderr.write(`trove import: ${message}\n`),
         });
       } catch (err) {
         bar?.stop();

@@ -11,19 +11,14 @@
  * their URIs stay leased in the database and are fetched again on resume — and still closes the
  * WARC cleanly. Limits finish the crawl with their reason and leave it resumable.
  */
-import fs from 'node:fs';
+import path from 'node:path';
 import type { CrawlSnapshot, CrawlState, FinishReason, HostRow, TrapWarning } from '../api/crawl-snapshot.ts';
 import type { ClaimedUri } from '../frontier/frontier.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { processUri } from './process-uri.ts';
 import { Outcome } from './outcome-codes.ts';
 import { isTroveError } from '../errors.ts';
-
-/** SQLite refusing a write because the disk is full (or failing I/O under it). */
-function isDiskFullDbError(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
-  return typeof code === 'string' && (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR') || code === 'ENOSPC');
-}
+import { DiskGuard, isDiskFullError } from './disk-guard.ts';
 
 export type CrawlEvent =
   | { type: 'snapshot'; snapshot: CrawlSnapshot }
@@ -51,7 +46,12 @@ export interface ControllerHooks {
 }
 
 const SNAPSHOT_MS = 250;
-const DISK_CHECK_MS = 5_000;
+/**
+ * Free space is looked at this often (statfs costs microseconds): at crawl speed a few MB are
+ * written in between, well inside any sensible --min-free-disk. While paused on a full disk, a
+ * write probe is tried this often too, and a URI whose write failed waits this long.
+ */
+const DISK_CHECK_MS = 250;
 
 export class CrawlController {
   readonly ctx: CrawlContext;
@@ -86,6 +86,9 @@ export class CrawlController {
   private appliedLimits = new Set<string>();
   private trapsSaid = new Set<string>();
   private done: Promise<CrawlSnapshot>;
+  private guard: DiskGuard;
+  /** The last write probe's failure while paused on a full disk, said once per distinct reason. */
+  private lastProbeError: string | null = null;
 
   constructor(ctx: CrawlContext, hooks: ControllerHooks, hardAbort: AbortController, opts: { startedAt?: number; elapsedBefore?: number } = {}) {
     this.ctx = ctx;
@@ -95,6 +98,13 @@ export class CrawlController {
     this.elapsedBefore = opts.elapsedBefore ?? 0;
     for (let i = ctx.settings.concurrency; i >= 1; i--) this.freeSlots.push(i);
     this.maxActive = ctx.settings.concurrency + 2;
+    this.guard = new DiskGuard({
+      dir: ctx.paths.warcs,
+      minFreeBytes: ctx.settings.minFreeDiskBytes,
+      db: ctx.db,
+      dbFile: ctx.paths.db,
+      probeFile: path.join(ctx.paths.tmp, '.disk-probe'),
+    });
     this.done = new Promise<CrawlSnapshot>((resolve) => {
       queueMicrotask(() => {
         this.loop()
@@ -223,13 +233,27 @@ export class CrawlController {
         this.checkLimits(now);
         this.checkDisk(now);
         if (this.pauseRequested || this.diskPaused) {
-          if (this.inflight.size === 0 && this._state === 'pausing') this.setState('paused');
+          if (this.inflight.size === 0 && this._state === 'pausing') {
+            // In-flight URIs may have written since the disk pause began: give the WAL back again.
+            if (this.diskPaused) this.guard.checkpoint();
+            this.setState('paused');
+            this.emitSnapshot();
+          }
         } else {
-          while (this.freeSlots.length > 0 && this.inflight.size < this.maxActive && !this.stopRequested) {
-            const uri = this.ctx.frontier.claim(Date.now());
+          while (this.freeSlots.length > 0 && this.inflight.size < this.maxActive && !this.stopRequested && !this.diskPaused) {
+            let uri: ClaimedUri | null;
+            try {
+              uri = this.ctx.frontier.claim(Date.now());
+            } catch (err) {
+              // A claim is one transaction: refused, it changed nothing. Pause until writes succeed.
+              if (!isDiskFullError(err)) throw err;
+              this.diskPause(`the database refused a write (${(err as Error).message})`);
+              break;
+            }
             if (!uri) break;
             this.start(uri);
           }
+          if (this.diskPaused) continue;
           if (this.inflight.size === 0) {
             let next = this.ctx.frontier.nextReadyAt();
             if (next === null && this.ctx.frontier.counts().inFlight > 0) {
@@ -280,21 +304,21 @@ export class CrawlController {
     const p: Promise<void> = processUri(this.ctx, uri, slot, freeSlot)
       .then(() => undefined)
       .catch((err) => {
-        const dbFull = isDiskFullDbError(err);
-        if (dbFull) this.needsReconcile = true;
-        if (isTroveError(err, 'WARC_WRITE_FAILED') || dbFull) {
+        if (isDiskFullError(err)) {
+          const warc = isTroveError(err, 'WARC_WRITE_FAILED');
+          const spool = isTroveError(err, 'FETCH_SPOOL_FAILED');
+          // A database write refused after the WARC group was written leaves records the index
+          // does not know: indexed before resuming (reconcile-index.ts).
+          if (!warc && !spool) this.needsReconcile = true;
           // The writer cut the file back to its last complete group: nothing is corrupt. The
           // URI goes back to the queue and the crawl pauses until the disk has room again.
           try {
             this.ctx.frontier.defer(uri, Date.now() + DISK_CHECK_MS);
           } catch {
-            /* database closed by a hard stop: the lease is re-queued on resume */
+            /* refused too (or closed by a hard stop): the lease is put back before resuming */
           }
-          this.diskPaused = true;
-          this.lastDiskCheck = Date.now();
-          this.message = `paused: writing the WARC failed (${(err as Error).message}); free some disk space and the crawl resumes`;
-          this.log('warn', this.message);
-          if (this._state === 'running') this.setState('pausing');
+          const what = warc ? 'writing the WARC failed' : spool ? 'spooling a response body failed' : 'the database refused a write';
+          this.diskPause(`${what} (${(err as Error).message})`);
           return;
         }
         // An unexpected error is this URI's outcome (−5); the crawl goes on.
@@ -340,51 +364,73 @@ export class CrawlController {
   }
 
   /**
-   * Disk guard: pause under --min-free-disk, and carry on by itself once space is freed. A
-   * failed WARC write (ENOSPC) pauses too; the write is retried after the next check.
+   * Pause for the disk: the reason goes into the snapshot's message at once (the progress line
+   * shows it) and into the log; the WAL is checkpointed and truncated to give its disk back.
+   */
+  private diskPause(reason: string): void {
+    this.lastDiskCheck = Date.now();
+    if (this.diskPaused) return;
+    this.diskPaused = true;
+    this.lastProbeError = null;
+    this.message = `paused: ${reason}; free some disk space and the crawl resumes by itself`;
+    this.log('warn', this.message);
+    this.guard.checkpoint();
+    if (this._state === 'running') this.setState('pausing');
+    this.emitSnapshot();
+  }
+
+  /**
+   * Disk guard (disk-guard.ts): pause under --min-free-disk (plus the WAL's room to grow); while
+   * paused, resume only when free space is back *and* a real write probe succeeds.
    */
   private checkDisk(now: number): void {
     if (now - this.lastDiskCheck < DISK_CHECK_MS) return;
     this.lastDiskCheck = now;
-    const min = this.ctx.settings.minFreeDiskBytes;
-    let free = Infinity;
-    if (min > 0) {
-      try {
-        const st = fs.statfsSync(this.ctx.paths.warcs);
-        free = st.bavail * st.bsize;
-      } catch {
-        /* cannot tell: assume there is room */
-      }
+    const short = this.guard.shortfall();
+    if (short) {
+      const mib = (n: number) => (n / 1048576).toFixed(1);
+      this.diskPause(
+        `only ${mib(short.free)} MiB free on the disk holding ${this.ctx.paths.warcs} (the crawl keeps ${mib(short.needed)} MiB free: --min-free-disk ${mib(this.guard.minFreeBytes)} MiB and room for the database log)`,
+      );
+      return;
     }
-    if (free < min) {
-      if (!this.diskPaused) {
-        this.diskPaused = true;
-        this.message = `paused: only ${Math.round(free / 1048576)} MiB free on the disk holding ${this.ctx.paths.warcs} (minimum ${Math.round(min / 1048576)} MiB); free some space and the crawl resumes`;
-        this.log('warn', this.message);
-        if (this._state === 'running') this.setState('pausing');
-      }
-    } else if (this.diskPaused && !this.reconciling && !(this.needsReconcile && this.inflight.size > 0)) {
-      const resume = () => {
-        this.diskPaused = false;
-        this.message = null;
-        this.log('info', 'disk space available: resuming');
-        if (!this.pauseRequested) this.setState('running');
-        this.poke();
-      };
-      if (!this.needsReconcile) return resume();
-      this.reconciling = true;
-      this.hooks
-        .reconcile()
-        .then((notes) => {
-          this.needsReconcile = false;
-          for (const n of notes) this.log('info', n);
-        })
-        .catch((err) => this.log('warn', `index check after disk full: ${(err as Error).message}`))
-        .finally(() => {
-          this.reconciling = false;
-          resume();
-        });
+    if (!this.diskPaused || this.reconciling || (this.needsReconcile && this.inflight.size > 0)) return;
+    const failed = this.guard.probe();
+    if (failed !== null) {
+      if (failed !== this.lastProbeError) this.log('info', `disk still refuses writes (${failed}); staying paused`);
+      this.lastProbeError = failed;
+      return;
     }
+    const resume = () => {
+      this.diskPaused = false;
+      this.message = null;
+      this.log('info', 'a test write succeeded: disk space is back, resuming');
+      // Leases whose release the full disk refused would hold their queue's slots until the
+      // frontier ran dry: with nothing in flight, put them back now (what a resume does).
+      if (this.inflight.size === 0) {
+        try {
+          const n = this.ctx.frontier.recoverInFlight();
+          if (n > 0) this.log('info', `${n} URIs left leased after a failed write were put back in the queue`);
+        } catch (err) {
+          this.log('warn', `could not put leased URIs back yet: ${(err as Error).message}`);
+        }
+      }
+      if (!this.pauseRequested) this.setState('running');
+      this.poke();
+    };
+    if (!this.needsReconcile) return resume();
+    this.reconciling = true;
+    this.hooks
+      .reconcile()
+      .then((notes) => {
+        this.needsReconcile = false;
+        for (const n of notes) this.log('info', n);
+        resume();
+      })
+      .catch((err) => this.log('warn', `index check after disk full (tried again shortly): ${(err as Error).message}`))
+      .finally(() => {
+        this.reconciling = false;
+      });
   }
 
   private maybeSnapshot(now: number): void {
@@ -402,6 +448,10 @@ export class CrawlController {
       this.trapsSaid.add(key);
       this.log('warn', `possible crawler trap on ${t.host}: ${t.count}× ${t.pattern} — consider --exclude '${t.suggestedExclude}'`);
     }
+    this.emitSnapshot();
+  }
+
+  private emitSnapshot(): void {
     if (this.listeners.size > 0) this.emit({ type: 'snapshot', snapshot: this.snapshot() });
   }
 

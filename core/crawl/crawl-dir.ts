@@ -7,11 +7,12 @@
  *   <dir>/logs/crawl.log    one line per URI outcome (Heritrix format)
  *   <dir>/logs/scope.log    one line per scope rejection, with the deciding rule
  *   <dir>/tmp/              spooled response bodies in flight (emptied on start)
- *   <dir>/.lock             the pid of the process crawling this directory
+ *   <dir>/.lock             the process crawling this directory (pid, start time, host)
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { TroveError } from '../errors.ts';
+import { describeOwner, tryLock } from '../storage/owner-lock.ts';
 
 export interface CrawlPaths {
   dir: string;
@@ -60,7 +61,7 @@ export function isExistingCrawl(dir: string): boolean {
   return fs.existsSync(crawlPaths(dir).db);
 }
 
-/** Create the directory tree and prove it is writable; clear stale spool files. */
+/** Create the directory tree and prove it is writable (acquireLock then clears stale spool files). */
 export function prepareCrawlDir(dir: string): CrawlPaths {
   const p = crawlPaths(dir);
   try {
@@ -69,7 +70,6 @@ export function prepareCrawlDir(dir: string): CrawlPaths {
     const probe = path.join(p.dir, `.write-test-${process.pid}`);
     fs.writeFileSync(probe, 'ok');
     fs.rmSync(probe);
-    for (const f of fs.readdirSync(p.tmp)) fs.rmSync(path.join(p.tmp, f), { force: true, recursive: true });
   } catch (err) {
     throw new TroveError('CRAWL_DIR_UNWRITABLE', `cannot write to crawl directory ${p.dir}: ${(err as Error).message}`, { dir: p.dir }, { cause: err });
   }
@@ -77,34 +77,22 @@ export function prepareCrawlDir(dir: string): CrawlPaths {
 }
 
 /**
- * Take the directory lock. A lock held by a live process is an error (two crawlers must never
- * write one database and one WARC series); a lock left by a dead process (kill -9) is taken over.
+ * Take the directory lock (see owner-lock.ts: atomic, names the owner's pid and start time). A
+ * lock held by a live process is an error (two crawlers must never write one database and one
+ * WARC series), our own pid included; a lock left by a dead process (kill -9) is taken over.
+ * Only the lock holder empties the spool folder: a refused second crawler must not delete the
+ * running crawl's bodies in flight.
  */
 export function acquireLock(p: CrawlPaths): () => void {
-  try {
-    const pid = Number(fs.readFileSync(p.lock, 'utf8'));
-    // Our own pid counts too: two crawlers in one process must not share a directory either.
-    if (pid && processAlive(pid)) {
-      throw new TroveError('CRAWL_DIR_LOCKED', `crawl directory ${p.dir} is in use by process ${pid}`, { pid });
-    }
-  } catch (err) {
-    if (err instanceof TroveError) throw err;
+  const got = tryLock(p.lock);
+  if (!got.ok) {
+    throw new TroveError('CRAWL_DIR_LOCKED', `crawl directory ${p.dir} is in use by ${describeOwner(got.owner)}; stop that crawl first or use another directory`, { pid: got.owner.pid });
   }
-  fs.writeFileSync(p.lock, String(process.pid));
-  return () => {
-    try {
-      if (fs.readFileSync(p.lock, 'utf8') === String(process.pid)) fs.rmSync(p.lock);
-    } catch {
-      /* already gone */
-    }
-  };
-}
-
-function processAlive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    for (const f of fs.readdirSync(p.tmp)) fs.rmSync(path.join(p.tmp, f), { force: true, recursive: true });
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    got.release();
+    throw new TroveError('CRAWL_DIR_UNWRITABLE', `cannot clear ${p.tmp}: ${(err as Error).message}`, { dir: p.dir }, { cause: err });
   }
+  return got.release;
 }

@@ -9,6 +9,7 @@
  * a −5 outcome for this URI and the crawl goes on.
  */
 import type { ClaimedUri, Candidate } from '../frontier/frontier.ts';
+import { TroveError } from '../errors.ts';
 import type { FetchResult } from '../fetch/fetcher.ts';
 import type { Outlink } from '../extract/outlink.ts';
 import { decodeBodyStream } from '../extract/decode-body.ts';
@@ -105,6 +106,12 @@ export async function processUri(ctx: CrawlContext, uri: ClaimedUri, slot: numbe
     if (prior) conditional.push(...(await ctx.prior.conditionalHeaders(prior)));
   }
   const fetched = await ctx.fetcher.fetch({ url: uri.url, headers: [...requestHeaders(ctx, hs, sendAgent), ...conditional], signal: ctx.hardStop });
+  if (fetched.error?.code === 'FETCH_SPOOL_FAILED') {
+    // The spool is in the crawl directory: a body it could not hold means the crawl's disk
+    // refused a write, not that the URI failed. The controller pauses and fetches it again.
+    await disposeFetch(fetched);
+    throw new TroveError('FETCH_SPOOL_FAILED', fetched.error.message);
+  }
   if (ctx.hardStop.aborted) {
     // A hard stop cut this fetch short: nothing is archived, and the URI goes back to the queue
     // untouched (no attempt counted), to be fetched in full when the crawl resumes.

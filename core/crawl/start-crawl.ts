@@ -36,6 +36,7 @@ import { validateSettings } from './validate-settings.ts';
 import { TrapDetector } from './trap-detector.ts';
 import { PageTextBuffer } from './page-text-buffer.ts';
 import { reconcileIndex } from './reconcile-index.ts';
+import { isDiskFullError } from './disk-guard.ts';
 import { PriorCaptures } from './prior-captures.ts';
 import { WarcSealer } from './warc-sealer.ts';
 import { PendingOriginals } from './pending-originals.ts';
@@ -230,10 +231,16 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
           prior?.close();
         },
         closeStore: async (final) => {
-          pageText.flush();
-          persist();
-          setMeta(db, 'elapsedMs', final.elapsedMs);
-          setMeta(db, 'lastState', { state: final.state, reason: final.finishReason, at: Date.now() });
+          try {
+            pageText.flush();
+            persist();
+            setMeta(db, 'elapsedMs', final.elapsedMs);
+            setMeta(db, 'lastState', { state: final.state, reason: final.finishReason, at: Date.now() });
+          } catch (err) {
+            // Stopped while the disk is full: the frontier and index are whole (each write is a
+            // transaction); only counters and page text are behind, and a resume carries on.
+            if (!isDiskFullError(err)) throw err;
+          }
           await crawlLog.close();
           await scopeLog.close();
           db.close();

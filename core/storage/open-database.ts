@@ -15,6 +15,13 @@ export function crawlDatabasePath(crawlDir: string): string {
   return path.join(crawlDir, CRAWL_DATABASE_FILE);
 }
 
+/**
+ * How large the write-ahead log grows before it is checkpointed, and the size it is cut back to
+ * after one: disk the database takes beyond its main file, which the disk guard keeps free.
+ */
+export const WAL_MAX_BYTES = 16 * 1024 * 1024;
+const WAL_PAGE_BYTES = 4096;
+
 export interface OpenDatabaseOptions {
   /** Open without writing: no migrations, no journal-mode change. Fails if the file is missing. */
   readonly?: boolean;
@@ -53,8 +60,8 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions = {}): Data
       // checkpoint rather than several times (about 1.5–2× faster enqueueing). Not more: a
       // checkpoint runs synchronously on the event loop, the WAL keeps that much disk, and crash
       // recovery reads it. The WAL file is truncated back to this size after a checkpoint.
-      db.pragma('wal_autocheckpoint = 4096');
-      db.pragma('journal_size_limit = 16777216');
+      db.pragma(`wal_autocheckpoint = ${WAL_MAX_BYTES / WAL_PAGE_BYTES}`);
+      db.pragma(`journal_size_limit = ${WAL_MAX_BYTES}`);
     }
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');

@@ -1,0 +1,67 @@
+/**
+ * The CLI progress line says why a crawl paused, the moment it pauses: in plain output (not a
+ * terminal) a changed state is printed at once, not at the next 5-second line; on a terminal the
+ * bar carries the reason, and printing a message line (e.g. after Ctrl-C) redraws the bar with
+ * its values instead of its raw `{downloaded} done…` template.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { CrawlSnapshot } from '../../core/api/crawl-snapshot.ts';
+import { CrawlProgress } from '../../core/cli/crawl-progress.ts';
+
+function snap(over: Partial<CrawlSnapshot>): CrawlSnapshot {
+  return {
+    name: 't', dir: '/x', state: 'running', finishReason: null, message: null, startedAt: 0, elapsedMs: 5000,
+    downloaded: 9, failed: 0, queued: 51, inFlight: 0, seen: 60, pages: 9, bytes: 0, novelBytes: 0, duplicateBytes: 0, warcBytes: 0,
+    urisPerSec: 1, kbPerSec: 2, avgUrisPerSec: 1, avgKbPerSec: 2, statusCodes: {}, mimeTypes: {}, scopeRejections: {},
+    hosts: [], recent: [], traps: [], warcFiles: [],
+    ...over,
+  };
+}
+
+const REASON = 'paused: only 3.2 MiB free on the disk holding /x/warcs; free some disk space and the crawl resumes by itself';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.useRealTimers();
+});
+
+describe('crawl progress', () => {
+  it('plain output: a pause is printed at once, with its reason', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const lines: string[] = [];
+    const io = { stdout: { write: () => true }, stderr: { write: (c: string) => lines.push(c) } };
+    const p = new CrawlProgress(io, { tty: false, enabled: false });
+    p.update(snap({}));
+    expect(lines).toEqual(['[0:05] 9 done, 51 queued, 0 failed, 1.0 URI/s, 2 KB/s | running\n']);
+    vi.advanceTimersByTime(100); // well inside the 5 s between routine lines
+    p.update(snap({ state: 'pausing', message: REASON }));
+    expect(lines[1]).toBe(`[0:05] 9 done, 51 queued, 0 failed, 1.0 URI/s, 2 KB/s | ${REASON}\n`);
+    p.update(snap({ state: 'paused', message: REASON }));
+    expect(lines).toHaveLength(2); // same words: not repeated
+    p.update(snap({ state: 'running' }));
+    expect(lines[2]).toMatch(/\| running\n$/);
+  });
+
+  it('terminal: the bar shows the reason, and a message line never leaves the raw template', () => {
+    const out: string[] = [];
+    Object.defineProperty(process.stderr, 'isTTY', { value: true, configurable: true });
+    vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => {
+      out.push(String(c));
+      return true;
+    });
+    try {
+      const lines: string[] = [];
+      const io = { stdout: { write: () => true }, stderr: { write: (c: string) => (lines.push(c), process.stderr.write(c)) } };
+      const p = new CrawlProgress(io, { tty: true, enabled: true });
+      p.update(snap({ state: 'paused', message: REASON }));
+      p.message('trove: stopping after in-flight fetches (Ctrl-C again to stop now)…');
+      p.stop();
+      const drawn = out.join('');
+      expect(drawn).toContain(REASON);
+      expect(drawn).not.toMatch(/\{(downloaded|queued|failed|rate|kbps|elapsed|state)\}/);
+      expect(lines).toEqual(['trove: stopping after in-flight fetches (Ctrl-C again to stop now)…\n']);
+    } finally {
+      delete (process.stderr as { isTTY?: boolean }).isTTY;
+    }
+  });
+});
