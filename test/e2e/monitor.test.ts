@@ -184,6 +184,8 @@ describe.skipIf(!chromium)('the Monitor in Chromium', () => {
     const okAfter = await outcome(200);
     expect(okAfter).toBeGreaterThanOrEqual(okBefore);
     expect(okAfter).toBeLessThanOrEqual(await num('stat-downloaded'));
+    const snap = (await app.service.handlers['crawl.snapshot']({ id: crawlId }))!;
+    expect(Object.values(snap.statusCodes).reduce((a, b) => a + b, 0)).toBe(snap.downloaded + snap.failed);
   }, 90_000);
 
   it('pauses, lowers the page limit at resume, finishes at it without an error colour or a current rate, and resumes with the limit cleared', async () => {
