@@ -188,7 +188,7 @@ describe.skipIf(!chromium)('the Monitor in Chromium', () => {
     expect(Object.values(snap.statusCodes).reduce((a, b) => a + b, 0)).toBe(snap.downloaded + snap.failed);
   }, 90_000);
 
-  it('pauses, lowers the page limit at resume, finishes at it without an error colour or a current rate, and resumes with the limit cleared', async () => {
+  it('pauses, lowers the page limit at resume, finishes at it without an error colour or a current rate, and resumes from the library with the limit cleared', async () => {
     await expect.poll(() => site.requests.filter((p) => p.startsWith('/articles/')).length, { timeout: 30_000 }).toBeGreaterThan(3);
     await byTestId('pause').click();
     await expect.poll(state, { timeout: 15_000 }).toBe('paused');
@@ -220,7 +220,11 @@ describe.skipIf(!chromium)('the Monitor in Chromium', () => {
     await shot('m03-monitor-finished-1024');
     await expectNothingCutOff(page, '.controls button');
 
-    await byTestId('resume-limits').click();
+    // Resume from the library: a crawl stopped by a limit opens the Monitor with its limits to edit.
+    await byTestId('nav-library').click();
+    await byTestId(`resume-${crawlId}`).click();
+    await expect.poll(() => byTestId('resume-dialog').isVisible(), { timeout: 10_000 }).toBe(true);
+    expect(await byTestId('crawl-state').getAttribute('data-state')).toBe('finished');
     expect(await byTestId('resume-limitPages').inputValue()).toBe(String(pages + 3));
     await byTestId('resume-limitPages').fill('0');
     await shot('m04-resume-limits-1024');

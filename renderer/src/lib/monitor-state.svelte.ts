@@ -129,8 +129,16 @@ export class MonitorState {
     return all > 0 ? s.novelBytes / all : 0;
   });
 
-  async attach(id: string | null): Promise<void> {
-    if (id === this.id) return;
+  /** Follow crawl `id`; for the crawl already followed, resolves when its first load is done. */
+  attach(id: string | null): Promise<void> {
+    if (id === this.id) return this.attaching;
+    this.attaching = this.load(id);
+    return this.attaching;
+  }
+
+  private attaching: Promise<void> = Promise.resolve();
+
+  private async load(id: string | null): Promise<void> {
     this.id = id;
     this.snapshot = null;
     this.history = id ? (this.histories.get(id) ?? []) : [];
