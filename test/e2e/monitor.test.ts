@@ -218,7 +218,7 @@ describe.skipIf(!chromium)('the Monitor in Chromium', () => {
     await page.setViewportSize({ width: 1024, height: 700 });
     await page.evaluate(() => document.querySelector('.screen')?.scrollTo(0, 0));
     await shot('m03-monitor-finished-1024');
-    await expectNothingCutOff(page, '.controls button');
+    await expectNothingCutOff(page, 'main button, main input, main select');
 
     // Resume from the library: a crawl stopped by a limit opens the Monitor with its limits to edit.
     await byTestId('nav-library').click();
@@ -253,6 +253,9 @@ describe.skipIf(!chromium)('the Monitor in Chromium', () => {
     expect(times.length).toBeGreaterThan(1);
     expect([...times].sort().reverse()).toEqual(times);
     await page.setViewportSize({ width: 1024, height: 700 });
+    await byTestId('hosts-table').scrollIntoViewIfNeeded();
+    await shot('m06-monitor-hosts-outcomes-1024');
+    await expectNothingCutOff(page, 'main button, main input, main select');
     await byTestId('log-panel').scrollIntoViewIfNeeded();
     await shot('m05-monitor-log-reopened-1024');
     await expectNothingCutOff(page, '[data-testid=log-panel] button, [data-testid=log-panel] input');

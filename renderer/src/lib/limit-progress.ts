@@ -24,7 +24,7 @@ export interface LimitProgress {
 export const LIMITS: { key: LimitKey; label: string; unit: 'count' | 'bytes' | 'seconds' }[] = [
   { key: 'limitPages', label: 'Pages', unit: 'count' },
   { key: 'limitUris', label: 'URIs', unit: 'count' },
-  { key: 'limitBytes', label: 'Bytes', unit: 'bytes' },
+  { key: 'limitBytes', label: 'Downloaded', unit: 'bytes' },
   { key: 'limitTimeS', label: 'Time', unit: 'seconds' },
 ];
 
