@@ -409,7 +409,10 @@ export interface QueuedPage {
 }
 
 export interface MatchSample {
+  /** Matches among the rows scanned; a lower bound when `complete` is false. */
   count: number;
+  /** False when the scan stopped at its cap (the count is then "at least"). */
+  complete: boolean;
   /** The first matches, in discovery (queued) or capture (captured) order. */
   samples: string[];
 }

@@ -55,6 +55,13 @@ export interface AppService {
   close(): Promise<void>;
 }
 
+/**
+ * An exclusion preview scans at most this many queue rows and as many capture rows (a regex
+ * cannot use an index): about a second each on the process that hosts the UI; past it the
+ * preview says "at least".
+ */
+const PREVIEW_SCAN_CAP = 1_000_000;
+
 /** Persist the live snapshot this often, so a crash still leaves recent counts for the library. */
 const SNAPSHOT_SAVE_MS = 5_000;
 
@@ -301,7 +308,8 @@ export function createAppService(opts: AppServiceOptions): AppService {
     'crawl.excludePreview': ({ id, pattern, samples }) => {
       const re = compileRegex(pattern, 'exclude');
       const db = archive(id).db;
-      return { pattern, captured: capturesMatching(db, re, samples ?? 10), queued: queuedMatching(db, re, samples ?? 10) };
+      const n = samples ?? 10;
+      return { pattern, captured: capturesMatching(db, re, n, PREVIEW_SCAN_CAP), queued: queuedMatching(db, re, n, PREVIEW_SCAN_CAP) };
     },
     // ── end monitor ──
 

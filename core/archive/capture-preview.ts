@@ -6,13 +6,18 @@
 import type Database from 'better-sqlite3';
 import type { MatchSample } from '../api/app-types.ts';
 
-/** Response and revisit records whose target URI `re` matches: how many, and the first `samples`. */
-export function capturesMatching(db: Database.Database, re: RegExp, samples: number): MatchSample {
-  const out: MatchSample = { count: 0, samples: [] };
+/** Response and revisit records whose target URI `re` matches: how many, and the first `samples`; at most `cap` rows scanned. */
+export function capturesMatching(db: Database.Database, re: RegExp, samples: number, cap = Infinity): MatchSample {
+  const out: MatchSample = { count: 0, complete: true, samples: [] };
+  let scanned = 0;
   const rows = db.prepare<[], { target_uri: string }>(
     `SELECT target_uri FROM records WHERE record_type IN ('response', 'revisit') AND target_uri IS NOT NULL ORDER BY id`,
   );
   for (const { target_uri } of rows.iterate()) {
+    if (++scanned > cap) {
+      out.complete = false;
+      break;
+    }
     if (!re.test(target_uri)) continue;
     out.count++;
     if (out.samples.length < samples) out.samples.push(target_uri);

@@ -74,11 +74,19 @@ function toUri(r: Row, state: QueuedUri['state']): QueuedUri {
   return { id: r.id, url: r.url, hopsPath: r.hops_path, via: r.via, state, notBefore: r.not_before, attempts: r.attempts };
 }
 
-/** Queued (pending or waiting) URIs whose URL `re` matches: how many, and the first `samples` in discovery order. */
-export function queuedMatching(db: Database.Database, re: RegExp, samples: number): MatchSample {
-  const out: MatchSample = { count: 0, samples: [] };
+/**
+ * Queued (pending or waiting) URIs whose URL `re` matches: how many, and the first `samples` in
+ * discovery order. At most `cap` rows are scanned (a regex cannot use an index).
+ */
+export function queuedMatching(db: Database.Database, re: RegExp, samples: number, cap = Infinity): MatchSample {
+  const out: MatchSample = { count: 0, complete: true, samples: [] };
+  let scanned = 0;
   const rows = db.prepare<[], { url: string }>(`SELECT url FROM uris WHERE state IN (${UriState.PENDING}, ${UriState.WAITING}) ORDER BY id`);
   for (const { url } of rows.iterate()) {
+    if (++scanned > cap) {
+      out.complete = false;
+      break;
+    }
     if (!re.test(url)) continue;
     out.count++;
     if (out.samples.length < samples) out.samples.push(url);

@@ -104,6 +104,9 @@ describe('frontier view', () => {
 
     const m = queuedMatching(db, /\/cal\//, 3);
     expect(m.count).toBe(9);
+    expect(m.complete).toBe(true);
+    const capped = queuedMatching(db, /\/cal\//, 3, 10);
+    expect(capped).toMatchObject({ count: 4, complete: false }); // cal/0, 3, 6, 9 among the first 10 rows
     expect(m.samples).toEqual(['http://a.example/cal/0', 'http://a.example/cal/3', 'http://a.example/cal/6']);
     db.close();
   });

@@ -20,8 +20,8 @@ describe('MonitorScreen', () => {
       'crawl.pause': () => null,
       'crawl.excludePreview': ({ pattern }) => ({
         pattern,
-        captured: { count: 2, samples: ['http://example.org/calendar/1/', 'http://example.org/calendar/2/'] },
-        queued: { count: 240, samples: ['http://example.org/calendar/3/'] },
+        captured: { count: 2, complete: true, samples: ['http://example.org/calendar/1/', 'http://example.org/calendar/2/'] },
+        queued: { count: 240, complete: true, samples: ['http://example.org/calendar/3/'] },
       }),
     });
     const app = new AppState(api);
