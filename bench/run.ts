@@ -20,6 +20,7 @@ const BENCHES: [string, string, string][] = [
   ['export', 'export-bench.ts', 'WACZ export vs a plain copy (issue 6)'],
   ['reliability', 'reliability-bench.ts', 'hostile site crawl: time, RSS, outcomes, validity (issue 8)'],
   ['extract', 'extract-bench.ts', 'HTML extraction throughput'],
+  ['log-tail', 'log-tail-bench.ts', "the Monitor's crawl.log view on a 100 MB log vs tail (issue 16)"],
 ];
 
 const wanted = process.argv.slice(2);

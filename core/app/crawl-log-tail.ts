@@ -66,27 +66,31 @@ function hostOf(url: string): string {
  * `status` matches a code (`404`, `-9998`), a class (`2xx`, `4xx`) or `neg` (every negative
  * outcome); `host` a host or its suffix (`example.org` matches `www.example.org`).
  */
-function matcher(req: LogTailRequest): (e: LogTailEntry, line: string) => boolean {
+function matcher(req: LogTailRequest): { raw: (line: string) => boolean; parsed: (e: LogTailEntry) => boolean } {
   const status = req.status?.trim().toLowerCase() || null;
   const host = req.host?.trim().toLowerCase() || null;
-  const text = req.text?.trim().toLowerCase() || null;
+  const text = req.text?.trim() || null;
   const rule = req.rule?.trim() || null;
-  return (e, line) => {
-    if (status !== null) {
-      if (e.status === null) return false;
-      if (status === 'neg') {
-        if (e.status >= 0) return false;
-      } else if (/^[1-5]xx$/.test(status)) {
-        if (Math.floor(e.status / 100) !== Number(status[0])) return false;
-      } else if (String(e.status) !== status) return false;
-    }
-    if (rule !== null && e.rule !== rule) return false;
-    if (host !== null) {
-      const h = hostOf(e.url).toLowerCase();
-      if (h !== host && !h.endsWith('.' + host)) return false;
-    }
-    if (text !== null && !line.toLowerCase().includes(text)) return false;
-    return true;
+  // The text filter runs on the raw line before it is parsed: most lines of a big log fail it.
+  const textRe = text === null ? null : new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
+  return {
+    raw: (line) => textRe === null || textRe.test(line),
+    parsed: (e) => {
+      if (status !== null) {
+        if (e.status === null) return false;
+        if (status === 'neg') {
+          if (e.status >= 0) return false;
+        } else if (/^[1-5]xx$/.test(status)) {
+          if (Math.floor(e.status / 100) !== Number(status[0])) return false;
+        } else if (String(e.status) !== status) return false;
+      }
+      if (rule !== null && e.rule !== rule) return false;
+      if (host !== null) {
+        const h = hostOf(e.url).toLowerCase();
+        if (h !== host && !h.endsWith('.' + host)) return false;
+      }
+      return true;
+    },
   };
 }
 
@@ -133,8 +137,8 @@ export function readLogTail(file: string, req: LogTailRequest): LogTailPage {
       let i = lineEnd > 0 ? data.lastIndexOf(0x0a, lineEnd - 1) : -1;
       while (i >= 0 && lines.length < req.limit) {
         const text = data.toString('utf8', i + 1, lineEnd);
-        const e = text ? parse(text, base + i + 1) : null;
-        if (e && matches(e, text)) lines.push(e);
+        const e = text && matches.raw(text) ? parse(text, base + i + 1) : null;
+        if (e && matches.parsed(e)) lines.push(e);
         lineEnd = i;
         i = lineEnd > 0 ? data.lastIndexOf(0x0a, lineEnd - 1) : -1;
       }
@@ -146,8 +150,8 @@ export function readLogTail(file: string, req: LogTailRequest): LogTailPage {
       pos = start;
       if (start === 0 && carry.length > 0) {
         const text = carry.toString('utf8');
-        const e = parse(text, 0);
-        if (e && matches(e, text)) lines.push(e);
+        const e = matches.raw(text) ? parse(text, 0) : null;
+        if (e && matches.parsed(e)) lines.push(e);
         carry = Buffer.alloc(0);
       }
     }
