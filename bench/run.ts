@@ -21,6 +21,7 @@ const BENCHES: [string, string, string][] = [
   ['check-wacz', 'check-wacz-bench.ts', 'trove check on a WACZ vs on the WARC inside it (issue 12)'],
   ['reliability', 'reliability-bench.ts', 'hostile site crawl: time, RSS, outcomes, validity (issue 8)'],
   ['extract', 'extract-bench.ts', 'HTML extraction throughput'],
+  ['log-tail', 'log-tail-bench.ts', "the Monitor's crawl.log view on a 100 MB log vs tail (issue 16)"],
 ];
 
 const wanted = process.argv.slice(2);

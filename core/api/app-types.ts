@@ -342,3 +342,85 @@ export interface AppInfo {
   defaults: CrawlSettings;
   politenessPresets: Record<PolitenessPreset, Pick<CrawlSettings, 'delayFactor' | 'minDelayMs' | 'maxDelayMs' | 'perHost'>>;
 }
+
+// ── monitor: logs, queues, exclusion preview ──────────────────────────────────────────────
+
+export type LogName = 'crawl' | 'scope';
+
+export interface LogTailRequest {
+  id: string;
+  log: LogName;
+  /** A status code (`404`, `-9998`), a class (`4xx`) or `neg` for every negative outcome (crawl.log). */
+  status?: string;
+  /** A host; its subdomains match too. */
+  host?: string;
+  /** Any text of the line, case-insensitive. */
+  text?: string;
+  /** The deciding scope rule (scope.log). */
+  rule?: string;
+  limit: number;
+  /** Byte offset to read back from (a page's `next`); the end of the file when omitted. */
+  before?: number;
+}
+
+/** One log line, parsed. crawl.log lines carry status/size/mime; scope.log lines rule/reason. */
+export interface LogTailEntry {
+  /** Byte offset of the line in the file (a stable key). */
+  offset: number;
+  time: string;
+  status: number | null;
+  size: number | null;
+  url: string;
+  hopsPath: string;
+  via: string | null;
+  mime: string | null;
+  rule: string | null;
+  /** scope.log: why the rule rejected; crawl.log: the annotations. */
+  reason: string | null;
+}
+
+export interface LogTailPage {
+  /** Newest first. */
+  lines: LogTailEntry[];
+  /** Pass as `before` for the next (older) page; null at the start of the file. */
+  next: number | null;
+  fileBytes: number;
+  scannedBytes: number;
+}
+
+export interface QueuedUri {
+  id: number;
+  url: string;
+  hopsPath: string;
+  via: string | null;
+  /** `pending` may be claimed now; `waiting` is held back (a retry or a defer) until `notBefore`. */
+  state: 'pending' | 'waiting';
+  notBefore: number | null;
+  attempts: number;
+}
+
+export interface QueuedPage {
+  queue: string;
+  uris: QueuedUri[];
+  pending: number;
+  waiting: number;
+  /** Pass as `after` for the next page; null when this was the last. */
+  next: string | null;
+}
+
+export interface MatchSample {
+  /** Matches among the rows scanned; a lower bound when `complete` is false. */
+  count: number;
+  /** False when the scan stopped at its cap (the count is then "at least"). */
+  complete: boolean;
+  /** The first matches, in discovery (queued) or capture (captured) order. */
+  samples: string[];
+}
+
+export interface ExcludePreview {
+  pattern: string;
+  /** Response/revisit captures already in the archive whose URL matches. */
+  captured: MatchSample;
+  /** URLs in the queue (pending or waiting) that the exclusion drops when they come up. */
+  queued: MatchSample;
+}

@@ -20,6 +20,7 @@ import type {
   CrawlStartRequest,
   CrawlStarted,
   DeleteTicket,
+  ExcludePreview,
   ExportFile,
   ExportRequest,
   ExportResult,
@@ -28,7 +29,10 @@ import type {
   ImportResult,
   LibraryDetail,
   LibraryEntry,
+  LogTailPage,
+  LogTailRequest,
   PageList,
+  QueuedPage,
   RecordDetail,
   RecordFilter,
   RecordPage,
@@ -109,6 +113,30 @@ export const COMMANDS = {
     'core',
     obj({ id: id(), pattern: str({ min: 1, max: 2000 }) }),
   ),
+
+  // ── monitor: log tail, queued URIs per host, exclusion preview ──
+  'crawl.logTail': cmd<LogTailRequest, LogTailPage>()(
+    'core',
+    obj({
+      id: id(),
+      log: oneOf(['crawl', 'scope'] as const),
+      status: optional(str({ max: 20 })),
+      host: optional(str({ max: 300 })),
+      text: optional(str({ max: 1000 })),
+      rule: optional(str({ max: 100 })),
+      limit: int({ min: 1, max: 1000 }),
+      before: optional(int({ min: 0 })),
+    }),
+  ),
+  'crawl.queued': cmd<{ id: string; queue: string; limit: number; after?: string }, QueuedPage>()(
+    'core',
+    obj({ id: id(), queue: str({ min: 1, max: 300 }), limit: int({ min: 1, max: 1000 }), after: optional(str({ max: 60, pattern: /^[pw](:-?\d+:\d+)?$/ })) }),
+  ),
+  'crawl.excludePreview': cmd<{ id: string; pattern: string; samples?: number }, ExcludePreview>()(
+    'core',
+    obj({ id: id(), pattern: str({ min: 1, max: 2000 }), samples: optional(int({ min: 0, max: 200 })) }),
+  ),
+  // ── end monitor ──
 
   'scope.test': cmd<ScopeTestRequest, ScopeTestResult>()(
     'core',

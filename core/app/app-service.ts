@@ -13,7 +13,7 @@ import { defaultSettings, POLITENESS_PRESETS, TROVE_VERSION } from '../api/setti
 import type { CrawlSettings } from '../api/settings.ts';
 import type { CoreCommandName, Handlers } from '../api/commands.ts';
 import type { Emit } from '../api/channels.ts';
-import type { LibraryDetail, LibraryEntry } from '../api/app-types.ts';
+import type { ImportResult, LibraryDetail, LibraryEntry } from '../api/app-types.ts';
 import { TroveError } from '../errors.ts';
 import { openArchive, type Archive } from '../archive/archive-dir.ts';
 import { listPages, queryRecords, searchText, timeline } from '../archive/record-query.ts';
@@ -26,6 +26,11 @@ import { CUSTOM_ROBOTS_FILE, Library } from './library.ts';
 import { ExportRunner } from './export-runner.ts';
 import { ImportRunner } from './import-runner.ts';
 import { replayInfo } from './replay-bridge.ts';
+import { readLogTail } from './crawl-log-tail.ts';
+import { crawlPaths } from '../crawl/crawl-dir.ts';
+import { compileRegex } from '../scope/standard-rules.ts';
+import { queuedMatching, queuedPage } from '../frontier/frontier-view.ts';
+import { capturesMatching } from '../archive/capture-preview.ts';
 
 export interface AppServiceOptions {
   /** The library folder (created when missing). The app uses ~/Documents/Trove; tests a temp dir. */
@@ -49,6 +54,13 @@ export interface AppService {
   /** Stop crawls (files closed cleanly) and close archives. */
   close(): Promise<void>;
 }
+
+/**
+ * An exclusion preview scans at most this many queue rows and as many capture rows (a regex
+ * cannot use an index): about a second each on the process that hosts the UI; past it the
+ * preview says "at least".
+ */
+const PREVIEW_SCAN_CAP = 1_000_000;
 
 /** Persist the live snapshot this often, so a crash still leaves recent counts for the library. */
 const SNAPSHOT_SAVE_MS = 5_000;
@@ -180,6 +192,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
 
     'library.import': async ({ files, into, name, copy }) => {
       let id: string;
+      const created = into === undefined;
       if (into !== undefined) {
         library.requireEntry(into);
         if (runner.isRunning(into)) throw new TroveError('CRAWL_RUNNING', `cannot import into ${into} while it is crawling`, { id: into });
@@ -193,12 +206,18 @@ export function createAppService(opts: AppServiceOptions): AppService {
       const a = archives.get(id) ?? openArchive(dir);
       archives.set(id, a);
       emit('library.changed', { id });
+      let report: ImportResult['report'] | null = null;
       try {
-        const report = await imports.run(dir, files, copy === true, (progress) => emit('import.progress', { id, progress }));
+        report = await imports.run(dir, files, copy === true, (progress) => emit('import.progress', { id, progress }));
         return { id, report };
       } finally {
         // The worker wrote through its own connection: read the archive afresh from here on.
         closeArchive(id);
+        // A new archive that took nothing (no file was a WARC/ARC/WACZ) is not an archive: no
+        // empty row is left in the library. The report still says why each file was refused.
+        if (created && (report === null || report.files.every((f) => f.records === 0))) {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
         emit('library.changed', { id });
       }
     },
@@ -240,8 +259,14 @@ export function createAppService(opts: AppServiceOptions): AppService {
 
     'crawl.resume': async ({ id, settings }) => {
       if (runner.isRunning(id)) {
-        runner.resume(id);
-        return { id };
+        if (!settings || Object.keys(settings).length === 0) {
+          runner.resume(id);
+          return { id };
+        }
+        // New settings (limits edited at resume) take a fresh run, as a live exclusion does.
+        emit('crawl.log', { id, level: 'info', message: 'restarting with the edited settings' });
+        runner.stop(id, false);
+        await runner.exited(id);
       }
       const stored = library.readStored(id);
       if (stored.kind !== 'crawl') throw new TroveError('NOT_A_CRAWL', `${id} is an imported archive, not a crawl`, { id });
@@ -273,6 +298,20 @@ export function createAppService(opts: AppServiceOptions): AppService {
       await startWorker(id, library.pathOf(id), { exclude });
       return { id };
     },
+
+    // ── monitor: log tail, queued URIs per host, exclusion preview ──
+    'crawl.logTail': (req) => {
+      const p = crawlPaths(library.requireEntry(req.id));
+      return readLogTail(req.log === 'scope' ? p.scopeLog : p.crawlLog, req);
+    },
+    'crawl.queued': ({ id, queue, limit, after }) => queuedPage(archive(id).db, queue, limit, after ?? null),
+    'crawl.excludePreview': ({ id, pattern, samples }) => {
+      const re = compileRegex(pattern, 'exclude');
+      const db = archive(id).db;
+      const n = samples ?? 10;
+      return { pattern, captured: capturesMatching(db, re, n, PREVIEW_SCAN_CAP), queued: queuedMatching(db, re, n, PREVIEW_SCAN_CAP) };
+    },
+    // ── end monitor ──
 
     'scope.test': (req) => scopeTest(req),
     'robots.test': (req) => robotsTest(req),

@@ -51,6 +51,12 @@ export interface CrawlContext {
   queueNotes: Map<string, QueueNote>;
   /** Aborted on a hard stop: in-flight fetches end at once (their URIs stay leased and are re-queued on resume). */
   hardStop: AbortSignal;
+  /**
+   * The exclude pattern a queued URL matches, or null. Re-checked when a URI is claimed (as
+   * Heritrix's Preselector rechecks scope), so an exclusion added to a running crawl also drops
+   * the URLs already queued, not only those discovered from then on.
+   */
+  excluded?(url: string): string | null;
   /** A seed redirected: its target becomes a seed too (Heritrix seedsRedirectNewSeeds). */
   addRedirectSeed(url: string): void;
 }

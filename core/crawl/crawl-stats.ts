@@ -16,6 +16,13 @@ export interface StatsTotals {
   duplicateBytes: number;
 }
 
+/** The per-code, per-type and per-rule tallies, kept across runs as the totals are. */
+export interface StatsTallies {
+  statusCodes: Record<string, number>;
+  mimeTypes: Record<string, number>;
+  scopeRejections: Record<string, number>;
+}
+
 export class CrawlStats {
   totals: StatsTotals = { downloaded: 0, failed: 0, pages: 0, bytes: 0, novelBytes: 0, duplicateBytes: 0 };
   readonly statusCodes: Record<string, number> = {};
@@ -25,8 +32,17 @@ export class CrawlStats {
   readonly recent: RecentUri[] = [];
   private window: { t: number; bytes: number }[] = [];
 
-  constructor(initial?: Partial<StatsTotals>) {
+  constructor(initial?: Partial<StatsTotals>, tallies?: Partial<StatsTallies>) {
     if (initial) this.totals = { ...this.totals, ...initial };
+    // A resumed (or restarted, e.g. for a live exclusion) crawl carries on counting, so the
+    // outcome and MIME panels keep agreeing with the totals.
+    Object.assign(this.statusCodes, tallies?.statusCodes);
+    Object.assign(this.mimeTypes, tallies?.mimeTypes);
+    Object.assign(this.scopeRejections, tallies?.scopeRejections);
+  }
+
+  tallies(): StatsTallies {
+    return { statusCodes: this.statusCodes, mimeTypes: this.mimeTypes, scopeRejections: this.scopeRejections };
   }
 
   recordOutcome(u: RecentUri & { host: string; duplicate: boolean; page: boolean }): void {

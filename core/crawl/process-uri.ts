@@ -72,6 +72,11 @@ export async function processUri(ctx: CrawlContext, uri: ClaimedUri, slot: numbe
   } catch {
     return finish(ctx, uri, slot, { status: Outcome.UNFETCHABLE_URI, annotations: ['bad-url'] });
   }
+  // An exclusion added after this URL was queued still applies (seeds and prerequisites excepted).
+  if (!uri.seed && !isRobotsUri(uri)) {
+    const pattern = ctx.excluded?.(uri.url) ?? null;
+    if (pattern !== null) return finish(ctx, uri, slot, { status: Outcome.OUT_OF_SCOPE, annotations: ['exclude-regex'] });
+  }
   const hs = hostSettings(ctx.settings, host);
   applyQueueLimit(ctx, uri.queueKey, hs);
   const now = Date.now();

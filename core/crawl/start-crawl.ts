@@ -19,6 +19,7 @@ import { getMeta, setMeta } from '../storage/meta.ts';
 import { createSqliteFrontier } from '../frontier/sqlite-frontier.ts';
 import { createCaptureIndex } from '../archive/capture-index.ts';
 import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
+import { compileRegexes } from '../scope/standard-rules.ts';
 import { parseRobots } from '../robots/parse-robots.ts';
 import { createFetcher } from '../fetch/fetcher.ts';
 import { ExtractPool } from '../extract/extract-pool.ts';
@@ -28,7 +29,7 @@ import { parseQueuePolicy } from '../frontier/queue-assignment.ts';
 import { CandidateChain } from './candidate-chain.ts';
 import { LineLog } from './crawl-log.ts';
 import { acquireLock, crawlPaths, prepareCrawlDir } from './crawl-dir.ts';
-import { CrawlStats, type StatsTotals } from './crawl-stats.ts';
+import { CrawlStats, type StatsTallies, type StatsTotals } from './crawl-stats.ts';
 import { RobotsGate } from './robots-gate.ts';
 import { CrawlController } from './crawl-controller.ts';
 import type { CrawlContext } from './crawl-context.ts';
@@ -118,7 +119,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     const existingWarcs = fs.readdirSync(paths.warcs).filter((n) => /\.warc(\.gz)?$/.test(n));
     const previousWarcBytes = existingWarcs.reduce((s, n) => s + fs.statSync(path.join(paths.warcs, n)).size, 0);
 
-    const stats = new CrawlStats(getMeta<Partial<StatsTotals>>(db, 'stats') ?? undefined);
+    const stats = new CrawlStats(getMeta<Partial<StatsTotals>>(db, 'stats') ?? undefined, getMeta<Partial<StatsTallies>>(db, 'statsTallies') ?? undefined);
     const traps = new TrapDetector();
     const chain = new CandidateChain(scope, settings.queuePolicy, (c) => traps.observe(c.url), (r) => {
       stats.recordScopeRejection(r.rule);
@@ -177,6 +178,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       notes.push(...(await prior.load(settings.dedupFrom)));
     }
     const hardAbort = new AbortController();
+    const excludes = compileRegexes(settings.exclude, 'exclude');
     const ctx: CrawlContext = {
       settings,
       paths,
@@ -196,6 +198,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       fileIds,
       queueNotes: new Map(),
       hardStop: hardAbort.signal,
+      excluded: (url) => excludes.find((re) => re.test(url))?.source ?? null,
       addRedirectSeed: (url) => {
         scope.addSeed(url);
         const list = getMeta<string[]>(db, 'redirectSeeds') ?? [];
@@ -207,7 +210,10 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     frontier.schedule(settings.seeds.map((s) => chain.seed(s)));
 
     let closed = false;
-    const persist = () => setMeta(db, 'stats', stats.totals);
+    const persist = () => {
+      setMeta(db, 'stats', stats.totals);
+      setMeta(db, 'statsTallies', stats.tallies());
+    };
     const controller = new CrawlController(
       ctx,
       {

@@ -8,13 +8,22 @@ import { AppState } from '../../renderer/src/lib/app-state.svelte.ts';
 import { fakeApi, snapshot, tick } from './fake-api.ts';
 
 describe('MonitorScreen', () => {
-  it('shows counts, hosts, outcomes and traps, and excludes a trap in one click', async () => {
+  it('shows counts, hosts, outcomes and traps, and excludes a trap only after a preview is confirmed', async () => {
     const snap = snapshot({
       hosts: [{ queue: 'example.org', pending: 4, inFlight: 1, done: 9, failed: 1, readyInMs: 1200, delayMs: 3000, delayReason: 'min-delay', robots: 'rules (2 groups)', backoffs: 2 }],
       recent: [{ time: Date.now(), status: -9998, outcome: 'ROBOTS_PRECLUDED', url: 'http://example.org/private/x', hopsPath: 'L', mime: null, bytes: 0, durationMs: 0 }],
       traps: [{ host: 'example.org', pattern: '/calendar/<n>/', count: 250, suggestedExclude: '/calendar/' }],
     });
-    const { api, calls } = fakeApi({ 'crawl.snapshot': () => snap, 'crawl.addExclude': ({ id }) => ({ id }), 'crawl.pause': () => null });
+    const { api, calls } = fakeApi({
+      'crawl.snapshot': () => snap,
+      'crawl.addExclude': ({ id }) => ({ id }),
+      'crawl.pause': () => null,
+      'crawl.excludePreview': ({ pattern }) => ({
+        pattern,
+        captured: { count: 2, complete: true, samples: ['http://example.org/calendar/1/', 'http://example.org/calendar/2/'] },
+        queued: { count: 240, complete: true, samples: ['http://example.org/calendar/3/'] },
+      }),
+    });
     const app = new AppState(api);
     const monitor = new MonitorState(api);
     await monitor.attach('c1');
@@ -24,11 +33,24 @@ describe('MonitorScreen', () => {
     expect(getByTestId('stat-downloaded').textContent).toContain('10');
     expect(getByTestId('hosts-table').textContent).toContain('example.org');
     expect(getByTestId('hosts-table').textContent).toContain('3.0 s');
+    void getByText;
     expect(getByTestId('recent-table').textContent).toContain('robots.txt');
     expect(getByTestId('scope-rejections').textContent).toContain('exclude-regex');
-    await fireEvent.click(getByText('/calendar/', { selector: 'code' }));
+    // One click opens the confirmation with what the rule matches; nothing is applied yet.
+    await fireEvent.click(getByTestId('trap-exclude'));
+    await tick();
+    flushSync();
+    expect(calls.some((c) => c.name === 'crawl.addExclude')).toBe(false);
+    expect(getByTestId('preview-queued').textContent).toContain('240');
+    expect(getByTestId('preview-captured').textContent).toContain('2');
+    expect(getByTestId('trap-dialog').textContent).toContain('http://example.org/calendar/3/');
+    await fireEvent.click(getByTestId('trap-confirm'));
     await tick();
     expect(calls.find((c) => c.name === 'crawl.addExclude')?.payload).toEqual({ id: 'c1', pattern: '/calendar/' });
+    // Failures are told apart from robots.txt and scope: "Failed" never stands alone beside rejections.
+    expect(getByTestId('stat-failed').textContent).toContain('Fetch errors');
+    expect(getByTestId('stat-failed').textContent).toContain('1 robots.txt');
+    expect(getByTestId('stat-rejected').textContent).toContain('10');
     await fireEvent.click(getByTestId('pause'));
     await tick();
     expect(calls.some((c) => c.name === 'crawl.pause')).toBe(true);

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
-import { HISTORY_POINTS, MonitorState } from '../../renderer/src/lib/monitor-state.svelte.ts';
+import { HISTORY_POINTS, LOG_REFRESH_MS, MonitorState } from '../../renderer/src/lib/monitor-state.svelte.ts';
 import { fakeApi, snapshot } from './fake-api.ts';
 
 describe('MonitorState', () => {
@@ -30,5 +30,75 @@ describe('MonitorState', () => {
     expect(m.state).toBe('finished');
     expect(await m.stop()).toBe(false);
     expect(m.error).toMatch(/not faked/);
+  });
+
+  it('shows rates only while running, and progress with an ETA against each limit', async () => {
+    const settings = { limitPages: 100, limitUris: 0, limitBytes: 8000, limitTimeS: 60 };
+    const { api } = fakeApi({
+      'crawl.snapshot': () => null,
+      'library.open': () => ({ settings }) as never,
+      'crawl.logTail': () => ({ lines: [], next: null, fileBytes: 0, scannedBytes: 0 }),
+    });
+    const m = new MonitorState(api, { now: () => 0 });
+    await m.attach('a');
+    m.onSnapshot({ id: 'a', snapshot: snapshot({ elapsedMs: 10_000, pages: 25, bytes: 8000, urisPerSec: 3 }) });
+    expect(m.moving).toBe(true);
+    expect(m.history.at(-1)!.uris).toBe(3);
+    const byKey = Object.fromEntries(m.limits.map((l) => [l.key, l]));
+    expect(Object.keys(byKey)).toEqual(['limitPages', 'limitBytes', 'limitTimeS']);
+    expect(byKey.limitPages!.share).toBe(0.25);
+    expect(byKey.limitPages!.etaMs).toBe(30_000); // 75 pages to go at 2.5 pages/s
+    expect(byKey.limitBytes!.reached).toBe(true);
+    expect(byKey.limitTimeS!.etaMs).toBe(50_000);
+    m.onSnapshot({ id: 'a', snapshot: snapshot({ state: 'paused', urisPerSec: 3, kbPerSec: 9 }) });
+    expect(m.moving).toBe(false);
+    expect(m.history.at(-1)).toMatchObject({ uris: 0, kb: 0 });
+    m.onSnapshot({ id: 'a', snapshot: snapshot({ state: 'finished', finishReason: 'limit-pages' }) });
+    expect(m.finishedNormally).toBe(true);
+  });
+
+  it('reads the log from the file on attach, refreshes it at most every LOG_REFRESH_MS, and filters scope rejections by rule', async () => {
+    let clock = 0;
+    const line = (n: number) => ({ offset: n, time: '2026-01-01T00:00:00.000Z', status: 200, size: 1, url: `http://x/${n}`, hopsPath: 'L', via: null, mime: null, rule: null, reason: null });
+    const { api, calls } = fakeApi({
+      'crawl.snapshot': () => snapshot({ state: 'finished' }),
+      'library.open': () => ({ settings: null }) as never,
+      'crawl.logTail': (req) => ({ lines: req.before ? [line(1)] : [line(3), line(2)], next: req.before ? null : 2, fileBytes: 10, scannedBytes: 10 }),
+    });
+    const m = new MonitorState(api, { now: () => clock });
+    await m.attach('a');
+    expect(m.logLines.map((l) => l.url)).toEqual(['http://x/3', 'http://x/2']);
+    await m.loadLog(true);
+    expect(m.logLines.map((l) => l.url)).toEqual(['http://x/3', 'http://x/2', 'http://x/1']);
+    expect(m.logNext).toBeNull();
+    const reads = () => calls.filter((c) => c.name === 'crawl.logTail').length;
+    const before = reads();
+    clock = 100;
+    m.onSnapshot({ id: 'a', snapshot: snapshot() });
+    expect(reads()).toBe(before);
+    clock = 100 + LOG_REFRESH_MS;
+    m.onSnapshot({ id: 'a', snapshot: snapshot() });
+    expect(reads()).toBe(before + 1);
+    await m.showRejections('exclude-regex');
+    expect(calls.at(-1)!.payload).toMatchObject({ id: 'a', log: 'scope', rule: 'exclude-regex', limit: 100 });
+  });
+
+  it('resumes with only the limits that were edited', async () => {
+    const { api, calls } = fakeApi({
+      'crawl.snapshot': () => snapshot({ state: 'finished', finishReason: 'limit-pages' }),
+      'library.open': () => ({ settings: { limitPages: 40, limitUris: 0, limitBytes: 0, limitTimeS: 0 } }) as never,
+      'crawl.logTail': () => ({ lines: [], next: null, fileBytes: 0, scannedBytes: 0 }),
+      'crawl.resume': ({ id }) => ({ id }),
+    });
+    const m = new MonitorState(api);
+    await m.attach('a');
+    m.openResume();
+    expect(m.resumeLimits).toEqual({ limitPages: 40, limitUris: 0, limitBytes: 0, limitTimeS: 0 });
+    m.resumeLimits!.limitPages = 0;
+    m.resumeLimits!.limitTimeS = 600;
+    expect(await m.confirmResume()).toBe(true);
+    expect(calls.find((c) => c.name === 'crawl.resume')!.payload).toEqual({ id: 'a', settings: { limitPages: 0, limitTimeS: 600 } });
+    expect(m.resumeLimits).toBeNull();
+    expect(m.settings!.limitPages).toBe(0);
   });
 });

@@ -1,0 +1,263 @@
+/**
+ * The Monitor end to end in real Chromium, against a real crawl (worker thread, SQLite, WARC) of
+ * a loopback site built to have a crawler trap: a calendar of 600 numbered day pages linked from
+ * the home page, 70 articles, and links the scope turns away. It walks what an archivist used
+ * to Heritrix's console looks for: the crawl.log and scope.log tail with filters (read from the
+ * files, so still there after a reload), a host's queue, rejections by rule, progress against a
+ * page limit with an ETA, a trap exclusion confirmed after a preview that counts what it
+ * matches (and drops what is queued), a limit finish that is not an error, and a resume that
+ * raises the limit. Screenshots at 1280×800 and 1024×700 go to test-artifacts/.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { startHttpServer, type LocalServer } from '../helpers/local-server.ts';
+import { ARTIFACTS, CHROMIUM_ARGS, findChromium, NO_CHROMIUM_MESSAGE, openApp, rendererDir, serveStatic, tempLibrary, type Harness, type StaticServer } from './harness.ts';
+import { expectNothingCutOff } from './layout-checks.ts';
+
+const chromium = findChromium();
+if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
+
+const CAL_DAYS = 600;
+const ARTICLES = 70;
+
+/** The trap site: `/` links the calendar days first (so some are fetched before the exclusion), then the articles. */
+async function startTrapSite(): Promise<LocalServer & { requests: string[] }> {
+  const requests: string[] = [];
+  const html = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`;
+  const server = await startHttpServer((req, res) => {
+    const p = new URL(req.url ?? '/', 'http://x').pathname;
+    requests.push(p);
+    setTimeout(() => {
+      if (p === '/') {
+        const days = Array.from({ length: CAL_DAYS }, (_, i) => `<a href="/calendar/day/${i + 1}.html">day ${i + 1}</a>`).join(' ');
+        const arts = Array.from({ length: ARTICLES }, (_, i) => `<a href="/articles/a${i + 1}.html">article ${i + 1}</a>`).join(' ');
+        res.writeHead(200, { 'content-type': 'text/html' }).end(html('Trap site', `${days}<hr>${arts}<a href="http://elsewhere.invalid/">away</a>`));
+      } else if (p.startsWith('/calendar/day/') || p.startsWith('/articles/')) {
+        res.writeHead(200, { 'content-type': 'text/html' }).end(html(p, '<a href="/">home</a> <a href="/missing.html">broken</a>'));
+      } else {
+        res.writeHead(404, { 'content-type': 'text/html' }).end(html('Not found', ''));
+      }
+    }, 5);
+  });
+  return Object.assign(server, { requests });
+}
+
+describe.skipIf(!chromium)('the Monitor in Chromium', () => {
+  let browser: Browser;
+  let server: StaticServer;
+  let site: LocalServer & { requests: string[] };
+  let app: Harness;
+  let page: Page;
+  let libraryDir: string;
+  let crawlId = '';
+
+  const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: false });
+  const byTestId = (id: string) => page.getByTestId(id);
+  const state = () => byTestId('crawl-state').getAttribute('data-state');
+  const finishReason = async () => ((await byTestId('finish-reason').count()) > 0 ? await byTestId('finish-reason').textContent() : '');
+  /** The count on the Outcomes bar of one status code (0 when there is none). */
+  const outcome = async (code: number) => {
+    const bar = byTestId('status-codes').locator(`li[title="${code}"] .count`);
+    return (await bar.count()) === 0 ? 0 : Number((await bar.textContent())!.replace(/,/g, ''));
+  };
+  const num = async (id: string) => Number((await byTestId(id).locator('.value').textContent())!.replace(/,/g, ''));
+
+  beforeAll(async () => {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const [dir, s] = await Promise.all([rendererDir(), startTrapSite()]);
+    site = s;
+    server = await serveStatic(dir);
+    const { chromium: pw } = await import('playwright-core');
+    browser = await pw.launch({ executablePath: chromium!, args: CHROMIUM_ARGS });
+    libraryDir = tempLibrary();
+    app = await openApp({ browser, origin: server.origin, libraryDir, viewport: { width: 1280, height: 800 } });
+    page = app.page;
+    page.on('pageerror', (err) => console.error('[page error]', err));
+  }, 90_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await browser?.close();
+    await server?.close();
+    await site?.close();
+    if (libraryDir) fs.rmSync(libraryDir, { recursive: true, force: true });
+  });
+
+  it('starts a crawl with a page limit and shows progress against it, the log tail and a host queue', async () => {
+    const started = await app.service.handlers['crawl.start']({
+      name: 'Trap site',
+      settings: { seeds: [`${site.origin}/`], robots: 'ignore', perHost: 1, delayFactor: 0, minDelayMs: 150, maxDelayMs: 150, limitPages: 1000 },
+    });
+    crawlId = started.id;
+    await byTestId('nav-library').click();
+    await page.locator(`[data-testid=library-row][data-id="${crawlId}"]`).waitFor();
+    await byTestId(`monitor-${crawlId}`).click();
+    await expect.poll(state, { timeout: 15_000 }).toBe('running');
+
+    // Progress against the page limit, with an ETA while it moves.
+    await expect.poll(() => byTestId('limit-limitPages').textContent(), { timeout: 15_000 }).toMatch(/\/ 1,000/);
+    await expect.poll(() => byTestId('eta-limitPages').textContent(), { timeout: 15_000 }).toMatch(/ETA \d/);
+
+    // The crawl.log tail, read from the file, newest first.
+    await expect.poll(() => byTestId('log-line').count(), { timeout: 15_000 }).toBeGreaterThan(2);
+    const first = await byTestId('log-line').first().textContent();
+    expect(first).toMatch(/calendar\/day\/\d+\.html/);
+
+    // A host's queue, in claim order, paged.
+    const host = new URL(site.origin).host;
+    await byTestId(`queue-${host}`).click();
+    await expect.poll(() => byTestId('queue-uris').locator('li').count(), { timeout: 10_000 }).toBe(50);
+    expect(await byTestId('queue-uris').locator('li').first().textContent()).toMatch(/calendar\/day\/\d+\.html/);
+    await byTestId('queue-more').click();
+    await expect.poll(() => byTestId('queue-uris').locator('li').count()).toBe(100);
+  }, 60_000);
+
+  it('lists scope rejections by rule from scope.log, and filters the crawl log by status, host and text', async () => {
+    await expect.poll(() => byTestId('scope-rejections').locator('button').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    // Rejected links are counted apart from failures, and say they were never queued.
+    expect(await byTestId('stat-rejected').textContent()).toContain('never queued');
+    expect(await byTestId('stat-failed').textContent()).toContain('Fetch errors');
+    const rule = (await byTestId('scope-rejections').locator('button').first().getAttribute('data-key'))!;
+    await byTestId('scope-rejections').locator('button').first().click();
+    await expect.poll(() => byTestId('log-table').getAttribute('data-log')).toBe('scope');
+    await expect.poll(() => byTestId('log-line').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(await byTestId('log-line').first().textContent()).toContain(rule);
+    expect(await byTestId('log-scope').getAttribute('aria-checked')).toBe('true');
+
+    // Arrow keys move the radio selection back to crawl.log (WAI-ARIA radio group).
+    await byTestId('log-scope').focus();
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(() => byTestId('log-crawl').getAttribute('aria-checked')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('log-crawl');
+    expect(await byTestId('log-scope').getAttribute('tabindex')).toBe('-1');
+
+    await byTestId('log-status').fill('2xx');
+    await byTestId('log-text').fill('day/1');
+    await expect.poll(async () => {
+      const rows = await byTestId('log-line').allTextContents();
+      return rows.length > 0 && rows.every((r) => r.includes('day/1'));
+    }, { timeout: 10_000 }).toBe(true);
+    await byTestId('log-host').fill('no-such-host.example');
+    await expect.poll(() => byTestId('log-table').textContent()).toContain('no matching lines');
+    await byTestId('log-host').fill('');
+    await byTestId('log-text').fill('');
+    await byTestId('log-status').fill('');
+    await expect.poll(() => byTestId('log-line').count(), { timeout: 10_000 }).toBeGreaterThan(2);
+    await byTestId('log-panel').scrollIntoViewIfNeeded();
+    await shot('m01-monitor-log-1280');
+  }, 60_000);
+
+  it('previews a trap exclusion (captured and queued matches), applies it only on confirm, and the queued matches are dropped', async () => {
+    await expect.poll(() => byTestId('traps').count(), { timeout: 20_000 }).toBe(1);
+    const okBefore = await outcome(200);
+    await byTestId('trap-exclude').click();
+    await expect.poll(() => byTestId('preview-queued').count(), { timeout: 10_000 }).toBe(1);
+    const queued = Number((await byTestId('preview-queued').locator('strong').textContent())!.replace(/,/g, ''));
+    const captured = Number((await byTestId('preview-captured').locator('strong').textContent())!.replace(/,/g, ''));
+    expect(queued).toBeGreaterThan(400);
+    expect(captured).toBeGreaterThan(0);
+    expect(queued + captured).toBeLessThanOrEqual(CAL_DAYS + 1);
+    expect(await byTestId('trap-dialog').textContent()).toMatch(/calendar\/day\/\d+\.html/);
+    await shot('m02-trap-confirm-1280');
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await shot('m02-trap-confirm-1024');
+    await expectNothingCutOff(page, '[data-testid=trap-dialog] button');
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // Cancel applies nothing.
+    await byTestId('trap-cancel').click();
+    expect((await app.service.handlers['library.open']({ id: crawlId })).settings!.exclude).toEqual([]);
+
+    await byTestId('trap-exclude').click();
+    await expect.poll(() => byTestId('trap-confirm').isEnabled(), { timeout: 10_000 }).toBe(true);
+    await byTestId('trap-confirm').click();
+    // The new run has started (it stores its settings once the old run has ended).
+    await expect.poll(async () => (await app.service.handlers['library.open']({ id: crawlId })).settings!.exclude.length, { timeout: 20_000 }).toBe(1);
+    const calBefore = site.requests.filter((p) => p.startsWith('/calendar/')).length;
+    // The queued calendar days are dropped (out of scope, -5000) instead of fetched.
+    await expect.poll(() => outcome(-5000), { timeout: 30_000 }).toBeGreaterThan(400);
+    // Not one of them reached the site.
+    expect(site.requests.filter((p) => p.startsWith('/calendar/')).length - calBefore).toBe(0);
+    // The outcome panel was not reset by the restart: it still agrees with the totals.
+    const okAfter = await outcome(200);
+    expect(okAfter).toBeGreaterThanOrEqual(okBefore);
+    expect(okAfter).toBeLessThanOrEqual(await num('stat-downloaded'));
+    const snap = (await app.service.handlers['crawl.snapshot']({ id: crawlId }))!;
+    expect(Object.values(snap.statusCodes).reduce((a, b) => a + b, 0)).toBe(snap.downloaded + snap.failed);
+  }, 90_000);
+
+  it('pauses, lowers the page limit at resume, finishes at it without an error colour or a current rate, and resumes from the library with the limit cleared', async () => {
+    await expect.poll(() => site.requests.filter((p) => p.startsWith('/articles/')).length, { timeout: 30_000 }).toBeGreaterThan(3);
+    await byTestId('pause').click();
+    await expect.poll(state, { timeout: 15_000 }).toBe('paused');
+    expect(await byTestId('rates').textContent()).toMatch(/now —/);
+    await byTestId('resume-limits').click();
+    expect(await byTestId('resume-limitPages').inputValue()).toBe('1000');
+    const pages = (await app.service.handlers['crawl.snapshot']({ id: crawlId }))!.pages;
+    await byTestId('resume-limitPages').fill(String(pages + 3));
+    await byTestId('resume-confirm').click();
+    await expect.poll(async () => (await app.service.handlers['library.open']({ id: crawlId })).settings!.limitPages, { timeout: 20_000 }).toBe(pages + 3);
+    // (The paused run ends first, by the operator, for the restart with the new limit.)
+    await expect.poll(async () => `${await state()} ${await finishReason()}`, { timeout: 60_000 }).toBe('finished (limit-pages)');
+    expect(await byTestId('crawl-message').getAttribute('class')).not.toContain('error-text');
+    const colour = await byTestId('crawl-message').evaluate((el) => getComputedStyle(el).color);
+    const bad = await page.evaluate(() => {
+      const probe = document.createElement('span');
+      probe.className = 'error-text';
+      document.body.append(probe);
+      const c = getComputedStyle(probe).color;
+      probe.remove();
+      return c;
+    });
+    expect(colour).not.toBe(bad);
+    expect(await byTestId('rates').textContent()).toMatch(/now —/);
+    expect(await byTestId('eta-limitPages').textContent()).toContain('reached');
+    await shot('m03-monitor-finished-1280');
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await page.evaluate(() => document.querySelector('.screen')?.scrollTo(0, 0));
+    await shot('m03-monitor-finished-1024');
+    await expectNothingCutOff(page, 'main button, main input, main select');
+
+    // Resume from the library: a crawl stopped by a limit opens the Monitor with its limits to edit.
+    await byTestId('nav-library').click();
+    await byTestId(`resume-${crawlId}`).click();
+    await expect.poll(() => byTestId('resume-dialog').isVisible(), { timeout: 10_000 }).toBe(true);
+    expect(await byTestId('crawl-state').getAttribute('data-state')).toBe('finished');
+    expect(await byTestId('resume-limitPages').inputValue()).toBe(String(pages + 3));
+    await byTestId('resume-limitPages').fill('0');
+    await shot('m04-resume-limits-1024');
+    await expectNothingCutOff(page, '[data-testid=resume-dialog] button, [data-testid=resume-dialog] input');
+    await byTestId('resume-confirm').click();
+    await expect.poll(async () => (await app.service.handlers['library.open']({ id: crawlId })).settings!.limitPages, { timeout: 20_000 }).toBe(0);
+    await expect.poll(async () => `${await state()} ${await finishReason()}`, { timeout: 60_000 }).toBe('finished (frontier-empty)');
+    expect(await byTestId('limits').textContent()).toContain('No limits set');
+    // Every article was fetched once the limit was lifted.
+    const arts = new Set(site.requests.filter((p) => p.startsWith('/articles/')));
+    expect(arts.size).toBe(ARTICLES);
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }, 150_000);
+
+  it('keeps the log after the app is reloaded (read from the files, not from live events)', async () => {
+    await page.reload();
+    await byTestId('nav-library').click();
+    await byTestId(`monitor-${crawlId}`).click();
+    await expect.poll(() => byTestId('log-line').count(), { timeout: 10_000 }).toBe(100);
+    await byTestId('log-more').click();
+    await expect.poll(() => byTestId('log-line').count(), { timeout: 10_000 }).toBe(200);
+    await byTestId('log-status').fill('-5000');
+    await expect.poll(async () => (await byTestId('log-line').allTextContents()).every((t) => t.includes('out of scope')), { timeout: 10_000 }).toBe(true);
+    // Newest recent URI first.
+    const times = await byTestId('recent-table').locator('tbody tr td:first-child').allTextContents();
+    expect(times.length).toBeGreaterThan(1);
+    expect([...times].sort().reverse()).toEqual(times);
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await byTestId('hosts-table').scrollIntoViewIfNeeded();
+    await shot('m06-monitor-hosts-outcomes-1024');
+    await expectNothingCutOff(page, 'main button, main input, main select');
+    await byTestId('log-panel').scrollIntoViewIfNeeded();
+    await shot('m05-monitor-log-reopened-1024');
+    await expectNothingCutOff(page, '[data-testid=log-panel] button, [data-testid=log-panel] input');
+  }, 60_000);
+});
