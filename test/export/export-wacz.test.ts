@@ -10,8 +10,10 @@ import { exportWacz } from '../../core/export/export-wacz.ts';
 import type { WaczExportResult } from '../../core/export/export-wacz.ts';
 import type { ExportProgress } from '../../core/export/export-types.ts';
 import { replay } from '../../core/replay/replay.ts';
-import { crawlFixture, readZip } from './export-fixture.ts';
-import type { CrawledArchive, ZipEntryRead } from './export-fixture.ts';
+import { crawlFixture } from './export-fixture.ts';
+import { readZipEverywhere } from './independent-zip-readers.ts';
+import type { CrawledArchive } from './export-fixture.ts';
+import type { ZipEntryRead } from './independent-zip-readers.ts';
 import { parseCdxjLine, readWaczIndexLines } from './wacz-index-reader.ts';
 
 const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
@@ -50,7 +52,7 @@ describe('WACZ export of a real crawl', () => {
     archive = openArchive(c.dir, { create: false });
     file = path.join(c.out, 'fixture.wacz');
     result = await exportWacz(archive, file, { onProgress: (p) => progress.push(p), pageText: true });
-    entries = await readZip(file);
+    entries = await readZipEverywhere(file);
   }, 60_000);
 
   afterAll(async () => {
@@ -200,7 +202,7 @@ describe('WACZ export of a real crawl', () => {
     } finally {
       again.close();
     }
-    const e2 = await readZip(second);
+    const e2 = await readZipEverywhere(second);
     for (const w of entries.filter((e) => e.name.startsWith('archive/'))) {
       expect(e2.find((e) => e.name === w.name)!.data.equals(w.data), w.name).toBe(true);
     }

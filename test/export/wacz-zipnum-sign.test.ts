@@ -11,8 +11,10 @@ import { exportWacz } from '../../core/export/export-wacz.ts';
 import { loadSigningKey, verifyAnonymousSignature } from '../../core/export/wacz-sign.ts';
 import { isTroveError } from '../../core/errors.ts';
 import { corpusPath } from '../helpers/corpus.ts';
-import { crawlFixture, readZip } from './export-fixture.ts';
-import type { CrawledArchive, ZipEntryRead } from './export-fixture.ts';
+import { crawlFixture } from './export-fixture.ts';
+import { readZip, readZipEverywhere } from './independent-zip-readers.ts';
+import type { CrawledArchive } from './export-fixture.ts';
+import type { ZipEntryRead } from './independent-zip-readers.ts';
 import { parseCdxjLine, readWaczIndexLines } from './wacz-index-reader.ts';
 
 async function recordAt(entries: ZipEntryRead[], line: string) {
@@ -75,8 +77,8 @@ describe('WACZ export: ZipNum index and anonymous signing', () => {
     const r = await exportWacz(archive, zipnumFile, { zipnumThreshold: 10, zipnumBlockLines: 7, maxRunBytes: 2000, tmpDir: runsDir });
     expect(r.index).toBe('zipnum');
     expect(fs.existsSync(runsDir)).toBe(false);
-    const plain = readWaczIndexLines(await readZip(plainFile));
-    const entries = await readZip(zipnumFile);
+    const plain = readWaczIndexLines(await readZipEverywhere(plainFile));
+    const entries = await readZipEverywhere(zipnumFile);
     const zipnum = readWaczIndexLines(entries);
     expect(zipnum.kind).toBe('zipnum');
     expect(zipnum.lines).toEqual(plain.lines);
@@ -96,7 +98,7 @@ describe('WACZ export: ZipNum index and anonymous signing', () => {
       const file = path.join(c.out, `signed-${curve}.wacz`);
       const r = await exportWacz(archive, file, { signingKey: loadSigningKey(pem) });
       expect(r.signed).toBe(true);
-      const entries = await readZip(file);
+      const entries = await readZipEverywhere(file);
       const dp = entries.find((e) => e.name === 'datapackage.json')!;
       const digest = JSON.parse(entries.find((e) => e.name === 'datapackage-digest.json')!.data.toString('utf8'));
       const hash = `sha256:${crypto.createHash('sha256').update(dp.data).digest('hex')}`;
