@@ -58,7 +58,7 @@ describe('trove export (CLI, in process)', () => {
     expect(r.code).toBe(0);
     const lines = r.out.trim().split('\n');
     expect(lines.map((l) => l.split(':')[0])).toEqual(['wacz', 'cdxj', 'warc', 'mirror', 'report']);
-    expect(lines[0]).toMatch(/captures \(index\.cdxj\), \d+ pages/);
+    expect(lines[0]).toMatch(/captures \(ZipNum index\), \d+ pages/);
     for (const f of ['all.wacz', 'all.cdxj', 'images.warc.gz', 'mirror/index.html', 'reports/hosts-report.txt']) expect(fs.existsSync(o(f)), f).toBe(true);
 
     // The standalone CDXJ holds the WACZ's index lines, and its offsets land on records in warcs/.

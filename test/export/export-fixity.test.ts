@@ -16,7 +16,7 @@ import { resumeCrawl } from '../../core/crawl/start-crawl.ts';
 import { archiveWarcs } from '../../core/export/archive-warcs.ts';
 import { exportWacz } from '../../core/export/export-wacz.ts';
 import { crawlFixture } from './export-fixture.ts';
-import { readZipEverywhere } from './independent-zip-readers.ts';
+import { checkWithPythonAndUnzip, readZip, readZipEverywhere } from './independent-zip-readers.ts';
 import type { CrawledArchive } from './export-fixture.ts';
 import type { ZipEntryRead } from './independent-zip-readers.ts';
 
@@ -91,10 +91,13 @@ describe('WARC fixity recorded at capture and used by the WACZ export', () => {
       expect(Math.round(fs.statSync(warc.source).mtimeMs)).toBe(Math.round(st.mtimeMs));
       const file = path.join(c.out, 'damaged.wacz');
       await withArchive((a) => exportWacz(a, file));
-      const e = (await readZipEverywhere(file)).find((x) => x.name === `archive/${warc.name}`)!;
-      expect(e.data.equals(damaged)).toBe(true);
       // The package carries the fixity of the bytes as written: any WACZ or ZIP check now fails.
-      expect(datapackageHashes(await readZipEverywhere(file)).get(e.name)).toBe(`sha256:${sha256(original)}`);
+      await expect(readZip(file)).rejects.toThrow(`archive/${warc.name}: CRC-32 of the data`);
+      expect(() => checkWithPythonAndUnzip(file)).toThrow();
+      const entries = await readZip(file, { checkDataCrc: false });
+      const e = entries.find((x) => x.name === `archive/${warc.name}`)!;
+      expect(e.data.equals(damaged)).toBe(true);
+      expect(datapackageHashes(entries).get(e.name)).toBe(`sha256:${sha256(original)}`);
       expect(e.crc32).toBe(crc32(original));
       expect(e.crc32).not.toBe(crc32(damaged));
 

@@ -66,7 +66,7 @@ describe('WACZ export of a real crawl', () => {
     const names = entries.map((e) => e.name);
     expect(names.filter((n) => n.startsWith('archive/')).length).toBe(result.warcs);
     expect(result.warcs).toBeGreaterThan(0);
-    for (const n of ['indexes/index.cdxj', 'pages/pages.jsonl', 'datapackage.json', 'datapackage-digest.json']) expect(names).toContain(n);
+    for (const n of ['indexes/index.cdx.gz', 'indexes/index.idx', 'pages/pages.jsonl', 'datapackage.json', 'datapackage-digest.json']) expect(names).toContain(n);
     for (const e of entries) {
       if (e.name.startsWith('archive/')) expect(e.compressionMethod).toBe(0);
       expect(e.generalPurposeBitFlag & 8).toBe(0);
@@ -98,15 +98,20 @@ describe('WACZ export of a real crawl', () => {
       const e = entry(r.path);
       expect(r.hash).toBe(`sha256:${sha256(e.data)}`);
       expect(r.bytes).toBe(e.data.length);
-      expect(r.name).toBe(path.posix.basename(r.path));
+      // Frictionless names (what `wacz validate` checks): lowercase, unique; paths keep their case.
+      expect(r.name).toMatch(/^([-a-z0-9._/])+$/);
+      expect(r.name).toBe(path.posix.basename(r.path).toLowerCase().replace(/[^-a-z0-9._/]/g, '-'));
     }
+    expect(new Set(dp.resources.map((r: { name: string }) => r.name)).size).toBe(dp.resources.length);
+    expect(dp.resources.some((r: { path: string }) => /[A-Z~]/.test(r.path))).toBe(true);
     const digest = JSON.parse(entry('datapackage-digest.json').data.toString('utf8'));
     expect(digest).toEqual({ path: 'datapackage.json', hash: `sha256:${sha256(dpBytes)}` });
   });
 
   it('writes a bytewise-sorted CDXJ index whose offsets land on the right records (read with warcio)', async () => {
     const { kind, lines } = readWaczIndexLines(entries);
-    expect(kind).toBe('cdxj');
+    expect(kind).toBe('zipnum');
+    expect(entry('indexes/index.cdx.gz').compressionMethod).toBe(0);
     expect(lines.length).toBe(result.captures);
     const sorted = [...lines].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
     expect(lines).toEqual(sorted);
@@ -129,7 +134,7 @@ describe('WACZ export of a real crawl', () => {
 
   it('lists the HTML 200 pages in pages.jsonl after the header line', () => {
     const lines = entry('pages/pages.jsonl').data.toString('utf8').trimEnd().split('\n');
-    expect(lines[0]).toBe('{"format":"json-pages-1.0","id":"pages","title":"All Pages"}');
+    expect(lines[0]).toBe('{"format":"json-pages-1.0","id":"pages","title":"All Pages","hasText":true}');
     const pages = lines.slice(1).map((l) => JSON.parse(l));
     const dbPages = rowsOf(archive).filter((r) => r.page === 1);
     expect(pages.length).toBe(dbPages.length);
