@@ -12,7 +12,8 @@
  * elements (the URL in `.page-url keyword-mark[title]`), reached by Playwright's CSS engine,
  * which pierces open shadow roots; the replay is an iframe at `/w/<coll>/<ts>mp_/<url>`.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,6 +30,7 @@ import { ARTIFACTS, CHROMIUM_ARGS, findChromium, NO_CHROMIUM_MESSAGE } from './h
 import { serveReplayWebPage } from './replaywebpage-server.ts';
 import type { ReplayWebPageServer } from './replaywebpage-server.ts';
 
+const execFileAsync = promisify(execFile);
 const chromium = findChromium();
 if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
 
@@ -52,6 +54,8 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
   let browser: Browser;
   let server: ReplayWebPageServer;
   const variants: Variant[] = [];
+  /** The pages the crawl recorded (HTML 200 responses). */
+  let crawledPages: string[] = [];
 
   beforeAll(async () => {
     c = await crawlFixture('rwp');
@@ -59,6 +63,7 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
     const add = async (name: string, file: string) => variants.push({ name, file, pages: await pagesOf(file) });
     const archive = openArchive(c.dir, { create: false });
     try {
+      crawledPages = (archive.db.prepare('SELECT target_uri FROM records WHERE page = 1').all() as { target_uri: string }[]).map((r) => r.target_uri).sort();
       await exportWacz(archive, path.join(c.out, 'small.wacz'));
       await add('small', path.join(c.out, 'small.wacz'));
       // The layout of a large archive: many ZipNum blocks, found through index.idx.
@@ -84,12 +89,16 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
     // A WARC from another tool: GNU wget (Debian) crawling the same site.
     const wgetDir = path.join(c.out, 'wget');
     fs.mkdirSync(wgetDir);
-    const w = spawnSync(
+    // Asynchronously: the fixture site is served by this very process.
+    const w = await execFileAsync(
       'wget',
       ['--recursive', '--level=2', '--page-requisites', '--no-verbose', '--tries=1', '--timeout=10', '--warc-file=' + path.join(wgetDir, 'site'), '--directory-prefix=' + path.join(wgetDir, 'files'), origin + '/'],
       { encoding: 'utf8', timeout: 60_000 },
-    );
-    if (w.error) throw new Error(`GNU wget is needed for this test (Debian: apt-get install wget): ${w.error.message}`);
+    ).catch((err: NodeJS.ErrnoException & { stderr?: string }) => {
+      // wget exits 8 when some URL answered with an error (the site has a 404 and a 500 on purpose).
+      if (err.code === 'ENOENT') throw new Error('GNU wget is needed for this test (Debian: apt-get install wget)');
+      return { stderr: err.stderr ?? '' };
+    });
     const wgetWarc = path.join(wgetDir, 'site.warc.gz');
     expect(fs.existsSync(wgetWarc), w.stderr).toBe(true);
     const fromWget = path.join(c.out, 'from-wget');
@@ -153,6 +162,8 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
 
   it('exports every variant, each read without complaint by yauzl, Python zipfile and unzip', () => {
     expect(variants.map((v) => v.name)).toEqual(['small', 'ZipNum, blocks of 4 lines', 'signed', 're-exported after import', 'WARC written by GNU wget, imported and exported']);
+    expect(crawledPages.length).toBeGreaterThan(10);
+    for (const v of variants.slice(0, 4)) expect([...v.pages].sort(), v.name).toEqual(crawledPages);
     for (const v of variants) {
       expect(v.pages, v.name).toContain(origin + '/');
       expect(v.pages, v.name).toContain(origin + '/a.html');
