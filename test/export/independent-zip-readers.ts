@@ -50,6 +50,48 @@ function localSizes(h: yauzl.LocalFileHeader): { size: number; compressedSize: n
 }
 
 /**
+ * Compare an entry's local header with its central record, field by field (version needed, flags,
+ * method, time, date, name, CRC-32 and sizes with ZIP64 read where flagged), and apply
+ * ReplayWeb.page's rule: no central extra field means the data starts right after the name.
+ */
+async function checkLocalHeader(zip: yauzl.ZipFile, e: yauzl.Entry, file: string): Promise<yauzl.LocalFileHeader> {
+  const local = await zip.readLocalFileHeaderPromise(e);
+  const where = `${file}: ${e.fileName}`;
+  const agree = (what: string, l: number, c: number) => {
+    if (l !== c) throw new Error(`${where}: local header ${what} ${l} ≠ central ${c}`);
+  };
+  agree('version needed', local.versionNeededToExtract, e.versionNeededToExtract);
+  agree('flags', local.generalPurposeBitFlag, e.generalPurposeBitFlag);
+  agree('method', local.compressionMethod, e.compressionMethod);
+  agree('time', local.lastModFileTime, e.lastModFileTime);
+  agree('date', local.lastModFileDate, e.lastModFileDate);
+  if (local.fileName.toString('utf8') !== e.fileName) throw new Error(`${where}: local name ${local.fileName.toString('utf8')}`);
+  if ((e.generalPurposeBitFlag & 8) === 0) {
+    agree('CRC-32', local.crc32, e.crc32);
+    const l = localSizes(local);
+    agree('size', l.size, e.uncompressedSize);
+    agree('compressed size', l.compressedSize, e.compressedSize);
+  }
+  if (e.extraFieldLength === 0) agree('data start (as ReplayWeb.page computes it)', local.fileDataStart, e.relativeOffsetOfLocalHeader + 30 + e.fileNameLength);
+  return local;
+}
+
+/** Headers only (no data read): for archives too large to hold in memory. Returns the entry count. */
+export async function checkZipHeaders(file: string): Promise<number> {
+  const zip = await yauzl.openPromise(file, { autoClose: false, validateEntrySizes: true, strictFileNames: true });
+  let n = 0;
+  try {
+    for await (const e of zip.eachEntry()) {
+      await checkLocalHeader(zip, e, file);
+      n++;
+    }
+  } finally {
+    zip.close();
+  }
+  return n;
+}
+
+/**
  * Read every entry with yauzl in strict mode, checking CRC-32s and that each local header agrees
  * with its central record. Throws with the entry name on the first disagreement. `checkDataCrc:
  * false` reads a package damaged on purpose.
@@ -59,25 +101,8 @@ export async function readZip(file: string, opts: { checkDataCrc?: boolean } = {
   const out: ZipEntryRead[] = [];
   try {
     for await (const e of zip.eachEntry()) {
-      const local = await zip.readLocalFileHeaderPromise(e);
+      const local = await checkLocalHeader(zip, e, file);
       const where = `${file}: ${e.fileName}`;
-      const agree = (what: string, l: number, c: number) => {
-        if (l !== c) throw new Error(`${where}: local header ${what} ${l} ≠ central ${c}`);
-      };
-      agree('version needed', local.versionNeededToExtract, e.versionNeededToExtract);
-      agree('flags', local.generalPurposeBitFlag, e.generalPurposeBitFlag);
-      agree('method', local.compressionMethod, e.compressionMethod);
-      agree('time', local.lastModFileTime, e.lastModFileTime);
-      agree('date', local.lastModFileDate, e.lastModFileDate);
-      if (local.fileName.toString('utf8') !== e.fileName) throw new Error(`${where}: local name ${local.fileName.toString('utf8')}`);
-      if ((e.generalPurposeBitFlag & 8) === 0) {
-        agree('CRC-32', local.crc32, e.crc32);
-        const l = localSizes(local);
-        agree('size', l.size, e.uncompressedSize);
-        agree('compressed size', l.compressedSize, e.compressedSize);
-      }
-      // ReplayWeb.page: no central extra field → the data starts right after the name.
-      if (e.extraFieldLength === 0) agree('data start (as ReplayWeb.page computes it)', local.fileDataStart, e.relativeOffsetOfLocalHeader + 30 + e.fileNameLength);
       const parts: Buffer[] = [];
       for await (const c of await zip.openReadStreamPromise(e)) parts.push(c as Buffer);
       const data = Buffer.concat(parts);

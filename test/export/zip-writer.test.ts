@@ -9,7 +9,7 @@ import yauzl from 'yauzl';
 import { readFileRange } from '../../core/export/file-range.ts';
 import { ZipWriter } from '../../core/export/zip-writer.ts';
 import { isTroveError } from '../../core/errors.ts';
-import { checkWithPythonAndUnzip, readZipEverywhere } from './independent-zip-readers.ts';
+import { checkWithPythonAndUnzip, checkZipHeaders, readZipEverywhere } from './independent-zip-readers.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-zip-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -143,6 +143,8 @@ describe('ZipWriter', () => {
     for await (const c of await zf.openReadStreamPromise(got['after.txt']!)) parts.push(c as Buffer);
     expect(Buffer.concat(parts).toString()).toBe('after');
     zf.close();
+    expect(await checkZipHeaders(file)).toBe(2);
+    expect(checkWithPythonAndUnzip(file)).toBe(2);
     fs.rmSync(file);
   }, 600_000);
 });
