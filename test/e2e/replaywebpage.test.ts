@@ -6,7 +6,8 @@
  * stylesheet applied (a rule of style.css itself and one that arrives through its `@import`) and
  * its image decoded. The fixture site is shut before the browser starts, so everything shown comes
  * out of the package, which ReplayWeb.page reads by HTTP ranges from a loopback server. Each
- * package is also read by yauzl, Python's zipfile and unzip (independent-zip-readers.ts).
+ * package is also read by yauzl, Python's zipfile and unzip (independent-zip-readers.ts) and
+ * passes the checks `wacz validate` makes (py-wacz-checks.ts).
  *
  * ReplayWeb.page's UI is Lit elements with open shadow roots: the pages list is `wr-page-entry`
  * elements (the URL in `.page-url keyword-mark[title]`), reached by Playwright's CSS engine,
@@ -26,6 +27,7 @@ import { loadSigningKey } from '../../core/export/wacz-sign.ts';
 import { crawlFixture } from '../export/export-fixture.ts';
 import type { CrawledArchive } from '../export/export-fixture.ts';
 import { readZipEverywhere } from '../export/independent-zip-readers.ts';
+import { pyWaczChecks } from '../export/py-wacz-checks.ts';
 import { ARTIFACTS, CHROMIUM_ARGS, findChromium, NO_CHROMIUM_MESSAGE } from './harness.ts';
 import { serveReplayWebPage } from './replaywebpage-server.ts';
 import type { ReplayWebPageServer } from './replaywebpage-server.ts';
@@ -41,9 +43,10 @@ interface Variant {
   pages: string[];
 }
 
-/** The URLs listed in a package's pages/pages.jsonl (after its header line). */
+/** The URLs listed in a package's pages/pages.jsonl (after its header line); the package checked by yauzl, zipfile, unzip and the `wacz validate` checks first. */
 async function pagesOf(file: string): Promise<string[]> {
   const entries = await readZipEverywhere(file);
+  expect(pyWaczChecks(file).problems, file).toEqual([]);
   const lines = entries.find((e) => e.name === 'pages/pages.jsonl')!.data.toString('utf8').trimEnd().split('\n');
   return lines.slice(1).map((l) => (JSON.parse(l) as { url: string }).url);
 }

@@ -15,6 +15,7 @@ import { readZipEverywhere } from './independent-zip-readers.ts';
 import type { CrawledArchive } from './export-fixture.ts';
 import type { ZipEntryRead } from './independent-zip-readers.ts';
 import { parseCdxjLine, readWaczIndexLines } from './wacz-index-reader.ts';
+import { pyWaczChecks } from './py-wacz-checks.ts';
 
 const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -73,6 +74,10 @@ describe('WACZ export of a real crawl', () => {
     }
     expect(fs.statSync(file).size).toBe(result.bytes);
     expect(fs.existsSync(`${file}.part`)).toBe(false);
+  });
+
+  it("passes the checks py-wacz's `wacz validate` makes (rewritten in Python, read with zipfile)", () => {
+    expect(pyWaczChecks(file)).toEqual({ problems: [], captures: result.captures });
   });
 
   it('stores every WARC byte for byte', () => {
@@ -208,6 +213,7 @@ describe('WACZ export of a real crawl', () => {
       again.close();
     }
     const e2 = await readZipEverywhere(second);
+    expect(pyWaczChecks(second).problems).toEqual([]);
     for (const w of entries.filter((e) => e.name.startsWith('archive/'))) {
       expect(e2.find((e) => e.name === w.name)!.data.equals(w.data), w.name).toBe(true);
     }

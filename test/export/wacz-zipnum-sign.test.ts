@@ -16,6 +16,7 @@ import { readZip, readZipEverywhere } from './independent-zip-readers.ts';
 import type { CrawledArchive } from './export-fixture.ts';
 import type { ZipEntryRead } from './independent-zip-readers.ts';
 import { parseCdxjLine, readWaczIndexLines } from './wacz-index-reader.ts';
+import { pyWaczChecks } from './py-wacz-checks.ts';
 
 async function recordAt(entries: ZipEntryRead[], line: string) {
   const { json } = parseCdxjLine(line);
@@ -88,6 +89,8 @@ describe('WACZ export: ZipNum index and anonymous signing', () => {
     expect(entries.find((e) => e.name === 'indexes/index.cdx.gz')!.compressionMethod).toBe(0);
     const dp = JSON.parse(entries.find((e) => e.name === 'datapackage.json')!.data.toString('utf8'));
     expect(dp.resources.map((x: { path: string }) => x.path)).toEqual(expect.arrayContaining(['indexes/index.cdx.gz', 'indexes/index.idx']));
+    expect(pyWaczChecks(zipnumFile)).toEqual({ problems: [], captures: oneBlock.lines.length });
+    expect(pyWaczChecks(oneBlockFile).problems).toEqual([]);
     // Trove's importer accepts the package.
     const report = await importFiles(path.join(c.out, 'zipnum-import'), [zipnumFile]);
     expect(report.problems).toEqual([]);
@@ -101,6 +104,7 @@ describe('WACZ export: ZipNum index and anonymous signing', () => {
       const r = await exportWacz(archive, file, { signingKey: loadSigningKey(pem) });
       expect(r.signed).toBe(true);
       const entries = await readZipEverywhere(file);
+      expect(pyWaczChecks(file).problems).toEqual([]);
       const dp = entries.find((e) => e.name === 'datapackage.json')!;
       const digest = JSON.parse(entries.find((e) => e.name === 'datapackage-digest.json')!.data.toString('utf8'));
       const hash = `sha256:${crypto.createHash('sha256').update(dp.data).digest('hex')}`;
