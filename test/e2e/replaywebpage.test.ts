@@ -36,6 +36,9 @@ const execFileAsync = promisify(execFile);
 const chromium = findChromium();
 if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
 
+/** The packages opened, in the order beforeAll writes them. */
+const VARIANTS = ['small', 'ZipNum, blocks of 4 lines', 'signed', 're-exported after import', 'WARC written by GNU wget, imported and exported'];
+
 interface Variant {
   name: string;
   file: string;
@@ -164,7 +167,7 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
   }
 
   it('exports every variant, each read without complaint by yauzl, Python zipfile and unzip', () => {
-    expect(variants.map((v) => v.name)).toEqual(['small', 'ZipNum, blocks of 4 lines', 'signed', 're-exported after import', 'WARC written by GNU wget, imported and exported']);
+    expect(variants.map((v) => v.name)).toEqual(VARIANTS);
     expect(crawledPages.length).toBeGreaterThan(10);
     for (const v of variants.slice(0, 4)) expect([...v.pages].sort(), v.name).toEqual(crawledPages);
     for (const v of variants) {
@@ -173,8 +176,8 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
     }
   });
 
-  for (const i of [0, 1, 2, 3, 4]) {
-    it(`variant ${i + 1}: lists every page and replays the home page with its title, CSS (with @import) and image`, async () => {
+  for (const [i, name] of VARIANTS.entries()) {
+    it(`${name}: lists every page and replays the home page with its title, CSS (with @import) and image`, async () => {
       const v = variants[i]!;
       const { page, errors, close } = await open(v);
       try {
