@@ -157,7 +157,7 @@ function plan(opts: ExportCommandOptions): Job[] | string {
           ...(signingKey ? { signingKey } : {}),
           ...(onProgress ? { onProgress } : {}),
         });
-        return `wacz: ${r.path}: ${r.warcs} WARC file${r.warcs === 1 ? '' : 's'}, ${r.captures} captures (${r.index === 'cdxj' ? 'index.cdxj' : 'ZipNum index'}), ${r.pages} pages, ${formatBytes(r.bytes)}${r.signed ? ', signed' : ''}; ${fixityNote(r)}`;
+        return `wacz: ${r.path}: ${r.warcs} WARC file${r.warcs === 1 ? '' : 's'}, ${r.captures} captures (ZipNum index), ${r.pages} pages, ${formatBytes(r.bytes)}${r.signed ? ', signed' : ''}; ${fixityNote(r)}`;
       },
     });
   }

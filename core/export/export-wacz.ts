@@ -3,10 +3,29 @@
  * another Trove. In one pass over the WARC bytes, memory flat:
  *
  *   archive/<name>.warc.gz        every WARC, STORED (byte for byte, so offsets stay valid)
- *   indexes/index.cdxj            ≤ 5,000 captures; else ZipNum index.cdx.gz + index.idx
+ *   indexes/index.cdx.gz          ZipNum CDXJ blocks, STORED, for every archive size
+ *   indexes/index.idx             one line per block (zipnum-index.ts)
  *   pages/pages.jsonl             one line per HTML 200 page
  *   datapackage.json              resources with sha256 and size, created, software, title, main page
  *   datapackage-digest.json       sha256 of datapackage.json, optionally signed (wacz-sign.ts)
+ *
+ * What is followed, and where it comes from (WACZ 1.1.1, specs.webrecorder.net/wacz/1.1.1, and
+ * py-wacz's `wacz validate`, wacz/validate.py, which is what archivists run):
+ * - datapackage.json is a Frictionless data package (`profile: "data-package"`), which
+ *   `wacz validate` checks with frictionless: each resource `name` must match
+ *   `^([-a-z0-9._/])+$` and be unique; `path` is the ZIP entry name and keeps its case
+ *   (resourceName below). Every file in the package but the two datapackage files is listed,
+ *   with `hash` "sha256:<hex>" and `bytes`; `created` is "YYYY-MM-DDTHH:MM:SSZ" (validate parses
+ *   it with that format) and a signature's `created` equals it.
+ * - The index is ZipNum (`indexes/index.cdx.gz` + `indexes/index.idx`) whatever the size, as
+ *   py-wacz and Browsertrix write it: ReplayWeb.page loads `.idx` (and `.cdx`/`.cdxj`), pywb
+ *   loads `*.cdx`/`*.cdx.gz` from a WACZ, and `wacz validate` looks for `index.cdx.gz`; only this
+ *   layout satisfies all three. index.cdx.gz is STORED (validate's compression rule).
+ * - pages/pages.jsonl: a header line `{"format": "json-pages-1.0", "id": "pages", "title": …}`
+ *   (`hasText: true` when pages carry text), then one JSON object per page with `url` and `ts`
+ *   (ISO 8601), and `id`, `title`, `text` when known (wacz-pages.ts).
+ * - datapackage-digest.json: `{"path": "datapackage.json", "hash": "sha256:<hex>"}`, plus
+ *   `signedData` when signed (wacz-sign.ts).
  *
  * The CDXJ lines come from the capture index (capture-cdxj.ts) with offsets relative to each
  * WARC as stored in the package. A WARC's SHA-256 and CRC-32 are those recorded when it was
@@ -29,7 +48,7 @@ import { isoSeconds, ProgressThrottle } from './export-types.ts';
 import type { ProgressFn } from './export-types.ts';
 import { countPages, mainPage, pageLines } from './wacz-pages.ts';
 import { signHash } from './wacz-sign.ts';
-import { peekLines, ZipNumBlocks, ZIPNUM_THRESHOLD } from './zipnum-index.ts';
+import { ZipNumBlocks } from './zipnum-index.ts';
 import { readFileRange } from './file-range.ts';
 import { ZipWriter } from './zip-writer.ts';
 import type { ZipEntryInfo } from './zip-writer.ts';
@@ -45,8 +64,6 @@ export interface WaczExportOptions {
   pageText?: boolean;
   /** Sign datapackage-digest.json with this EC private key (see wacz-sign.ts). */
   signingKey?: KeyObject;
-  /** Captures up to which the index is a plain index.cdxj (default 5,000). */
-  zipnumThreshold?: number;
   /** Lines per ZipNum block (default 3,000). */
   zipnumBlockLines?: number;
   /** Memory per sort run (see external-sort.ts). */
@@ -72,7 +89,8 @@ export interface WaczExportResult {
   /** CDXJ lines (captures) in the index. */
   captures: number;
   pages: number;
-  index: 'cdxj' | 'zipnum';
+  /** Always ZipNum (index.cdx.gz + index.idx). */
+  index: 'zipnum';
   signed: boolean;
   /** datapackage.json `resources`. */
   resources: WaczResourceEntry[];
@@ -137,20 +155,10 @@ export async function exportWacz(archive: Archive, out: string, opts: WaczExport
     let read = 0;
     const unsorted = captureCdxjLines(archive, warcs, () => progress.report('index', ++read, rows, zip.bytesWritten));
     const sorted = sortLines(unsorted, { tmpDir: opts.tmpDir ?? `${out}.sort-tmp`, ...(opts.maxRunBytes ? { maxRunBytes: opts.maxRunBytes } : {}) });
-    const peek = await peekLines(sorted, opts.zipnumThreshold ?? ZIPNUM_THRESHOLD);
-    let captures: number;
-    let index: 'cdxj' | 'zipnum';
-    if (!peek.more) {
-      captures = peek.head.length;
-      index = 'cdxj';
-      await zip.addBuffer('indexes/index.cdxj', Buffer.from(peek.head.map((l) => l + '\n').join(''), 'utf8'), { compress: true });
-    } else {
-      index = 'zipnum';
-      const blocks = new ZipNumBlocks(opts.zipnumBlockLines);
-      await zip.addStream('indexes/index.cdx.gz', blocks.blocks(peek.all));
-      captures = blocks.lines;
-      await zip.addBuffer('indexes/index.idx', Buffer.from(blocks.idxText(), 'utf8'), { compress: true });
-    }
+    const blocks = new ZipNumBlocks(opts.zipnumBlockLines);
+    await zip.addStream('indexes/index.cdx.gz', blocks.blocks(sorted));
+    const captures = blocks.lines;
+    await zip.addBuffer('indexes/index.idx', Buffer.from(blocks.idxText(), 'utf8'), { compress: true });
 
     // 3. Pages.
     const settings = getMeta<{ name?: string; seeds?: string[] }>(archive.db, 'settings');
@@ -165,7 +173,8 @@ export async function exportWacz(archive: Archive, out: string, opts: WaczExport
 
     // 4. datapackage.json and its digest.
     progress.report('finish', 0, 1, zip.bytesWritten);
-    const resources = zip.entries.map(resourceOf);
+    const names = new Set<string>();
+    const resources = zip.entries.map((e) => resourceOf(e, names));
     const created = isoSeconds(now);
     const main = mainPage(archive, settings?.seeds ?? []);
     const datapackage: Record<string, unknown> = {
@@ -190,13 +199,29 @@ export async function exportWacz(archive: Archive, out: string, opts: WaczExport
     const bytes = zip.bytesWritten;
     progress.report('finish', 1, 1, bytes);
     progress.flush();
-    return { path: out, bytes, warcs: warcs.length, captures, pages, index, signed: opts.signingKey !== undefined, resources, fixity, changedSinceRecorded };
+    return { path: out, bytes, warcs: warcs.length, captures, pages, index: 'zipnum', signed: opts.signingKey !== undefined, resources, fixity, changedSinceRecorded };
   } catch (err) {
     await zip.abort();
     throw err;
   }
 }
 
-function resourceOf(e: ZipEntryInfo): WaczResourceEntry {
-  return { name: path.posix.basename(e.name), path: e.name, hash: `sha256:${e.sha256}`, bytes: e.size };
+function resourceOf(e: ZipEntryInfo, taken: Set<string>): WaczResourceEntry {
+  return { name: resourceName(e.name, taken), path: e.name, hash: `sha256:${e.sha256}`, bytes: e.size };
+}
+
+/**
+ * A data-package resource name for a ZIP entry: its file name lowercased, as py-wacz does, with
+ * any character outside `[-a-z0-9._/]` (Trove's WARC names carry `~`) replaced by `-`, and a
+ * `-2`, `-3`… before the extension when two entries would get the same name.
+ */
+export function resourceName(entryName: string, taken: Set<string>): string {
+  const base = path.posix.basename(entryName).toLowerCase().replace(/[^-a-z0-9._/]/g, '-') || 'resource';
+  let name = base;
+  for (let n = 2; taken.has(name); n++) {
+    const dot = base.indexOf('.');
+    name = dot > 0 ? `${base.slice(0, dot)}-${n}${base.slice(dot)}` : `${base}-${n}`;
+  }
+  taken.add(name);
+  return name;
 }

@@ -1,5 +1,6 @@
 /**
- * `pages/pages.jsonl` of a WACZ: a header line, then one JSON line per page (an HTML 200
+ * `pages/pages.jsonl` of a WACZ (WACZ 1.1.1 "Pages"): a header line (`hasText` when the lines carry
+ * text, as py-wacz marks it), then one JSON line per page (an HTML 200
  * capture, as the capture index marks them), with `id`, `url`, `ts` (ISO 8601), `title` when the
  * page has one, and `text` (the indexed visible text) when asked for. Rows are read in keyset
  * pages, so a crawl with millions of pages streams.
@@ -51,7 +52,7 @@ function pageId(r: PageRow): string {
 
 /** The JSON lines of pages.jsonl (header first), each with its trailing newline. */
 export function* pageLines(archive: Archive, opts: { text?: boolean; onPage?: () => void } = {}): Generator<string> {
-  yield JSON.stringify(PAGES_HEADER) + '\n';
+  yield JSON.stringify(opts.text ? { ...PAGES_HEADER, hasText: true } : PAGES_HEADER) + '\n';
   const stmt = archive.db.prepare<[number, number], PageRow>(
     'SELECT id, record_id, target_uri, ts, date, title FROM records WHERE page = 1 AND id > ? ORDER BY id LIMIT ?',
   );

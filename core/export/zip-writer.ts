@@ -2,18 +2,30 @@
  * A streaming ZIP writer for WACZ packages: STORED or DEFLATED entries, ZIP64 past 4 GiB, CRC-32
  * and SHA-256 computed while the bytes pass, memory flat whatever the entry size.
  *
- * Why not yazl (installed, and it does ZIP64): it computes CRC-32 in JavaScript (buffer-crc32,
- * measured here at ~210 MB/s, against ~1.2 GB/s for Node's native `zlib.crc32`), which alone
- * would make a 50 GB WACZ export take four minutes longer than reading the WARCs; and it streams
- * entries with data descriptors (general purpose bit 3), which some streaming readers (Java's
- * ZipInputStream) cannot handle for STORED entries. Writing to a file we can seek in, so here
- * each local header is written first with zero sizes and patched in place once the entry's
- * bytes are out: no data descriptors, one pass over the data.
+ * Every entry's local header and central directory record agree (APPNOTE 6.3.10 §4.3.7, §4.3.12,
+ * §4.5.3): the same version needed, flags, method, time, CRC-32 and sizes, and a ZIP64 extra field
+ * only where a value needs it. Readers differ in which of the two they trust: ReplayWeb.page
+ * (wabac.js ziprangereader) takes sizes from the central directory and, when its record has no
+ * extra field, assumes the local header has none either; Python's zipfile and Info-ZIP read the
+ * local header to find the data; Java's ZipInputStream reads only local headers. So:
+ * - the headers are written only once the sizes are known. A STORED entry of declared size gets
+ *   its header first and only its CRC-32 patched in place afterwards (the file is seekable); an
+ *   entry whose size is not known in advance (deflated, or a stream of unknown length) is
+ *   spooled first (memory up to SPOOL_MEMORY, then a temporary file beside the archive) and then
+ *   written with its final header. No data descriptors (general purpose bit 3) anywhere.
+ * - an entry whose size or compressed size reaches 0xFFFFFFFF has a ZIP64 extra field with both
+ *   sizes in its local header and the same (plus the offset when that needs it) in the central
+ *   directory, 0xFFFFFFFF in both headers' 32-bit fields. A local header past 4 GiB gets its
+ *   offset in a central ZIP64 extra; its local header needs none (APPNOTE §4.5.3).
  *
- * An entry whose size is not known in advance gets a ZIP64 extra field in its local header (the
- * sizes are patched into it), so it may grow past 4 GiB; the central directory, which readers
- * trust, uses ZIP64 only where a value needs it. The archive is written as `NAME.part` and
- * renamed on close, so a failed export never leaves a plausible-looking file behind.
+ * Why not yazl (a dependency, and it does ZIP64): a WACZ export copies WARCs whose SHA-256 and
+ * CRC-32 were recorded when they were written (file-fixity.ts), and yazl has no way to take a
+ * CRC-32 known in advance: it always hashes the bytes again, in JavaScript (buffer-crc32, measured
+ * here at ~210 MB/s against ~1.2 GB/s for Node's native `zlib.crc32`), which alone would make a
+ * 50 GB export take four minutes longer than reading the WARCs. And yazl streams every entry from
+ * a stream with data descriptors (bit 3), since it cannot seek back, which some streaming readers
+ * (Java's ZipInputStream) cannot handle for STORED entries. The archive is written as `NAME.part`
+ * and renamed on close, so a failed export never leaves a plausible-looking file behind.
  */
 import { createHash } from 'node:crypto';
 import fsp from 'node:fs/promises';
@@ -22,6 +34,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createDeflateRaw, crc32, deflateRawSync } from 'node:zlib';
 import { TroveError } from '../errors.ts';
+import { readFileRange } from './file-range.ts';
 
 export interface ZipEntryOptions {
   /** Deflate the entry (default false: STORED). */
@@ -55,7 +68,6 @@ const U32_MAX = 0xffffffff;
 const U16_MAX = 0xffff;
 const LOCAL_HEADER = 30;
 const CENTRAL_HEADER = 46;
-const ZIP64_LOCAL_EXTRA = 20; // id, size, uncompressed, compressed
 const FLAG_UTF8 = 1 << 11;
 const VERSION_MADE_BY = (3 << 8) | 63; // unix, APPNOTE 6.3
 const VERSION_PLAIN = 20;
@@ -64,16 +76,19 @@ const VERSION_ZIP64 = 45;
 const DEFLATE_BATCH = 256 << 10;
 /** Small writes are gathered up to this size before they hit the disk. */
 const WRITE_BUFFER = 1 << 20;
+/** An entry of unknown size is held in memory up to this size, then spooled to a file. */
+const SPOOL_MEMORY = 16 << 20;
 
-interface OpenEntry {
+interface EntryHeader {
   name: string;
   nameBytes: Buffer;
   compressed: boolean;
-  zip64Local: boolean;
-  headerOffset: number;
-  dataOffset: number;
   dosTime: number;
   dosDate: number;
+  headerOffset: number;
+  /** Sizes and the CRC as the local header has them (the CRC may be patched later). */
+  size: number;
+  compressedSize: number;
 }
 
 interface CentralEntry extends ZipEntryInfo {
@@ -81,6 +96,12 @@ interface CentralEntry extends ZipEntryInfo {
   dosTime: number;
   dosDate: number;
 }
+
+/** Sizes that need a ZIP64 extra field (both sizes go in it then, in both headers). */
+const zip64Sizes = (size: number, compressedSize: number) => size >= U32_MAX || compressedSize >= U32_MAX;
+/** The same "version needed" in the local and central header: 4.5 when the entry uses ZIP64 at all. */
+const versionNeeded = (size: number, compressedSize: number, headerOffset: number) =>
+  zip64Sizes(size, compressedSize) || headerOffset >= U32_MAX ? VERSION_ZIP64 : VERSION_PLAIN;
 
 export class ZipWriter {
   readonly path: string;
@@ -92,6 +113,7 @@ export class ZipWriter {
   #pending: Promise<void> = Promise.resolve();
   readonly #entries: CentralEntry[] = [];
   readonly #names = new Set<string>();
+  #spools = 0;
   #busy = false;
   #done = false;
 
@@ -125,7 +147,9 @@ export class ZipWriter {
     this.#checkAdd(name);
     this.#busy = true;
     try {
-      return await this.#add(name, source, opts);
+      const compressed = opts.compress === true;
+      if (opts.known && compressed) throw new TroveError('EXPORT_ZIP_BAD_OPTIONS', `${name}: known hashes are for STORED entries`, { name });
+      return opts.size !== undefined && !compressed ? await this.#addSized(name, source, opts.size, opts) : await this.#addSpooled(name, source, opts);
     } finally {
       this.#busy = false;
     }
@@ -138,10 +162,12 @@ export class ZipWriter {
     try {
       const b = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
       const compressed = opts.compress === true;
-      const entry = await this.#begin(name, compressed, b.length, opts.mtime);
       const body = compressed ? deflateRawSync(b, { level: 6 }) : b;
+      const crc = opts.known && !compressed ? opts.known.crc32 : crc32(b);
+      const sha = opts.known && !compressed ? opts.known.sha256 : createHash('sha256').update(b).digest('hex');
+      const h = await this.#header(name, compressed, b.length, body.length, crc, opts.mtime);
       await this.#write(body);
-      return await this.#end(entry, crc32(b), createHash('sha256').update(b).digest('hex'), b.length, body.length);
+      return this.#record(h, crc, sha);
     } finally {
       this.#busy = false;
     }
@@ -154,28 +180,56 @@ export class ZipWriter {
     if (this.#names.has(name)) throw new TroveError('EXPORT_ZIP_DUPLICATE', `duplicate ZIP entry ${name}`, { name });
   }
 
-  async #add(name: string, source: AsyncIterable<Uint8Array>, opts: ZipEntryOptions): Promise<ZipEntryInfo> {
-    const compressed = opts.compress === true;
+  /**
+   * A STORED entry of declared size (a WARC): the header with its final sizes first, then the
+   * bytes straight through; only the CRC-32 is patched in once the bytes are out, unless it was
+   * known in advance.
+   */
+  async #addSized(name: string, source: AsyncIterable<Uint8Array>, declared: number, opts: ZipEntryOptions): Promise<ZipEntryInfo> {
     const known = opts.known;
-    if (known && compressed) throw new TroveError('EXPORT_ZIP_BAD_OPTIONS', `${name}: known hashes are for STORED entries`, { name });
-    const entry = await this.#begin(name, compressed, opts.size, opts.mtime);
+    const h = await this.#header(name, false, declared, declared, known ? known.crc32 : 0, opts.mtime);
     let crc = 0;
     let size = 0;
     const sha = known ? null : createHash('sha256');
+    const mismatch = () =>
+      new TroveError('EXPORT_SIZE_MISMATCH', `${name}: expected ${declared} bytes, got ${size > declared ? 'more' : size}`, { name, expected: declared, actual: size });
+    for await (const chunk of source) {
+      const b = toBuffer(chunk);
+      size += b.length;
+      if (size > declared) throw mismatch();
+      if (sha) {
+        crc = crc32(b, crc);
+        sha.update(b);
+      }
+      await this.#write(b);
+    }
+    if (size !== declared) throw mismatch();
+    if (!known) {
+      const patch = Buffer.alloc(4);
+      patch.writeUInt32LE(crc >>> 0, 0);
+      await this.#patch(h.headerOffset + 14, patch);
+    }
+    return this.#record(h, known ? known.crc32 : crc, known ? known.sha256 : sha!.digest('hex'));
+  }
+
+  /**
+   * An entry whose (compressed) size is not known in advance: its bytes are spooled — in memory
+   * up to SPOOL_MEMORY, beyond that in a temporary file beside the archive — hashed and counted,
+   * then written after a header that already carries the final CRC-32 and sizes.
+   */
+  async #addSpooled(name: string, source: AsyncIterable<Uint8Array>, opts: ZipEntryOptions): Promise<ZipEntryInfo> {
+    const compressed = opts.compress === true;
+    let crc = 0;
+    let size = 0;
+    const sha = createHash('sha256');
     const batch: Buffer[] = [];
     let batched = 0;
     const tapped = (async function* (): AsyncGenerator<Buffer> {
       for await (const chunk of source) {
-        const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-        if (sha) {
-          crc = crc32(b, crc);
-          sha.update(b);
-        }
+        const b = toBuffer(chunk);
+        crc = crc32(b, crc);
+        sha.update(b);
         size += b.length;
-        if (!compressed) {
-          yield b;
-          continue;
-        }
         // Deflate gets batches: each chunk is a round trip to the thread pool (~60 µs), which
         // made pages.jsonl, one small chunk per page, cost ~30 ms per 500 pages. The copy also
         // keeps a source free to reuse its buffers (readFileRange).
@@ -189,70 +243,71 @@ export class ZipWriter {
       }
       if (batched > 0) yield Buffer.concat(batch, batched);
     })();
-    if (compressed) {
-      await pipeline(Readable.from(tapped, { objectMode: false }), createDeflateRaw({ level: 6 }), async (out: AsyncIterable<Buffer>) => {
-        for await (const c of out) await this.#write(c);
-      });
-    } else {
-      for await (const c of tapped) await this.#write(c);
+    const spool = new Spool(`${this.#partPath}.spool${this.#spools++}`);
+    try {
+      if (compressed) {
+        await pipeline(Readable.from(tapped, { objectMode: false }), createDeflateRaw({ level: 6 }), async (out: AsyncIterable<Buffer>) => {
+          for await (const c of out) await spool.add(c);
+        });
+      } else {
+        for await (const c of tapped) await spool.add(c);
+      }
+      if (opts.size !== undefined && opts.size !== size) {
+        throw new TroveError('EXPORT_SIZE_MISMATCH', `${name}: expected ${opts.size} bytes, got ${size}`, { name, expected: opts.size, actual: size });
+      }
+      const h = await this.#header(name, compressed, size, spool.bytes, crc >>> 0, opts.mtime);
+      for await (const c of spool.read()) await this.#write(c);
+      return this.#record(h, crc, sha.digest('hex'));
+    } finally {
+      await spool.remove();
     }
-    if (opts.size !== undefined && opts.size !== size) {
-      throw new TroveError('EXPORT_SIZE_MISMATCH', `${name}: expected ${opts.size} bytes, got ${size}`, { name, expected: opts.size, actual: size });
-    }
-    return this.#end(entry, known ? known.crc32 : crc, known ? known.sha256 : sha!.digest('hex'), size, this.bytesWritten - entry.dataOffset);
   }
 
-  /** Write a local header with zero CRC and sizes (patched by #end). */
-  async #begin(name: string, compressed: boolean, size: number | undefined, mtime: Date | undefined): Promise<OpenEntry> {
+  /** Write a local header with its final sizes (ZIP64 extra field when they need one). */
+  async #header(name: string, compressed: boolean, size: number, compressedSize: number, crc: number, mtime: Date | undefined): Promise<EntryHeader> {
     const nameBytes = Buffer.from(name, 'utf8');
     const { time: dosTime, date: dosDate } = dosDateTime(mtime ?? new Date());
-    // A ZIP64 local header when the entry may not fit 32 bits (or its size is unknown).
-    const zip64Local = size === undefined || size >= U32_MAX;
     const headerOffset = this.bytesWritten;
-    const header = Buffer.alloc(LOCAL_HEADER + nameBytes.length + (zip64Local ? ZIP64_LOCAL_EXTRA : 0));
+    const zip64 = zip64Sizes(size, compressedSize);
+    const extraLen = zip64 ? 20 : 0; // id, length, uncompressed, compressed (both, §4.5.3)
+    const header = Buffer.alloc(LOCAL_HEADER + nameBytes.length + extraLen);
     header.writeUInt32LE(0x04034b50, 0);
-    header.writeUInt16LE(zip64Local ? VERSION_ZIP64 : VERSION_PLAIN, 4);
+    header.writeUInt16LE(versionNeeded(size, compressedSize, headerOffset), 4);
     header.writeUInt16LE(FLAG_UTF8, 6);
     header.writeUInt16LE(compressed ? 8 : 0, 8);
     header.writeUInt16LE(dosTime, 10);
     header.writeUInt16LE(dosDate, 12);
-    // crc (14), sizes (18, 22) are patched once known
+    header.writeUInt32LE(crc >>> 0, 14);
+    header.writeUInt32LE(zip64 ? U32_MAX : compressedSize, 18);
+    header.writeUInt32LE(zip64 ? U32_MAX : size, 22);
     header.writeUInt16LE(nameBytes.length, 26);
-    header.writeUInt16LE(zip64Local ? ZIP64_LOCAL_EXTRA : 0, 28);
+    header.writeUInt16LE(extraLen, 28);
     nameBytes.copy(header, LOCAL_HEADER);
-    if (zip64Local) {
-      header.writeUInt16LE(0x0001, LOCAL_HEADER + nameBytes.length);
-      header.writeUInt16LE(16, LOCAL_HEADER + nameBytes.length + 2);
+    if (zip64) {
+      const at = LOCAL_HEADER + nameBytes.length;
+      header.writeUInt16LE(0x0001, at);
+      header.writeUInt16LE(16, at + 2);
+      header.writeBigUInt64LE(BigInt(size), at + 4);
+      header.writeBigUInt64LE(BigInt(compressedSize), at + 12);
     }
     await this.#write(header);
-    return { name, nameBytes, compressed, zip64Local, headerOffset, dataOffset: this.bytesWritten, dosTime, dosDate };
+    return { name, nameBytes, compressed, dosTime, dosDate, headerOffset, size, compressedSize };
   }
 
-  /** Patch the local header (CRC and sizes, in the ZIP64 extra field when there is one) and record the entry. */
-  async #end(e: OpenEntry, crc: number, sha256: string, size: number, compressedSize: number): Promise<ZipEntryInfo> {
-    const patch = Buffer.alloc(12);
-    patch.writeUInt32LE(crc >>> 0, 0);
-    patch.writeUInt32LE(e.zip64Local ? U32_MAX : compressedSize, 4);
-    patch.writeUInt32LE(e.zip64Local ? U32_MAX : size, 8);
-    await this.#patch(e.headerOffset + 14, patch);
-    if (e.zip64Local) {
-      const sizes = Buffer.alloc(16);
-      sizes.writeBigUInt64LE(BigInt(size), 0);
-      sizes.writeBigUInt64LE(BigInt(compressedSize), 8);
-      await this.#patch(e.headerOffset + LOCAL_HEADER + e.nameBytes.length + 4, sizes);
-    }
+  /** Remember a finished entry for the central directory. */
+  #record(h: EntryHeader, crc: number, sha256: string): ZipEntryInfo {
     const info: ZipEntryInfo = {
-      name: e.name,
-      compressed: e.compressed,
-      size,
-      compressedSize,
+      name: h.name,
+      compressed: h.compressed,
+      size: h.size,
+      compressedSize: h.compressedSize,
       crc32: crc >>> 0,
       sha256,
-      headerOffset: e.headerOffset,
-      dataOffset: e.dataOffset,
+      headerOffset: h.headerOffset,
+      dataOffset: h.headerOffset + LOCAL_HEADER + h.nameBytes.length + (zip64Sizes(h.size, h.compressedSize) ? 20 : 0),
     };
-    this.#entries.push({ ...info, nameBytes: e.nameBytes, dosTime: e.dosTime, dosDate: e.dosDate });
-    this.#names.add(e.name);
+    this.#entries.push({ ...info, nameBytes: h.nameBytes, dosTime: h.dosTime, dosDate: h.dosDate });
+    this.#names.add(h.name);
     return info;
   }
 
@@ -380,22 +435,21 @@ function checkName(name: string): void {
 }
 
 function centralHeader(e: CentralEntry): Buffer {
-  const extra: bigint[] = [];
-  if (e.size >= U32_MAX) extra.push(BigInt(e.size));
-  if (e.compressedSize >= U32_MAX) extra.push(BigInt(e.compressedSize));
+  const sizes64 = zip64Sizes(e.size, e.compressedSize);
+  const extra: bigint[] = sizes64 ? [BigInt(e.size), BigInt(e.compressedSize)] : [];
   if (e.headerOffset >= U32_MAX) extra.push(BigInt(e.headerOffset));
   const extraLen = extra.length > 0 ? 4 + 8 * extra.length : 0;
   const b = Buffer.alloc(CENTRAL_HEADER + e.nameBytes.length + extraLen);
   b.writeUInt32LE(0x02014b50, 0);
   b.writeUInt16LE(VERSION_MADE_BY, 4);
-  b.writeUInt16LE(extraLen > 0 ? VERSION_ZIP64 : VERSION_PLAIN, 6);
+  b.writeUInt16LE(versionNeeded(e.size, e.compressedSize, e.headerOffset), 6);
   b.writeUInt16LE(FLAG_UTF8, 8);
   b.writeUInt16LE(e.compressed ? 8 : 0, 10);
   b.writeUInt16LE(e.dosTime, 12);
   b.writeUInt16LE(e.dosDate, 14);
   b.writeUInt32LE(e.crc32, 16);
-  b.writeUInt32LE(Math.min(e.compressedSize, U32_MAX), 20);
-  b.writeUInt32LE(Math.min(e.size, U32_MAX), 24);
+  b.writeUInt32LE(sizes64 ? U32_MAX : e.compressedSize, 20);
+  b.writeUInt32LE(sizes64 ? U32_MAX : e.size, 24);
   b.writeUInt16LE(e.nameBytes.length, 28);
   b.writeUInt16LE(extraLen, 30);
   // comment length, disk number, internal attributes: 0
@@ -413,6 +467,53 @@ function centralHeader(e: CentralEntry): Buffer {
     }
   }
   return b;
+}
+
+const toBuffer = (c: Uint8Array): Buffer => (Buffer.isBuffer(c) ? c : Buffer.from(c.buffer, c.byteOffset, c.byteLength));
+
+/** An entry's bytes held until its header can be written: in memory, then in a file once large. */
+class Spool {
+  readonly #path: string;
+  #mem: Buffer[] = [];
+  #fh: FileHandle | null = null;
+  bytes = 0;
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  async add(chunk: Buffer): Promise<void> {
+    if (!this.#fh && this.bytes + chunk.length > SPOOL_MEMORY) {
+      this.#fh = await fsp.open(this.#path, 'w');
+      for (const m of this.#mem) await this.#append(m);
+      this.#mem = [];
+    }
+    if (this.#fh) await this.#append(chunk);
+    else this.#mem.push(chunk);
+    this.bytes += chunk.length;
+  }
+
+  async #append(b: Buffer): Promise<void> {
+    let done = 0;
+    while (done < b.length) done += (await this.#fh!.write(b, done, b.length - done)).bytesWritten;
+  }
+
+  async *read(): AsyncGenerator<Buffer> {
+    if (!this.#fh) {
+      yield* this.#mem;
+      return;
+    }
+    await this.#fh.close();
+    this.#fh = null;
+    yield* readFileRange(this.#path, 0, this.bytes);
+  }
+
+  async remove(): Promise<void> {
+    this.#mem = [];
+    await this.#fh?.close().catch(() => undefined);
+    this.#fh = null;
+    await fsp.rm(this.#path, { force: true }).catch(() => undefined);
+  }
 }
 
 /** MS-DOS date and time (local time, 2-second resolution), as ZIP stores them. */

@@ -1,19 +1,15 @@
 /**
- * A WACZ's index: `indexes/index.cdxj` for a small archive, a ZipNum index for a large one.
- *
- * ZipNum (the `cdxj-gzip-1.0` format py-wacz and ReplayWeb.page use): the sorted CDXJ lines in
- * blocks of BLOCK_LINES lines, each block its own gzip member, concatenated into
- * `indexes/index.cdx.gz`; and `indexes/index.idx`, a `!meta` line then one line per block, keyed
- * by the block's first `urlkey timestamp`, with the member's offset, length and SHA-256. A reader
- * binary-searches the small idx and fetches one block per lookup instead of loading the index.
- *
- * Threshold: up to ZIPNUM_THRESHOLD (5,000) lines a plain index.cdxj (loaded whole by
- * ReplayWeb.page, ~1.5 MB); beyond, ZipNum with BLOCK_LINES (3,000) lines per block.
+ * A WACZ's index, ZipNum for every archive size (the `cdxj-gzip-1.0` layout py-wacz and
+ * Browsertrix write, and the one ReplayWeb.page, pywb and `wacz validate` all accept; see
+ * export-wacz.ts): the sorted CDXJ lines in blocks of BLOCK_LINES lines, each block its own gzip
+ * member, concatenated into `indexes/index.cdx.gz`; and `indexes/index.idx`, a `!meta` line then
+ * one line per block, keyed by the block's first `urlkey timestamp`, with the member's offset,
+ * length and SHA-256. A reader binary-searches the small idx and fetches one block per lookup
+ * instead of loading the index; a plain gzip reader (pywb) reads index.cdx.gz as one CDXJ file.
  */
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 
-export const ZIPNUM_THRESHOLD = 5000;
 export const BLOCK_LINES = 3000;
 export const ZIPNUM_META = '!meta 0 {"format":"cdxj-gzip-1.0","filename":"index.cdx.gz"}';
 
@@ -56,30 +52,4 @@ export class ZipNumBlocks {
   idxText(): string {
     return this.idx.join('\n') + '\n';
   }
-}
-
-/**
- * Read up to `limit + 1` lines of `sorted`: the buffered head, and an iterator that yields the
- * head again followed by the rest. Tells whether the index stays plain without counting first.
- */
-export async function peekLines(sorted: AsyncIterable<string>, limit: number): Promise<{ head: string[]; more: boolean; all: AsyncIterable<string> }> {
-  const it = sorted[Symbol.asyncIterator]();
-  const head: string[] = [];
-  let more = false;
-  while (head.length <= limit) {
-    const n = await it.next();
-    if (n.done) break;
-    head.push(n.value);
-  }
-  if (head.length > limit) more = true;
-  const all = (async function* () {
-    yield* head;
-    if (!more) return;
-    for (;;) {
-      const n = await it.next();
-      if (n.done) return;
-      yield n.value;
-    }
-  })();
-  return { head, more, all };
 }

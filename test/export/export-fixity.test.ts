@@ -15,8 +15,10 @@ import { importFiles } from '../../core/archive/import-warc.ts';
 import { resumeCrawl } from '../../core/crawl/start-crawl.ts';
 import { archiveWarcs } from '../../core/export/archive-warcs.ts';
 import { exportWacz } from '../../core/export/export-wacz.ts';
-import { crawlFixture, readZip } from './export-fixture.ts';
-import type { CrawledArchive, ZipEntryRead } from './export-fixture.ts';
+import { crawlFixture } from './export-fixture.ts';
+import { checkWithPythonAndUnzip, readZip, readZipEverywhere } from './independent-zip-readers.ts';
+import type { CrawledArchive } from './export-fixture.ts';
+import type { ZipEntryRead } from './independent-zip-readers.ts';
 
 const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -64,7 +66,7 @@ describe('WARC fixity recorded at capture and used by the WACZ export', () => {
     const file = path.join(c.out, 'trusted.wacz');
     const r = await withArchive((a) => exportWacz(a, file));
     expect(r.fixity).toEqual({ recorded: r.warcs, hashed: 0, verified: 0 });
-    const entries = await readZip(file);
+    const entries = await readZipEverywhere(file);
     const hashes = datapackageHashes(entries);
     for (const e of entries) {
       expect(e.crc32, e.name).toBe(crc32(e.data));
@@ -89,10 +91,13 @@ describe('WARC fixity recorded at capture and used by the WACZ export', () => {
       expect(Math.round(fs.statSync(warc.source).mtimeMs)).toBe(Math.round(st.mtimeMs));
       const file = path.join(c.out, 'damaged.wacz');
       await withArchive((a) => exportWacz(a, file));
-      const e = (await readZip(file)).find((x) => x.name === `archive/${warc.name}`)!;
-      expect(e.data.equals(damaged)).toBe(true);
       // The package carries the fixity of the bytes as written: any WACZ or ZIP check now fails.
-      expect(datapackageHashes(await readZip(file)).get(e.name)).toBe(`sha256:${sha256(original)}`);
+      await expect(readZip(file)).rejects.toThrow(`archive/${warc.name}: CRC-32 of the data`);
+      expect(() => checkWithPythonAndUnzip(file)).toThrow();
+      const entries = await readZip(file, { checkDataCrc: false });
+      const e = entries.find((x) => x.name === `archive/${warc.name}`)!;
+      expect(e.data.equals(damaged)).toBe(true);
+      expect(datapackageHashes(entries).get(e.name)).toBe(`sha256:${sha256(original)}`);
       expect(e.crc32).toBe(crc32(original));
       expect(e.crc32).not.toBe(crc32(damaged));
 
@@ -122,8 +127,8 @@ describe('WARC fixity recorded at capture and used by the WACZ export', () => {
       const file = path.join(c.out, 'changed.wacz');
       r = await withArchive((a) => exportWacz(a, file));
       expect(r.changedSinceRecorded).toEqual([warc.name]);
-      const e = (await readZip(file)).find((x) => x.name === `archive/${warc.name}`)!;
-      expect(datapackageHashes(await readZip(file)).get(e.name)).toBe(`sha256:${sha256(changed)}`);
+      const e = (await readZipEverywhere(file)).find((x) => x.name === `archive/${warc.name}`)!;
+      expect(datapackageHashes(await readZipEverywhere(file)).get(e.name)).toBe(`sha256:${sha256(changed)}`);
       expect(e.crc32).toBe(crc32(changed));
     } finally {
       fs.writeFileSync(warc.source, original);
@@ -146,7 +151,7 @@ describe('WARC fixity recorded at capture and used by the WACZ export', () => {
     const warcs = await withArchive((a) => archiveWarcs(a).map((w) => w.source));
     const dir = path.join(c.out, 'imported');
     await importFiles(dir, [...warcs, wacz]);
-    const hashes = datapackageHashes(await readZip(wacz));
+    const hashes = datapackageHashes(await readZipEverywhere(wacz));
     const imported = openArchive(dir, { create: false });
     try {
       const files = imported.index.files();

@@ -10,9 +10,12 @@ import { exportWacz } from '../../core/export/export-wacz.ts';
 import type { WaczExportResult } from '../../core/export/export-wacz.ts';
 import type { ExportProgress } from '../../core/export/export-types.ts';
 import { replay } from '../../core/replay/replay.ts';
-import { crawlFixture, readZip } from './export-fixture.ts';
-import type { CrawledArchive, ZipEntryRead } from './export-fixture.ts';
+import { crawlFixture } from './export-fixture.ts';
+import { readZipEverywhere } from './independent-zip-readers.ts';
+import type { CrawledArchive } from './export-fixture.ts';
+import type { ZipEntryRead } from './independent-zip-readers.ts';
 import { parseCdxjLine, readWaczIndexLines } from './wacz-index-reader.ts';
+import { pyWaczChecks } from './py-wacz-checks.ts';
 
 const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -50,7 +53,7 @@ describe('WACZ export of a real crawl', () => {
     archive = openArchive(c.dir, { create: false });
     file = path.join(c.out, 'fixture.wacz');
     result = await exportWacz(archive, file, { onProgress: (p) => progress.push(p), pageText: true });
-    entries = await readZip(file);
+    entries = await readZipEverywhere(file);
   }, 60_000);
 
   afterAll(async () => {
@@ -64,13 +67,17 @@ describe('WACZ export of a real crawl', () => {
     const names = entries.map((e) => e.name);
     expect(names.filter((n) => n.startsWith('archive/')).length).toBe(result.warcs);
     expect(result.warcs).toBeGreaterThan(0);
-    for (const n of ['indexes/index.cdxj', 'pages/pages.jsonl', 'datapackage.json', 'datapackage-digest.json']) expect(names).toContain(n);
+    for (const n of ['indexes/index.cdx.gz', 'indexes/index.idx', 'pages/pages.jsonl', 'datapackage.json', 'datapackage-digest.json']) expect(names).toContain(n);
     for (const e of entries) {
       if (e.name.startsWith('archive/')) expect(e.compressionMethod).toBe(0);
       expect(e.generalPurposeBitFlag & 8).toBe(0);
     }
     expect(fs.statSync(file).size).toBe(result.bytes);
     expect(fs.existsSync(`${file}.part`)).toBe(false);
+  });
+
+  it("passes the checks py-wacz's `wacz validate` makes (rewritten in Python, read with zipfile)", () => {
+    expect(pyWaczChecks(file)).toEqual({ problems: [], captures: result.captures });
   });
 
   it('stores every WARC byte for byte', () => {
@@ -96,15 +103,20 @@ describe('WACZ export of a real crawl', () => {
       const e = entry(r.path);
       expect(r.hash).toBe(`sha256:${sha256(e.data)}`);
       expect(r.bytes).toBe(e.data.length);
-      expect(r.name).toBe(path.posix.basename(r.path));
+      // Frictionless names (what `wacz validate` checks): lowercase, unique; paths keep their case.
+      expect(r.name).toMatch(/^([-a-z0-9._/])+$/);
+      expect(r.name).toBe(path.posix.basename(r.path).toLowerCase().replace(/[^-a-z0-9._/]/g, '-'));
     }
+    expect(new Set(dp.resources.map((r: { name: string }) => r.name)).size).toBe(dp.resources.length);
+    expect(dp.resources.some((r: { path: string }) => /[A-Z~]/.test(r.path))).toBe(true);
     const digest = JSON.parse(entry('datapackage-digest.json').data.toString('utf8'));
     expect(digest).toEqual({ path: 'datapackage.json', hash: `sha256:${sha256(dpBytes)}` });
   });
 
   it('writes a bytewise-sorted CDXJ index whose offsets land on the right records (read with warcio)', async () => {
     const { kind, lines } = readWaczIndexLines(entries);
-    expect(kind).toBe('cdxj');
+    expect(kind).toBe('zipnum');
+    expect(entry('indexes/index.cdx.gz').compressionMethod).toBe(0);
     expect(lines.length).toBe(result.captures);
     const sorted = [...lines].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
     expect(lines).toEqual(sorted);
@@ -127,7 +139,7 @@ describe('WACZ export of a real crawl', () => {
 
   it('lists the HTML 200 pages in pages.jsonl after the header line', () => {
     const lines = entry('pages/pages.jsonl').data.toString('utf8').trimEnd().split('\n');
-    expect(lines[0]).toBe('{"format":"json-pages-1.0","id":"pages","title":"All Pages"}');
+    expect(lines[0]).toBe('{"format":"json-pages-1.0","id":"pages","title":"All Pages","hasText":true}');
     const pages = lines.slice(1).map((l) => JSON.parse(l));
     const dbPages = rowsOf(archive).filter((r) => r.page === 1);
     expect(pages.length).toBe(dbPages.length);
@@ -200,7 +212,8 @@ describe('WACZ export of a real crawl', () => {
     } finally {
       again.close();
     }
-    const e2 = await readZip(second);
+    const e2 = await readZipEverywhere(second);
+    expect(pyWaczChecks(second).problems).toEqual([]);
     for (const w of entries.filter((e) => e.name.startsWith('archive/'))) {
       expect(e2.find((e) => e.name === w.name)!.data.equals(w.data), w.name).toBe(true);
     }

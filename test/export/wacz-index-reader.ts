@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
-import type { ZipEntryRead } from './export-fixture.ts';
+import type { ZipEntryRead } from './independent-zip-readers.ts';
 
 export interface IdxBlock {
   key: string;
