@@ -77,10 +77,9 @@ describe('a WACZ Trove exports from a real crawl', () => {
     const wacz = path.join(crawl.out, 'crawl.wacz');
     execFileSync(process.execPath, [path.join(repoRoot, 'bin', 'trove.js'), 'export', crawl.dir, '--wacz', wacz], { stdio: 'pipe' });
     const r = await checkWaczFile(wacz);
-    // What the exporter on this branch still gets wrong (issue 12 items 1-2, fixed on another
-    // branch) is all that may be reported: no index, pages, hash or WARC problem.
-    const known = new Set(['WACZ_ZIP_EXTRA_MISMATCH', 'WACZ_BAD_RESOURCE_NAME']);
-    expect(r.problems.filter((p) => !known.has(p.code)).map((p) => `${p.file} ${p.code} ${p.message}`)).toEqual([]);
+    // Not one problem of any kind: ZIP headers, resource names, index, pages, hashes, WARCs.
+    expect(r.problems.map((p) => `${p.file} ${p.code} ${p.message}`)).toEqual([]);
+    expect(r.valid).toBe(true);
     expect(r.records).toBeGreaterThan(10);
     // Trove digests chunked responses over the de-chunked entity (WARC 1.1 §6.2).
     expect(r.chunkedDigests.entity).toBeGreaterThan(0);
