@@ -15,6 +15,7 @@ import { decodeBodyStream } from '../extract/decode-body.ts';
 import { inferredLinks } from '../extract/inferred-links.ts';
 import { extractDocument } from '../extract/extract-document.ts';
 import { surtKey } from '../scope/surt.ts';
+import { mayBePage } from '../frontier/page-hops.ts';
 import { captureRows, headerValue, mimeOf } from './capture-rows.ts';
 import { decideAfterFetch } from '../scope/decide-rules.ts';
 import { ROBOTS_MAX_REDIRECTS } from '../robots/robots-state.ts';
@@ -365,7 +366,9 @@ async function handleFetched(
       ? [metadataRecord(uri.url, date, head.responseId, { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: f.durationMs, outlinks })]
       : [];
     const written = await ctx.writer.writeGroup([...(await precompressed), ...meta]);
-    const page = isHtml && status === 200;
+    // A page is an HTML document reached as a page (page-hops.ts): an HTML iframe or other
+    // embed is part of the page that holds it, and is not counted against a page limit.
+    const page = isHtml && status === 200 && mayBePage(uri.hopsPath);
     const rows = captureRows(ctx, uri.url, date, f, written, page ? title : null, revisitOf, page);
 
     const retry = (status >= 500 || status === 429) && !opts.noRetry && uri.attempts < ctx.settings.maxRetries;
