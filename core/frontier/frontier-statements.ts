@@ -84,8 +84,8 @@ export function prepareFrontierStatements(db: Database.Database) {
        WHERE queue_id = ? AND state = ${UriState.PENDING} ORDER BY directive DESC, id LIMIT 1`,
     ),
     // claim with pages held back (a page limit whose slots are all taken): the first URI that
-    // cannot be a page, from the claimable queues in their usual order. Used only near the end
-    // of a limited crawl, so it may read a queue's pending rows rather than an index of its own.
+    // cannot be a page, from the claimable queues in their usual order, through the partial
+    // index uris_pending_non_page (its condition must stay spelled as MAY_BE_PAGE_SQL).
     readyQueues: db.prepare<[number], { id: number; key: string }>(
       `SELECT id, key FROM queues WHERE ${CLAIMABLE} AND ready_at <= ? ORDER BY ready_at, id`,
     ),
