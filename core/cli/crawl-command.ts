@@ -102,10 +102,9 @@ async function run(io: CommandIo, opts: Record<string, unknown>, start: () => Pr
     progress.stop();
     for (const line of formatSummary(final)) io.stdout.write(line + '\n');
     if (final.state === 'failed') process.exitCode = 1;
-    // Every fetch counts against --limit-uris, robots.txt included: a limit that ended the crawl
-    // before its first page is worth a line of its own.
+    // The controller said why the URI limit left no page (robots.txt counts); say how to go on.
     if (final.finishReason === 'limit-uris' && final.pages === 0) {
-      io.stderr.write(`trove: no page was captured: --limit-uris ${final.downloaded + final.failed} was used up first (robots.txt counts); resume with a higher limit, e.g. trove resume ${String(opts.out ?? final.dir)} --limit-uris 100\n`);
+      io.stderr.write(`trove: to go on: trove resume ${final.dir} --limit-uris N (or --no-limit-uris)\n`);
     }
   } finally {
     off();
