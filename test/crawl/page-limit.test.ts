@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resumeCrawl, startCrawl } from '../../core/crawl/start-crawl.ts';
 import { openArchive } from '../../core/archive/archive-dir.ts';
-import { replay } from '../../core/replay/replay.ts';
+import { missingEmbeds } from '../helpers/replay-embeds.ts';
 import { readWarcFile } from '../helpers/read-warcs.ts';
 import { startStyledSite, type StyledSite } from '../fixtures/styled-site.ts';
 
@@ -29,19 +29,6 @@ async function capturedPages(dir: string): Promise<string[]> {
     }
   }
   return pages;
-}
-
-/** URLs a document names that a browser would load to show it (not links). */
-function embedsOf(url: string, mime: string, body: string): string[] {
-  const found: string[] = [];
-  if (mime.startsWith('text/html')) {
-    for (const m of body.matchAll(/<(?:img|iframe|script)\b[^>]*\bsrc="([^"]+)"/g)) found.push(m[1]!);
-    for (const m of body.matchAll(/<link\b[^>]*\brel="stylesheet"[^>]*\bhref="([^"]+)"/g)) found.push(m[1]!);
-  } else if (mime.startsWith('text/css')) {
-    for (const m of body.matchAll(/@import\s+(?:url\()?\s*["']?([^"')\s;]+)/g)) found.push(m[1]!);
-    for (const m of body.matchAll(/url\(\s*["']?([^"')]+)["']?\s*\)/g)) found.push(m[1]!);
-  }
-  return [...new Set(found.map((u) => new URL(u, url).href))];
 }
 
 describe('page limit', () => {
@@ -75,20 +62,7 @@ describe('page limit', () => {
 
     const archive = openArchive(dir, { create: false });
     try {
-      const missing: string[] = [];
-      const checked = new Set<string>();
-      const visit = async (url: string, from: string): Promise<void> => {
-        if (checked.has(url)) return;
-        checked.add(url);
-        const r = await replay(archive, { url });
-        if (r.kind !== 'archived') {
-          missing.push(`${url} (needed by ${from})`);
-          return;
-        }
-        const mime = r.headers.find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '';
-        for (const e of embedsOf(url, mime, r.body.toString('utf8'))) await visit(e, url);
-      };
-      for (const p of new Set(pages)) await visit(p, 'the page itself');
+      const { missing, checked } = await missingEmbeds(archive, new Set(pages), (u) => u.startsWith(site.origin));
       expect(missing).toEqual([]);
       // The chain a limited crawl used to cut: stylesheet → @import → background image.
       for (const u of ['/static/site.css', '/static/base.css', '/static/bg.png']) expect(checked.has(site.origin + u)).toBe(true);
