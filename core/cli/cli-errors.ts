@@ -23,7 +23,8 @@ export class CliExit extends Error {
 /** Commander's usage errors (unknown option, missing argument, bad choice) all have this code. */
 export const CLI_USAGE = 'CLI_USAGE';
 
-const USAGE_CODES = new Set([CLI_USAGE, 'SETTINGS_INVALID', 'CRAWL_OUT_INVALID', 'CRAWL_NOT_FOUND']);
+// Codes that mean "the command line named something wrong": a bad --out or --agent, no crawl or archive there.
+const USAGE_CODES = new Set([CLI_USAGE, 'SETTINGS_INVALID', 'CRAWL_OUT_INVALID', 'CRAWL_NOT_FOUND', 'ARCHIVE_NOT_FOUND', 'ARCHIVE_NOT_A_DIRECTORY', 'ROBOTS_AGENT_INVALID']);
 const USAGE_PREFIXES = ['URL_', 'SCOPE_'];
 
 export function exitCodeFor(code: string): 0 | 1 | 2 {
