@@ -198,7 +198,7 @@ function fileFixity(db: Database.Database): void {
  */
 function pendingNonPages(db: Database.Database): void {
   db.exec(`
-    CREATE INDEX uris_pending_non_page ON uris(queue_id, directive DESC)
+    CREATE INDEX IF NOT EXISTS uris_pending_non_page ON uris(queue_id, directive DESC)
       WHERE state = 0 AND NOT (substr(rtrim(hops_path, 'R'), -1) IN ('', 'L', 'M'));
   `);
 }
