@@ -15,6 +15,7 @@ const BENCHES: [string, string, string][] = [
   ['crawl', 'crawl-bench.ts', 'crawl engine vs wget on the Python docs (issue 2)'],
   ['queue-policy', 'queue-policy-bench.ts', 'host vs elfhash:8 queues on a 20 ms site (issue 3)'],
   ['frontier', 'frontier-bench.ts', '1M-URI frontier: enqueue, claim, resume, RSS (issue 4)'],
+  ['page-limit', 'page-limit-bench.ts', 'claims with pages held back by a page limit vs normal claims (issue 14)'],
   ['index', 'index-bench.ts', 'trove index vs warcio cdx-index vs inflate (issue 5)'],
   ['replay', 'replay-bench.ts', 'replay lookups over 1M captures, import RSS (issue 5)'],
   ['export', 'export-bench.ts', 'WACZ export vs a plain copy (issue 6)'],

@@ -158,7 +158,11 @@ export interface CrawlStarted {
 
 export interface CrawlResumeRequest {
   id: string;
-  /** Settings to change for the next run (e.g. higher limits). */
+  /**
+   * Settings to change for the next run: e.g. `{ limitPages: 500 }` raises the page limit and
+   * `{ limitPages: 0 }` clears it (likewise limitUris, limitBytes, limitTimeS). A crawl that
+   * finished with `limit-pages` goes on from where it stopped.
+   */
   settings?: SettingsCheckPatch;
 }
 

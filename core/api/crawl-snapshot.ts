@@ -63,6 +63,7 @@ export interface CrawlSnapshot {
   queued: number;
   inFlight: number;
   seen: number;
+  /** HTML 200 responses reached as pages (a seed, a link, a sitemap entry, or a redirect from one): what --limit-pages counts. */
   pages: number;
   bytes: number;
   novelBytes: number;
@@ -74,6 +75,11 @@ export interface CrawlSnapshot {
   avgKbPerSec: number;
   statusCodes: Record<string, number>;
   mimeTypes: Record<string, number>;
+  /**
+   * Rejected URLs per reason: the rule that rejected them (max-hops, exclude-regex, …) or, when
+   * nothing accepted them, the scope that did not (other-host, outside-prefix, other-domain,
+   * not-a-seed-page, trans-hops); never reject-all. See scope-types.ts Decision.rule.
+   */
   scopeRejections: Record<string, number>;
   hosts: HostRow[];
   recent: RecentUri[];

@@ -1,13 +1,14 @@
 /**
- * `trove crawl <seed>... --out <dir>` and `trove resume <dir>`: run a crawl in the foreground
- * with a progress bar. The first Ctrl-C (SIGINT/SIGTERM) stops gracefully (in-flight fetches
- * finish, files close); a second stops at once and still leaves valid files. Exit codes: 0 when
- * the crawl finished, 1 when it failed, 2 for bad flags or seeds (nothing written) or a directory
- * another process is crawling.
+ * `trove crawl <seed>... --out <dir>` (or `--seed <url>`, repeatable) and `trove resume <dir>`:
+ * run a crawl in the foreground with a progress bar. The first Ctrl-C (SIGINT/SIGTERM) stops
+ * gracefully (in-flight fetches finish, files close); a second stops at once and still leaves
+ * valid files. Exit codes: 0 when the crawl finished, 1 when it failed, 2 for bad flags, seeds
+ * or --out (nothing written) or a directory another process is crawling; errors are printed by main.ts in the one CLI form.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { isTroveError } from '../errors.ts';
+import { TroveError } from '../errors.ts';
 import { resumeCrawl, startCrawl, type CrawlController } from '../crawl/start-crawl.ts';
 import type { CommandIo } from './robots-command.ts';
 import { addCrawlOptions, settingsFromOptions } from './crawl-options.ts';
@@ -21,13 +22,15 @@ export function registerCrawlCommands(program: Command, io: CommandIo = defaultI
       .command('crawl')
       .description('Crawl from seeds into WARC files (continues the crawl if --out already holds one)')
       .argument('[seeds...]', 'seed URLs')
+      .option('--seed <url>', 'a seed URL (repeatable; same as giving it as an argument)', (v: string, prev: string[] = []) => [...prev, v])
       .requiredOption('--out <dir>', 'crawl directory (created if missing)'),
   ).action(async (seeds: string[], opts: Record<string, unknown>) => {
     await run(io, opts, () => {
-      const settings = settingsFromOptions(opts, seeds);
+      checkOutDir(String(opts.out));
+      const settings = settingsFromOptions(opts, [...((opts.seed as string[] | undefined) ?? []), ...seeds]);
       if (!settings.name) settings.name = path.basename(path.resolve(String(opts.out)));
       return startCrawl({ dir: String(opts.out), settings });
-    });
+    }, String(opts.out));
   });
 
   addCrawlOptions(
@@ -36,21 +39,48 @@ export function registerCrawlCommands(program: Command, io: CommandIo = defaultI
       .description('Continue an interrupted or finished crawl from its database (flags override, e.g. a higher limit)')
       .argument('<dir>', 'crawl directory'),
   ).action(async (dir: string, opts: Record<string, unknown>) => {
-    await run(io, opts, () => resumeCrawl(dir, settingsFromOptions(opts, [])));
+    await run(io, opts, () => resumeCrawl(dir, settingsFromOptions(opts, [])), dir);
   });
 }
 
-async function run(io: CommandIo, opts: Record<string, unknown>, start: () => Promise<CrawlController>): Promise<void> {
+/**
+ * --out must be a directory Trove can write, or a path it can create one at: say which it is
+ * not in a sentence (exit 2), rather than let mkdir or open fail later with a bare errno.
+ */
+export function checkOutDir(out: string): void {
+  const bad = (why: string) => new TroveError('CRAWL_OUT_INVALID', `--out ${out}: ${why}`, { out });
+  let existing = path.resolve(out);
+  while (!fs.existsSync(existing) && path.dirname(existing) !== existing) existing = path.dirname(existing);
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(existing);
+  } catch {
+    throw bad('cannot be read (no such place)');
+  }
+  if (!st.isDirectory()) {
+    throw bad(existing === path.resolve(out) ? 'is a file, not a directory (give a new or existing crawl directory)' : `${existing} is a file, so no directory can be made under it`);
+  }
+  try {
+    fs.accessSync(existing, fs.constants.W_OK | fs.constants.X_OK);
+  } catch {
+    throw bad(existing === path.resolve(out) ? 'cannot write in this directory (permission denied)' : `cannot create it: no permission to write in ${existing}`);
+  }
+}
+
+/** A file-system refusal inside the crawl directory (a read-only disk, say) as a sentence, not errno text. */
+function outDirError(err: unknown, dir: string | undefined): unknown {
+  const e = err as NodeJS.ErrnoException;
+  if (!dir || typeof e?.code !== 'string' || typeof e.path !== 'string' || !path.resolve(e.path).startsWith(path.resolve(dir))) return err;
+  const why: Record<string, string> = { EACCES: 'permission denied', EPERM: 'not permitted', EROFS: 'the disk is read-only', ENOTDIR: 'a part of the path is a file', ENOSPC: 'the disk is full' };
+  return why[e.code] ? new TroveError('CRAWL_OUT_INVALID', `cannot write the crawl in ${dir}: ${why[e.code]} (${e.path})`, { dir }) : err;
+}
+
+async function run(io: CommandIo, opts: Record<string, unknown>, start: () => Promise<CrawlController>, dir?: string): Promise<void> {
   let crawl: CrawlController;
   try {
     crawl = await start();
   } catch (err) {
-    if (isTroveError(err)) {
-      io.stderr.write(`trove: ${err.message} [${err.code}]\n`);
-      process.exitCode = err.code === 'SETTINGS_INVALID' || err.code === 'CRAWL_DIR_LOCKED' || err.code.startsWith('URL_') || err.code.startsWith('SCOPE_') ? 2 : 1;
-      return;
-    }
-    throw err;
+    throw outDirError(err, dir);
   }
   const progress = new CrawlProgress(io, { tty: Boolean((process.stderr as { isTTY?: boolean }).isTTY), enabled: opts.progress !== false });
   for (const n of crawl.startNotes) progress.message(`trove: ${n}`);
@@ -75,6 +105,10 @@ async function run(io: CommandIo, opts: Record<string, unknown>, start: () => Pr
     progress.stop();
     for (const line of formatSummary(final)) io.stdout.write(line + '\n');
     if (final.state === 'failed') process.exitCode = 1;
+    // The controller said why the URI limit left no page (robots.txt counts); say how to go on.
+    if (final.finishReason === 'limit-uris' && final.pages === 0) {
+      io.stderr.write(`trove: to go on: trove resume ${final.dir} --limit-uris N (or --no-limit-uris)\n`);
+    }
   } finally {
     off();
     process.off('SIGINT', onSignal);

@@ -111,10 +111,14 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--warc-prefix <prefix>', 'WARC file name prefix (TROVE)')
     .addOption(new Option('--dedup <mode>', 'write revisit records for duplicate payloads').choices(['off', 'url', 'digest']))
     .option('--dedup-from <source>', 'an earlier crawl directory or CDXJ file: its payloads become revisits, its URLs are fetched conditionally (repeatable)', collect)
-    .option('--limit-pages <n>', 'stop after n HTML pages', int('--limit-pages'))
-    .option('--limit-uris <n>', 'stop after n URIs', int('--limit-uris'))
-    .option('--limit-bytes <size>', 'stop after this many bytes downloaded', parseBytes)
-    .option('--limit-time <s>', 'stop after this many seconds', int('--limit-time'))
+    .option('--limit-pages <n>', 'capture at most n pages (HTML documents reached by links), then fetch what those pages still need (stylesheets, images, redirects) and finish; 0 = no limit', int('--limit-pages'))
+    .option('--no-limit-pages', 'resume: clear the page limit')
+    .option('--limit-uris <n>', 'stop after n fetches of any kind, robots.txt included (a crawl that reads robots.txt needs 2 or more to reach a page); 0 = no limit', int('--limit-uris'))
+    .option('--no-limit-uris', 'resume: clear the URI limit')
+    .option('--limit-bytes <size>', 'stop after this many bytes downloaded; 0 = no limit', parseBytes)
+    .option('--no-limit-bytes', 'resume: clear the byte limit')
+    .option('--limit-time <s>', 'stop after this many seconds of crawling; 0 = no limit', int('--limit-time'))
+    .option('--no-limit-time', 'resume: clear the time limit')
     .option('--max-total-warc-bytes <size>', 'stop once the WARCs reach this size', parseBytes)
     .option('--min-free-disk <size>', 'pause when free disk falls under this (1GiB)', parseBytes)
     .option('--no-progress', 'no progress bar (plain log lines)');
@@ -160,6 +164,8 @@ export function settingsFromOptions(opts: Opts, seeds: string[]): Partial<CrawlS
     ['maxTotalWarcBytes', 'maxTotalWarcBytes'], ['minFreeDisk', 'minFreeDiskBytes'],
   ];
   for (const [opt, key] of direct) if (opts[opt] !== undefined) (s as Record<string, unknown>)[key] = opts[opt];
+  // --no-limit-pages and co.: a limit cleared (0 = none), e.g. to resume a crawl that hit it.
+  for (const key of ['limitPages', 'limitUris', 'limitBytes', 'limitTimeS'] as const) if (s[key] === (false as unknown)) s[key] = 0;
   if (typeof opts.candidateAgents === 'string') s.candidateAgents = opts.candidateAgents.split(',').map((a) => a.trim()).filter(Boolean);
   if (Array.isArray(opts.dedupFrom)) s.dedupFrom = opts.dedupFrom as string[];
   if (Array.isArray(opts.override)) s.overrides = (opts.override as string[]).map(parseOverride);

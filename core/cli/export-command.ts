@@ -23,6 +23,7 @@ import type { WaczExportResult } from '../export/export-wacz.ts';
 import { exportWarcSubset } from '../export/export-warc-subset.ts';
 import { loadSigningKey } from '../export/wacz-sign.ts';
 import { formatBytes } from './crawl-progress.ts';
+import { CLI_USAGE, exitCodeFor, formatCliError } from './cli-errors.ts';
 
 export interface ExportIo {
   stdout: { write(chunk: string): unknown };
@@ -75,9 +76,9 @@ export function registerExportCommand(program: Command, io: ExportIo = { stdout:
       throw err;
     })
     .action(async (dir: string, opts: ExportCommandOptions) => {
-      const usage = (message: string): void => {
-        io.stderr.write(`trove export: ${message}\n`);
-        process.exitCode = 2;
+      const usage = (message: string, code = CLI_USAGE): void => {
+        io.stderr.write(formatCliError('export', message, code));
+        process.exitCode = exitCodeFor(code);
       };
       const planned = plan(opts);
       if (typeof planned === 'string') return usage(planned);
@@ -86,7 +87,7 @@ export function registerExportCommand(program: Command, io: ExportIo = { stdout:
         archive = openArchive(dir, { create: false });
       } catch (err) {
         if (!isTroveError(err)) throw err;
-        return usage(`${err.message} [${err.code}]`);
+        return usage(err.message, err.code);
       }
       let exit = 0;
       try {
@@ -99,7 +100,7 @@ export function registerExportCommand(program: Command, io: ExportIo = { stdout:
           } catch (err) {
             bar?.stop();
             if (!isTroveError(err)) throw err;
-            io.stderr.write(`trove export: ${job.kind} failed: ${err.message} [${err.code}]\n`);
+            io.stderr.write(formatCliError('export', `${job.kind} failed: ${err.message}`, err.code));
             exit = err.code === 'EXPORT_BAD_FILTER' || err.code === 'QUERY_BAD_FILTER' ? Math.max(exit, 2) : Math.max(exit, 1);
           }
         }

@@ -1,27 +1,33 @@
 /**
  * The `trove` command line: one program, one subcommand per job, all over the same core the
- * desktop app uses.
+ * desktop app uses. Errors of every command are printed and mapped to an exit status here, in
+ * one form (cli-errors.ts).
  */
 import { Command, CommanderError } from 'commander';
 import { TROVE_VERSION } from '../api/settings.ts';
 import { isTroveError } from '../errors.ts';
 import { registerCrawlCommands } from './crawl-command.ts';
-import { registerRobotsCommand } from './robots-command.ts';
+import { registerRobotsCommand, type CommandIo } from './robots-command.ts';
 import { registerScopeCommand } from './scope-command.ts';
 import { registerIndexCommand } from './index-command.ts';
 import { registerCheckCommand } from './check-command.ts';
 import { registerExportCommand } from './export-command.ts';
 import { registerGetCommand } from './get-command.ts';
 import { registerImportCommand } from './import-command.ts';
+import { CliExit, codeOfCommanderError, exitCodeFor, formatCliError } from './cli-errors.ts';
 
-export function buildProgram(): Command {
+const processIo: CommandIo = { stdout: process.stdout, stderr: process.stderr };
+
+export function buildProgram(io: CommandIo = processIo): Command {
   const program = new Command();
   program
     .name('trove')
     .description('Trove: polite, scoped web crawls to WARC/1.1; check, index, replay and export archives')
     .version(TROVE_VERSION)
-    .exitOverride();
-  registerCrawlCommands(program);
+    .exitOverride()
+    // Subcommands inherit this: commander's own usage errors are printed by runCli, in Trove's form.
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s), outputError: () => {} });
+  registerCrawlCommands(program, io);
   registerRobotsCommand(program);
   registerScopeCommand(program);
   registerIndexCommand(program);
@@ -32,22 +38,55 @@ export function buildProgram(): Command {
   return program;
 }
 
-export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+/** `scope test` for the command `test` under `scope`. */
+function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/** Run `trove <argv>`; returns the exit status (a command may also have set process.exitCode). */
+export async function runCli(argv: string[], io: CommandIo = processIo): Promise<number> {
+  const program = buildProgram(io);
+  // Which command an error belongs to: known as soon as commander dispatches to it (before it
+  // parses its options, whose parsers may throw), or when one of its parse errors comes through.
+  let current = '';
+  const tag = (cmd: Command) => {
+    cmd.exitOverride((err) => {
+      current = commandPath(cmd);
+      throw err;
+    });
+    if (cmd.commands.length > 0) {
+      cmd.hook('preSubcommand', (_cmd, sub) => {
+        current = commandPath(sub);
+      });
+    }
+    for (const sub of cmd.commands) tag(sub);
+  };
+  tag(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
+    return 0;
   } catch (err) {
+    if (err instanceof CliExit) return err.status;
     if (err instanceof CommanderError) {
-      // Help and version exit 0; usage errors (unknown flag, bad choice, missing argument) exit 2.
-      process.exitCode = err.exitCode === 0 ? 0 : 2;
-      return;
+      const code = codeOfCommanderError(err);
+      if (exitCodeFor(code) === 0) return 0;
+      // `trove` (or `trove scope`) alone: commander printed the help, to stderr; a usage error.
+      if (err.code === 'commander.help') return 2;
+      io.stderr.write(formatCliError(current, err.message, code));
+      return exitCodeFor(code);
     }
     if (isTroveError(err)) {
-      process.stderr.write(`trove: ${err.message} [${err.code}]\n`);
-      process.exitCode = err.code === 'SETTINGS_INVALID' || err.code.startsWith('URL_') ? 2 : 1;
-      return;
+      io.stderr.write(formatCliError(current, err.message, err.code));
+      return exitCodeFor(err.code);
     }
-    process.stderr.write(`trove: unexpected error: ${(err as Error).stack ?? err}\n`);
-    process.exitCode = 1;
+    io.stderr.write(`${current ? `trove ${current}` : 'trove'}: unexpected error: ${(err as Error).stack ?? err}\n`);
+    return 1;
   }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const status = await runCli(argv);
+  if (status !== 0) process.exitCode = status;
 }

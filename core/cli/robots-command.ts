@@ -15,6 +15,7 @@ import { DEFAULT_USER_AGENT } from '../api/settings.ts';
 import { isTroveError } from '../errors.ts';
 import { agentToken } from '../robots/agent-token.ts';
 import { parseRobots, ROBOTS_MAX_BYTES, type RobotsMatch } from '../robots/parse-robots.ts';
+import { exitCodeFor, formatCliError } from './cli-errors.ts';
 
 /** Where the command writes; tests pass their own, the CLI uses the process streams. */
 export interface CommandIo {
@@ -46,8 +47,8 @@ async function runRobotsTest(urls: string[], opts: TestOptions, io: CommandIo): 
     body = await readFile(opts.robotsFile);
   } catch (err) {
     const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    io.stderr.write(`trove robots test: cannot read robots file ${opts.robotsFile} (${why})\n`);
-    process.exitCode = 2;
+    io.stderr.write(formatCliError('robots test', `cannot read robots file ${opts.robotsFile} (${why})`, 'SETTINGS_INVALID'));
+    process.exitCode = exitCodeFor('SETTINGS_INVALID');
     return;
   }
   let agent: string;
@@ -55,8 +56,8 @@ async function runRobotsTest(urls: string[], opts: TestOptions, io: CommandIo): 
     agent = agentToken(opts.agent);
   } catch (err) {
     if (!isTroveError(err)) throw err;
-    io.stderr.write(`trove robots test: ${err.message}\n`);
-    process.exitCode = 2;
+    io.stderr.write(formatCliError('robots test', err.message, err.code));
+    process.exitCode = exitCodeFor(err.code);
     return;
   }
 

@@ -1,18 +1,20 @@
 /**
- * `trove scope test`: explain, rule by rule, whether URLs would be crawled for some seeds.
+ * `trove scope test`: whether URLs would be crawled for some seeds, and why; `--explain` adds
+ * every rule's answer.
  *
- *   trove scope test https://example.com/docs/a https://cdn.example.net/x.png \
- *     --seed https://example.com/docs/ --hops LE
+ *   trove scope test --seed https://example.com/docs/ https://example.com/docs/a https://cdn.example.net/x.png --hops LE
  *
- * `--seed`, `--include` and `--exclude` take several values, so give the URLs first or end the
- * list with `--`. Exit 0 when every URL was judged; 2 when a URL, seed or pattern is invalid
- * (the others are still judged).
+ * `--seed`, `--include` and `--exclude` take one value each and are repeated for more, so they
+ * never swallow a URL; options and URLs may come in any order. Exit 0 when every URL is
+ * accepted, 1 when any is rejected, 2 when a flag, URL, seed or pattern is invalid (the valid
+ * URLs are still judged). Errors are printed by main.ts in the one CLI form.
  */
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
 import { defaultSettings, type CrawlSettings } from '../api/settings.ts';
 import { readCrawlConfig } from '../crawl/crawl-config-file.ts';
-import { isTroveError } from '../errors.ts';
+import { isTroveError, TroveError } from '../errors.ts';
+import { CliExit, formatCliError } from './cli-errors.ts';
 import { buildScope, SCOPE_PRESETS } from '../scope/decide-rules.ts';
 import type { Scope, ScopePresetName } from '../scope/decide-rules.ts';
 import { formatDecision } from '../scope/format-decision.ts';
@@ -32,6 +34,12 @@ interface ScopeTestOptions {
   via?: string;
   hops: string;
   showRules?: boolean;
+  explain?: boolean;
+}
+
+/** A repeatable option's values, in order (commander calls this once per occurrence). */
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
 }
 
 export function registerScopeCommand(program: Command): void {
@@ -39,13 +47,13 @@ export function registerScopeCommand(program: Command): void {
   const scope = program.command('scope').description('scope tools: check which URLs a crawl would take');
   scope
     .command('test')
-    .description('judge URLs against a crawl scope and explain every rule (URLs first, or end option lists with --)')
+    .description('judge URLs against a crawl scope: exit 0 when all are accepted, 1 when any is rejected, 2 on bad input')
     .argument('<url...>', 'URLs to judge; relative ones resolve against --via')
-    .option('--seed <url...>', 'seed URL(s) (or the seeds of --config)')
+    .option('--seed <url>', 'a seed URL (repeatable; or the seeds of --config)', collect)
     .option('--config <file>', 'a crawl config (JSON or YAML): its seeds and scope, extra rules included; flags win')
     .addOption(new Option('--scope <preset>', 'seed-implied scope').choices(SCOPE_PRESETS).default(d.scope))
-    .option('--include <regex...>', 'regexes that put URLs in scope (excludes still win)')
-    .option('--exclude <regex...>', 'regexes that take URLs out of scope')
+    .option('--include <regex>', 'a regex that puts URLs in scope; excludes still win (repeatable)', collect)
+    .option('--exclude <regex>', 'a regex that takes URLs out of scope (repeatable)', collect)
     .option('--max-hops <n>', 'reject URLs more than n hops from a seed', wholeNumber, d.maxHops)
     .option('--trans-hops <n>', 'accept up to n embed/redirect hops after the last link', wholeNumber, d.transHops)
     .option('--max-path-repeats <n>', 'reject a path segment repeated more than n times in a row', wholeNumber, d.maxPathRepeats)
@@ -54,23 +62,24 @@ export function registerScopeCommand(program: Command): void {
     .option('--via <url>', 'the page the URLs were found on')
     .option('--hops <path>', 'hops path from the seed (letters L E R X P I M S), e.g. LLE', '')
     .option('--show-rules', 'print the rule sequence first')
+    .option('--explain', "print every rule's answer (the full trace), not just the one that decided")
     .action(async function (this: Command, urls: string[], opts: ScopeTestOptions) {
       const out = writer(this, 'out');
       const err = writer(this, 'err');
 
       let scopeRules: Scope;
       let seedKeys: Set<string>;
-      try {
+      {
         if (opts.via !== undefined) normalizeUrl(opts.via);
         if (!/^[LERXPIMS]*$/.test(opts.hops)) {
-          this.error(`error: --hops must use only the letters L E R X P I M S, got "${opts.hops}"`, { exitCode: 2, code: 'SCOPE_BAD_HOPS_PATH' });
+          throw new TroveError('SCOPE_BAD_HOPS_PATH', `--hops must use only the letters L E R X P I M S, got "${opts.hops}"`);
         }
         // A config file gives the base; a flag the user typed wins over it.
         const file = opts.config ? readCrawlConfig(opts.config) : {};
         const pick = <K extends keyof ScopeTestOptions & keyof CrawlSettings>(key: K, fallback: CrawlSettings[K]): CrawlSettings[K] =>
           this.getOptionValueSource(key) === 'cli' || file[key] === undefined ? ((opts[key] ?? fallback) as CrawlSettings[K]) : (file[key] as CrawlSettings[K]);
         const seeds = opts.seed ?? file.seeds ?? [];
-        if (seeds.length === 0) this.error('error: give --seed <url...> or a --config with seeds', { exitCode: 2, code: 'SETTINGS_INVALID' });
+        if (seeds.length === 0) throw new TroveError('SETTINGS_INVALID', 'give --seed <url> (repeatable) or a --config with seeds');
         seedKeys = new Set(seeds.map((s) => normalizeUrl(s)));
         scopeRules = buildScope(
           {
@@ -86,14 +95,12 @@ export function registerScopeCommand(program: Command): void {
           },
           seeds,
         );
-      } catch (e) {
-        if (isTroveError(e)) this.error(`error: ${e.message}`, { exitCode: 2, code: e.code });
-        throw e;
       }
 
       if (opts.showRules) out(`${['rules:', ...scopeRules.describe().map((l) => `  ${l}`)].join('\n')}\n\n`);
 
       let failed = 0;
+      let rejected = 0;
       for (const raw of urls) {
         let url: string;
         try {
@@ -103,17 +110,20 @@ export function registerScopeCommand(program: Command): void {
         } catch (e) {
           if (!isTroveError(e)) throw e;
           failed++;
-          err(`error: ${e.message}\n`);
+          err(formatCliError('scope test', e.message, e.code).split('\n')[0]! + '\n');
           continue;
         }
         const seed = opts.hops === '' && seedKeys.has(url);
         const decision = scopeRules.decide({ url, hopsPath: opts.hops, via: opts.via, seed });
+        if (decision.decision === 'REJECT') rejected++;
         const context = [`hops "${opts.hops}"`, opts.via ? `via ${opts.via}` : '', seed ? 'seed' : ''].filter(Boolean).join(', ');
-        out(`${[`URL ${url} (${context})`, ...formatDecision(decision)].join('\n')}\n\n`);
+        const lines = formatDecision(decision);
+        out(`${[`URL ${url} (${context})`, ...(opts.explain ? lines : lines.slice(0, 2))].join('\n')}\n\n`);
       }
       if (failed > 0) {
-        this.error(`error: ${failed} of ${urls.length} URL${urls.length > 1 ? 's' : ''} could not be judged`, { exitCode: 2, code: 'URL_INVALID' });
+        throw new TroveError('URL_INVALID', `${failed} of ${urls.length} URL${urls.length > 1 ? 's' : ''} could not be judged`);
       }
+      if (rejected > 0) throw new CliExit(1);
     });
 }
 

@@ -10,12 +10,21 @@
  * closes files cleanly; a second stop (`stop({ now: true })`) aborts in-flight fetches at once —
  * their URIs stay leased in the database and are fetched again on resume — and still closes the
  * WARC cleanly. Limits finish the crawl with their reason and leave it resumable.
+ *
+ * A page limit keeps pages whole: a URI that may be a page (page-hops.ts) takes a page slot when
+ * it is claimed and gives it back unless its response is a page, and while every slot is taken
+ * only URIs that cannot be pages are claimed. So the crawl never captures more pages than the
+ * limit, whatever the number of connections, and once the limit is reached it still fetches
+ * the embeds and redirects of the pages it captured (stylesheets, their @imports and images)
+ * before it finishes with "limit-pages". The URI limit is exact too: a URI is claimed only while
+ * those finished plus those in flight stay under it.
  */
 import path from 'node:path';
 import type { CrawlSnapshot, CrawlState, FinishReason, HostRow, TrapWarning } from '../api/crawl-snapshot.ts';
 import type { ClaimedUri } from '../frontier/frontier.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { processUri } from './process-uri.ts';
+import { mayBePage } from '../frontier/page-hops.ts';
 import { Outcome } from './outcome-codes.ts';
 import { isTroveError } from '../errors.ts';
 import { DiskGuard, isDiskFullError } from './disk-guard.ts';
@@ -84,6 +93,9 @@ export class CrawlController {
   private lastSnapshot = 0;
   private lastDiskCheck = 0;
   private appliedLimits = new Set<string>();
+  /** Page slots held by claimed URIs that may be pages (see the top of this file). */
+  private pageSlotsHeld = 0;
+  private pageLimitSaid = false;
   private trapsSaid = new Set<string>();
   private done: Promise<CrawlSnapshot>;
   private guard: DiskGuard;
@@ -240,10 +252,10 @@ export class CrawlController {
             this.emitSnapshot();
           }
         } else {
-          while (this.freeSlots.length > 0 && this.inflight.size < this.maxActive && !this.stopRequested && !this.diskPaused) {
+          while (this.freeSlots.length > 0 && this.inflight.size < this.maxActive && !this.stopRequested && !this.diskPaused && this.underUriLimit(now)) {
             let uri: ClaimedUri | null;
             try {
-              uri = this.ctx.frontier.claim(Date.now());
+              uri = this.ctx.frontier.claim(Date.now(), { pages: this.pagesOpen() });
             } catch (err) {
               // A claim is one transaction: refused, it changed nothing. Pause until writes succeed.
               if (!isDiskFullError(err)) throw err;
@@ -255,7 +267,7 @@ export class CrawlController {
           }
           if (this.diskPaused) continue;
           if (this.inflight.size === 0) {
-            let next = this.ctx.frontier.nextReadyAt();
+            let next = this.ctx.frontier.nextReadyAt({ pages: this.pagesOpen() });
             if (next === null && this.ctx.frontier.counts().inFlight > 0) {
               // Nothing runs, yet the database holds leases: a lease whose release a full disk
               // refused. Put them back (exactly what a resume does) and carry on.
@@ -265,10 +277,13 @@ export class CrawlController {
               } catch (err) {
                 this.log('warn', `could not put leased URIs back yet: ${(err as Error).message}`);
               }
-              next = this.ctx.frontier.nextReadyAt();
+              next = this.ctx.frontier.nextReadyAt({ pages: this.pagesOpen() });
             }
             if (next === null) {
-              this.reason = 'frontier-empty';
+              // Nothing left to claim: with the page slots all taken (and none in flight, so the
+              // limit is reached), what is left are pages beyond the limit.
+              this.reason = this.pagesOpen() ? 'frontier-empty' : 'limit-pages';
+              if (this.reason === 'limit-pages') this.message = `page limit reached (${this.ctx.settings.limitPages} pages, with their embeds)`;
               this.stopRequested = true;
               this.setState('stopping');
               return;
@@ -277,7 +292,7 @@ export class CrawlController {
         }
       }
       // Sleep until a slot finishes, the next queue is ready, a command arrives, or a tick passes.
-      const next = this.stopRequested || this.pauseRequested ? null : this.ctx.frontier.nextReadyAt();
+      const next = this.stopRequested || this.pauseRequested ? null : this.ctx.frontier.nextReadyAt({ pages: this.pagesOpen() });
       const waitMs = Math.max(5, Math.min(next === null ? 1000 : next - Date.now(), SNAPSHOT_MS));
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, waitMs);
@@ -290,8 +305,24 @@ export class CrawlController {
     }
   }
 
+  /** Whether a URI that may be a page can be claimed now (always, without a page limit). */
+  private pagesOpen(): boolean {
+    const limit = this.ctx.settings.limitPages;
+    return limit <= 0 || this.ctx.stats.totals.pages + this.pageSlotsHeld < limit;
+  }
+
+  /** Whether one more URI may be claimed under the URI limit (finished + in flight < limit). */
+  private underUriLimit(now: number): boolean {
+    const limit = this.ctx.settings.limitUris;
+    return limit <= 0 || this.uriTotal(now) + this.inflight.size < limit;
+  }
+
   private start(uri: ClaimedUri): void {
     const slot = this.freeSlots.pop()!;
+    // A page slot is given back when the URI is done: by then a page has been counted in the
+    // stats (processUri records its outcome before it returns), so the two never both lapse.
+    const holdsPage = this.ctx.settings.limitPages > 0 && mayBePage(uri.hopsPath);
+    if (holdsPage) this.pageSlotsHeld++;
     let slotFree = false;
     // The fetch slot comes back when the fetch is over (processUri says so) or, at the latest,
     // when the URI is done; the URI keeps its place in `inflight` until then.
@@ -332,6 +363,7 @@ export class CrawlController {
       })
       .finally(() => {
         this.inflight.delete(p);
+        if (holdsPage) this.pageSlotsHeld--;
         freeSlot();
         this.poke();
       });
@@ -354,10 +386,19 @@ export class CrawlController {
       this.log('info', msg);
       this.stop({ reason });
     };
-    if (s.limitPages > 0 && t.pages >= s.limitPages) hit('limit-pages', `page limit reached (${s.limitPages})`);
+    // The page limit does not stop the crawl: no page is claimed beyond it (pagesOpen), the
+    // captured pages' embeds are still fetched, and the loop finishes once none is left.
+    if (s.limitPages > 0 && t.pages >= s.limitPages && !this.pageLimitSaid) {
+      this.pageLimitSaid = true;
+      this.log('info', `page limit reached (${s.limitPages}): fetching what the captured pages still need (stylesheets, images, redirects), then finishing`);
+    }
     // The URI count needs the frontier's counters (a query): only when that limit is set.
-    else if (s.limitUris > 0 && this.uriTotal(now) >= s.limitUris) hit('limit-uris', `URI limit reached (${s.limitUris})`);
-    else if (s.limitBytes > 0 && t.bytes >= s.limitBytes) hit('limit-bytes', `byte limit reached (${s.limitBytes})`);
+    if (s.limitUris > 0 && this.uriTotal(now) >= s.limitUris) {
+      // Every fetch counts, robots.txt included: a limit of 1 on a site with robots.txt ends
+      // before its first page. Say so rather than leave an empty crawl unexplained.
+      const noPage = t.pages === 0 ? ` before any page was captured: every fetch counts, robots.txt included, so a crawl that reads robots.txt needs --limit-uris 2 or more` : '';
+      hit('limit-uris', `URI limit reached (${s.limitUris})${noPage}`);
+    } else if (s.limitBytes > 0 && t.bytes >= s.limitBytes) hit('limit-bytes', `byte limit reached (${s.limitBytes})`);
     else if (s.limitTimeS > 0 && elapsedS >= s.limitTimeS) hit('limit-time', `time limit reached (${s.limitTimeS} s)`);
     else if (s.maxTotalWarcBytes > 0 && this.hooks.previousWarcBytes + this.ctx.writer.bytesWritten >= s.maxTotalWarcBytes)
       hit('limit-warc-bytes', `WARC size limit reached (${s.maxTotalWarcBytes} bytes)`);

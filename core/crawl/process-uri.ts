@@ -16,6 +16,7 @@ import { decodeBodyStream } from '../extract/decode-body.ts';
 import { inferredLinks } from '../extract/inferred-links.ts';
 import { extractDocument } from '../extract/extract-document.ts';
 import { surtKey } from '../scope/surt.ts';
+import { mayBePage } from '../frontier/page-hops.ts';
 import { captureRows, headerValue, mimeOf } from './capture-rows.ts';
 import { decideAfterFetch } from '../scope/decide-rules.ts';
 import { ROBOTS_MAX_REDIRECTS } from '../robots/robots-state.ts';
@@ -377,8 +378,12 @@ async function handleFetched(
       ? [metadataRecord(uri.url, date, head.responseId, { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: f.durationMs, outlinks })]
       : [];
     const written = await ctx.writer.writeGroup([...(await precompressed), ...meta]);
-    const page = isHtml && status === 200;
-    const rows = captureRows(ctx, uri.url, date, f, written, page ? title : null, revisitOf, page);
+    // The index lists every HTML 200 response as a page (as an import of the WARC would); the
+    // crawl counts, against its page limit, only those reached as pages (page-hops.ts): an HTML
+    // iframe is part of the page that holds it.
+    const htmlPage = isHtml && status === 200;
+    const page = htmlPage && mayBePage(uri.hopsPath);
+    const rows = captureRows(ctx, uri.url, date, f, written, htmlPage ? title : null, revisitOf, htmlPage);
 
     const retry = (status >= 500 || status === 429) && !opts.noRetry && uri.attempts < ctx.settings.maxRetries;
     const candidates: Candidate[] = retry ? [] : ctx.chain.fromOutlinks(uri, followable.follow, uri.seed && status >= 300 && status < 400);
@@ -395,7 +400,7 @@ async function handleFetched(
       return ctx.captures.addRecords(rows);
     })();
     // Search text only for rows that committed.
-    if (page && text) ctx.pageText.add(ids[0]!, title ?? '', text);
+    if (htmlPage && text) ctx.pageText.add(ids[0]!, title ?? '', text);
     const responseRow = rows.find((r) => r.recordType === 'response');
     if (originalClaim && head.responseId && responseRow?.date) {
       originalClaim.settle({ recordId: head.responseId, targetUri: uri.url, date: responseRow.date });

@@ -7,7 +7,7 @@
  *   when its HTTP status is 304), as Heritrix counts them; bytes are the payload sizes;
  * - failures, robots exclusions and what is still queued, from the frontier's `uris` table
  *   (empty for an archive made only by imports);
- * - seeds and crawl state from the `meta` table; scope rejections per rule from
+ * - seeds and crawl state from the `meta` table; scope rejections per reason from
  *   `logs/scope.log`, streamed line by line.
  *
  * Memory grows with the number of hosts, MIME types and rules, never with the number of URIs.
@@ -266,13 +266,18 @@ function seedRows(archive: Archive, seeds: string[]): SeedRow[] {
   });
 }
 
-/** Rejections per deciding rule, from `logs/scope.log` (`time rule url hops via reason…`). */
+/**
+ * Rejections per reason, from `logs/scope.log` (`time rule url hops via reason…`): the rule that
+ * rejected, or the scope that did not accept (decide-rules.ts). Logs written before reasons were
+ * named say `reject-all`, which names no reason: counted as `not-accepted`.
+ */
 async function scopeRejectionsOf(file: string): Promise<{ rule: string; count: number }[]> {
   if (!fs.existsSync(file)) return [];
   const counts = new Map<string, number>();
   const rl = readline.createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   for await (const line of rl) {
-    const rule = line.split(' ', 3)[1];
+    let rule = line.split(' ', 3)[1];
+    if (rule === 'reject-all') rule = 'not-accepted';
     if (rule) counts.set(rule, (counts.get(rule) ?? 0) + 1);
   }
   return [...counts.entries()].map(([rule, count]) => ({ rule, count })).sort((a, b) => b.count - a.count || a.rule.localeCompare(b.rule));

@@ -5,6 +5,7 @@
  * `recoverInFlight`, reads only the rows that were in flight.
  */
 import type Database from 'better-sqlite3';
+import { MAY_BE_PAGE_SQL } from './page-hops.ts';
 
 /** uris.state values. */
 export const UriState = {
@@ -81,6 +82,23 @@ export function prepareFrontierStatements(db: Database.Database) {
     pickUri: db.prepare<[number], PickedUri>(
       `SELECT id, url, hops_path, via, via_context, seed, attempts, directive FROM uris
        WHERE queue_id = ? AND state = ${UriState.PENDING} ORDER BY directive DESC, id LIMIT 1`,
+    ),
+    // claim with pages held back (a page limit whose slots are all taken): the first URI that
+    // cannot be a page, from the claimable queues in their usual order, through the partial
+    // index uris_pending_non_page (its condition must stay spelled as MAY_BE_PAGE_SQL).
+    readyQueues: db.prepare<[number], { id: number; key: string }>(
+      `SELECT id, key FROM queues WHERE ${CLAIMABLE} AND ready_at <= ? ORDER BY ready_at, id`,
+    ),
+    pickNonPageUri: db.prepare<[number], PickedUri>(
+      `SELECT id, url, hops_path, via, via_context, seed, attempts, directive FROM uris
+       WHERE queue_id = ? AND state = ${UriState.PENDING} AND NOT (${MAY_BE_PAGE_SQL}) ORDER BY directive DESC, id LIMIT 1`,
+    ),
+    firstClaimableNonPage: db.prepare<[], { t: number | null }>(
+      `SELECT MIN(ready_at) AS t FROM queues WHERE ${CLAIMABLE} AND EXISTS
+       (SELECT 1 FROM uris WHERE uris.queue_id = queues.id AND uris.state = ${UriState.PENDING} AND NOT (${MAY_BE_PAGE_SQL}))`,
+    ),
+    earliestWaitingNonPage: db.prepare<[], { t: number | null }>(
+      `SELECT MIN(not_before) AS t FROM uris WHERE state = ${UriState.WAITING} AND NOT (${MAY_BE_PAGE_SQL})`,
     ),
     markInFlight: db.prepare<[number]>(`UPDATE uris SET state = ${UriState.IN_FLIGHT} WHERE id = ?`),
     queueClaimed: db.prepare<[number]>('UPDATE queues SET pending = pending - 1, in_flight = in_flight + 1 WHERE id = ?'),

@@ -41,6 +41,15 @@ export interface Candidate {
   notBefore?: number;
 }
 
+export interface ClaimOptions {
+  /**
+   * false: hand out only URIs that cannot be pages (embeds, redirects from them,
+   * prerequisites; see page-hops.ts), passing over page candidates — a page limit whose slots
+   * are all taken still fetches what the captured pages need. Default true.
+   */
+  pages?: boolean;
+}
+
 /** A URI handed out by `claim`: a lease until `complete` or `defer`. */
 export interface ClaimedUri {
   id: number;
@@ -120,7 +129,7 @@ export interface Frontier {
    * queue: directive desc, then discovery order. Waiting URIs whose notBefore <= now become
    * claimable first. Null when nothing can be given out at `now`.
    */
-  claim(now: number): ClaimedUri | null;
+  claim(now: number, opts?: ClaimOptions): ClaimedUri | null;
   /**
    * One transaction: the outcome (or a requeue when `retryAt` is set), the queue's inFlight − 1,
    * queue readyAt = max(readyAt, queueReadyAt), and the outlinks scheduled. Joins the caller's
@@ -147,7 +156,7 @@ export interface Frontier {
    * time, possibly earlier (a retry time whose queue is still snoozed), so a loop that sleeps
    * until it and claims again never misses work.
    */
-  nextReadyAt(): number | null;
+  nextReadyAt(opts?: ClaimOptions): number | null;
   /** On resume: every URI left in flight goes back to pending (attempts unchanged). Returns how many. */
   recoverInFlight(): number;
   counts(now?: number): FrontierCounts;

@@ -10,9 +10,9 @@
  */
 import type Database from 'better-sqlite3';
 import { TroveError } from '../errors.ts';
-import type { Candidate, ClaimedUri, Frontier, FrontierCounts, Outcome, QueueInfo, QueueState } from './frontier.ts';
+import type { Candidate, ClaimedUri, ClaimOptions, Frontier, FrontierCounts, Outcome, QueueInfo, QueueState } from './frontier.ts';
 import { prepareFrontierStatements, UriState } from './frontier-statements.ts';
-import type { FrontierStatements, QueueRow } from './frontier-statements.ts';
+import type { FrontierStatements, PickedUri, QueueRow } from './frontier-statements.ts';
 
 export interface SqliteFrontierOptions {
   /** Slots for a queue created from now on (existing queues keep theirs). Default 1, as Heritrix. */
@@ -129,12 +129,29 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     addStats({ waiting: -due.length });
   };
 
-  const claim = db.transaction((now: number): ClaimedUri | null => {
+  /** The first URI that cannot be a page, from the ready queues in turn (see ClaimOptions.pages). */
+  const pickNonPage = (now: number): { q: { id: number; key: string }; u: PickedUri } | null => {
+    for (const q of st.readyQueues.iterate(now)) {
+      const u = st.pickNonPageUri.get(q.id);
+      if (u) return { q, u };
+    }
+    return null;
+  };
+
+  const claim = db.transaction((now: number, opts: ClaimOptions = {}): ClaimedUri | null => {
     checkTime(now, 'now');
     promoteDue(now);
-    const q = st.pickQueue.get(now);
-    if (!q) return null;
-    const u = st.pickUri.get(q.id);
+    let q: { id: number; key: string } | undefined;
+    let u: PickedUri | undefined;
+    if (opts.pages === false) {
+      const hit = pickNonPage(now);
+      if (!hit) return null;
+      ({ q, u } = hit);
+    } else {
+      q = st.pickQueue.get(now);
+      if (!q) return null;
+      u = st.pickUri.get(q.id);
+    }
     if (!u) {
       throw new TroveError('FRONTIER_INCONSISTENT', `queue ${q.key} counts pending URIs but has none`, { queueKey: q.key });
     }
@@ -210,13 +227,18 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
   return {
     schedule: (cands) => (cands.length === 0 ? 0 : schedule(cands)),
     forceSchedule: (c) => forceSchedule(c),
-    claim: (now) => claim(now),
+    claim: (now, opts) => claim(now, opts),
     complete: (uri, outcome, outlinks) => complete(uri, outcome, outlinks),
     releaseSlot: (uri, queueReadyAt) => releaseSlot(uri, queueReadyAt),
     defer: (uri, until) => defer(uri, until),
     setQueueLimit: (key, maxInFlight) => setQueueLimit(key, maxInFlight),
     setQueueReadyAt: (key, at) => setQueueReadyAt(key, at),
-    nextReadyAt: () => {
+    nextReadyAt: (opts = {}) => {
+      if (opts.pages === false) {
+        const q = st.firstClaimableNonPage.get()!.t;
+        const w = st.earliestWaitingNonPage.get()!.t;
+        return q === null ? w : w === null ? q : Math.min(q, w);
+      }
       const q = st.firstClaimable.get();
       const w = st.earliestWaiting.get()!.t;
       if (!q) return w;

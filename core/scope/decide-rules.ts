@@ -32,12 +32,13 @@ import {
   pathDepthRule,
   pathRepeatsRule,
   prerequisiteRule,
+  REJECT_ALL,
   rejectAllRule,
   schemeRule,
   transclusionRule,
   urlLengthRule,
 } from './standard-rules.ts';
-import type { Decision, DecideRule, RuleInput, ScopeCandidate, ScopeSettings, TraceEntry } from './scope-types.ts';
+import type { Decision, DecideRule, NotAccepted, RuleInput, ScopeCandidate, ScopeSettings, TraceEntry } from './scope-types.ts';
 
 export type {
   Decision,
@@ -45,6 +46,7 @@ export type {
   ExtraRuleConfig,
   FileTypePreset,
   HopType,
+  NotAccepted,
   RuleDecision,
   RuleResult,
   ScopeCandidate,
@@ -127,12 +129,28 @@ function runRules(rules: readonly DecideRule[], candidate: ScopeCandidate): Deci
     trace.push({ rule: rules[i]!.name, result: answer.result, reason: answer.reason });
     if (answer.result !== 'PASS') deciding = i;
   }
-  if (deciding < 0) {
-    return { decision: 'REJECT', rule: 'none', reason: 'REJECT: no rule accepted this URL', trace };
+  const entry = deciding < 0 ? null : trace[deciding]!;
+  if (!entry || entry.rule === REJECT_ALL) {
+    const why = notAccepted(rules, input);
+    return { decision: 'REJECT', rule: why.key, reason: `REJECT: ${why.reason}`, trace };
   }
-  const entry = trace[deciding]!;
   const decision = entry.result === 'ACCEPT' ? 'ACCEPT' : 'REJECT';
   return { decision, rule: entry.rule, reason: `${decision} by ${entry.rule}: ${entry.reason} (rule ${deciding + 1})`, trace };
+}
+
+/**
+ * Nothing accepted the URL (Heritrix's reject-all stood): true to the rule sequence, useless to
+ * a person. Name instead the rules that could have accepted it and why they did not — the seed
+ * scope ("other host", "not under …"), and transclusion when the URL was an embed too many hops
+ * from its page (then its name is counted: raising --trans-hops is what would take it).
+ */
+function notAccepted(rules: readonly DecideRule[], input: RuleInput): NotAccepted {
+  const whys = rules.map((r) => r.whyNotAccepted?.(input) ?? null).filter((w): w is NotAccepted => w !== null);
+  if (whys.length === 0) return { key: 'not-accepted', reason: 'no rule accepted this URL' };
+  const trans = whys.find((w) => w.key === 'trans-hops');
+  const scope = whys.find((w) => w.key !== 'trans-hops');
+  if (trans && scope) return { key: trans.key, reason: `${trans.reason}, and ${scope.reason}` };
+  return whys[0]!;
 }
 
 /** Parse once for all rules. A URL WHATWG rejects still gets a (rejecting) decision, never a throw. */

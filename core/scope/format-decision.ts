@@ -1,5 +1,5 @@
 /**
- * "Explain this decision" as text lines, for `trove scope test`, logs and the UI:
+ * "Explain this decision" as text lines, for `trove scope test --explain`, logs and the UI:
  *
  *   REJECT
  *   REJECT by exclude-regex: matched /calendar/ (rule 7)
@@ -7,7 +7,9 @@
  *      1. reject-all      REJECT  nothing has accepted this URL yet
  *      2. scope-prefix    ACCEPT  under http://(com,example,)/ (seed https://example.com/)
  *      …
- * The deciding rule is marked with `>`.
+ * The deciding rule is marked with `>`. When nothing accepted the URL, the second line names
+ * why ("REJECT: other host cdn.example.net (prefix scope of seed https://example.com/)") and
+ * the trace shows reject-all standing.
  */
 import type { Decision } from './scope-types.ts';
 

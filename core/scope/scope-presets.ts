@@ -15,7 +15,7 @@
 import { getDomain } from 'tldts';
 import { canonicalize } from './canonicalize.ts';
 import { normalizeUrl } from './normalize-url.ts';
-import type { DecideRule, RuleInput, ScopePresetName } from './scope-types.ts';
+import type { DecideRule, NotAccepted, RuleInput, ScopePresetName } from './scope-types.ts';
 
 export const SCOPE_PRESETS: readonly ScopePresetName[] = ['page', 'prefix', 'host', 'domain', 'any'];
 
@@ -92,6 +92,23 @@ export function seedScopeRule(preset: ScopePresetName, seeds: readonly string[])
       : { result: 'PASS' as const, reason: `not under ${prefixList()}` };
   };
 
+  // For a URL nothing accepted: which scope did not take it, in the words a person needs
+  // ("other host", "not under https://h/p/"), naming the seeds that set that scope.
+  const whyNotAccepted = ({ candidate, url }: RuleInput): NotAccepted | null => {
+    if (candidate.seed || !url || (url.protocol !== 'http:' && url.protocol !== 'https:') || preset === 'any') return null;
+    if (preset === 'page') return { key: 'not-a-seed-page', reason: `not one of the seed pages (page scope of ${seedList([...pageKeys.values()])})` };
+    if (preset === 'domain') {
+      const domain = getDomain(url.hostname, { allowPrivateDomains: true }) ?? url.hostname;
+      return { key: 'other-domain', reason: `other domain ${domain} (domain scope of ${seedList(all.map((p) => p.seed))})` };
+    }
+    const { labels, isName, port } = authorityOf(url);
+    const sameHost = byHost.get(isName ? `${labels.join(',')},${port}` : `${labels[0]}${port}`) ?? [];
+    if (preset === 'prefix' && sameHost.length > 0) {
+      return { key: 'outside-prefix', reason: `not under ${listOf(sameHost.map(humanPrefix))} (prefix scope of ${seedList(sameHost.map((p) => p.seed))})` };
+    }
+    return { key: 'other-host', reason: `other host ${url.host} (${preset} scope of ${seedList(all.map((p) => p.seed))})` };
+  };
+
   const match = (url: URL): SeedPrefix | null => {
     const { labels, isName, port } = authorityOf(url);
     const authority = isName ? `${labels.join(',')},${port}` : `${labels[0]}${port}`;
@@ -107,7 +124,7 @@ export function seedScopeRule(preset: ScopePresetName, seeds: readonly string[])
     return null;
   };
 
-  return { name, describe, decide, addSeed, prefixes: () => all.map(formatPrefix) };
+  return { name, describe, decide, whyNotAccepted, addSeed, prefixes: () => all.map(formatPrefix) };
 }
 
 function prefixFor(preset: ScopePresetName, url: URL, seed: string): SeedPrefix | null {
@@ -139,6 +156,16 @@ function authorityOf(url: URL): { labels: string[]; isName: boolean; port: strin
 
 function formatPrefix(p: SeedPrefix): string {
   return p.path === null ? `http://(${p.authority}` : `http://(${p.authority})${p.path}`;
+}
+
+/** A path prefix as the URL a person would type: the seed's scheme and host, the prefix's path. */
+function humanPrefix(p: SeedPrefix): string {
+  const u = new URL(normalizeUrl(p.seed));
+  return `${u.protocol}//${u.host}${p.path ?? '/'}`;
+}
+
+function seedList(seeds: string[]): string {
+  return `${seeds.length === 1 ? 'seed' : 'seeds'} ${listOf(seeds)}`;
 }
 
 function listOf(items: string[]): string {

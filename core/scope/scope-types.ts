@@ -28,9 +28,18 @@ export interface TraceEntry {
 
 export interface Decision {
   decision: RuleDecision;
-  /** Name of the rule whose answer stood (the last non-PASS). */
+  /**
+   * Name of the rule whose answer stood (the last non-PASS) — except when that is `reject-all`
+   * (no rule accepted the URL): then the reason the scope did not take it, named by the rule that
+   * would have (see NotAccepted): `other-host`, `outside-prefix`, `other-domain`,
+   * `not-a-seed-page`, `trans-hops`. Crawl counts, scope.log and reports use this name;
+   * `reject-all` is never one. The trace still shows reject-all deciding.
+   */
   rule: string;
-  /** One sentence for people, e.g. `REJECT by exclude-regex: matched /calendar/ (rule 6)`. */
+  /**
+   * One sentence for people, e.g. `REJECT by exclude-regex: matched /calendar/ (rule 6)`, or
+   * `REJECT: other host localhost:8080 (host scope of seed http://127.0.0.1:8080/)`.
+   */
   reason: string;
   /** Every rule in order with what it answered. */
   trace: TraceEntry[];
@@ -74,10 +83,21 @@ export interface RuleAnswer {
   reason: string;
 }
 
+/** Why a rule that could have accepted a URL did not: a short name to count, and a sentence. */
+export interface NotAccepted {
+  key: string;
+  reason: string;
+}
+
 /** One rule of the sequence. */
 export interface DecideRule {
   readonly name: string;
   /** One line for warcinfo and the UI. */
   describe(): string;
   decide(input: RuleInput): RuleAnswer;
+  /**
+   * Rules that accept (seed scope, transclusion) say why they did not, for a URL nothing
+   * accepted; null when they have nothing a person needs to hear.
+   */
+  whyNotAccepted?(input: RuleInput): NotAccepted | null;
 }

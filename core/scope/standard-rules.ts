@@ -32,10 +32,15 @@ export function compileRegex(pattern: string, setting: string): RegExp {
   }
 }
 
-/** Heritrix rule 1: everything starts rejected; a later rule has to accept it. */
+export const REJECT_ALL = 'reject-all';
+
+/**
+ * Heritrix rule 1: everything starts rejected; a later rule has to accept it. When it stands,
+ * the decision names why the accepting rules did not (decide-rules.ts, notAccepted).
+ */
 export function rejectAllRule(): DecideRule {
   return {
-    name: 'reject-all',
+    name: REJECT_ALL,
     describe: () => 'reject-all: REJECT every URL unless a later rule accepts it',
     decide: () => reject('nothing has accepted this URL yet'),
   };
@@ -63,7 +68,7 @@ export function maxHopsRule(maxHops: number): DecideRule {
       const hops = candidate.hopsPath.length;
       const counted = `${hops} hop${hops === 1 ? '' : 's'}`;
       return hops > maxHops
-        ? reject(`${counted} (${abbreviate(candidate.hopsPath)}) > maxHops ${maxHops}`)
+        ? reject(`too many hops: ${hops} (${abbreviate(candidate.hopsPath)}) > max-hops ${maxHops}`)
         : pass(`${counted} ≤ maxHops ${maxHops}`);
     },
   };
@@ -75,25 +80,39 @@ export function maxHopsRule(maxHops: number): DecideRule {
  * link. So a page's images on a CDN are captured, a link to another site is not.
  */
 export function transclusionRule(transHops: number, maxSpeculative = 1): DecideRule {
+  /** The non-link hops after the last link (or the seed), and how many are speculative. */
+  const tailOf = (path: string) => {
+    let count = 0;
+    let speculative = 0;
+    for (let i = path.length - 1; i >= 0 && !NAVIGATIONAL_HOPS.has(path[i]!); i--) {
+      count++;
+      if (path[i] === 'X') speculative++;
+    }
+    return { count, speculative, tail: path.slice(path.length - count) };
+  };
   return {
     name: 'transclusion',
     describe: () =>
       `transclusion: ACCEPT URLs reached by 1–${transHops} non-link hops (E, R, X, P, I, S; at most ${maxSpeculative} X) after the last link`,
     decide: ({ candidate }) => {
       const path = candidate.hopsPath;
-      let count = 0;
-      let speculative = 0;
-      for (let i = path.length - 1; i >= 0 && !NAVIGATIONAL_HOPS.has(path[i]!); i--) {
-        count++;
-        if (path[i] === 'X') speculative++;
-      }
+      const { count, speculative, tail } = tailOf(path);
       if (count === 0) {
         return pass(path.length === 0 ? 'no hops' : `last hop is a link (${path[path.length - 1]})`);
       }
-      const tail = path.slice(path.length - count);
       if (count > transHops) return pass(`${count} non-link hops at the end (${abbreviate(tail)}) > transHops ${transHops}`);
       if (speculative > maxSpeculative) return pass(`${speculative} speculative hops (X) at the end > ${maxSpeculative}`);
       return accept(`hops path ${abbreviate(path)} ends in ${count} non-link hop${count > 1 ? 's' : ''} (${tail}) ≤ transHops ${transHops}`);
+    },
+    whyNotAccepted: ({ candidate }) => {
+      const { count, speculative, tail } = tailOf(candidate.hopsPath);
+      if (count > transHops) {
+        return { key: 'trans-hops', reason: `an embed or redirect ${count} hops (${abbreviate(tail)}) after its page > trans-hops ${transHops}` };
+      }
+      if (count > 0 && speculative > maxSpeculative) {
+        return { key: 'trans-hops', reason: `${speculative} speculative hops (X) after its page > ${maxSpeculative}` };
+      }
+      return null;
     },
   };
 }

@@ -98,12 +98,13 @@ overrides:
     const config = path.join(root, 'scope.yaml');
     fs.writeFileSync(config, 'seeds: [http://example.org/docs/]\nmaxHops: 3\nscopeRules:\n  - { type: file-type, presets: [images], decision: REJECT }\n');
     const img = spawnSync(process.execPath, [bin, 'scope', 'test', '--config', config, 'http://example.org/docs/a.png', '--hops', 'L'], { encoding: 'utf8' });
-    expect(img.status, img.stderr).toBe(0);
+    expect(img.status, img.stderr).toBe(1); // rejected
     expect(img.stdout).toMatch(/^REJECT/m);
     expect(img.stdout).toMatch(/file-type/);
     const page = spawnSync(process.execPath, [bin, 'scope', 'test', '--config', config, 'http://example.org/docs/a.html', '--hops', 'LLLL'], { encoding: 'utf8' });
     expect(page.stdout).toMatch(/^REJECT/m); // the file's maxHops 3
     const flag = spawnSync(process.execPath, [bin, 'scope', 'test', '--config', config, 'http://example.org/docs/a.html', '--hops', 'LLLL', '--max-hops', '10'], { encoding: 'utf8' });
     expect(flag.stdout).toMatch(/^ACCEPT/m); // the flag wins
+    expect(flag.status, flag.stderr).toBe(0);
   });
 });

@@ -57,7 +57,7 @@ describe('two crawls on one directory', () => {
       const why = JSON.stringify(runs.map((r) => ({ code: r.code, stderr: r.stderr.slice(0, 2000) })));
       expect(ran, why).toHaveLength(1);
       expect(refused, why).toHaveLength(1);
-      expect(refused[0]!.stderr.trim()).toBe(`trove: crawl directory ${dir} is in use by process ${ran[0]!.pid}; stop that crawl first or use another directory [CRAWL_DIR_LOCKED]`);
+      expect(refused[0]!.stderr.trim()).toBe(`trove crawl: crawl directory ${dir} is in use by process ${ran[0]!.pid}; stop that crawl first or use another directory [CRAWL_DIR_LOCKED]`);
       expect(ran[0]!.stdout).toMatch(/finished \(frontier-empty\)/);
       const check = await verifyCrawlDir(dir);
       expect(check.indexOnly).toEqual([]);

@@ -61,7 +61,10 @@ describe('scope rejections', () => {
     expect(byUrl.get('/skip/me.html')).toMatchObject({ rule: 'exclude-regex', hops: 'L', via: site.origin + '/' });
     expect(byUrl.get('/skip/again.html')?.rule).toBe('exclude-regex');
     expect(byUrl.get('/x/x/x/x.html')?.rule).toBe('path-repeats');
-    expect(byUrl.get('/offsite.html')).toMatchObject({ rule: 'reject-all', hops: 'L' }); // nothing accepted it
+    // Nothing accepted it: named by the scope that did not take it, never reject-all.
+    expect(byUrl.get('/offsite.html')).toMatchObject({ rule: 'other-host', hops: 'L' });
+    expect(byUrl.get('/offsite.html')?.reason).toMatch(/^REJECT: other host localhost:\d+ \(prefix scope of seed http:\/\/127\.0\.0\.1:\d+\/\)$/);
+    expect(entries().some((e) => e.rule === 'reject-all')).toBe(false);
     for (const e of entries()) {
       expect(Number.isNaN(Date.parse(e.time))).toBe(false);
       expect(e.reason.length).toBeGreaterThan(0);
@@ -72,6 +75,7 @@ describe('scope rejections', () => {
     const fromLog: Record<string, number> = {};
     for (const e of entries()) fromLog[e.rule] = (fromLog[e.rule] ?? 0) + 1;
     expect(run.final.scopeRejections).toEqual(fromLog);
+    expect(run.final.scopeRejections['reject-all']).toBeUndefined();
     expect(run.final.scopeRejections['exclude-regex']).toBe(2);
     expect(run.final.scopeRejections['max-hops']).toBeGreaterThanOrEqual(1);
   });

@@ -93,6 +93,9 @@ describe('report export', () => {
     const csv = parseCsv(read('scope-rejections.csv'));
     expect(csv[0]).toEqual(['rule', 'count']);
     expect(csv.slice(1).reduce((n, row) => n + Number(row[1]), 0)).toBe(log.length);
+    // Named by their reason: the fixture's off-site link is "other-host", never "reject-all".
+    expect(r.data.scopeRejections.map((x) => x.rule)).toContain('other-host');
+    expect(r.data.scopeRejections.map((x) => x.rule)).not.toContain('reject-all');
   });
 
   it('writes the Heritrix layouts', () => {

@@ -65,6 +65,31 @@ export function frontierContract(name: string, factory: FrontierFactory): void {
       expect(f.counts(0)).toMatchObject({ seen: 2, pending: 1, done: 1, inFlight: 0, queues: 1 });
     });
 
+    it('with pages held back, hands out only URIs that cannot be pages, across queues and from waiting', () => {
+      f.schedule([
+        cand('http://a.test/page', { hopsPath: 'L' }),
+        cand('http://a.test/moved', { hopsPath: 'LR' }),
+        cand('http://a.test/style.css', { hopsPath: 'LE' }),
+        cand('http://b.test/seed', { hopsPath: '' }),
+        cand('http://b.test/logo.png', { hopsPath: 'E' }),
+        cand('http://b.test/robots.txt', { hopsPath: 'P', notBefore: 50 }),
+        cand('http://b.test/frame-img', { hopsPath: 'LER' }),
+      ]);
+      expect(f.nextReadyAt({ pages: false })).toBe(0);
+      const got: string[] = [];
+      for (let u = f.claim(0, { pages: false }); u; u = f.claim(0, { pages: false })) {
+        got.push(u.url);
+        f.complete(u, ok());
+      }
+      expect(got.sort()).toEqual(['http://a.test/style.css', 'http://b.test/frame-img', 'http://b.test/logo.png']);
+      // Only pages pending, and a prerequisite waiting until 50.
+      expect(f.nextReadyAt({ pages: false })).toBe(50);
+      expect(f.claim(60, { pages: false })?.url).toBe('http://b.test/robots.txt');
+      expect(f.nextReadyAt({ pages: false })).toBeNull();
+      expect(f.nextReadyAt()).toBe(0);
+      expect(f.claim(60)?.hopsPath).not.toBe('P');
+    });
+
     it('dedups by fingerprint, not by URL text, for signed and unsigned 64-bit values', () => {
       const big = 0xfedcba9876543210n; // above 2^63
       expect(f.schedule([cand('http://a.test/x', { fingerprint: big })])).toBe(1);

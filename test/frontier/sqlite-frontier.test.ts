@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type Database from 'better-sqlite3';
 import { createSqliteFrontier } from '../../core/frontier/sqlite-frontier.ts';
+import { MAY_BE_PAGE_SQL } from '../../core/frontier/page-hops.ts';
 import { crawlDatabasePath, openDatabase } from '../../core/storage/open-database.ts';
 import { repoRoot } from '../helpers/corpus.ts';
 import { cand, frontierContract } from './frontier-contract.ts';
@@ -44,6 +45,18 @@ frontierContract('SQLite :memory:', (opts) => {
 });
 
 describe('SQLite frontier specifics', () => {
+  it('claims non-page URIs through their own index (the query spells the index condition exactly)', () => {
+    const db = openDatabase(':memory:');
+    try {
+      const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join('; ');
+      const notPage = `NOT (${MAY_BE_PAGE_SQL})`;
+      expect(plan(`SELECT id FROM uris WHERE queue_id = 1 AND state = 0 AND ${notPage} ORDER BY directive DESC, id LIMIT 1`)).toContain('uris_pending_non_page');
+      expect(plan(`SELECT 1 FROM queues WHERE EXISTS (SELECT 1 FROM uris WHERE uris.queue_id = queues.id AND uris.state = 0 AND ${notPage})`)).toContain('uris_pending_non_page');
+    } finally {
+      db.close();
+    }
+  });
+
   it('recovers leases after the process is really killed with SIGKILL', () => {
     const dir = path.join(tmp.dir, 'killed');
     const child = `

@@ -72,7 +72,7 @@ describe('trove robots test', () => {
     const r = await trove(['robots', 'test', '--robots-file', missing, '--agent', 'x', 'http://h/']);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`trove robots test: cannot read robots file ${missing} (ENOENT)\n`);
+    expect(r.stderr).toBe(`trove robots test: cannot read robots file ${missing} (ENOENT) [SETTINGS_INVALID]\nTry 'trove robots test --help'.\n`);
   });
 
   it('a directory as the file: exit code 2', async () => {

@@ -57,11 +57,35 @@ describe('the default sequence', () => {
 });
 
 describe('reject-all', () => {
-  it('rejects what nothing accepts, and says so', () => {
+  it('rejects what nothing accepts, naming the scope that did not take it (never reject-all)', () => {
     const d = judge('https://other.example.org/');
     expect(d.decision).toBe('REJECT');
-    expect(d.rule).toBe('reject-all');
-    expect(d.reason).toBe('REJECT by reject-all: nothing has accepted this URL yet (rule 1)');
+    expect(d.rule).toBe('other-host');
+    expect(d.reason).toBe('REJECT: other host other.example.org (prefix scope of seed https://example.com/docs/)');
+    // The full trace still shows reject-all standing, for --explain.
+    expect(d.trace[0]).toMatchObject({ rule: 'reject-all', result: 'REJECT' });
+    expect(formatDecision(d).find((l) => l.startsWith(">"))).toMatch(/^>\s+1\. reject-all/);
+  });
+
+  it('says "not under" the seed prefix for the same host', () => {
+    const d = judge('https://example.com/blog/post');
+    expect(d.rule).toBe('outside-prefix');
+    expect(d.reason).toBe('REJECT: not under https://example.com/docs/ (prefix scope of seed https://example.com/docs/)');
+  });
+
+  it('names the host, domain and page scopes', () => {
+    const host = judge('http://localhost:8080/x', 'L', { scope: 'host' }, ['http://127.0.0.1:8080/a/b.html']);
+    expect(host).toMatchObject({ rule: 'other-host', reason: 'REJECT: other host localhost:8080 (host scope of seed http://127.0.0.1:8080/a/b.html)' });
+    const domain = judge('https://www.example.net/', 'L', { scope: 'domain' }, ['https://www.example.com/', 'https://docs.example.org/']);
+    expect(domain).toMatchObject({ rule: 'other-domain', reason: 'REJECT: other domain example.net (domain scope of seeds https://www.example.com/, https://docs.example.org/)' });
+    const page = judge('https://example.com/docs/other', 'L', { scope: 'page' });
+    expect(page).toMatchObject({ rule: 'not-a-seed-page', reason: 'REJECT: not one of the seed pages (page scope of seed https://example.com/docs/)' });
+  });
+
+  it('names trans-hops for an off-scope embed too many hops from its page', () => {
+    const d = judge('https://cdn.example.net/deep.png', 'LEEE');
+    expect(d.rule).toBe('trans-hops');
+    expect(d.reason).toBe('REJECT: an embed or redirect 3 hops (EEE) after its page > trans-hops 2, and other host cdn.example.net (prefix scope of seed https://example.com/docs/)');
   });
 });
 
@@ -86,12 +110,12 @@ describe('max-hops', () => {
   it('rejects beyond maxHops, counting every hop', () => {
     expect(judge('https://example.com/docs/a', 'LL', { maxHops: 2 }).decision).toBe('ACCEPT');
     const d = judge('https://example.com/docs/a', 'LLL', { maxHops: 2 });
-    expect(d.reason).toBe('REJECT by max-hops: 3 hops (LLL) > maxHops 2 (rule 4)');
+    expect(d.reason).toBe('REJECT by max-hops: too many hops: 3 (LLL) > max-hops 2 (rule 4)');
     expect(judge('https://example.com/docs/a', 'LRL', { maxHops: 2 }).rule).toBe('max-hops');
   });
 
   it('abbreviates long hop paths in the reason', () => {
-    expect(judge('https://example.com/docs/a', 'L'.repeat(25)).reason).toContain('25 hops (LLLL…LLLLLL) > maxHops 20');
+    expect(judge('https://example.com/docs/a', 'L'.repeat(25)).reason).toContain('too many hops: 25 (LLLL…LLLLLL) > max-hops 20');
   });
 
   it('is overridden by transclusion for the embeds of a page at the limit (as in Heritrix)', () => {

@@ -1,27 +1,15 @@
-import { Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { registerScopeCommand } from '../../core/cli/scope-command.ts';
+import { runCli } from '../../core/cli/main.ts';
 
-/** Run `trove <args>` in process, capturing what commander and the command write. */
+/** Run `trove <args>` in process through the CLI's own entry point, capturing its output. */
 async function trove(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const program = new Command('trove').exitOverride().configureOutput({
-    writeOut: (s) => {
-      out += s;
-    },
-    writeErr: (s) => {
-      err += s;
-    },
+  const code = await runCli(args, {
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (err += s) },
   });
-  registerScopeCommand(program);
-  try {
-    await program.parseAsync(args, { from: 'user' });
-    return { code: 0, out, err };
-  } catch (e) {
-    if (e instanceof CommanderError) return { code: e.exitCode, out, err };
-    throw e;
-  }
+  return { code, out, err };
 }
 
 /** The blocks printed per URL: header line, then formatDecision's lines. */
@@ -33,24 +21,47 @@ function blocks(out: string): string[][] {
 }
 
 describe('trove scope test', () => {
-  it('judges each URL and explains it, exit 0', async () => {
-    const r = await trove(
-      'scope',
-      'test',
-      'https://example.com/docs/a.html',
-      'https://example.com/blog/',
-      '--seed',
-      'https://example.com/docs/',
-    );
-    expect(r.code).toBe(0);
+  it('judges each URL with its reason; --explain adds the trace; exit 1 when any is rejected', async () => {
+    const args = ['scope', 'test', 'https://example.com/docs/a.html', 'https://example.com/blog/', '--seed', 'https://example.com/docs/'];
+    const r = await trove(...args);
+    expect(r.code).toBe(1);
     expect(r.err).toBe('');
     const [a, b] = blocks(r.out);
-    expect(a![0]).toBe('URL https://example.com/docs/a.html (hops "")');
-    expect(a![1]).toBe('ACCEPT');
-    expect(a![2]).toBe('ACCEPT by scope-prefix: under http://(com,example,)/docs/ (seed https://example.com/docs/) (rule 2)');
-    expect(a![3]).toBe('trace:');
+    expect(a).toEqual([
+      'URL https://example.com/docs/a.html (hops "")',
+      'ACCEPT',
+      'ACCEPT by scope-prefix: under http://(com,example,)/docs/ (seed https://example.com/docs/) (rule 2)',
+    ]);
     expect(b![1]).toBe('REJECT');
-    expect(b![2]).toBe('REJECT by reject-all: nothing has accepted this URL yet (rule 1)');
+    expect(b![2]).toBe('REJECT: not under https://example.com/docs/ (prefix scope of seed https://example.com/docs/)');
+    const explained = blocks((await trove(...args, '--explain')).out);
+    expect(explained[0]![3]).toBe('trace:');
+    expect(explained[1]!.some((l) => /^>\s+1\. reject-all\s+REJECT/.test(l))).toBe(true);
+  });
+
+  it('exits 0 when every URL is accepted', async () => {
+    const r = await trove('scope', 'test', '--seed', 'https://example.com/docs/', 'https://example.com/docs/a', 'https://example.com/docs/b/c');
+    expect(r.code).toBe(0);
+    expect(blocks(r.out).map((b) => b[1])).toEqual(['ACCEPT', 'ACCEPT']);
+  });
+
+  it('gives the same answer whatever the order of --seed and the URLs, and never takes a URL as a seed', async () => {
+    const want = 'REJECT: other host other.org (prefix scope of seed https://example.com/docs/)';
+    for (const args of [
+      ['--seed', 'https://example.com/docs/', 'https://other.org/x'],
+      ['https://other.org/x', '--seed', 'https://example.com/docs/'],
+    ]) {
+      const r = await trove('scope', 'test', ...args);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(blocks(r.out).map((b) => b[2])).toEqual([want]);
+    }
+    // A URL after --seed S is a URL to judge, not a second seed (the old variadic --seed took it).
+    const r = await trove('scope', 'test', 'https://example.com/docs/a', '--seed', 'https://example.com/docs/', 'https://other.org/x');
+    expect(blocks(r.out).map((b) => b[1])).toEqual(['ACCEPT', 'REJECT']);
+    // Nor is one after --exclude a pattern.
+    const ex = await trove('scope', 'test', '--exclude', 'zzz', 'https://example.com/docs/a', '--seed', 'https://example.com/docs/');
+    expect(ex.code).toBe(0);
+    expect(blocks(ex.out)[0]![0]).toBe('URL https://example.com/docs/a (hops "")');
   });
 
   it('marks a URL equal to a seed as a seed', async () => {
@@ -71,13 +82,16 @@ describe('trove scope test', () => {
     expect(blocks(excluded.out)[0]![2]).toBe('REJECT by exclude-regex: matched /x$/ (rule 6)');
 
     const deep = await trove('scope', 'test', 'https://example.com/a', '--hops', 'LLL', '--max-hops', '2', '--seed', 'https://example.com/');
-    expect(blocks(deep.out)[0]![2]).toBe('REJECT by max-hops: 3 hops (LLL) > maxHops 2 (rule 4)');
+    expect(blocks(deep.out)[0]![2]).toBe('REJECT by max-hops: too many hops: 3 (LLL) > max-hops 2 (rule 4)');
   });
 
-  it('accepts several seeds and ends an option list with --', async () => {
-    const r = await trove('scope', 'test', '--seed', 'https://a.org/x/', 'https://b.org/', '--', 'https://b.org/anything', 'https://a.org/x/y');
+  it('takes several seeds, includes and excludes, each repeated', async () => {
+    const r = await trove('scope', 'test', '--seed', 'https://a.org/x/', '--seed', 'https://b.org/', 'https://b.org/anything', 'https://a.org/x/y', '--include', '/inc1/', '--include', '/inc2/', 'https://c.org/inc2/z');
     expect(r.code).toBe(0);
-    expect(blocks(r.out).map((b) => b[1])).toEqual(['ACCEPT', 'ACCEPT']);
+    expect(blocks(r.out).map((b) => b[1])).toEqual(['ACCEPT', 'ACCEPT', 'ACCEPT']);
+    const ex = await trove('scope', 'test', '--seed', 'https://a.org/', '--exclude', 'one', '--exclude', 'two', 'https://a.org/one', 'https://a.org/two', 'https://a.org/three');
+    expect(ex.code).toBe(1);
+    expect(blocks(ex.out).map((b) => b[1])).toEqual(['REJECT', 'REJECT', 'ACCEPT']);
   });
 
   it('prints the rule sequence with --show-rules', async () => {
@@ -90,15 +104,15 @@ describe('trove scope test', () => {
 
   it('judges a non-http URL (REJECT by scheme) without failing', async () => {
     const r = await trove('scope', 'test', 'mailto:a@example.com', '--seed', 'https://example.com/');
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
     expect(blocks(r.out)[0]![2]).toBe('REJECT by scheme: scheme mailto is not http or https (rule 11)');
   });
 
   it('reports an invalid URL on stderr, still judges the others, and exits 2', async () => {
     const r = await trove('scope', 'test', 'http://[oops', 'https://example.com/a', '--seed', 'https://example.com/');
     expect(r.code).toBe(2);
-    expect(r.err).toContain('Not a valid URL: http://[oops');
-    expect(r.err).toContain('1 of 2 URLs could not be judged');
+    expect(r.err).toMatch(/^trove scope test: Not a valid URL: http:\/\/\[oops.* \[URL_INVALID\]$/m);
+    expect(r.err).toContain("trove scope test: 1 of 2 URLs could not be judged [URL_INVALID]\nTry 'trove scope test --help'.\n");
     expect(blocks(r.out).length).toBe(1);
     expect(blocks(r.out)[0]![1]).toBe('ACCEPT');
   });
@@ -116,9 +130,15 @@ describe('trove scope test', () => {
     expect(r.out).toBe('');
   });
 
-  it('refuses a bad preset or number the way commander does (exit 1)', async () => {
-    expect((await trove('scope', 'test', 'https://e.org/', '--seed', 'https://e.org/', '--scope', 'site')).code).toBe(1);
-    expect((await trove('scope', 'test', 'https://e.org/', '--seed', 'https://e.org/', '--max-hops', 'ten')).code).toBe(1);
+  it('refuses a bad preset, number or flag as a usage error (exit 2, one form, pointing at --help)', async () => {
+    expect((await trove('scope', 'test', 'https://e.org/', '--seed', 'https://e.org/', '--scope', 'site')).code).toBe(2);
+    const r = await trove('scope', 'test', 'https://e.org/', '--seed', 'https://e.org/', '--max-hops', 'ten');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^trove scope test: option '--max-hops <n>' argument 'ten' is invalid\. .* \[CLI_USAGE\]\nTry 'trove scope test --help'\.\n$/);
+    const unknown = await trove('scope', 'test', 'https://e.org/', '--sed', 'https://e.org/');
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toMatch(/^trove scope test: unknown option '--sed' \(Did you mean --seed\?\) \[CLI_USAGE\]\n/);
+    expect(unknown.out).toBe('');
   });
 
   it('needs seeds, from --seed or a --config (exit 2, like every bad setting)', async () => {
