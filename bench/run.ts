@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BENCHES: [string, string, string][] = [
   ['crawl', 'crawl-bench.ts', 'crawl engine vs wget on the Python docs (issue 2)'],
-  ['queue-policy', 'queue-policy-bench.ts', 'host vs elfhash:8 queues on a 20 ms site (issue 3)'],
+  ['queue-policy', 'queue-policy-bench.ts', 'host vs elfhash:8 queues on 20 ms sites of several URL shapes (issues 3, 21)'],
   ['frontier', 'frontier-bench.ts', '1M-URI frontier: enqueue, claim, resume, RSS (issue 4)'],
   ['index', 'index-bench.ts', 'trove index vs warcio cdx-index vs inflate (issue 5)'],
   ['replay', 'replay-bench.ts', 'replay lookups over 1M captures, import RSS (issue 5)'],
