@@ -20,6 +20,7 @@ const BENCHES: [string, string, string][] = [
   ['export', 'export-bench.ts', 'WACZ export vs a plain copy (issue 6)'],
   ['reliability', 'reliability-bench.ts', 'hostile site crawl: time, RSS, outcomes, validity (issue 8)'],
   ['extract', 'extract-bench.ts', 'HTML extraction throughput'],
+  ['traps', 'trap-bench.ts', 'trap detector precision and recall on fixture sites and the Python docs (issue 14)'],
 ];
 
 const wanted = process.argv.slice(2);
