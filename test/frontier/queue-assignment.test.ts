@@ -1,4 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSqliteFrontier } from '../../core/frontier/sqlite-frontier.ts';
+import { openDatabase } from '../../core/storage/open-database.ts';
+import { makeTempDir } from '../storage/temp-dir.ts';
+import { cand } from './frontier-contract.ts';
 import { elfHash, elfQueue, parseQueuePolicy, queueAssigner, queueKeyFor } from '../../core/frontier/queue-assignment.ts';
 
 describe('elfHash', () => {
@@ -92,5 +97,31 @@ describe('queueKeyFor', () => {
       expect(() => parseQueuePolicy(p)).toThrow(expect.objectContaining({ code: 'QUEUE_POLICY_INVALID' }));
     }
     expect(() => queueKeyFor('not a url', 'host')).toThrow(expect.objectContaining({ code: 'URL_INVALID' }));
+  });
+});
+
+describe('queue keys on resume', () => {
+  const tmp = makeTempDir('trove-queue-keys-');
+  afterAll(() => tmp.remove());
+
+  it('a URI keeps the queue it was queued under: keys of an older assignment survive a reopen', () => {
+    const file = path.join(tmp.dir, 'crawl.sqlite');
+    let db = openDatabase(file);
+    // Queued by a build that reduced the raw hash modulo 8: every `.html` page in one queue.
+    const urls = Array.from({ length: 40 }, (_, i) => `http://site.test/p/${i}.html`);
+    const oldKey = (u: string) => `site.test#${elfHash(u) % 8}`;
+    createSqliteFrontier(db, { defaultMaxInFlight: 100 }).schedule(urls.map((u) => cand(u, { queueKey: oldKey(u) })));
+    db.close();
+    db = openDatabase(file);
+    const f = createSqliteFrontier(db, { defaultMaxInFlight: 100 });
+    f.recoverInFlight();
+    const claimed = new Map<string, string>();
+    for (let c = f.claim(0); c; c = f.claim(0)) claimed.set(c.url, c.queueKey);
+    db.close();
+    expect(claimed.size).toBe(urls.length);
+    for (const u of urls) expect(claimed.get(u)).toBe(oldKey(u));
+    expect(new Set(claimed.values()).size).toBe(1);
+    // URIs found after the resume get the mixed key: the crawl spreads from then on.
+    expect(new Set(urls.map((u) => queueKeyFor(u, 'elfhash:8'))).size).toBe(8);
   });
 });
