@@ -8,8 +8,8 @@
  *   (an endless calendar, "next" links that lead nowhere new);
  * - growth: each member found on the previous one and longer than it, with a path run or a query
  *   key repeated (`/loop/loop/loop/`, `?a=1&a=1&a=1`, `?page=3&from=1&from=2`);
- * - a session id: the same pages again under fresh values of one parameter, found on pages that
- *   carry it themselves (`;jsessionid=`, `?sid=` that canonicalization does not strip).
+ * - a session id: the same pages again and again under fresh values of one parameter, found on
+ *   pages that carry it themselves (`;jsessionid=`, `?sid=` that canonicalization does not strip).
  *
  * A flagged shape becomes a warning with the evidence in words, a suggested exclude regex built to
  * match the trap and not the site (and checked against the URLs seen so far), and sample URLs.
@@ -27,6 +27,8 @@ import { paramExclude, paramValue, repeatedKeyExclude, shapeExclude, shapeOf, wi
 const MAX_RECORDS = 100_000;
 const MAX_SIGNATURES = 20_000;
 const MAX_RESOURCES = 5_000;
+/** All signatures' resources together. */
+const MAX_RESOURCES_TOTAL = 100_000;
 const SEEN_SAMPLE = 2_000;
 
 /** Chain length (members each found on the previous one) before a near-identical chain is a trap. */
@@ -35,6 +37,11 @@ export const CHAIN_MIN = 10;
 export const GROWTH_MIN = 8;
 /** Pages seen again under a fresh parameter value before the parameter is a session trap. */
 export const SESSION_MIN = 20;
+/**
+ * URLs per distinct page before a parameter is a session id: a tracking parameter with a few
+ * fixed values (`?ref=nav`, `?ref=footer`) multiplies the pages by a few, a session id without end.
+ */
+export const SESSION_VALUES_PER_PAGE = 4;
 
 /** One fetched URI, as the crawl saw it. */
 export interface PageSeen {
@@ -88,6 +95,7 @@ export class TrapDetector {
   private lastSeen: string[] = [];
   private lastSeenAt = 0;
   private seenCount = 0;
+  private resourcesTotal = 0;
 
   /** Called once for every fetched URI (not for retries). */
   observe(page: PageSeen): void {
@@ -124,8 +132,9 @@ export class TrapDetector {
         const resource = withoutParam(page.url, label);
         if (sig.resources.has(resource)) {
           if (sameAsParent && paramValue(page.url, label) !== null && nearIdentical(rec.fp, sig.resources.get(resource)!)) sig.sameResource++;
-        } else if (sig.resources.size < MAX_RESOURCES) {
+        } else if (sig.resources.size < MAX_RESOURCES && this.resourcesTotal < MAX_RESOURCES_TOTAL) {
           sig.resources.set(resource, rec.fp);
+          this.resourcesTotal++;
         }
       }
       if (!sig.flag) this.judge(sig);
@@ -183,7 +192,7 @@ export class TrapDetector {
       }
       return;
     }
-    if (sig.sameResource >= SESSION_MIN && sig.sameResource >= sig.members / 2) {
+    if (sig.sameResource >= SESSION_MIN && sig.sameResource >= sig.members / 2 && sig.members >= SESSION_VALUES_PER_PAGE * sig.resources.size) {
       sig.flag = { kind: 'session-id', membersWhenFlagged: sig.members, exclude: paramExclude(sig.host, sig.label) };
     }
   }

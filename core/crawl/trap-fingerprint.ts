@@ -13,7 +13,8 @@
 /** Two 32-bit halves: [high, low]. Both 0 for an empty text (no fingerprint). */
 export type Fingerprint = readonly [number, number];
 
-const MAX_CHARS = 32 * 1024;
+/** Enough text to tell pages apart; a trap's pages are alike from their first words. */
+const MAX_CHARS = 16 * 1024;
 
 /** FNV-1a over the token, 32 bits, from `seed`. */
 function fnv(s: string, seed: number): number {

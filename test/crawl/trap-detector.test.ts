@@ -95,6 +95,31 @@ describe('trap detector rules', () => {
     expect(w!.excludeCheck).toMatchObject({ trap: CHAIN_MIN, other: 0 });
   });
 
+  it('flags a parameter that re-serves the same pages without end, not a tracking parameter with a few values', () => {
+    const pages = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const d = new TrapDetector();
+    // Every link tagged with one of three fixed values: the same pages, three times over. Not a trap.
+    let n = 0;
+    for (let round = 0; round < 3; round++) {
+      for (const p of pages) {
+        for (const ref of ['nav', 'footer', 'side']) d.observe({ url: `http://h/${p}.html?ref=${ref}${round ? `&r=${round}` : ''}`, via: `http://h/${pages[n++ % 6]}.html?ref=nav`, hops: 2 + round, text: `page ${p} ${letters(p.charCodeAt(0), 30)}` });
+      }
+    }
+    expect(d.warnings().filter((w) => w.kind === 'session-id')).toEqual([]);
+    // A fresh value on every link, found on pages that carry one: the same six pages without end.
+    let via = 'http://h/';
+    for (let i = 0; i < 60; i++) {
+      const url = `http://h/${pages[i % 6]}.html?sid=s${String.fromCharCode(97 + (i % 26))}${i}`;
+      d.observe({ url, via, hops: 1 + Math.floor(i / 6), text: `page ${pages[i % 6]} ${letters(pages[i % 6]!.charCodeAt(0), 30)}` });
+      via = url;
+    }
+    const s = d.warnings().find((w) => w.kind === 'session-id');
+    expect(s).toMatchObject({ pattern: '?sid', host: 'h' });
+    expect(s!.membersWhenFlagged).toBeLessThanOrEqual(30);
+    expect(new RegExp(s!.suggestedExclude).test('http://h/a.html?sid=zz9')).toBe(true);
+    expect(new RegExp(s!.suggestedExclude).test('http://h/a.html?ref=nav')).toBe(false);
+  });
+
   it('does not flag a chain of pages with different text (pagination, a manual read page by page)', () => {
     const d = new TrapDetector();
     let via = 'http://h/';
