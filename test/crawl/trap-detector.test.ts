@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nginxAvailable, startNginx } from '../../bench/bench-nginx.ts';
 import { TrapDetector, CHAIN_MIN } from '../../core/crawl/trap-detector.ts';
 import { distance, nearIdentical, textFingerprint } from '../../core/crawl/trap-fingerprint.ts';
 import { repeatedKeyExclude, shapeExclude, shapeOf } from '../../core/crawl/trap-shape.ts';
@@ -165,6 +166,20 @@ describe('crawls of fixture sites', () => {
       expect(r.urls.length).toBeGreaterThan(5100);
       expect(r.traps).toEqual([]);
     });
+  }, 300_000);
+
+  const DOCS = '/usr/share/doc/python3-doc/html';
+  it.skipIf(!nginxAvailable() || !fs.existsSync(DOCS))("Debian's Python docs under nginx raise nothing (skipped without nginx and python3-doc)", async () => {
+    const nginx = await startNginx(fs.realpathSync(DOCS));
+    try {
+      const r = await crawlSite(nginx, path.join(dir, 'python-docs'), { concurrency: 8, perHost: 8 });
+      expect(r.finishReason).toBe('frontier-empty');
+      expect(r.urls.length).toBeGreaterThan(500);
+      expect(r.traps).toEqual([]);
+      expect(r.said).toEqual([]);
+    } finally {
+      await nginx.close();
+    }
   }, 300_000);
 
   const traps: [string, () => Promise<TrapSite>, string][] = [
