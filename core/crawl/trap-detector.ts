@@ -103,13 +103,18 @@ export class TrapDetector {
     const shape = shapeOf(page.url);
     if (!shape || !shape.variable) return;
     const parent = page.via === null ? null : (this.records.get(page.via) ?? derivedRecord(page.via, page.hops - 1));
-    const rec: UrlRecord = { shape, fp: textFingerprint(page.text), hops: page.hops, chain: new Map() };
     const keys: [string, Signature['kind'], string][] = [[`${shape.host} ${shape.shape}`, 'shape', shape.shape], ...shape.params.map((p): [string, Signature['kind'], string] => [`${shape.host} ${p}`, 'param', p])];
-    for (const [key, kind, label] of keys) {
+    const shares = keys.map(([, kind, label]) => parent !== null && page.via !== page.url && sameKind(parent.shape, shape, kind, label));
+    // The text is fingerprinted only where it can count: on a page found on one of its own kind,
+    // or of a kind that has such pages already. A flat catalogue's items, found on list pages,
+    // never pay for it.
+    const worthIt = shares.some(Boolean) || keys.some(([key]) => (this.signatures.get(key)?.chained ?? 0) > 0);
+    const rec: UrlRecord = { shape, fp: worthIt ? textFingerprint(page.text) : null, hops: page.hops, chain: new Map() };
+    for (const [i, [key, kind, label]] of keys.entries()) {
       const sig = this.signature(key, kind, shape.host, label);
       if (!sig) continue;
       sig.members++;
-      const sameAsParent = parent !== null && page.via !== page.url && (kind === 'shape' ? parent.shape.shape === shape.shape && parent.shape.host === shape.host : parent.shape.host === shape.host && parent.shape.params.includes(label));
+      const sameAsParent = shares[i]! && parent !== null;
       if (sameAsParent) {
         const [len, start] = parent.chain.get(key) ?? [1, parent.hops];
         rec.chain.set(key, [len + 1, start]);
@@ -131,7 +136,10 @@ export class TrapDetector {
       } else {
         const resource = withoutParam(page.url, label);
         if (sig.resources.has(resource)) {
-          if (sameAsParent && paramValue(page.url, label) !== null && nearIdentical(rec.fp, sig.resources.get(resource)!)) sig.sameResource++;
+          const first = sig.resources.get(resource)!;
+          if (sameAsParent && paramValue(page.url, label) !== null && nearIdentical(rec.fp, first)) sig.sameResource++;
+          // Its first fetch was not fingerprinted (not yet worth it): this one stands in for it.
+          if (first === null && rec.fp !== null) sig.resources.set(resource, rec.fp);
         } else if (sig.resources.size < MAX_RESOURCES && this.resourcesTotal < MAX_RESOURCES_TOTAL) {
           sig.resources.set(resource, rec.fp);
           this.resourcesTotal++;
@@ -251,6 +259,11 @@ export class TrapDetector {
     this.lastSeen[this.lastSeenAt] = url;
     this.lastSeenAt = (this.lastSeenAt + 1) % SEEN_SAMPLE;
   }
+}
+
+/** Whether `a` is of `b`'s shape (kind 'shape') or carries the same parameter, on the same host. */
+function sameKind(a: UrlShape, b: UrlShape, kind: Signature['kind'], label: string): boolean {
+  return a.host === b.host && (kind === 'shape' ? a.shape === b.shape : a.params.includes(label));
 }
 
 /** A record for a page the detector kept nothing about (a plain path, or dropped): shape only. */

@@ -1,20 +1,22 @@
 /**
  * A cheap near-duplicate fingerprint of a page's extracted text, for the trap detector: SimHash
  * (Charikar 2002; Manku, Jain & Das Sarma, "Detecting near-duplicates for web crawling", WWW 2007)
- * over the words with digits masked, in 64 bits. Pages of a calendar trap differ in a month name
+ * over the distinct words of the first 8 KiB of text, digits left out, in 64 bits. Pages of a calendar trap differ in a month name
  * and the numbers; their fingerprints then differ in a few bits, while pages with different
  * content differ in about half of them.
  *
  * Hand-written: the algorithm is some 30 lines, it runs on the crawl's hot path (two integer
- * hashes per word, no allocation per bit), and what matters here is the token rule (digits
- * masked), which a general SimHash package would not have.
+ * hashes per distinct word, no allocation per bit), and what matters here is the token rule (digits
+ * left out), which a general SimHash package would not have.
  */
 
 /** Two 32-bit halves: [high, low]. Both 0 for an empty text (no fingerprint). */
 export type Fingerprint = readonly [number, number];
 
 /** Enough text to tell pages apart; a trap's pages are alike from their first words. */
-const MAX_CHARS = 16 * 1024;
+const MAX_CHARS = 8 * 1024;
+/** Words are runs of letters: digits are left out, so pages that differ only in numbers agree. */
+const WORD = /\p{L}+/gu;
 
 /** FNV-1a over the token, 32 bits, from `seed`. */
 function fnv(s: string, seed: number): number {
@@ -32,20 +34,19 @@ function fnv(s: string, seed: number): number {
 }
 
 export function textFingerprint(text: string): Fingerprint | null {
-  const words = text.slice(0, MAX_CHARS).toLowerCase().replace(/\d+/g, '0').split(/[^\p{L}\p{N}]+/u);
+  // Each distinct word once (a set, not counts): half the words of a page are repeats, and a
+  // calendar month differs from the next in the words it has, not in how often.
+  const words = new Set(text.slice(0, MAX_CHARS).toLowerCase().match(WORD));
+  if (words.size === 0) return null;
   const v = new Int32Array(64);
-  let n = 0;
   for (const w of words) {
-    if (w === '') continue;
-    n++;
     const hi = fnv(w, 0x811c9dc5);
     const lo = fnv(w, 0x9747b28c);
     for (let b = 0; b < 32; b++) {
-      v[b]! += (hi >>> b) & 1 ? 1 : -1;
-      v[32 + b]! += (lo >>> b) & 1 ? 1 : -1;
+      v[b]! += ((hi >>> b) & 1) * 2 - 1;
+      v[32 + b]! += ((lo >>> b) & 1) * 2 - 1;
     }
   }
-  if (n === 0) return null;
   let hi = 0;
   let lo = 0;
   for (let b = 0; b < 32; b++) {

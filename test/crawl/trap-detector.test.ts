@@ -89,9 +89,11 @@ describe('trap detector rules', () => {
       via = url;
       if (i < CHAIN_MIN - 2) expect(d.warnings()).toEqual([]);
     }
+    // The first month, found on the home page, is not fingerprinted (nothing of its kind yet), so
+    // the second cannot be compared: 8 of the 9 chained months are near-identical to their parent.
     const [w] = d.warnings();
     expect(w).toMatchObject({ host: 'h', pattern: '/cal/N/N/', kind: 'near-identical-chain', count: CHAIN_MIN });
-    expect(w!.evidence).toMatch(/chain of 10 URLs each found on the previous one, hops 1→10; 9 of 9 near-identical/);
+    expect(w!.evidence).toMatch(/chain of 10 URLs each found on the previous one, hops 1→10; 8 of 9 near-identical/);
     expect(w!.samples!.every((s) => s.startsWith('http://h/cal/'))).toBe(true);
     expect(w!.excludeCheck).toMatchObject({ trap: CHAIN_MIN, other: 0 });
   });
