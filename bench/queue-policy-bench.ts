@@ -21,7 +21,8 @@
  * never under 20 ms + min-delay. The price is plain in the numbers: elfhash:8 hits this one
  * server with up to 8 connections at once.
  *
- *   node bench/queue-policy-bench.ts [limitUris]
+ *   node bench/queue-policy-bench.ts [limitUris [shape]]   (shape: digits, .html, /-ending,
+ *                                                           query string or "Python docs")
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -269,7 +270,7 @@ interface Case {
   minDelayMs: number;
 }
 
-export async function runQueuePolicyBench(opts: { limitUris?: number } = {}): Promise<Record<string, number>> {
+export async function runQueuePolicyBench(opts: { limitUris?: number; only?: string } = {}): Promise<Record<string, number>> {
   const limitUris = opts.limitUris ?? 600;
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-queue-bench-'));
   const out: Record<string, number> = {};
@@ -279,13 +280,16 @@ export async function runQueuePolicyBench(opts: { limitUris?: number } = {}): Pr
   try {
     const cases: Case[] = [];
     for (const shape of SHAPES) {
+      if (opts.only && opts.only !== shape.name) continue;
       const { answer, paths } = shapeSite(shape);
       const site = await startSlowSite(answer, paths);
       sites.push(site);
       cases.push({ name: shape.name, site, minDelayMs: 0 });
       if (shape.name === '.html') cases.push({ name: shape.name, site, minDelayMs: 20 });
     }
-    if (nginxAvailable() && fs.existsSync(DOCS)) {
+    if (opts.only && opts.only !== 'Python docs') {
+      // one shape asked for
+    } else if (nginxAvailable() && fs.existsSync(DOCS)) {
       nginx = await startNginx(fs.realpathSync(DOCS));
       const site = await startSlowSite(() => 'pass', docsPaths(fs.realpathSync(DOCS)), nginx);
       sites.push(site);
@@ -361,6 +365,6 @@ export async function runQueuePolicyBench(opts: { limitUris?: number } = {}): Pr
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   const limit = process.argv[2] ? Number(process.argv[2]) : undefined;
-  const r = await runQueuePolicyBench({ limitUris: limit });
+  const r = await runQueuePolicyBench({ limitUris: limit, only: process.argv[3] });
   if (r.checksFailed) process.exitCode = 1;
 }
