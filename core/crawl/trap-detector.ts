@@ -84,7 +84,7 @@ interface Signature {
   sameResource: number;
   samples: string[];
   flag: { kind: NonNullable<TrapWarning['kind']>; membersWhenFlagged: number; exclude: string } | null;
-  check: { members: number; seen: number; result: NonNullable<TrapWarning['excludeCheck']> } | null;
+  check: { seen: number; result: NonNullable<TrapWarning['excludeCheck']> } | null;
 }
 
 export class TrapDetector {
@@ -218,8 +218,9 @@ export class TrapDetector {
     } else {
       evidence = `${sig.sameResource} of ${sig.members} URLs with "${sig.label.slice(1)}" are pages already fetched under another value of it, with near-identical text, found on pages that carry it themselves (${sig.resources.size} distinct pages)`;
     }
-    if (!sig.check || sig.check.members !== sig.members || sig.check.seen !== this.seenCount) {
-      sig.check = { members: sig.members, seen: this.seenCount, result: this.checkExclude(sig, flag.exclude) };
+    // Checked again once the crawl has seen a tenth more URLs (the check walks a few thousand).
+    if (!sig.check || this.seenCount - sig.check.seen >= Math.max(200, sig.check.seen / 10)) {
+      sig.check = { seen: this.seenCount, result: this.checkExclude(sig, flag.exclude) };
     }
     return {
       host: sig.host,

@@ -118,7 +118,12 @@ export function withoutParam(url: string, param: string): string {
   return u.href;
 }
 
-export function escapeRe(s: string): string {
+/**
+ * Regex-escape for a pattern a person reads and may edit: RegExp.escape (Node 24) is correct but
+ * writes a leading digit or letter as `\x3…` (`127.0.0.1` → `\x3127\.0\.0\.1`), unreadable in a
+ * suggested `--exclude`. `/` is escaped too, so the pattern pastes into a JS or sed literal.
+ */
+function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
