@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BENCHES: [string, string, string][] = [
   ['crawl', 'crawl-bench.ts', 'crawl engine vs wget on the Python docs (issue 2)'],
-  ['queue-policy', 'queue-policy-bench.ts', 'host vs elfhash:8 queues on a 20 ms site (issue 3)'],
+  ['queue-policy', 'queue-policy-bench.ts', 'host vs elfhash:8 queues on 20 ms sites of several URL shapes (issues 3, 21)'],
   ['frontier', 'frontier-bench.ts', '1M-URI frontier: enqueue, claim, resume, RSS (issue 4)'],
   ['page-limit', 'page-limit-bench.ts', 'claims with pages held back by a page limit vs normal claims (issue 14)'],
   ['index', 'index-bench.ts', 'trove index vs warcio cdx-index vs inflate (issue 5)'],
@@ -23,6 +23,7 @@ const BENCHES: [string, string, string][] = [
   ['reliability', 'reliability-bench.ts', 'hostile site crawl: time, RSS, outcomes, validity (issue 8)'],
   ['extract', 'extract-bench.ts', 'HTML extraction throughput'],
   ['log-tail', 'log-tail-bench.ts', "the Monitor's crawl.log view on a 100 MB log vs tail (issue 16)"],
+  ['traps', 'trap-bench.ts', 'trap detector precision and recall on fixture sites and the Python docs (issue 14)'],
 ];
 
 const wanted = process.argv.slice(2);

@@ -43,9 +43,22 @@ export interface RecentUri {
 
 export interface TrapWarning {
   host: string;
+  /** The URL shape (`/cal/N/N/`, digits as N, repeats collapsed) or parameter (`?sid`). */
   pattern: string;
+  /** Distinct URLs of that shape or parameter fetched so far. */
   count: number;
+  /** A regex matching the trap's URLs: a suggestion, never applied by itself. */
   suggestedExclude: string;
+  /** What the trap looks like (see core/crawl/trap-detector.ts). */
+  kind?: 'near-identical-chain' | 'growing-url' | 'session-id';
+  /** The evidence in words: "a chain of 40 URLs each found on the previous one, hops 3→43, …". */
+  evidence?: string;
+  /** A few of the trap's URLs. */
+  samples?: string[];
+  /** `count` when the trap was first flagged. */
+  membersWhenFlagged?: number;
+  /** The suggested exclude tried on the URLs seen so far (a sample of at most a few thousand). */
+  excludeCheck?: { checked: number; trap: number; other: number; otherSamples: string[] };
 }
 
 export interface CrawlSnapshot {

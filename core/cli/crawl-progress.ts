@@ -125,6 +125,6 @@ export function formatSummary(s: CrawlSnapshot): string[] {
     `  MIME types  ${top(s.mimeTypes, 8)}`,
     `  out of scope ${top(s.scopeRejections, 6)}`,
     `  WARC files  ${s.warcFiles.join(', ') || '-'}`,
-    ...s.traps.map((t) => `  possible trap on ${t.host}: ${t.count}× ${t.pattern} — consider --exclude '${t.suggestedExclude}'`),
+    ...s.traps.map((t) => `  possible trap on ${t.host}: ${t.count}× ${t.pattern}${t.evidence ? ` (${t.evidence})` : ''} — consider --exclude '${t.suggestedExclude}'`),
   ];
 }

@@ -17,6 +17,7 @@ import type { RobotsGate } from './robots-gate.ts';
 import type { PageTextBuffer } from './page-text-buffer.ts';
 import type { PriorCaptures } from './prior-captures.ts';
 import type { PendingOriginals } from './pending-originals.ts';
+import type { TrapDetector } from './trap-detector.ts';
 
 export interface QueueNote {
   delayMs: number;
@@ -41,6 +42,8 @@ export interface CrawlContext {
   stats: CrawlStats;
   crawlLog: LineLog;
   pageText: PageTextBuffer;
+  /** Sees every fetched URI once, with its text, to suggest excludes for crawler traps. */
+  traps: TrapDetector;
   /** Captures of earlier crawls (--dedup-from), or null. */
   prior: PriorCaptures | null;
   /** Responses being written, by payload digest: duplicates fetched meanwhile become revisits of them. */

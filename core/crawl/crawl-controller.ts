@@ -487,7 +487,7 @@ export class CrawlController {
       const key = `${t.host} ${t.pattern}`;
       if (this.trapsSaid.has(key)) continue;
       this.trapsSaid.add(key);
-      this.log('warn', `possible crawler trap on ${t.host}: ${t.count}× ${t.pattern} — consider --exclude '${t.suggestedExclude}'`);
+      this.log('warn', `possible crawler trap on ${t.host}: ${t.count}× ${t.pattern}${t.evidence ? ` (${t.evidence})` : ''} — consider --exclude '${t.suggestedExclude}'`);
     }
     this.emitSnapshot();
   }

@@ -407,6 +407,7 @@ async function handleFetched(
     }
 
     if (retry) return { kind: 'retry', status, bytes: f.bytesReceived, page: false };
+    ctx.traps.observe({ url: uri.url, via: uri.via, hops: uri.hopsPath.length, text });
     logOutcome(ctx, uri, slot, {
       status: outcome,
       size: f.bytesReceived,

@@ -121,7 +121,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
 
     const stats = new CrawlStats(getMeta<Partial<StatsTotals>>(db, 'stats') ?? undefined, getMeta<Partial<StatsTallies>>(db, 'statsTallies') ?? undefined);
     const traps = new TrapDetector();
-    const chain = new CandidateChain(scope, settings.queuePolicy, (c) => traps.observe(c.url), (r) => {
+    const chain = new CandidateChain(scope, settings.queuePolicy, () => {}, (r) => {
       stats.recordScopeRejection(r.rule);
       scopeLog.write(`${new Date().toISOString()} ${r.rule} ${r.url} ${r.hopsPath} ${r.via ?? '-'} ${r.reason}`);
     });
@@ -193,6 +193,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       stats,
       crawlLog,
       pageText,
+      traps,
       prior,
       pendingOriginals: new PendingOriginals(),
       fileIds,
