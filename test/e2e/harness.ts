@@ -25,6 +25,7 @@ import type { ReplayInfo } from '../../core/api/app-types.ts';
 import { createAppService, type AppService } from '../../core/app/app-service.ts';
 import { dispatch } from '../../core/app/gate.ts';
 import { replayInfo, replayResponse } from '../../core/app/replay-bridge.ts';
+import { REPLAY_WEBRTC_POLICY, replaySchemeAllowed } from '../../core/replay/replay-policy.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -37,6 +38,8 @@ export const CHROMIUM_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  // The replay policy's WebRTC rule, as Electron's replay session sets it (core/replay/replay-policy.ts).
+  `--force-webrtc-ip-handling-policy=${REPLAY_WEBRTC_POLICY}`,
 ];
 
 /** A Chromium binary, or null. CHROMIUM_PATH wins; then the usual Debian/Ubuntu names. */
@@ -227,7 +230,7 @@ export async function openApp(opts: HarnessOptions): Promise<Harness> {
           return;
         }
         const ctx = replayCtx;
-        if (!ctx || !/^https?:/.test(url)) {
+        if (!ctx || !replaySchemeAllowed(url) || !/^https?:/.test(url)) {
           blocked.push(url);
           await cdp.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' });
           return;
