@@ -16,7 +16,7 @@ import type { Emit } from '../api/channels.ts';
 import type { LibraryDetail, LibraryEntry } from '../api/app-types.ts';
 import { TroveError } from '../errors.ts';
 import { openArchive, type Archive } from '../archive/archive-dir.ts';
-import { listPages, queryRecords, searchText, timeline } from '../archive/record-query.ts';
+import { listPages, queryRecords, searchText, sortedPages, timeline } from '../archive/record-query.ts';
 import { recordDetail } from '../archive/record-query-detail.ts';
 import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
 import { crawlDatabasePath } from '../storage/open-database.ts';
@@ -282,6 +282,10 @@ export function createAppService(opts: AppServiceOptions): AppService {
     'records.timeline': ({ archiveId, url }) => timeline(archive(archiveId), url),
     'records.search': ({ archiveId, q, limit }) => searchText(archive(archiveId), q, limit ?? 50),
     'records.pages': ({ archiveId, limit, after }) => listPages(archive(archiveId), limit, after),
+
+    // ── replay features (issue #16: Pages view) ──
+    'records.sortedPages': ({ archiveId, ...opts }) => sortedPages(archive(archiveId), opts),
+
 
     'export.run': async (req) => {
       const dir = library.requireEntry(req.archiveId);

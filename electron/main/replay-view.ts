@@ -13,6 +13,7 @@ import type { Emit } from '../../core/api/channels.ts';
 import type { AppService } from '../../core/app/app-service.ts';
 import { replayInfo, replayResponse } from '../../core/app/replay-bridge.ts';
 import { REPLAY_WEBRTC_POLICY, replaySchemeAllowed } from '../../core/replay/replay-policy.ts';
+import { MissingResources } from '../../core/replay/missing-resources.ts';
 
 export const REPLAY_PARTITION = 'trove-replay';
 
@@ -23,6 +24,8 @@ interface Context {
   archiveId: string;
   at?: string;
   url: string;
+  /** What the page shown asked for and the archive does not hold. */
+  missing: MissingResources;
 }
 
 export class ReplayView {
@@ -51,6 +54,9 @@ export class ReplayView {
         method: request.method,
         headers: [...request.headers.entries()],
       });
+      if (r.info.kind === 'not-archived' && ctx.missing.note(request.url)) {
+        this.emit('replay.missing', { archiveId: ctx.archiveId, page: ctx.missing.page, urls: ctx.missing.list() });
+      }
       const status = r.status >= 200 && r.status <= 599 ? r.status : 502;
       const headers = new Headers();
       for (const [k, v] of r.headers) {
@@ -112,6 +118,7 @@ export class ReplayView {
     const ctx = this.ctx;
     if (!ctx || url === ctx.url) return;
     ctx.url = url;
+    ctx.missing.reset(url);
     let info = null;
     try {
       info = await replayInfo(this.service.archive(ctx.archiveId), url, ctx.at);
@@ -123,7 +130,9 @@ export class ReplayView {
 
   async open(req: ReplayRequest): Promise<ReplayOpened> {
     const info = await replayInfo(this.service.archive(req.archiveId), req.url, req.at);
-    this.ctx = { archiveId: req.archiveId, url: req.url, ...(req.at ? { at: req.at } : {}) };
+    const missing = new MissingResources();
+    missing.reset(req.url);
+    this.ctx = { archiveId: req.archiveId, url: req.url, ...(req.at ? { at: req.at } : {}), missing };
     const view = this.ensureView();
     void view.webContents.loadURL(req.url).catch(() => {
       /* a failed load shows Chromium's error page; the banner shows the replay info */

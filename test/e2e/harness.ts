@@ -26,6 +26,7 @@ import { createAppService, type AppService } from '../../core/app/app-service.ts
 import { dispatch } from '../../core/app/gate.ts';
 import { replayInfo, replayResponse } from '../../core/app/replay-bridge.ts';
 import { REPLAY_WEBRTC_POLICY, replaySchemeAllowed } from '../../core/replay/replay-policy.ts';
+import { MissingResources } from '../../core/replay/missing-resources.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -179,14 +180,16 @@ export async function openApp(opts: HarnessOptions): Promise<Harness> {
   const service = createAppService({ libraryDir: opts.libraryDir, emit, shell: 'browser' });
 
   // The replay context the iframe's requests are answered in.
-  let replayCtx: { archiveId: string; at?: string; url: string } | null = null;
+  let replayCtx: { archiveId: string; at?: string; url: string; missing: MissingResources } | null = null;
   const replayed: Harness['replayed'] = [];
   const blocked: string[] = [];
 
   const shell: Handlers<ShellCommandName> = {
     'replay.open': async ({ archiveId, url, at }) => {
       const info = await replayInfo(service.archive(archiveId), url, at);
-      replayCtx = { archiveId, url, ...(at ? { at } : {}) };
+      const missing = new MissingResources();
+      missing.reset(url);
+      replayCtx = { archiveId, url, ...(at ? { at } : {}), missing };
       return { mode: 'frame', frameSrc: url, info };
     },
     'replay.bounds': () => null,
@@ -242,6 +245,9 @@ export async function openApp(opts: HarnessOptions): Promise<Harness> {
           headers: Object.entries(e.request.headers),
         });
         replayed.push({ url, status: r.status });
+        const isDocument = e.resourceType === 'Document' && e.frameId !== mainFrameId;
+        if (isDocument && url !== ctx.url) ctx.missing.reset(url);
+        if (r.info.kind === 'not-archived' && ctx.missing.note(url)) emit('replay.missing', { archiveId: ctx.archiveId, page: ctx.missing.page, urls: ctx.missing.list() });
         await cdp.send('Fetch.fulfillRequest', {
           requestId: e.requestId,
           responseCode: r.status,
