@@ -16,6 +16,7 @@ import type { Emit } from '../api/channels.ts';
 import type { LibraryDetail, LibraryEntry } from '../api/app-types.ts';
 import { TroveError } from '../errors.ts';
 import { openArchive, type Archive } from '../archive/archive-dir.ts';
+import { openWacz } from '../archive/wacz-read.ts';
 import { listPages, queryRecords, searchText, sortedPages, timeline } from '../archive/record-query.ts';
 import { recordDetail } from '../archive/record-query-detail.ts';
 import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
@@ -26,6 +27,24 @@ import { CUSTOM_ROBOTS_FILE, Library } from './library.ts';
 import { ExportRunner } from './export-runner.ts';
 import { ImportRunner } from './import-runner.ts';
 import { replayInfo } from './replay-bridge.ts';
+
+/** A WACZ package's `title` from its datapackage.json (what an imported package is named after), or null. */
+async function waczTitle(file: string): Promise<string | null> {
+  if (!/\.wacz$/i.test(file)) return null;
+  try {
+    const pkg = await openWacz(file);
+    try {
+      // WACZ 1.1 has a top-level title; 1.0.0 packages keep it in `metadata`.
+      const meta = pkg.datapackage.metadata;
+      const title = pkg.datapackage.title ?? (meta && typeof meta === 'object' ? (meta as { title?: unknown }).title : undefined);
+      return typeof title === 'string' && title.trim() ? title.trim().slice(0, 100) : null;
+    } finally {
+      pkg.close();
+    }
+  } catch {
+    return null; // the import itself reports what is wrong with the package
+  }
+}
 
 export interface AppServiceOptions {
   /** The library folder (created when missing). The app uses ~/Documents/Trove; tests a temp dir. */
@@ -185,22 +204,30 @@ export function createAppService(opts: AppServiceOptions): AppService {
         if (runner.isRunning(into)) throw new TroveError('CRAWL_RUNNING', `cannot import into ${into} while it is crawling`, { id: into });
         id = into;
       } else {
-        id = library.allocateId(name || path.basename(files[0]!).replace(/\.(warc|arc|wacz)(\.gz)?$/i, '') || 'import');
+        id = library.allocateId(name || (await waczTitle(files[0]!)) || path.basename(files[0]!).replace(/\.(warc|arc|wacz)(\.gz)?$/i, '') || 'import');
       }
+      const created = into === undefined;
       const dir = library.pathOf(id);
       fs.mkdirSync(dir, { recursive: true });
       // Created (and its schema set up) here, so the entry lists at once; filled by the worker.
       const a = archives.get(id) ?? openArchive(dir);
       archives.set(id, a);
       emit('library.changed', { id });
+      let report: Awaited<ReturnType<typeof imports.run>> | null = null;
       try {
-        const report = await imports.run(dir, files, copy === true, (progress) => emit('import.progress', { id, progress }));
-        return { id, report };
+        report = await imports.run(dir, files, copy === true, (progress) => emit('import.progress', { id, progress }));
       } finally {
         // The worker wrote through its own connection: read the archive afresh from here on.
         closeArchive(id);
+        // A new archive that got nothing (not a WARC, or the import failed) is not left as an empty row.
+        if (created && (report === null || report.records === 0)) fs.rmSync(dir, { recursive: true, force: true });
         emit('library.changed', { id });
       }
+      if (created && report.records === 0) {
+        const why = report.problems[0]?.message ?? 'no WARC records found';
+        throw new TroveError('IMPORT_EMPTY', `nothing imported from ${path.basename(files[0]!)}: ${why}`, { problems: report.problems });
+      }
+      return { id, report };
     },
 
     'crawl.check': (req) => {
