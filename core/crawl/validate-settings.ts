@@ -138,14 +138,14 @@ export function settingsProblems(s: CrawlSettings, opts: { requireSeeds: boolean
   const out: SettingProblem[] = [];
   const add = (key: string, message: string) => out.push({ key, message });
 
-  if (opts.requireSeeds && s.seeds.length === 0) add('seeds', 'give at least one seed URL');
+  if (opts.requireSeeds && s.seeds.length === 0) add('seeds', 'no seeds: give at least one seed URL');
   let seedsOk = true;
   for (const seed of s.seeds) {
     try {
       normalizeUrl(seed);
     } catch (err) {
       seedsOk = false;
-      add('seeds', `${shown(seed)} is not a usable URL: ${(err as Error).message}`);
+      add('seeds', `invalid seed ${shown(seed)}: ${(err as Error).message}`);
     }
   }
   if (!SCOPES.includes(s.scope)) add('scope', `must be one of ${SCOPES.join(', ')}, not ${shown(s.scope)}`);
