@@ -138,4 +138,25 @@ describe.skipIf(!chromium)('Replay features in Chromium', () => {
     await page.keyboard.press('Escape');
     await expect.poll(async () => (await byTestId('replay-pane').boundingBox())!.width, { timeout: 5000 }).toBeLessThan(1280);
   });
+
+  it('hex view (#16.7): says it shows decoded bytes, and keeps the ASCII column inside the pane at 1024 px', async () => {
+    await byTestId('replay-close').click();
+    await byTestId('view-records').click();
+    await byTestId('filter-url').fill(`${SITE}/`);
+    await expect.poll(() => byTestId('record-row').count(), { timeout: 10_000 }).toBe(1);
+    await byTestId('record-row').first().click();
+    await page.getByRole('button', { name: 'Hex', exact: true }).click();
+    await expect.poll(() => byTestId('hex-caption').textContent(), { timeout: 5000 }).toContain('not the bytes stored in the WARC');
+    for (const [w, h] of [[1280, 800], [1024, 700]] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      const fits = await byTestId('hex-view').evaluate((pre) => {
+        const asc = pre.querySelector('.asc')!.getBoundingClientRect();
+        const box = pre.getBoundingClientRect();
+        return asc.right <= box.right + 0.5 && pre.scrollWidth <= pre.clientWidth + 1;
+      });
+      expect(fits, `${w}x${h}`).toBe(true);
+      await page.screenshot({ path: path.join(ARTIFACTS, `20-hex-view-${w}x${h}.png`) });
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
 });
