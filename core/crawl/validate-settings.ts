@@ -128,6 +128,18 @@ function overrideProblems(o: HostOverride, at: string, out: SettingProblem[]): v
   if (o.userAgent !== undefined && (o.userAgent.trim() === '' || /[\r\n]/.test(o.userAgent))) out.push({ key: `${at}.userAgent`, message: 'must be one non-empty line' });
 }
 
+/** Why a pattern does not compile, in the engine's words without its repeat of the pattern. */
+function regexReason(pattern: string): string | null {
+  if (typeof pattern !== 'string' || pattern === '') return 'an empty pattern matches everything: remove the line';
+  try {
+    new RegExp(pattern);
+    return null;
+  } catch (err) {
+    const why = (err as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
+    return `/${pattern}/ is not a valid regular expression (${why.charAt(0).toLowerCase()}${why.slice(1)})`;
+  }
+}
+
 function problemOf(err: unknown, key: string): SettingProblem {
   if (!isTroveError(err)) throw err;
   return { key, message: err.message };
@@ -179,7 +191,7 @@ export function settingsProblems(s: CrawlSettings, opts: { requireSeeds: boolean
         compileRegex(pattern, key);
       } catch (err) {
         scopeOk = false;
-        out.push({ key, message: `line ${i + 1}: ${problemOf(err, key).message.replace(`${key}: `, '')}` });
+        out.push({ key, message: `line ${i + 1}: ${regexReason(pattern) ?? problemOf(err, key).message.replace(`${key}: `, '')}` });
       }
     });
   }
