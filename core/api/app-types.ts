@@ -7,7 +7,7 @@
 import type { CrawlSettings, PolitenessPreset, RobotsPolicy } from './settings.ts';
 import type { CrawlSnapshot, CrawlState, FinishReason } from './crawl-snapshot.ts';
 import type { Decision } from '../scope/scope-types.ts';
-import type { ImportReport } from '../archive/archive-types.ts';
+import type { ImportReport, PageList } from '../archive/archive-types.ts';
 
 export type { Decision, TraceEntry, RuleResult, HopType } from '../scope/scope-types.ts';
 export type {
@@ -427,4 +427,30 @@ export interface ExcludePreview {
   captured: MatchSample;
   /** URLs in the queue (pending or waiting) that the exclusion drops when they come up. */
   queued: MatchSample;
+}
+
+// ── replay features (issue #16) ──────────────────────────────────────────────────────────
+
+export interface SortedPagesRequest {
+  archiveId: string;
+  sort: 'ts' | 'url' | 'title';
+  desc?: boolean;
+  /** Title or URL contains this (case-insensitive). */
+  q?: string;
+  limit: number;
+  offset?: number;
+}
+
+export interface SortedPageList extends PageList {
+  /** Pages matching in all. */
+  total: number;
+  offset: number;
+}
+
+/** URLs a replayed page asked for that the archive does not hold (the replay handler's misses). */
+export interface ReplayMissing {
+  archiveId: string;
+  /** The page they were asked for by. */
+  page: string;
+  urls: string[];
 }

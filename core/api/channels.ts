@@ -8,7 +8,7 @@
  * it into the page as source text.
  */
 import type { CrawlSnapshot, CrawlState, FinishReason } from './crawl-snapshot.ts';
-import type { ExportProgressInfo, ImportProgress, MenuAction, ReplayInfo } from './app-types.ts';
+import type { ExportProgressInfo, ImportProgress, MenuAction, ReplayInfo, ReplayMissing } from './app-types.ts';
 import type { CommandName, PayloadOf, ResultOf } from './commands.ts';
 import type { Result } from './result.ts';
 
@@ -35,6 +35,8 @@ export interface Events {
   'export.progress': { exportId: string; archiveId: string; progress: ExportProgressInfo };
   /** The replay view went to another page (a click inside the archived page). */
   'replay.navigated': { archiveId: string; url: string; info: ReplayInfo | null };
+  /** The replayed page asked for URLs the archive does not hold (all of them so far, for that page). */
+  'replay.missing': ReplayMissing;
   /** A native menu item or its shortcut. */
   menu: { action: MenuAction };
 }
@@ -49,6 +51,7 @@ const EVENT_LIST = [
   'import.progress',
   'export.progress',
   'replay.navigated',
+  'replay.missing',
   'menu',
 ] as const satisfies readonly EventName[];
 

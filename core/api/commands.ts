@@ -45,6 +45,8 @@ import type {
   ScopeTestRequest,
   ScopeTestResult,
   SearchHit,
+  SortedPageList,
+  SortedPagesRequest,
   ThemeSource,
 } from './app-types.ts';
 import { ROBOTS_POLICY_NAMES, settingsPatch } from './settings-payload.ts';
@@ -173,6 +175,19 @@ export const COMMANDS = {
   'records.pages': cmd<{ archiveId: string; limit: number; after?: number }, PageList>()(
     'core',
     obj({ archiveId: id(), limit: int({ min: 1, max: 1000 }), after: optional(int({ min: 0 })) }),
+  ),
+
+  // ── replay features (issue #16: Pages view) ──
+  'records.sortedPages': cmd<SortedPagesRequest, SortedPageList>()(
+    'core',
+    obj({
+      archiveId: id(),
+      sort: oneOf(['ts', 'url', 'title'] as const),
+      desc: optional(bool()),
+      q: optional(str({ max: 1000 })),
+      limit: int({ min: 1, max: 1000 }),
+      offset: optional(int({ min: 0, max: Number.MAX_SAFE_INTEGER })),
+    }),
   ),
 
   'export.run': cmd<ExportRequest, ExportResult>()(

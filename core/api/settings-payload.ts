@@ -1,8 +1,9 @@
 /**
  * The validator for crawl settings coming from the UI: a partial CrawlSettings, every field
- * checked for its type and bounds. What the values mean (a seed that parses, a regex that
- * compiles, delays that make sense) is the core's validateSettings / buildScope; this only makes
- * sure the shape is what the type says.
+ * checked for its type and size. What the values mean (bounds of each number, a seed that
+ * parses, a regex that compiles, delays that make sense) is the core's settingsProblems, which
+ * reports every problem tagged with its field: so a number field here takes any number, or the
+ * short text the user typed into it when it is not one, and the core says what is wrong with it.
  *
  * `robotsFile` is deliberately not accepted from the renderer: it names a file the main process
  * would read. The UI sends the custom robots.txt as text (`customRobots`) and the app writes it
@@ -10,7 +11,7 @@
  * from the renderer for the same reason.
  */
 import type { CrawlSettings, HostOverride, ScopeRuleConfig } from './settings.ts';
-import { arr, bool, int, num, obj, oneOf, optional, PayloadError, str, type Validator } from './validate.ts';
+import { arr, bool, obj, oneOf, optional, PayloadError, str, type Validator } from './validate.ts';
 
 export type SettingsPatch = Partial<Omit<CrawlSettings, 'robotsFile' | 'dedupFrom'>>;
 
@@ -19,8 +20,14 @@ export const ROBOTS_POLICY_NAMES = ['obey', 'ignore', 'custom', 'most-favored', 
 export const POLITENESS_PRESET_NAMES = ['polite', 'moderate', 'fast'] as const;
 export const DEDUP_MODE_NAMES = ['off', 'url', 'digest'] as const;
 
-const count = () => int({ min: 0, max: Number.MAX_SAFE_INTEGER });
-const ms = () => int({ min: 0, max: 7 * 24 * 3600 * 1000 });
+/** A number as typed: any number, or up to 100 characters of text that is not one (reported by the core). */
+const typed = (): Validator<number> => (input, path) => {
+  if (typeof input === 'number') return input;
+  if (typeof input === 'string' && input.length <= 100) return input as unknown as number;
+  throw new PayloadError(path, 'expected a number');
+};
+const count = typed;
+const ms = typed;
 const line = (max = 1000) => str({ max });
 const patterns = () => arr(str({ max: 2000 }), { max: 1000 });
 
@@ -29,8 +36,8 @@ const override: Validator<HostOverride> = obj({
   domain: optional(str({ max: 253 })),
   minDelayMs: optional(ms()),
   maxDelayMs: optional(ms()),
-  delayFactor: optional(num({ min: 0, max: 1000 })),
-  perHost: optional(int({ min: 1, max: 64 })),
+  delayFactor: optional(typed()),
+  perHost: optional(typed()),
   robots: optional(oneOf(ROBOTS_POLICY_NAMES)),
   userAgent: optional(line()),
   maxKbpsPerHost: optional(count()),
@@ -66,18 +73,18 @@ const FIELDS: { [K in keyof Required<SettingsPatch>]: Validator<CrawlSettings[K]
   scope: oneOf(SCOPE_PRESET_NAMES),
   include: patterns(),
   exclude: patterns(),
-  maxHops: int({ min: 0, max: 10_000 }),
-  transHops: int({ min: 0, max: 100 }),
-  maxPathRepeats: int({ min: 0, max: 1000 }),
-  maxPathDepth: int({ min: 0, max: 10_000 }),
-  maxUrlLength: int({ min: 0, max: 1_000_000 }),
+  maxHops: typed(),
+  transHops: typed(),
+  maxPathRepeats: typed(),
+  maxPathDepth: typed(),
+  maxUrlLength: typed(),
   politeness: oneOf(POLITENESS_PRESET_NAMES),
-  concurrency: int({ min: 0, max: 512 }),
-  perHost: int({ min: 0, max: 64 }),
-  delayFactor: num({ min: 0, max: 1000 }),
+  concurrency: typed(),
+  perHost: typed(),
+  delayFactor: typed(),
   minDelayMs: ms(),
   maxDelayMs: ms(),
-  crawlDelayCapS: int({ min: 0, max: 7 * 24 * 3600 }),
+  crawlDelayCapS: typed(),
   maxKbpsPerHost: count(),
   overrides: arr(override, { max: 1000 }),
   scopeRules: arr(scopeRule, { max: 1000 }),
@@ -97,8 +104,8 @@ const FIELDS: { [K in keyof Required<SettingsPatch>]: Validator<CrawlSettings[K]
   maxHeaderBytes: count(),
   maxExtractBytes: count(),
   maxLinksPerDocument: count(),
-  maxRetries: int({ min: 0, max: 1000 }),
-  retryDelayS: int({ min: 0, max: 30 * 24 * 3600 }),
+  maxRetries: typed(),
+  retryDelayS: typed(),
   retryBackoff: oneOf(['exponential', 'fixed'] as const),
   warcMaxBytes: count(),
   warcPrefix: str({ max: 100 }),

@@ -16,7 +16,8 @@ import type { Emit } from '../api/channels.ts';
 import type { ImportResult, LibraryDetail, LibraryEntry } from '../api/app-types.ts';
 import { TroveError } from '../errors.ts';
 import { openArchive, type Archive } from '../archive/archive-dir.ts';
-import { listPages, queryRecords, searchText, timeline } from '../archive/record-query.ts';
+import { openWacz } from '../archive/wacz-read.ts';
+import { listPages, queryRecords, searchText, sortedPages, timeline } from '../archive/record-query.ts';
 import { recordDetail } from '../archive/record-query-detail.ts';
 import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
 import { crawlDatabasePath } from '../storage/open-database.ts';
@@ -31,6 +32,24 @@ import { crawlPaths } from '../crawl/crawl-dir.ts';
 import { compileRegex } from '../scope/standard-rules.ts';
 import { queuedMatching, queuedPage } from '../frontier/frontier-view.ts';
 import { capturesMatching } from '../archive/capture-preview.ts';
+
+/** A WACZ package's `title` from its datapackage.json (what an imported package is named after), or null. */
+async function waczTitle(file: string): Promise<string | null> {
+  if (!/\.wacz$/i.test(file)) return null;
+  try {
+    const pkg = await openWacz(file);
+    try {
+      // WACZ 1.1 has a top-level title; 1.0.0 packages keep it in `metadata`.
+      const meta = pkg.datapackage.metadata;
+      const title = pkg.datapackage.title ?? (meta && typeof meta === 'object' ? (meta as { title?: unknown }).title : undefined);
+      return typeof title === 'string' && title.trim() ? title.trim().slice(0, 100) : null;
+    } finally {
+      pkg.close();
+    }
+  } catch {
+    return null; // the import itself reports what is wrong with the package
+  }
+}
 
 export interface AppServiceOptions {
   /** The library folder (created when missing). The app uses ~/Documents/Trove; tests a temp dir. */
@@ -198,7 +217,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
         if (runner.isRunning(into)) throw new TroveError('CRAWL_RUNNING', `cannot import into ${into} while it is crawling`, { id: into });
         id = into;
       } else {
-        id = library.allocateId(name || path.basename(files[0]!).replace(/\.(warc|arc|wacz)(\.gz)?$/i, '') || 'import');
+        id = library.allocateId(name || (await waczTitle(files[0]!)) || path.basename(files[0]!).replace(/\.(warc|arc|wacz)(\.gz)?$/i, '') || 'import');
       }
       const dir = library.pathOf(id);
       fs.mkdirSync(dir, { recursive: true });
@@ -209,17 +228,16 @@ export function createAppService(opts: AppServiceOptions): AppService {
       let report: ImportResult['report'] | null = null;
       try {
         report = await imports.run(dir, files, copy === true, (progress) => emit('import.progress', { id, progress }));
-        return { id, report };
       } finally {
         // The worker wrote through its own connection: read the archive afresh from here on.
         closeArchive(id);
-        // A new archive that took nothing (no file was a WARC/ARC/WACZ) is not an archive: no
-        // empty row is left in the library. The report still says why each file was refused.
-        if (created && (report === null || report.files.every((f) => f.records === 0))) {
-          fs.rmSync(dir, { recursive: true, force: true });
-        }
+        // A new archive that took nothing (no file was a WARC/ARC/WACZ, or the import failed) is
+        // not an archive: no empty row is left in the library. The report still says why each
+        // file was refused, and the app says "Nothing imported".
+        if (created && (report === null || report.records === 0)) fs.rmSync(dir, { recursive: true, force: true });
         emit('library.changed', { id });
       }
+      return { id, report };
     },
 
     'crawl.check': (req) => {
@@ -321,6 +339,10 @@ export function createAppService(opts: AppServiceOptions): AppService {
     'records.timeline': ({ archiveId, url }) => timeline(archive(archiveId), url),
     'records.search': ({ archiveId, q, limit }) => searchText(archive(archiveId), q, limit ?? 50),
     'records.pages': ({ archiveId, limit, after }) => listPages(archive(archiveId), limit, after),
+
+    // ── replay features (issue #16: Pages view) ──
+    'records.sortedPages': ({ archiveId, ...opts }) => sortedPages(archive(archiveId), opts),
+
 
     'export.run': async (req) => {
       const dir = library.requireEntry(req.archiveId);

@@ -1,6 +1,6 @@
 /**
  * The "as you type" side of the New crawl screen: seed lists, settings, scope and robots tests.
- * All of it is the core's own logic (normalizeUrl, validateSettings, buildScope, parseRobots,
+ * All of it is the core's own logic (normalizeUrl, settingsProblems, buildScope, parseRobots,
  * evaluateRobots) run on what is typed; nothing here decides anything itself.
  */
 import { defaultSettings, type CrawlSettings } from '../api/settings.ts';
@@ -18,7 +18,7 @@ import type {
 import { isTroveError, TroveError } from '../errors.ts';
 import { normalizeUrl } from '../scope/normalize-url.ts';
 import { buildScope, scopeSettingsFrom, type Scope } from '../scope/decide-rules.ts';
-import { validateSettings } from '../crawl/validate-settings.ts';
+import { settingsProblems } from '../crawl/validate-settings.ts';
 import { parseRobots } from '../robots/parse-robots.ts';
 import { agentToken, evaluateRobots } from '../robots/robots-policy.ts';
 
@@ -49,35 +49,7 @@ export function effectiveSettings(patch: SettingsCheckPatch, seeds: string[]): C
   return { ...defaultSettings(), ...patch, seeds };
 }
 
-const FLAG_FIELDS: [RegExp, string][] = [
-  [/^no seeds|^invalid seed/, 'seeds'],
-  [/^--scope/, 'scope'],
-  [/^--robots custom/, 'customRobots'],
-  [/^--robots/, 'robots'],
-  [/^--dedup/, 'dedup'],
-  [/^--queue-policy/, 'queuePolicy'],
-  [/^--concurrency/, 'concurrency'],
-  [/^--per-host/, 'perHost'],
-  [/^--warc-max-bytes/, 'warcMaxBytes'],
-  [/^--user-agent/, 'userAgent'],
-  [/^the WARC prefix/, 'warcPrefix'],
-  [/^delayFactor/, 'delayFactor'],
-];
-
-function issueFrom(err: unknown): SettingsIssue {
-  if (!isTroveError(err)) throw err;
-  const setting = err.details.setting;
-  let field = typeof setting === 'string' ? setting : '';
-  if (!field) field = FLAG_FIELDS.find(([re]) => re.test(err.message))?.[1] ?? '';
-  if (!field && err.code.startsWith('SCOPE_')) {
-    const s = err.details.setting;
-    field = typeof s === 'string' ? s : 'scope';
-  }
-  if (!field && err.code === 'ROBOTS_AGENT_INVALID') field = 'userAgent';
-  return { field, code: err.code, message: err.message };
-}
-
-/** The checks a crawl start runs, as a list of issues instead of the first exception. */
+/** The checks a crawl start runs, every problem tagged with its setting (the core's settingsProblems). */
 export function checkCrawl(req: CrawlCheckRequest): CrawlCheck & { settings: CrawlSettings; scope: Scope | null } {
   const seeds = checkSeeds(req.seedsText);
   const urls = seedUrls(seeds);
@@ -88,27 +60,29 @@ export function checkCrawl(req: CrawlCheckRequest): CrawlCheck & { settings: Cra
   if (settings.robots === 'custom' && !(req.customRobots ?? '').trim()) {
     issues.push({ field: 'customRobots', code: 'SETTINGS_INVALID', message: 'the custom policy needs robots.txt rules: write them in the editor' });
   }
-  try {
-    validateSettings({ ...settings, robotsFile: settings.robots === 'custom' ? 'custom-robots.txt' : undefined }, { requireSeeds: false });
-  } catch (err) {
-    issues.push(issueFrom(err));
-  }
-  for (const [field, ua] of [['userAgent', settings.userAgent], ...settings.candidateAgents.map((a) => ['candidateAgents', a] as const)] as const) {
+  // The app sends the custom robots.txt as text, so the file the core asks for is the app's to write.
+  const problems = settingsProblems({ ...settings, robotsFile: settings.robots === 'custom' ? 'custom-robots.txt' : undefined }, { requireSeeds: false });
+  for (const p of problems) issues.push({ field: p.key, code: 'SETTINGS_INVALID', message: p.message });
+  const agents: [string, unknown][] = [['userAgent', settings.userAgent], ...(Array.isArray(settings.candidateAgents) ? settings.candidateAgents : []).map((a): [string, unknown] => ['candidateAgents', a])];
+  for (const [field, ua] of agents) {
+    if (typeof ua !== 'string' || issues.some((i) => i.field === field)) continue;
     try {
       agentToken(ua);
     } catch (err) {
-      const issue = issueFrom(err);
-      issues.push({ ...issue, field });
+      if (!isTroveError(err)) throw err;
+      issues.push({ field, code: err.code, message: err.message });
     }
   }
   let scope: Scope | null = null;
   let scopeRules: string[] = [];
-  try {
-    scope = buildScope(scopeSettingsFrom(settings), urls);
-    scopeRules = scope.describe();
-  } catch (err) {
-    const issue = issueFrom(err);
-    if (!issues.some((i) => i.message === issue.message)) issues.push(issue);
+  if (!problems.length) {
+    try {
+      scope = buildScope(scopeSettingsFrom(settings), urls);
+      scopeRules = scope.describe();
+    } catch (err) {
+      if (!isTroveError(err)) throw err;
+      issues.push({ field: 'scope', code: err.code, message: err.message });
+    }
   }
   return { valid: issues.length === 0, seeds, urls, issues, scopeRules, settings, scope };
 }

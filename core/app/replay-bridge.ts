@@ -3,12 +3,14 @@
  * http/https requests) and the e2e harness (Chromium requests paused over CDP) call
  * `replayResponse`, which answers every request from the archive through the core `replay()` —
  * a miss is the core's "not archived" page, never the live web. `replayInfo` is what the replay
- * banner shows.
+ * banner shows. Every answer carries the replay policy (core/replay/replay-policy.ts): our CSP,
+ * the guard script in HTML, and a refusal of service worker scripts.
  */
 import type { ReplayCapture, ReplayInfo } from '../api/app-types.ts';
 import type { Archive } from '../archive/archive-dir.ts';
 import { replay, type ReplayResponse } from '../replay/replay.ts';
 import { notArchivedPage } from '../replay/not-archived-page.ts';
+import { applyReplayPolicy, isServiceWorkerScript, REPLAY_CSP } from '../replay/replay-policy.ts';
 
 export interface ReplayHttpRequest {
   url: string;
@@ -81,11 +83,21 @@ export async function replayResponse(archive: Archive, req: ReplayHttpRequest): 
       info: { kind: 'not-archived', url: req.url, reason: `method ${method}`, nearest: [] },
     };
   }
+  if (isServiceWorkerScript(req.headers)) {
+    return {
+      status: 403,
+      statusText: 'Forbidden',
+      headers: [['Content-Type', 'text/plain; charset=utf-8'], ['Content-Security-Policy', REPLAY_CSP]],
+      body: Buffer.from('Service workers are not available in replay.\n'),
+      info: { kind: 'not-archived', url: req.url, reason: 'service worker script', nearest: [] },
+    };
+  }
   const r = await replay(archive, { url: req.url, ...(req.at ? { at: req.at } : {}), method, ...(req.headers ? { headers: req.headers } : {}) });
   const info = infoOf(req.url, r);
   if (r.kind === 'not-archived') {
     const page = notArchivedPage(r);
     return { status: page.status, statusText: page.statusText, headers: page.headers, body: page.body, info };
   }
-  return { status: r.status, statusText: r.statusText, headers: r.headers, body: r.body, info };
+  const out = applyReplayPolicy(r.headers, r.body, { method, status: r.status });
+  return { status: r.status, statusText: r.statusText, headers: out.headers, body: out.body, info };
 }

@@ -10,6 +10,12 @@
  *   are offsets in the .wacz file itself (entry data start + offset inside the entry), so reading
  *   a record is one positioned read of the .wacz, no unzip. The entry's data start is kept in
  *   `meta` for tools (CDXJ export) that want offsets relative to the entry.
+ *
+ * A crawl records its WARC under the final name while the file is still being written as
+ * `NAME.open` (renamed on close): resolveFile answers the `.open` name while only that exists, so
+ * records of a running crawl can be read. Reads go by committed index rows (offset and length),
+ * and the writer has written a group before its rows are committed, so they never reach past
+ * the last complete record.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,6 +23,7 @@ import type Database from 'better-sqlite3';
 import { TroveError } from '../errors.ts';
 import { closeDatabase, crawlDatabasePath, openDatabase } from '../storage/open-database.ts';
 import { getMeta, setMeta } from '../storage/meta.ts';
+import { OPEN_SUFFIX } from '../warc/warc-file-name.ts';
 import { createCaptureIndex } from './capture-index.ts';
 import type { CaptureIndex } from './capture-index.ts';
 
@@ -94,7 +101,7 @@ export function openArchive(dir: string, opts: OpenArchiveOptions = {}): Archive
       const stored = 'path' in file ? file.path : file.filePath;
       const entry = waczEntry(stored);
       if (entry) return path.isAbsolute(entry.wacz) ? entry.wacz : path.join(abs, entry.wacz);
-      return path.isAbsolute(stored) ? stored : path.join(abs, stored);
+      return liveFile(path.isAbsolute(stored) ? stored : path.join(abs, stored));
     },
     waczEntry,
     setWaczEntry(storedPath, loc) {
@@ -105,6 +112,14 @@ export function openArchive(dir: string, opts: OpenArchiveOptions = {}): Archive
       closeDatabase(db);
     },
   };
+}
+
+/** The file as it is now: the final name, or its `.open` name while a crawl is still writing it. */
+function liveFile(file: string): string {
+  if (fs.existsSync(file)) return file;
+  const open = file + OPEN_SUFFIX;
+  // Checked again after: the rename to the final name may happen between the two looks.
+  return fs.existsSync(open) ? open : file;
 }
 
 /** `/abs/x.wacz` + `archive/y.warc.gz` → the warc_files.path of a stored entry. */

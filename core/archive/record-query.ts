@@ -167,3 +167,37 @@ export function listPages(archive: Archive, limit: number, after?: number): Page
     next: more ? rows.at(-1)!.id : null,
   };
 }
+
+export type PageSort = 'ts' | 'url' | 'title';
+const PAGE_ORDER: Record<PageSort, string> = { ts: 'ts', url: 'target_uri', title: "COALESCE(NULLIF(title, ''), target_uri)" };
+
+/**
+ * The Pages view (as ReplayWeb.page's): HTML 200 pages, sorted by time, URL or title (either
+ * way), narrowed to those whose title or URL contains `q` (case-insensitive), `limit` at a time
+ * from `offset`, with the total matching. Offset paging: a sorted list has no stable keyset.
+ */
+export function sortedPages(archive: Archive, opts: { sort: PageSort; desc?: boolean; q?: string; limit: number; offset?: number }): PageList & { total: number; offset: number } {
+  const n = checkLimit(opts.limit);
+  const offset = opts.offset ?? 0;
+  if (!Number.isInteger(offset) || offset < 0) throw new TroveError('QUERY_BAD_PAGE', `offset must be a whole number, not ${offset}`, { offset });
+  const order = PAGE_ORDER[opts.sort];
+  if (!order) throw new TroveError('QUERY_BAD_PAGE', `pages sort by ts, url or title, not ${String(opts.sort)}`);
+  const q = (opts.q ?? '').trim();
+  // LIKE with the pattern characters escaped: the words are matched as typed.
+  const where = q ? "page = 1 AND (title LIKE ? ESCAPE '\\' OR target_uri LIKE ? ESCAPE '\\')" : 'page = 1';
+  const like = q ? [`%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`] : [];
+  const params = q ? [like[0], like[0]] : [];
+  const dir = opts.desc ? 'DESC' : 'ASC';
+  const rows = prepared(archive.db, `SELECT id, target_uri, ts, title, mime FROM records WHERE ${where} ORDER BY ${order} COLLATE NOCASE ${dir}, id ${dir} LIMIT ? OFFSET ?`).all(
+    ...params,
+    n,
+    offset,
+  ) as { id: number; target_uri: string | null; ts: string | null; title: string | null; mime: string | null }[];
+  const total = (prepared(archive.db, `SELECT COUNT(*) AS n FROM records WHERE ${where}`).get(...params) as { n: number }).n;
+  return {
+    rows: rows.map((r) => ({ id: r.id, url: r.target_uri ?? '', ts: r.ts ?? '', title: r.title, mime: r.mime })),
+    next: offset + rows.length < total ? offset + rows.length : null,
+    total,
+    offset,
+  };
+}

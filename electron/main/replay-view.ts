@@ -1,25 +1,31 @@
 /**
  * The replay view: a WebContentsView in its own session partition (`trove-replay`) whose every
  * http and https request is answered by `session.protocol.handle` from the archive (core replay
- * via replayResponse) — a miss is the "not archived" page, never the live web. Other schemes
- * (ws:, ftp:, …) are cancelled, permissions are refused, new windows open in the same view.
+ * via replayResponse) — a miss is the "not archived" page, never the live web. The rest of the
+ * replay policy is core/replay/replay-policy.ts, shared with the e2e harness: every answer carries
+ * its CSP and (HTML) guard script; here the session adds what only the host can — other schemes
+ * (ws:, wss:, ftp:, …) cancelled, WebRTC limited to proxied UDP (there is no proxy, so none),
+ * service workers refused, permissions refused, new windows opened in the same view.
  */
 import { session, WebContentsView, type BaseWindow, type Session } from 'electron';
 import type { ReplayBounds, ReplayOpened, ReplayRequest } from '../../core/api/app-types.ts';
 import type { Emit } from '../../core/api/channels.ts';
 import type { AppService } from '../../core/app/app-service.ts';
 import { replayInfo, replayResponse } from '../../core/app/replay-bridge.ts';
+import { REPLAY_WEBRTC_POLICY, replaySchemeAllowed } from '../../core/replay/replay-policy.ts';
+import { MissingResources } from '../../core/replay/missing-resources.ts';
 
 export const REPLAY_PARTITION = 'trove-replay';
 
 /** Statuses a fetch Response may not carry a body with. */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
-const ALLOWED_SCHEMES = new Set(['http:', 'https:', 'data:', 'blob:', 'about:']);
 
 interface Context {
   archiveId: string;
   at?: string;
   url: string;
+  /** What the page shown asked for and the archive does not hold. */
+  missing: MissingResources;
 }
 
 export class ReplayView {
@@ -48,6 +54,9 @@ export class ReplayView {
         method: request.method,
         headers: [...request.headers.entries()],
       });
+      if (r.info.kind === 'not-archived' && ctx.missing.note(request.url)) {
+        this.emit('replay.missing', { archiveId: ctx.archiveId, page: ctx.missing.page, urls: ctx.missing.list() });
+      }
       const status = r.status >= 200 && r.status <= 599 ? r.status : 502;
       const headers = new Headers();
       for (const [k, v] of r.headers) {
@@ -65,14 +74,10 @@ export class ReplayView {
     }
     // Anything that is not answered by the handler above must not leave the machine.
     this.session.webRequest.onBeforeRequest((details, callback) => {
-      let scheme = '';
-      try {
-        scheme = new URL(details.url).protocol;
-      } catch {
-        /* unparsable: cancel */
-      }
-      callback({ cancel: !ALLOWED_SCHEMES.has(scheme) });
+      callback({ cancel: !replaySchemeAllowed(details.url) || details.resourceType === 'webSocket' });
     });
+    // A worker registered before the policy (an older profile) must not answer for the archive.
+    void this.session.clearStorageData({ storages: ['serviceworkers'] }).catch(() => {});
     this.session.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
     this.session.setPermissionCheckHandler(() => false);
   }
@@ -91,6 +96,7 @@ export class ReplayView {
       },
     });
     const wc = view.webContents;
+    wc.setWebRTCIPHandlingPolicy(REPLAY_WEBRTC_POLICY);
     wc.setWindowOpenHandler(({ url }) => {
       if (/^https?:/.test(url)) void wc.loadURL(url);
       return { action: 'deny' };
@@ -112,6 +118,7 @@ export class ReplayView {
     const ctx = this.ctx;
     if (!ctx || url === ctx.url) return;
     ctx.url = url;
+    ctx.missing.reset(url);
     let info = null;
     try {
       info = await replayInfo(this.service.archive(ctx.archiveId), url, ctx.at);
@@ -123,7 +130,9 @@ export class ReplayView {
 
   async open(req: ReplayRequest): Promise<ReplayOpened> {
     const info = await replayInfo(this.service.archive(req.archiveId), req.url, req.at);
-    this.ctx = { archiveId: req.archiveId, url: req.url, ...(req.at ? { at: req.at } : {}) };
+    const missing = new MissingResources();
+    missing.reset(req.url);
+    this.ctx = { archiveId: req.archiveId, url: req.url, ...(req.at ? { at: req.at } : {}), missing };
     const view = this.ensureView();
     void view.webContents.loadURL(req.url).catch(() => {
       /* a failed load shows Chromium's error page; the banner shows the replay info */

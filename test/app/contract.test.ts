@@ -114,7 +114,11 @@ describe('the command table', () => {
     expect(SETTINGS_FIELDS).not.toContain('dedupFrom');
     expect(check(settingsPatch(), { dedupFrom: ['/etc'] })).toMatchObject({ ok: false });
     expect(check(settingsPatch(), { robotsFile: '/etc/passwd' })).toMatchObject({ ok: false, error: { message: /customRobots/ } });
-    expect(check(settingsPatch(), { concurrency: -1 })).toMatchObject({ ok: false });
+    // Numbers pass the gate as typed (the core's settingsProblems reports a bad one next to its field);
+    // anything that is neither a number nor short text is still refused here.
+    expect(check(settingsPatch(), { concurrency: -1 })).toMatchObject({ ok: true });
+    expect(check(settingsPatch(), { concurrency: 'x'.repeat(101) })).toMatchObject({ ok: false });
+    expect(check(settingsPatch(), { concurrency: { n: 1 } })).toMatchObject({ ok: false });
     expect(check(settingsPatch(), { robots: 'sometimes' })).toMatchObject({ ok: false });
   });
 

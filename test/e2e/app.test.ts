@@ -178,7 +178,7 @@ describe.skipIf(!chromium)('Trove in Chromium', () => {
     await expect.poll(() => frame.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(250, 240, 230)');
     // …and the image too.
     await expect.poll(() => frame.evaluate(() => (document.querySelector('img') as HTMLImageElement).naturalWidth)).toBe(40);
-    expect(await byTestId('replay-url').textContent()).toBe(`${site.origin}/articles/first.html`);
+    expect(await byTestId('replay-url').inputValue()).toBe(`${site.origin}/articles/first.html`);
     // The archived page runs in the replay frame: the gate refuses it (sender check).
     const fromFrame = await frame.evaluate(() => (window as unknown as { __troveInvoke(c: string, p: unknown): Promise<unknown> }).__troveInvoke('trove:library.list', {}));
     expect(fromFrame).toMatchObject({ ok: false, error: { code: 'FORBIDDEN_SENDER' } });
@@ -188,14 +188,14 @@ describe.skipIf(!chromium)('Trove in Chromium', () => {
 
     // A click inside the archived page: the banner follows, back returns.
     await frame.locator('a', { hasText: 'Home' }).click();
-    await expect.poll(() => byTestId('replay-url').textContent()).toBe(`${site.origin}/`);
+    await expect.poll(() => byTestId('replay-url').inputValue()).toBe(`${site.origin}/`);
     const home = await replayFrame(page, site.origin);
     await expect.poll(() => home.evaluate(() => (document.querySelector('#logo') as HTMLImageElement | null)?.naturalWidth ?? 0)).toBe(64);
     // An archived redirect is followed inside the archive.
     await home.locator('a', { hasText: 'An old link' }).click();
-    await expect.poll(() => byTestId('replay-url').textContent()).toBe(`${site.origin}/about.html`);
+    await expect.poll(() => byTestId('replay-url').inputValue()).toBe(`${site.origin}/about.html`);
     await byTestId('replay-back').click();
-    await expect.poll(() => byTestId('replay-url').textContent()).toBe(`${site.origin}/`);
+    await expect.poll(() => byTestId('replay-url').inputValue()).toBe(`${site.origin}/`);
 
     expect(site.requests.length).toBe(before);
     expect(app.replayed.some((r) => r.url.endsWith('/style.css') && r.status === 200)).toBe(true);

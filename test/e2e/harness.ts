@@ -25,6 +25,8 @@ import type { ReplayInfo } from '../../core/api/app-types.ts';
 import { createAppService, type AppService } from '../../core/app/app-service.ts';
 import { dispatch } from '../../core/app/gate.ts';
 import { replayInfo, replayResponse } from '../../core/app/replay-bridge.ts';
+import { REPLAY_WEBRTC_POLICY, replaySchemeAllowed } from '../../core/replay/replay-policy.ts';
+import { MissingResources } from '../../core/replay/missing-resources.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -37,6 +39,8 @@ export const CHROMIUM_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  // The replay policy's WebRTC rule, as Electron's replay session sets it (core/replay/replay-policy.ts).
+  `--force-webrtc-ip-handling-policy=${REPLAY_WEBRTC_POLICY}`,
 ];
 
 /** A Chromium binary, or null. CHROMIUM_PATH wins; then the usual Debian/Ubuntu names. */
@@ -176,14 +180,16 @@ export async function openApp(opts: HarnessOptions): Promise<Harness> {
   const service = createAppService({ libraryDir: opts.libraryDir, emit, shell: 'browser' });
 
   // The replay context the iframe's requests are answered in.
-  let replayCtx: { archiveId: string; at?: string; url: string } | null = null;
+  let replayCtx: { archiveId: string; at?: string; url: string; missing: MissingResources } | null = null;
   const replayed: Harness['replayed'] = [];
   const blocked: string[] = [];
 
   const shell: Handlers<ShellCommandName> = {
     'replay.open': async ({ archiveId, url, at }) => {
       const info = await replayInfo(service.archive(archiveId), url, at);
-      replayCtx = { archiveId, url, ...(at ? { at } : {}) };
+      const missing = new MissingResources();
+      missing.reset(url);
+      replayCtx = { archiveId, url, ...(at ? { at } : {}), missing };
       return { mode: 'frame', frameSrc: url, info };
     },
     'replay.bounds': () => null,
@@ -227,7 +233,7 @@ export async function openApp(opts: HarnessOptions): Promise<Harness> {
           return;
         }
         const ctx = replayCtx;
-        if (!ctx || !/^https?:/.test(url)) {
+        if (!ctx || !replaySchemeAllowed(url) || !/^https?:/.test(url)) {
           blocked.push(url);
           await cdp.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' });
           return;
@@ -239,6 +245,9 @@ export async function openApp(opts: HarnessOptions): Promise<Harness> {
           headers: Object.entries(e.request.headers),
         });
         replayed.push({ url, status: r.status });
+        const isDocument = e.resourceType === 'Document' && e.frameId !== mainFrameId;
+        if (isDocument && url !== ctx.url) ctx.missing.reset(url);
+        if (r.info.kind === 'not-archived' && ctx.missing.note(url)) emit('replay.missing', { archiveId: ctx.archiveId, page: ctx.missing.page, urls: ctx.missing.list() });
         await cdp.send('Fetch.fulfillRequest', {
           requestId: e.requestId,
           responseCode: r.status,

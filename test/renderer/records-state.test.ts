@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
-import { describe, expect, it } from 'vitest';
-import { PAGE_SIZE, RecordsState, snippetParts, toRecordFilter, emptyFilter } from '../../renderer/src/lib/records-state.svelte.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { LIVE_REFRESH_MS, PAGE_SIZE, RecordsState, snippetParts, toRecordFilter, emptyFilter } from '../../renderer/src/lib/records-state.svelte.ts';
 import { fakeApi, millionRows, MILLION, row } from './fake-api.ts';
 
 describe('RecordsState', () => {
@@ -22,6 +22,32 @@ describe('RecordsState', () => {
     const second = calls.filter((c) => c.name === 'records.query')[1]!.payload as { after: number };
     expect(second.after).toBe(PAGE_SIZE);
     expect(s.rowAt(PAGE_SIZE)!.id).toBe(PAGE_SIZE + 1);
+  });
+
+  it('grows while the crawl shown writes: new rows appended at most once a second, other crawls ignored', async () => {
+    vi.useFakeTimers();
+    try {
+      let n = 3;
+      const { api, calls } = fakeApi({ 'records.query': (p) => millionRows(n)(p) });
+      const s = new RecordsState(api);
+      await s.open('live');
+      expect([s.count, s.total, s.done]).toEqual([3, 3, true]);
+      n = 7;
+      const before = calls.length;
+      s.onCrawlSnapshot('other-crawl');
+      s.onCrawlSnapshot('live');
+      s.onCrawlSnapshot('live'); // within the same second: one refresh
+      await vi.advanceTimersByTimeAsync(LIVE_REFRESH_MS - 1);
+      expect(calls.length).toBe(before);
+      await vi.advanceTimersByTimeAsync(1);
+      await vi.waitFor(() => expect(s.count).toBe(7));
+      expect(s.rowAt(6)!.id).toBe(7);
+      expect(s.total).toBe(7);
+      const queries = calls.slice(before).map((c) => c.payload as { after?: number; limit: number });
+      expect(queries[0]).toMatchObject({ after: 3 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('drops a page that arrives after the filter changed', async () => {

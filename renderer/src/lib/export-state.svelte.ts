@@ -43,6 +43,9 @@ export class ExportState {
     this.api = api;
   }
 
+  /** Exports made before this one: the file just saved is the result, not an "earlier export". */
+  earlier = $derived(this.result ? this.files.filter((f) => f.name !== this.result!.name) : this.files);
+
   /** 0..1 when the total is known, else null (indeterminate). */
   fraction = $derived(this.progress && this.progress.total > 0 ? Math.min(1, this.progress.done / this.progress.total) : null);
 

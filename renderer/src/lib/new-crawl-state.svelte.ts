@@ -11,7 +11,7 @@ import type {
   SettingsCheckPatch,
   SettingsIssue,
 } from '../../../core/api/app-types.ts';
-import type { CrawlSettings, HostOverride, PolitenessPreset } from '../../../core/api/settings.ts';
+import type { CrawlSettings, PolitenessPreset } from '../../../core/api/settings.ts';
 import { messageOf, unwrap, type TroveApi } from './bridge.ts';
 import { debounce } from './debounce.ts';
 
@@ -24,6 +24,15 @@ const lines = (text: string) =>
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter((l) => l !== '');
+
+/** The form's words for a setting key (the labels its fields carry). */
+const FIELD_LABELS: Record<string, string> = {
+  seeds: 'Seeds', include: 'Include', exclude: 'Exclude', maxHops: 'Max hops', transHops: 'Embed hops', maxPathDepth: 'Max path depth',
+  delayFactor: 'Delay factor', minDelayMs: 'Min delay', maxDelayMs: 'Max delay', perHost: 'Connections / host', concurrency: 'Fetch slots',
+  crawlDelayCapS: 'Crawl-delay cap', maxKbpsPerHost: 'Bandwidth / host', limitPages: 'Page limit', limitUris: 'URI limit', limitBytes: 'Download limit',
+  limitTimeS: 'Time limit', maxTotalWarcBytes: 'WARC total', maxBodyBytes: 'Max body', maxRetries: 'Retries', retryDelayS: 'First retry after',
+  warcMaxBytes: 'Rotate at', warcPrefix: 'File prefix', userAgent: 'User agent', candidateAgents: 'Other agents', customRobots: 'Custom robots.txt',
+};
 
 export class NewCrawlState {
   name = $state('');
@@ -86,8 +95,17 @@ export class NewCrawlState {
   seedCount = $derived(this.check?.urls.length ?? 0);
   canStart = $derived(this.check !== null && this.check.valid && !this.starting);
 
+  /** "Field: message" for the start bar, where the problem is not next to its field. */
+  describeIssue(issue: SettingsIssue): string {
+    const m = /^overrides\[(\d+)\]\.(\w+)$/.exec(issue.field);
+    const label = m ? `Override ${Number(m[1]) + 1}, ${FIELD_LABELS[m[2]!] ?? m[2]}` : FIELD_LABELS[issue.field];
+    return label ? `${label}: ${issue.message}` : issue.message;
+  }
+
+  /** Every problem the core reports for one setting key (e.g. `perHost`, `overrides[0].host`), joined. */
   issueFor(field: string): string | null {
-    return this.issues.find((i) => i.field === field)?.message ?? null;
+    const found = this.issues.filter((i) => i.field === field).map((i) => i.message);
+    return found.length ? found.join('; ') : null;
   }
 
   async runCheck(): Promise<void> {
@@ -200,11 +218,11 @@ export class NewCrawlState {
         this.startError = this.check?.issues[0]?.message ?? this.checkError ?? 'the settings are not valid yet';
         return null;
       }
-      const overrides = (this.patch().overrides ?? []).filter((o: HostOverride) => (o.host ?? '').trim() !== '' || (o.domain ?? '').trim() !== '');
+      // Sent as checked: an override row without a host is a problem the check reports, never dropped here.
       const { id } = await unwrap(
         this.api.crawl.start({
           name: this.name.trim(),
-          settings: { ...this.patch(), overrides, seeds: this.check.urls },
+          settings: { ...this.patch(), seeds: this.check.urls },
           ...(this.settings.robots === 'custom' ? { customRobots: this.robotsText } : {}),
         }),
       );

@@ -8,6 +8,8 @@ import { messageOf, unwrap, type TroveApi } from './bridge.ts';
 import { dateToTs } from './format.ts';
 
 export const PAGE_SIZE = 500;
+/** How often a running crawl's record list asks for new rows. */
+export const LIVE_REFRESH_MS = 1000;
 
 export interface FilterForm {
   type: string;
@@ -161,6 +163,40 @@ export class RecordsState {
       if (gen === this.generation) this.error = messageOf(err);
     } finally {
       if (gen === this.generation) this.loading = false;
+    }
+  }
+
+  private liveTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /** A crawl snapshot: when it is the crawl shown, look for its new records, at most once a second. */
+  onCrawlSnapshot(id: string): void {
+    if (id !== this.archiveId || this.liveTimer) return;
+    this.liveTimer = setTimeout(() => {
+      this.liveTimer = null;
+      void this.refreshLive();
+    }, LIVE_REFRESH_MS);
+  }
+
+  /**
+   * New records of a running crawl: when every row is loaded, fetch those after the last one (the
+   * list is in record order, so they append); the total is asked afresh either way.
+   */
+  async refreshLive(): Promise<void> {
+    const archiveId = this.archiveId;
+    if (!archiveId || this.inflight || this.loading) return;
+    const gen = this.generation;
+    if (this.done) {
+      const last = this.count > 0 ? this.rowAt(this.count - 1) : undefined;
+      this.cursor = last ? last.id : null;
+      this.done = false;
+      await this.loadMore();
+      if (gen !== this.generation) return;
+    }
+    try {
+      const first = await unwrap(this.api.records.query({ archiveId, filter: toRecordFilter($state.snapshot(this.filter)), limit: 1 }));
+      if (gen === this.generation && first.total !== undefined) this.total = Math.max(first.total, this.count);
+    } catch {
+      /* the list keeps what it has; the next tick asks again */
     }
   }
 

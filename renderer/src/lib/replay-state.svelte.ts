@@ -3,7 +3,7 @@
  * back/forward history of the pages visited in the pane. The page itself is drawn by the host: a
  * native view in Electron, an intercepted iframe in the browser harness.
  */
-import type { CaptureSummary, ReplayInfo } from '../../../core/api/app-types.ts';
+import type { CaptureSummary, ReplayInfo, ReplayMissing } from '../../../core/api/app-types.ts';
 import type { Events } from '../../../core/api/channels.ts';
 import { messageOf, unwrap, type TroveApi } from './bridge.ts';
 
@@ -27,6 +27,10 @@ export class ReplayState {
   forward = $state.raw<Stop[]>([]);
   error = $state<string | null>(null);
   loading = $state(false);
+  /** URLs the page shown asked for that the archive does not hold (from the replay handler). */
+  missing = $state.raw<string[]>([]);
+  /** The replayed page fills the window (ReplayWeb.page's full-window mode). */
+  fullWindow = $state(false);
 
   readonly api: TroveApi;
 
@@ -48,6 +52,7 @@ export class ReplayState {
     this.archiveId = archiveId;
     this.url = url;
     this.at = at;
+    this.missing = [];
     this.loading = true;
     try {
       const opened = await unwrap(this.api.replay.open({ archiveId, url, ...(at ? { at } : {}) }));
@@ -83,7 +88,20 @@ export class ReplayState {
     this.forward = [];
     this.url = p.url;
     this.info = p.info;
+    this.missing = [];
     void this.loadTimeline();
+  }
+
+  onMissing(p: ReplayMissing): void {
+    if (this.open && p.archiveId === this.archiveId && p.page === this.url) this.missing = p.urls;
+  }
+
+  /** The URL bar: go to what was typed (a bare host gets http://), at the time shown now. */
+  async go(typed: string): Promise<void> {
+    const t = typed.trim();
+    if (!this.archiveId || t === '') return;
+    const url = /^[a-z][a-z0-9+.-]*:/i.test(t) ? t : `http://${t}`;
+    await this.show(this.archiveId, url, this.at);
   }
 
   async goBack(): Promise<void> {
@@ -110,6 +128,8 @@ export class ReplayState {
 
   async close(): Promise<void> {
     this.open = false;
+    this.fullWindow = false;
+    this.missing = [];
     this.back = [];
     this.forward = [];
     this.info = null;

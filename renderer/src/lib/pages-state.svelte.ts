@@ -1,0 +1,79 @@
+/**
+ * The Pages view of the WARC browser (as ReplayWeb.page's): the archive's HTML pages with their
+ * titles, sortable by title, URL or time and narrowed by a search over title and URL, from the
+ * core's capture index (records.sortedPages). While the crawl shown runs, the list is asked
+ * afresh at most once a second.
+ */
+import type { PageSummary } from '../../../core/api/app-types.ts';
+import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+
+export type PageSortKey = 'ts' | 'url' | 'title';
+export const PAGES_LIMIT = 200;
+export const PAGES_LIVE_MS = 1000;
+
+export class PagesState {
+  archiveId = $state<string | null>(null);
+  sort = $state<PageSortKey>('title');
+  desc = $state(false);
+  q = $state('');
+  rows = $state.raw<PageSummary[]>([]);
+  total = $state(0);
+  loading = $state(false);
+  error = $state<string | null>(null);
+
+  readonly api: TroveApi;
+  private seq = 0;
+  private liveTimer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(api: TroveApi) {
+    this.api = api;
+  }
+
+  async open(archiveId: string | null): Promise<void> {
+    if (archiveId === this.archiveId) return;
+    this.archiveId = archiveId;
+    this.rows = [];
+    this.total = 0;
+    await this.load();
+  }
+
+  /** Click on a column head: sort by it, or flip the direction when it is already the sort. */
+  async sortBy(key: PageSortKey): Promise<void> {
+    if (this.sort === key) this.desc = !this.desc;
+    else {
+      this.sort = key;
+      this.desc = key === 'ts';
+    }
+    await this.load();
+  }
+
+  /** The first PAGES_LIMIT (or as many as are shown, when more were loaded) in the current order. */
+  async load(more = false): Promise<void> {
+    const archiveId = this.archiveId;
+    if (!archiveId) return;
+    const n = ++this.seq;
+    this.loading = true;
+    try {
+      const offset = more ? this.rows.length : 0;
+      const page = await unwrap(
+        this.api.records.sortedPages({ archiveId, sort: this.sort, desc: this.desc, q: this.q, limit: more ? PAGES_LIMIT : Math.max(PAGES_LIMIT, Math.min(this.rows.length, 1000)), offset }),
+      );
+      if (n !== this.seq) return;
+      this.rows = more ? [...this.rows, ...page.rows] : page.rows;
+      this.total = page.total;
+      this.error = null;
+    } catch (err) {
+      if (n === this.seq) this.error = messageOf(err);
+    } finally {
+      if (n === this.seq) this.loading = false;
+    }
+  }
+
+  onCrawlSnapshot(id: string): void {
+    if (id !== this.archiveId || this.liveTimer) return;
+    this.liveTimer = setTimeout(() => {
+      this.liveTimer = null;
+      void this.load();
+    }, PAGES_LIVE_MS);
+  }
+}
