@@ -52,3 +52,28 @@ export function formatCliError(command: string, message: string, code: string): 
 export function codeOfCommanderError(err: CommanderError): string {
   return err.code.startsWith('commander.') && exitCodeFor(err.code) !== 0 ? CLI_USAGE : err.code;
 }
+
+function kebab(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/**
+ * A settings key (validate-settings.ts) as the flag that sets it, where the command has one:
+ * `limitPages` → `--limit-pages`, `limitTimeS` → `--limit-time`, `overrides[1].minDelayMs` →
+ * `--override #2 min-delay-ms`; otherwise the key itself (a config-file setting).
+ */
+export function flagNameOf(key: string, flags: readonly string[]): string {
+  const o = /^overrides\[(\d+)\]\.(\w+)$/.exec(key);
+  if (o) return `--override #${Number(o[1]) + 1} ${kebab(o[2]!)}`;
+  const flag = `--${kebab(key)}`;
+  for (const f of [flag, flag.replace(/-(s|ms)$/, '')]) if (flags.includes(f)) return f;
+  return key;
+}
+
+/** SETTINGS_INVALID with every problem, one per line, each named by its flag. */
+export function formatSettingsProblems(command: string, problems: readonly { key: string; message: string }[], flags: readonly string[]): string {
+  const lines = problems.map((p) => `  ${flagNameOf(p.key, flags)}: ${p.message}\n`).join('');
+  const head = problems.length === 1 ? 'a setting is not valid' : `${problems.length} settings are not valid`;
+  return formatCliError(command, head, 'SETTINGS_INVALID').replace(/\n/, `\n${lines}`);
+}
+

@@ -14,7 +14,7 @@ import { registerCheckCommand } from './check-command.ts';
 import { registerExportCommand } from './export-command.ts';
 import { registerGetCommand } from './get-command.ts';
 import { registerImportCommand } from './import-command.ts';
-import { CliExit, codeOfCommanderError, exitCodeFor, formatCliError } from './cli-errors.ts';
+import { CliExit, codeOfCommanderError, exitCodeFor, formatCliError, formatSettingsProblems } from './cli-errors.ts';
 
 const processIo: CommandIo = { stdout: process.stdout, stderr: process.stderr };
 
@@ -51,14 +51,17 @@ export async function runCli(argv: string[], io: CommandIo = processIo): Promise
   // Which command an error belongs to: known as soon as commander dispatches to it (before it
   // parses its options, whose parsers may throw), or when one of its parse errors comes through.
   let current = '';
+  let currentCmd: Command = program;
   const tag = (cmd: Command) => {
     cmd.exitOverride((err) => {
       current = commandPath(cmd);
+      currentCmd = cmd;
       throw err;
     });
     if (cmd.commands.length > 0) {
       cmd.hook('preSubcommand', (_cmd, sub) => {
         current = commandPath(sub);
+        currentCmd = sub;
       });
     }
     for (const sub of cmd.commands) tag(sub);
@@ -78,6 +81,12 @@ export async function runCli(argv: string[], io: CommandIo = processIo): Promise
       return exitCodeFor(code);
     }
     if (isTroveError(err)) {
+      const problems = err.code === 'SETTINGS_INVALID' ? err.details.problems : undefined;
+      if (Array.isArray(problems) && problems.length > 0) {
+        const flags = currentCmd.options.map((o) => o.long).filter((f): f is string => !!f);
+        io.stderr.write(formatSettingsProblems(current, problems as { key: string; message: string }[], flags));
+        return exitCodeFor(err.code);
+      }
       io.stderr.write(formatCliError(current, err.message, err.code));
       return exitCodeFor(err.code);
     }

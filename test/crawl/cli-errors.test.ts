@@ -34,6 +34,21 @@ describe('CLI errors', () => {
     expect(formatCliError('get', 'not archived', 'CAPTURE_NOT_FOUND')).toBe('trove get: not archived [CAPTURE_NOT_FOUND]\n');
   });
 
+  it('lists every settings problem, one a line, each named by its flag (the one validation path the app uses too)', async () => {
+    const out = path.join(tmp, 'never-written');
+    const r = await trove('crawl', 'http://127.0.0.1:9/', '--min-delay-ms', '500', '--max-delay-ms', '100', '--include', '(', '--override', 'host=not a host!!,min-delay-ms=5', '--out', out);
+    expect(r.code).toBe(2);
+    expect(r.err.split('\n')).toEqual([
+      'trove crawl: 3 settings are not valid [SETTINGS_INVALID]',
+      '  --max-delay-ms: the maximum delay (100 ms) is below the minimum (500 ms)',
+      '  --override #1 host: "not a host!!" is not a host name',
+      '  --include: line 1: /(/ is not a valid regular expression (unterminated group)',
+      "Try 'trove crawl --help'.",
+      '',
+    ]);
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
   it('refuses an --out that is a file, or under a file, with a sentence (exit 2), writing nothing', async () => {
     const file = path.join(tmp, 'a-file');
     fs.writeFileSync(file, 'x');
