@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { elfHash, parseQueuePolicy, queueAssigner, queueKeyFor } from '../../core/frontier/queue-assignment.ts';
 
 describe('elfHash', () => {
-  // Worked by hand from REFERENCE.md's formula: h = (h << 4) + c; x = h & 0xF0000000;
+  // Worked by hand from the formula in docs/FORMATS.md: h = (h << 4) + c; x = h & 0xF0000000;
   // if (x) h ^= x >> 24; h &= ~x; result & 0x7FFFFFFF.
   it('matches hand-computed values', () => {
     expect(elfHash('')).toBe(0);
