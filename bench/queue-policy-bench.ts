@@ -1,5 +1,5 @@
 /**
- * The seed paper's experiment, locally ("基于 Heritrix 网络爬虫算法的研究与应用", REFERENCE.md
+ * The seed paper's experiment, locally ("基于 Heritrix 网络爬虫算法的研究与应用", docs/FORMATS.md
  * "Queue assignment"): one site crawled with Heritrix's one-queue-per-host policy and with the
  * paper's ELFHash policy (`elfhash:8`: the site spread over 8 queues), otherwise identical.
  *

@@ -7,6 +7,8 @@
 // reliability crawl 415 MB (8 MB: 470–493; none: 431–442), `trove index` of a 306 MB WARC.gz
 // 1.28× a plain gunzip (8 MB: 1.11×), importing a 200 MB WARC.gz 204 MB. The benches start their
 // Trove children with these same flags (bench/cli-node-flags.ts).
+// First: a one-line refusal on a Node too old for the .ts sources, before any of them loads.
+import './check-node.js';
 import { enableCompileCache } from './compile-cache.js';
 
 enableCompileCache();

@@ -28,6 +28,16 @@ export interface FetchOptions {
   maxConnections?: number;
   /** DNS lookup override (same contract as net.connect's `lookup`), e.g. a caching resolver. */
   lookup?: LookupFunction;
+  /**
+   * The timer behind `fetchTimeoutMs`. Default: the global setTimeout/clearTimeout. Tests pass
+   * their own to make the deadline pass at a chosen moment instead of racing a wall clock.
+   */
+  timers?: FetchTimers;
+}
+
+export interface FetchTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
 }
 
 export interface FetchRequest {

@@ -15,10 +15,10 @@ import type { Dispatcher } from 'undici';
 import { TroveError } from '../errors.ts';
 import { outcomeForCode } from './fetch-errors.ts';
 import { FetchRecording, resultSpools } from './fetch-recording.ts';
-import type { FetchOptions, FetchRequest, FetchResult, Fetcher } from './fetch-types.ts';
+import type { FetchOptions, FetchRequest, FetchResult, FetchTimers, Fetcher } from './fetch-types.ts';
 import { ClaimSlot, installWireTap } from './wire-tap.ts';
 
-export type { FetchOptions, FetchRequest, FetchResult, Fetcher } from './fetch-types.ts';
+export type { FetchOptions, FetchRequest, FetchResult, FetchTimers, Fetcher } from './fetch-types.ts';
 export type { Spool } from './spool.ts';
 
 export const DEFAULT_MAX_HEADER_COUNT = 1000;
@@ -28,6 +28,7 @@ export const DEFAULT_ACCEPT_ENCODING = 'gzip, br';
 export function createFetcher(opts: FetchOptions): Fetcher {
   checkOptions(opts);
   fs.mkdirSync(opts.spoolDir, { recursive: true });
+  const timers: FetchTimers = opts.timers ?? { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) };
 
   const slot = new ClaimSlot();
   const connector = buildConnector({
@@ -91,7 +92,7 @@ export function createFetcher(opts: FetchOptions): Fetcher {
       const settle = (undiciError: unknown): void => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        timers.clearTimeout(timer);
         req.signal?.removeEventListener('abort', onAbort);
         inFlight.delete(stop);
         let result: FetchResult;
@@ -115,7 +116,7 @@ export function createFetcher(opts: FetchOptions): Fetcher {
       }
 
       const onAbort = (): void => stop(new TroveError('FETCH_ABORTED', 'fetch aborted by the caller'));
-      const timer = setTimeout(() => stop(new TroveError('FETCH_TIMEOUT_TOTAL', `fetch took longer than ${opts.fetchTimeoutMs} ms`)), opts.fetchTimeoutMs);
+      const timer = timers.setTimeout(() => stop(new TroveError('FETCH_TIMEOUT_TOTAL', `fetch took longer than ${opts.fetchTimeoutMs} ms`)), opts.fetchTimeoutMs);
       inFlight.add(stop);
       if (req.signal?.aborted) onAbort();
       else req.signal?.addEventListener('abort', onAbort, { once: true });

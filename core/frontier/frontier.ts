@@ -1,6 +1,6 @@
 /**
  * The frontier: every URI a crawl has discovered, grouped into per-host queues, and the rule for
- * which one to fetch next. Heritrix's model (REFERENCE.md, "Heritrix 3 crawl model"): one queue per
+ * which one to fetch next. Heritrix's model (docs/FORMATS.md, "Heritrix's crawl model"): one queue per
  * host (or per hash bucket), at most `maxInFlight` URIs of a queue out at once, a queue snoozes
  * for its politeness delay after each fetch, queues take turns, prerequisites and redirects go
  * first inside a queue.

@@ -2,7 +2,7 @@
  * Which queue a URI goes to. Heritrix's default is one queue per host (its authority), so http
  * and https of one host share a queue and a host gets one connection at a time. The `elfhash:N`
  * policy is the seed paper's: spread a site over N queues by ELFHash of the URL, trading
- * politeness for throughput (REFERENCE.md, "Queue assignment").
+ * politeness for throughput (docs/FORMATS.md, "Queue assignment").
  */
 import { TroveError } from '../errors.ts';
 

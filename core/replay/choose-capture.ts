@@ -1,5 +1,5 @@
 /**
- * Which capture answers (url, time), following REFERENCE.md "Replay resolution":
+ * Which capture answers (url, time), following docs/FORMATS.md "Replay resolution":
  *
  * 1. Captures with the URL's exact SURT key (which already ignores http/https and `www.`),
  *    closest in time first (latest first when no time is given). A capture is skipped when it

@@ -1,7 +1,7 @@
 /**
  * Page-level robots directives: `<meta name="robots" content="…">` and the `X-Robots-Tag` header.
  * Trove acts on `nofollow`/`none` (stop extracting links from this page); `noindex` is reported
- * but ignored, since an archive keeps the page anyway (REFERENCE.md, Heritrix's behaviour).
+ * but ignored, since an archive keeps the page anyway (Heritrix's behaviour; docs/FORMATS.md, "robots.txt").
  *
  * `X-Robots-Tag` may scope directives to one crawler: `googlebot: nofollow`. A scope runs until
  * the next one (`googlebot: noindex, otherbot: nofollow, noarchive` gives otherbot two), and

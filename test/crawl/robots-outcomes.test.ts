@@ -1,5 +1,5 @@
 /**
- * What each robots.txt fetch outcome does to a real crawl (RFC 9309, REFERENCE.md "Robots"):
+ * What each robots.txt fetch outcome does to a real crawl (RFC 9309; docs/FORMATS.md, "robots.txt"):
  * 200 → rules obeyed; 3xx → followed up to 5 hops, each archived; 404 → all allowed;
  * 500, timeout, connection refused → all disallowed, robots.txt retried, and after maxRetries
  * the origin's URIs end as -6 with nothing but robots.txt ever requested.

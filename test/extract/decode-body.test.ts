@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { WARCParser } from 'warcio';
 import { decodeBody, decodeBodyStream, dechunk, parseContentEncoding } from '../../core/extract/decode-body.ts';
 import { corpusPath } from '../helpers/corpus.ts';
+import { itUsing } from '../helpers/gpl-tests.ts';
 import { startHttpServer } from '../helpers/local-server.ts';
 
 const TEXT = Buffer.from('<html><body>' + 'Hello, archive! '.repeat(5000) + '</body></html>');
@@ -150,7 +151,7 @@ describe('decodeBody and decodeBodyStream', () => {
     }
   });
 
-  it('decodes the corpus payloads written by wget with Content-Encoding gzip and br', async () => {
+  itUsing('warc/ukwa')('decodes the corpus payloads written by wget with Content-Encoding gzip and br', async () => {
     for (const [file, coding] of [
       ['transfer_compression_gzip.warc', 'gzip'],
       ['transfer_compression_brotli.warc', 'br'],

@@ -76,7 +76,6 @@ describe('ExtractPool', () => {
 
   it('times out a long job, restarts the worker, and keeps serving', async () => {
     const p = pool(1, { jobTimeoutMs: 250 });
-    const started = Date.now();
     const slow = p.run(input(hugePage(), { maxLinks: 10_000_000 }));
     const queued = p.run(input('<a href="/after">a</a>'));
     const r = await slow;
@@ -88,7 +87,6 @@ describe('ExtractPool', () => {
     expect(q.outlinks.map((l) => l.url)).toEqual(['http://site.test/after']);
     const again = await p.run(input('<a href="/again">a</a>'));
     expect(again.outlinks.map((l) => l.url)).toEqual(['http://site.test/again']);
-    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('resolves with an error when a worker runs out of memory, then keeps serving', async () => {

@@ -86,10 +86,9 @@ describe('extractSitemap', () => {
   });
 
   it('survives unterminated and hostile markup in linear time', () => {
-    const started = Date.now();
+    // No timing bound: a blow-up would not finish within the test's timeout; speed belongs to benchmarks.
     const hostile = '<urlset>' + '<loc>'.repeat(200_000) + '<loc><![CDATA[' + 'x'.repeat(100_000);
     expect(extractSitemap(Buffer.from(hostile), BASE, 10)).toMatchObject({ kind: 'urlset', urls: [] });
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('recognises sitemap URLs and roots', () => {

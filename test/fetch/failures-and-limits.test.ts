@@ -74,7 +74,6 @@ describe('failures before a response', () => {
       const r = await f.fetch({ url: `https://127.0.0.1:${server.port}/`, headers: UA });
       expect(r.outcome).toBe(Outcome.TIMEOUT);
       expect(r.error?.code).toBe('FETCH_TIMEOUT_CONNECT');
-      expect(r.durationMs).toBeLessThan(2500); // undici's connect timer ticks coarsely (~0.5–1 s)
     } finally {
       await f.close();
       await server.close();
@@ -112,17 +111,31 @@ describe('failures before a response', () => {
   });
 });
 
+/**
+ * Resolves once the server has seen one more request and the client has read what the server
+ * sent at once: a few event-loop turns, each polling the sockets first. Order, not time.
+ */
+function answeredAfter(seen: number): Promise<void> {
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  return (async () => {
+    while (hostile.requests.length === seen) await turn();
+    for (let i = 0; i < 3; i++) await turn();
+  })();
+}
+
 describe('stopping', () => {
   it('the caller can abort a fetch in flight; received bytes are kept', async () => {
     const ac = new AbortController();
     const f = testFetcher(spoolDir, { idleTimeoutMs: 10_000 });
     try {
-      setTimeout(() => ac.abort(), 200);
-      const r = await f.fetch({ url: `${hostile.origin}/slow-drip`, headers: UA, signal: ac.signal });
+      const seen = hostile.requests.length;
+      const pending = f.fetch({ url: `${hostile.origin}/slow-drip`, headers: UA, signal: ac.signal });
+      await answeredAfter(seen);
+      ac.abort();
+      const r = await pending;
       expect(r.error?.code).toBe('FETCH_ABORTED');
       expect(r).toMatchObject({ status: 200, truncated: 'disconnect' });
       expect(r.body?.size).toBe(1);
-      expect(r.durationMs).toBeLessThan(1000);
       const pre = await f.fetch({ url: `${hostile.origin}/ok`, headers: UA, signal: AbortSignal.abort() });
       expect(pre.error?.code).toBe('FETCH_ABORTED');
       await dispose(r);
@@ -133,13 +146,12 @@ describe('stopping', () => {
 
   it('close() ends fetches in flight and refuses new ones', async () => {
     const f = testFetcher(spoolDir, { headersTimeoutMs: 10_000 });
+    const seen = hostile.requests.length;
     const pending = f.fetch({ url: `${hostile.origin}/slow-headers`, headers: UA });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const t = Date.now();
+    await answeredAfter(seen);
     await f.close();
     const r = await pending;
-    expect(r.error?.code).toBe('FETCH_ABORTED');
-    expect(Date.now() - t).toBeLessThan(1000);
+    expect(r.error?.code).toBe('FETCH_ABORTED'); // not the 10 s header timeout
     expect((await f.fetch({ url: `${hostile.origin}/ok`, headers: UA })).error?.code).toBe('FETCH_ABORTED');
   });
 });
@@ -157,12 +169,13 @@ describe('limits', () => {
     }
   });
 
-  it('/endless with maxBodyBytes 50 MB: spooled to disk, live memory stays bounded', async () => {
+  // No wall-clock window: on a loaded machine 50 MB with a GC every 25 ms can take minutes.
+  it('/endless with maxBodyBytes 50 MB: spooled to disk, live memory stays bounded', { timeout: 600_000 }, async () => {
     // Live memory, not garbage: a forced GC before each sample shows what is actually held.
     v8.setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     const max = 50 * 1024 * 1024;
-    const f = testFetcher(spoolDir, { maxBodyBytes: max, fetchTimeoutMs: 20_000, idleTimeoutMs: 5000 });
+    const f = testFetcher(spoolDir, { maxBodyBytes: max, fetchTimeoutMs: 600_000, idleTimeoutMs: 60_000 });
     gc();
     const before = process.memoryUsage();
     let peakLive = 0;

@@ -10,13 +10,18 @@ export function tempSpoolDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'trove-fetch-test-'));
 }
 
-/** A fetcher with short timeouts so every hostile case ends within about a second. */
+/**
+ * A fetcher with small limits. Its timeouts are generous on purpose: a loaded machine may take
+ * seconds to answer a loopback request, and a short default would turn that into a flaky
+ * timeout. The tests about timeouts set their own and make the time pass (fake timers, or the
+ * fetcher's injectable `timers`).
+ */
 export function testFetcher(spoolDir: string, over: Partial<FetchOptions> = {}): Fetcher {
   return createFetcher({
-    connectTimeoutMs: 1000,
-    headersTimeoutMs: 500,
-    idleTimeoutMs: 500,
-    fetchTimeoutMs: 5000,
+    connectTimeoutMs: 30_000,
+    headersTimeoutMs: 60_000,
+    idleTimeoutMs: 60_000,
+    fetchTimeoutMs: 120_000,
     maxBodyBytes: 20 * 1024 * 1024,
     maxHeaderBytes: 64 * 1024,
     spoolDir,

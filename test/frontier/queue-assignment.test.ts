@@ -7,7 +7,7 @@ import { cand } from './frontier-contract.ts';
 import { elfHash, elfQueue, parseQueuePolicy, queueAssigner, queueKeyFor } from '../../core/frontier/queue-assignment.ts';
 
 describe('elfHash', () => {
-  // Worked by hand from REFERENCE.md's formula: h = (h << 4) + c; x = h & 0xF0000000;
+  // Worked by hand from the formula in docs/FORMATS.md: h = (h << 4) + c; x = h & 0xF0000000;
   // if (x) h ^= x >> 24; h &= ~x; result & 0x7FFFFFFF.
   it('matches hand-computed values', () => {
     expect(elfHash('')).toBe(0);

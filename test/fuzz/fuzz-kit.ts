@@ -1,5 +1,5 @@
 /**
- * Seeded mutation of the shared corpus, for fuzzing the WARC, CDXJ and WACZ readers. Everything is
+ * Seeded mutation of the test corpus, for fuzzing the WARC, CDXJ and WACZ readers. Everything is
  * derived from one 32-bit seed per case, so a failure is reproduced by its case seed alone:
  * `node bench/fuzz.ts 1 <case seed> [warc|cdxj]` replays exactly that case.
  *
@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import { corpusPath } from '../helpers/corpus.ts';
+import { corpusPath, expectedEntries } from '../helpers/corpus.ts';
 
 export type Rng = () => number;
 
@@ -56,7 +56,7 @@ interface ExpectedEntry {
 
 /** Every WARC/ARC file of the corpus, with its gzip member layout from EXPECTED.json. */
 export function loadWarcCorpus(): CorpusFile[] {
-  const expected = JSON.parse(fs.readFileSync(corpusPath('warc', 'EXPECTED.json'), 'utf8')) as ExpectedEntry[];
+  const expected = expectedEntries<ExpectedEntry>();
   return expected.map((e) => ({
     name: e.file,
     bytes: fs.readFileSync(corpusPath(e.file)),

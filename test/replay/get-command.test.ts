@@ -3,14 +3,15 @@ import { Command } from 'commander';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registerGetCommand } from '../../core/cli/get-command.ts';
 import { importFiles } from '../../core/archive/import-warc.ts';
-import { corpusPath } from '../helpers/corpus.ts';
+import { corpusPath, withoutMissingGpl } from '../helpers/corpus.ts';
+import { itUsing } from '../helpers/gpl-tests.ts';
 import { removeTempDirs, tempDir } from './archive-fixture.ts';
 
 let dir: string;
 
 beforeAll(async () => {
   dir = path.join(tempDir(), 'archive');
-  const report = await importFiles(dir, [corpusPath('warc/warcio/example.warc.gz'), corpusPath('warc/ukwa/transfer_compression_brotli.warc')]);
+  const report = await importFiles(dir, withoutMissingGpl(['warc/warcio/example.warc.gz', 'warc/ukwa/transfer_compression_brotli.warc']).map((f) => corpusPath(f)));
   expect(report.problems).toEqual([]);
 });
 afterAll(removeTempDirs);
@@ -32,7 +33,7 @@ async function get(...args: string[]): Promise<{ out: Buffer; err: string; code:
 }
 
 describe('trove get', () => {
-  it('prints the decoded body replay would serve', async () => {
+  itUsing('warc/ukwa')('prints the decoded body replay would serve', async () => {
     const r = await get(dir, 'http://tokemon.sb.statsbiblioteket.dk/');
     expect(r.code ?? 0).toBe(0);
     expect(r.out.toString()).toContain('Extremely simple webpage');
@@ -48,7 +49,7 @@ describe('trove get', () => {
     expect(body).toContain('Example Domain');
   });
 
-  it('writes the stored block with --raw (still brotli-encoded)', async () => {
+  itUsing('warc/ukwa')('writes the stored block with --raw (still brotli-encoded)', async () => {
     const r = await get(dir, 'http://tokemon.sb.statsbiblioteket.dk/', '--raw');
     const text = r.out.toString('latin1');
     expect(text.startsWith('HTTP/1.1 200 OK')).toBe(true);

