@@ -14,19 +14,8 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { corpusPath, expectedEntries } from '../helpers/corpus.ts';
 
-export type Rng = () => number;
-
-/** mulberry32: small, fast, good enough to pick mutations; same sequence on every platform. */
-export function prng(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng, type Rng } from '../helpers/seeded-random.ts';
+import type { Rng } from '../helpers/seeded-random.ts';
 
 /** Case i of a campaign started with `seed`; case 0's seed is the campaign seed itself. */
 export function caseSeed(seed: number, i: number): number {
