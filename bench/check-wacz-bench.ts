@@ -13,27 +13,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WarcWriter } from '../core/warc/warc-writer.ts';
+import { writeSyntheticWarc } from './synthetic-warc.ts';
 import { cliNodeFlags } from './cli-node-flags.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const trove = path.join(here, '..', 'bin', 'trove.js');
 
-async function syntheticWarc(dir: string): Promise<string> {
-  fs.mkdirSync(dir);
-  const w = new WarcWriter({ dir, prefix: 'BENCH', maxBytes: 1e12, warcinfo: () => ({ fields: { software: 'trove bench' } }) });
-  for (let i = 0; i < 2000; i++) {
-    const body = Buffer.from(`<html><title>Page ${i}</title><body>${'lorem ipsum '.repeat(3300)}</body></html>`);
-    const head = Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: ${body.length}\r\n\r\n`);
-    const id = `<urn:uuid:00000000-0000-4000-8000-${String(i).padStart(12, '0')}>`;
-    await w.writeGroup([
-      { type: 'response', targetUri: `http://example.org/p/${i}.html`, date: new Date(), recordId: id, contentType: 'application/http; msgtype=response', blockParts: [head, body] },
-      { type: 'request', targetUri: `http://example.org/p/${i}.html`, date: new Date(), contentType: 'application/http; msgtype=request', fields: [['WARC-Concurrent-To', id]], blockParts: [Buffer.from(`GET /p/${i}.html HTTP/1.1\r\nHost: example.org\r\n\r\n`)] },
-    ]);
-  }
-  await w.close();
-  return path.join(dir, fs.readdirSync(dir).find((n) => n.endsWith('.warc.gz'))!);
-}
 
 /** Wall time of `trove <args>`; exit 1 (problems found) is a finished check too. */
 function timeTrove(args: string[]): number {
@@ -53,7 +38,7 @@ function best(n: number, f: () => number): number {
 export async function runCheckWaczBench(): Promise<Record<string, number>> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-check-wacz-bench-'));
   try {
-    const warc = await syntheticWarc(path.join(work, 'src'));
+    const warc = await writeSyntheticWarc(path.join(work, 'src'));
     const archive = path.join(work, 'archive');
     const wacz = path.join(work, 'bench.wacz');
     for (const args of [['import', '--archive', archive, '--no-progress', warc], ['export', archive, '--wacz', wacz]]) {

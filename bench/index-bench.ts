@@ -18,7 +18,7 @@ import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { nginxAvailable, startNginx } from './bench-nginx.ts';
 import { startCrawl } from '../core/crawl/start-crawl.ts';
-import { WarcWriter } from '../core/warc/warc-writer.ts';
+import { writeSyntheticWarc } from './synthetic-warc.ts';
 import { cliNodeFlags } from './cli-node-flags.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -39,21 +39,8 @@ async function seedWarc(work: string): Promise<string> {
       await nginx.close();
     }
   }
-  // Synthetic: 2,000 pages of 40 KB with request and metadata records beside each response.
-  const dir = path.join(work, 'synthetic');
-  fs.mkdirSync(dir);
-  const w = new WarcWriter({ dir, prefix: 'BENCH', maxBytes: 1e12, warcinfo: () => ({ fields: { software: 'trove bench' } }) });
-  for (let i = 0; i < 2000; i++) {
-    const body = Buffer.from(`<html><title>Page ${i}</title><body>${'lorem ipsum '.repeat(3300)}</body></html>`);
-    const head = Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: ${body.length}\r\n\r\n`);
-    const id = `<urn:uuid:00000000-0000-4000-8000-${String(i).padStart(12, '0')}>`;
-    await w.writeGroup([
-      { type: 'response', targetUri: `http://example.org/p/${i}.html`, date: new Date(), recordId: id, contentType: 'application/http; msgtype=response', blockParts: [head, body] },
-      { type: 'request', targetUri: `http://example.org/p/${i}.html`, date: new Date(), contentType: 'application/http; msgtype=request', fields: [['WARC-Concurrent-To', id]], blockParts: [Buffer.from(`GET /p/${i}.html HTTP/1.1\r\nHost: example.org\r\n\r\n`)] },
-    ]);
-  }
-  await w.close();
-  return path.join(dir, fs.readdirSync(dir).find((n) => n.endsWith('.warc.gz'))!);
+  // Synthetic: 2,000 pages of 40 KB, each response with its request record.
+  return writeSyntheticWarc(path.join(work, 'synthetic'));
 }
 
 function buildBig(seed: string, out: string): number {
