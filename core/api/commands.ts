@@ -85,6 +85,24 @@ const recordFilter: Validator<RecordFilter> = obj({
   text: optional(str({ max: 1000 })),
 });
 
+/** What an export is asked for, whichever side writes it. */
+const exportRequest = obj({
+  archiveId: id(),
+  format: oneOf(['wacz', 'cdxj', 'warc', 'mirror', 'report'] as const),
+  title: optional(str({ max: 500 })),
+  description: optional(str({ max: 5000 })),
+  pageText: optional(bool()),
+  filter: optional(
+    obj({
+      urlPrefix: optional(str({ max: 8192 })),
+      host: optional(str({ max: 300 })),
+      from: optional(ts()),
+      to: optional(ts()),
+      mime: optional(str({ max: 200 })),
+    }),
+  ),
+});
+
 export const COMMANDS = {
   'app.info': cmd<Record<string, never>, AppInfo>()('core', empty()),
 
@@ -190,25 +208,12 @@ export const COMMANDS = {
     }),
   ),
 
-  'export.run': cmd<ExportRequest, ExportResult>()(
-    'core',
-    obj({
-      archiveId: id(),
-      format: oneOf(['wacz', 'cdxj', 'warc', 'mirror', 'report'] as const),
-      title: optional(str({ max: 500 })),
-      description: optional(str({ max: 5000 })),
-      pageText: optional(bool()),
-      filter: optional(
-        obj({
-          urlPrefix: optional(str({ max: 8192 })),
-          host: optional(str({ max: 300 })),
-          from: optional(ts()),
-          to: optional(ts()),
-          mime: optional(str({ max: 200 })),
-        }),
-      ),
-    }),
-  ),
+  'export.run': cmd<ExportRequest, ExportResult>()('core', exportRequest),
+  /**
+   * The same export into a folder the user picks in a native dialog (null: the dialog was
+   * cancelled). The host asks and writes: the renderer never names a path to write.
+   */
+  'export.runTo': cmd<ExportRequest, ExportResult | null>()('shell', exportRequest),
   'export.list': cmd<{ archiveId: string }, ExportFile[]>()('core', obj({ archiveId: id() })),
 
   'replay.info': cmd<ReplayRequest, ReplayInfo>()('core', obj({ archiveId: id(), url: url(), at: optional(ts()) })),

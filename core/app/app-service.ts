@@ -13,7 +13,7 @@ import { defaultSettings, POLITENESS_PRESETS, TROVE_VERSION } from '../api/setti
 import type { CrawlSettings } from '../api/settings.ts';
 import type { CoreCommandName, Handlers } from '../api/commands.ts';
 import type { Emit } from '../api/channels.ts';
-import type { ImportResult, LibraryDetail, LibraryEntry } from '../api/app-types.ts';
+import type { ExportRequest, ExportResult, ImportResult, LibraryDetail, LibraryEntry } from '../api/app-types.ts';
 import { TroveError } from '../errors.ts';
 import { openArchive, type Archive } from '../archive/archive-dir.ts';
 import { openWacz } from '../archive/wacz-read.ts';
@@ -70,6 +70,8 @@ export interface AppService {
   library: Library;
   /** The open archive of a library entry (replay uses it from the protocol handlers). */
   archive(id: string): Archive;
+  /** `export.run` into a folder the host's native dialog gave (the host's `export.runTo`). */
+  exportTo(req: ExportRequest, outDir: string): Promise<ExportResult>;
   /** Stop crawls (files closed cleanly) and close archives. */
   close(): Promise<void>;
 }
@@ -157,6 +159,18 @@ export function createAppService(opts: AppServiceOptions): AppService {
   async function startWorker(id: string, dir: string, settings: Partial<CrawlSettings>): Promise<void> {
     await runner.start(id, dir, settings);
     emit('library.changed', { id });
+  }
+
+  /** An export into the entry's exports/ folder, or into `outDir` (a folder the host's dialog gave). */
+  async function exportArchive(req: ExportRequest, outDir?: string): Promise<ExportResult> {
+    const dir = library.requireEntry(req.archiveId);
+    if (runner.isRunning(req.archiveId)) throw new TroveError('CRAWL_RUNNING', `stop the crawl ${req.archiveId} before exporting it`, { id: req.archiveId });
+    if (outDir !== undefined && !fs.statSync(outDir, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new TroveError('EXPORT_FOLDER_INVALID', `cannot export into ${outDir}: not a folder`, { outDir });
+    }
+    const result = await exports.run(req.archiveId, dir, req, (exportId, progress) => emit('export.progress', { exportId, archiveId: req.archiveId, progress }), outDir);
+    emit('library.changed', { id: req.archiveId });
+    return result;
   }
 
   const handlers: AppHandlers = {
@@ -344,13 +358,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
     'records.sortedPages': ({ archiveId, ...opts }) => sortedPages(archive(archiveId), opts),
 
 
-    'export.run': async (req) => {
-      const dir = library.requireEntry(req.archiveId);
-      if (runner.isRunning(req.archiveId)) throw new TroveError('CRAWL_RUNNING', `stop the crawl ${req.archiveId} before exporting it`, { id: req.archiveId });
-      const result = await exports.run(req.archiveId, dir, req, (exportId, progress) => emit('export.progress', { exportId, archiveId: req.archiveId, progress }));
-      emit('library.changed', { id: req.archiveId });
-      return result;
-    },
+    'export.run': (req) => exportArchive(req),
     'export.list': ({ archiveId }) => exports.list(library.requireEntry(archiveId)),
 
     'replay.info': ({ archiveId, url, at }) => replayInfo(archive(archiveId), url, at),
@@ -360,6 +368,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
     handlers,
     library,
     archive,
+    exportTo: (req: ExportRequest, outDir: string) => exportArchive(req, outDir),
     async close() {
       await Promise.all([runner.close(), exports.close(), imports.close()]);
       for (const id of [...archives.keys()]) closeArchive(id);

@@ -1,7 +1,8 @@
 /**
  * Exports run in worker threads (export-worker.ts) and write into the library entry's own
- * `exports/` folder: the renderer never names a path to write, and the user finds the files next
- * to the archive ("Show in folder").
+ * `exports/` folder, where the user finds them next to the archive ("Show in folder"), or into a
+ * folder the user picked in the host's native dialog (`export.runTo`). Either way the renderer
+ * never names a path to write: only the host passes `outDir`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,9 +29,12 @@ export class ExportRunner {
     this.workerUrl = opts.workerUrl;
   }
 
-  /** Export the archive in `dir` (library entry `id`); progress goes to `onProgress`. */
-  async run(id: string, dir: string, req: ExportRequest, onProgress: (exportId: string, p: ExportProgressInfo) => void): Promise<ExportResult> {
-    const exportsDir = path.join(dir, EXPORTS_FOLDER);
+  /**
+   * Export the archive in `dir` (library entry `id`) into `outDir` (default: its `exports/`
+   * folder), never over an existing file; progress goes to `onProgress`.
+   */
+  async run(id: string, dir: string, req: ExportRequest, onProgress: (exportId: string, p: ExportProgressInfo) => void, outDir?: string): Promise<ExportResult> {
+    const exportsDir = outDir ?? path.join(dir, EXPORTS_FOLDER);
     fs.mkdirSync(exportsDir, { recursive: true });
     const base = `${id.replace(/[^A-Za-z0-9._-]+/g, '-')}-${stamp()}`;
     const ext = EXTENSION[req.format];

@@ -108,6 +108,11 @@ function shellHandlers(svc: AppService): Handlers<ShellCommandName> {
       const r = await dialog.showOpenDialog(win, { properties: ['openFile', 'multiSelections'], filters });
       return r.canceled ? [] : r.filePaths;
     },
+    'export.runTo': async (req) => {
+      if (!win) return null;
+      const r = await dialog.showOpenDialog(win, { title: 'Export to folder', properties: ['openDirectory', 'createDirectory'] });
+      return r.canceled || !r.filePaths[0] ? null : svc.exportTo(req, r.filePaths[0]);
+    },
     'shell.setTheme': ({ theme }) => {
       nativeTheme.themeSource = theme;
       return null;

@@ -128,6 +128,8 @@ export interface HarnessOptions {
   libraryDir: string;
   /** What the Import… dialog "chooses". */
   chooseFiles?: () => string[];
+  /** What the "Export to folder" dialog answers (null: cancelled). */
+  chooseFolder?: () => string | null;
   viewport?: { width: number; height: number };
   colorScheme?: 'light' | 'dark';
 }
@@ -198,6 +200,10 @@ export async function openApp(opts: HarnessOptions): Promise<Harness> {
       return null;
     },
     'shell.chooseFiles': () => opts.chooseFiles?.() ?? [],
+    'export.runTo': (req) => {
+      const folder = opts.chooseFolder?.() ?? null;
+      return folder === null ? null : service.exportTo(req, folder);
+    },
     'shell.setTheme': () => null,
     'shell.reveal': () => null,
   };

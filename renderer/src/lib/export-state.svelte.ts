@@ -79,7 +79,8 @@ export class ExportState {
     this.progress = p.progress;
   }
 
-  async run(): Promise<ExportResult | null> {
+  /** Export into the archive's exports/ folder, or (`toFolder`) into a folder the user picks. */
+  async run(opts: { toFolder?: boolean } = {}): Promise<ExportResult | null> {
     if (!this.archiveId || this.running) return null;
     this.running = true;
     this.error = null;
@@ -92,7 +93,7 @@ export class ExportState {
         ...(this.format === 'wacz' ? { title: this.title.trim() || undefined, pageText: this.pageText } : {}),
         ...(this.format === 'warc' ? { filter: this.filter } : {}),
       };
-      this.result = await unwrap(this.api.export.run(req));
+      this.result = await unwrap(opts.toFolder ? this.api.export.runTo(req) : this.api.export.run(req));
       await this.refreshFiles();
       return this.result;
     } catch (err) {
