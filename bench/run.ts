@@ -20,6 +20,7 @@ const BENCHES: [string, string, string][] = [
   ['export', 'export-bench.ts', 'WACZ export vs a plain copy (issue 6)'],
   ['reliability', 'reliability-bench.ts', 'hostile site crawl: time, RSS, outcomes, validity (issue 8)'],
   ['extract', 'extract-bench.ts', 'HTML extraction throughput'],
+  ['pg', 'pg-frontier-bench.ts', 'PostgreSQL frontier vs SQLite, 1/2/4 workers (issue 18)'],
 ];
 
 const wanted = process.argv.slice(2);

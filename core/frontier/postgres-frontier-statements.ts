@@ -91,6 +91,7 @@ export const sql = {
   registerWorker: `INSERT INTO workers (name, host, pid, started_at, lease_until) VALUES ($1, $2, $3, $4, $5)
                    ON CONFLICT (name) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, started_at = EXCLUDED.started_at, lease_until = EXCLUDED.lease_until`,
   renewWorker: `UPDATE workers SET lease_until = $2 WHERE name = $1`,
+  leaveCrawl: `DELETE FROM workers WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM uris WHERE state = ${UriState.IN_FLIGHT} AND leased_by = $1)`,
   reapWorkers: `DELETE FROM workers WHERE lease_until < $2 AND name <> $1 RETURNING name`,
 
   queueIds: `SELECT id, key FROM queues WHERE key = ANY($1::text[])`,

@@ -85,15 +85,24 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
   await db.query(`BEGIN; ${schemaSql(opts.crawl)} COMMIT;`);
   await db.query(`SET search_path TO ${opts.crawl}`);
 
-  /** caller time + skew = database time (0 with clock: 'caller'). */
+  /**
+   * caller time + skew = database time (0 with clock: 'caller'), known to within `slack` (half
+   * the round trip it was measured over). Times a caller sets for later (ready, retry, defer) are
+   * moved later by the slack and the caller's "now" earlier, so the error can only make a worker
+   * wait longer, never break a delay another worker set.
+   */
   let skew = 0;
+  let slack = 0;
   const measureSkew = async () => {
     const t0 = Date.now();
     const { rows } = await db.query(sql.dbNow);
-    skew = rows[0].t - Math.round((t0 + Date.now()) / 2);
+    const t1 = Date.now();
+    skew = rows[0].t - (t0 + t1) / 2;
+    slack = (t1 - t0) / 2 + 1;
   };
-  const toDb = (t: number) => Math.round(t + skew);
-  const fromDb = (t: number) => t - skew;
+  const toDb = (t: number) => Math.ceil(t + skew + slack);
+  const nowToDb = (t: number) => Math.floor(t + skew - slack);
+  const fromDb = (t: number) => Math.round(t - skew);
 
   // One statement or transaction at a time on the connection (the heartbeat runs between calls).
   let chain: Promise<unknown> = Promise.resolve();
@@ -119,13 +128,13 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
     });
 
   if (dbClock) await measureSkew();
-  await db.query(sql.registerWorker, [me, os.hostname(), process.pid, toDb(Date.now()), dbClock ? toDb(Date.now()) + leaseMs : null]);
+  await db.query(sql.registerWorker, [me, os.hostname(), process.pid, nowToDb(Date.now()), dbClock ? nowToDb(Date.now()) + leaseMs : null]);
   let heartbeat: NodeJS.Timeout | undefined;
   if (dbClock) {
     heartbeat = setInterval(() => {
       void serial(async () => {
         await measureSkew();
-        await db.query(sql.renewWorker, [me, toDb(Date.now()) + leaseMs]);
+        await db.query(sql.renewWorker, [me, nowToDb(Date.now()) + leaseMs]);
       }).catch(() => {}); // a lost heartbeat is retried at the next tick; the lease covers several
     }, Math.max(50, Math.floor(leaseMs / 3)));
     heartbeat.unref();
@@ -244,7 +253,7 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
 
     claim: (now: number): Promise<ClaimedUri | null> => {
       checkTime(now, 'now');
-      const t = toDb(now);
+      const t = nowToDb(now);
       return tx(async () => {
         await db.query(sql.renewWorker, [me, t + leaseMs]);
         const dead = (await db.query<{ name: string }>(sql.reapWorkers, [me, t])).rows.map((r) => r.name);
@@ -352,7 +361,7 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
 
     counts: (now = Date.now()): Promise<FrontierCounts> =>
       serial(async () => {
-        const r = (await db.query(sql.counts, [toDb(now)])).rows[0];
+        const r = (await db.query(sql.counts, [nowToDb(now)])).rows[0];
         return {
           pending: r.pending,
           waiting: r.waiting,
@@ -392,11 +401,13 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
       ),
 
     /** Renew this worker's lease outright (`clock: 'caller'`: at the time given). */
-    heartbeat: (now = Date.now()): Promise<void> => serial(async () => void (await db.query(sql.renewWorker, [me, toDb(now) + leaseMs]))),
+    heartbeat: (now = Date.now()): Promise<void> => serial(async () => void (await db.query(sql.renewWorker, [me, nowToDb(now) + leaseMs]))),
 
     close: async (): Promise<void> => {
       clearInterval(heartbeat);
       await chain;
+      // A worker leaving with no leases leaves the crawl; one holding leases stays listed until they expire.
+      await db.query(sql.leaveCrawl, [me]).catch(() => {});
       await db.end();
     },
   };
