@@ -20,7 +20,10 @@ export const UriState = {
   FINISHED: 3,
 } as const;
 
-/** Run in one transaction under an advisory lock, so workers starting together do not race on DDL. */
+/**
+ * Run in one transaction under an advisory lock, so workers starting together do not race on DDL;
+ * `workers` is created last, so its presence means the crawl's tables are all there.
+ */
 export function schemaSql(schema: string): string {
   const s = quoteIdent(schema);
   return `

@@ -53,6 +53,14 @@ export interface WorkerInfo {
 /** At most this many waiting URIs become claimable per claim, as in the SQLite frontier. */
 const PROMOTE_BATCH = 1000;
 const RETRYABLE = new Set(['40P01', '40001']);
+const RECONNECT_MS = 100_000;
+// Server shutting down or restarting, connection failures (SQLSTATE classes 57P, 08), socket errors.
+const CONNECTION_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTCONN']);
+
+function isConnectionError(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return CONNECTION_CODES.has(e?.code ?? '') || /Connection terminated|not queryable|Client has encountered a connection error/.test(e?.message ?? '');
+}
 
 interface QueueDelta {
   pending: number;
@@ -80,10 +88,41 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
 
   // Ids, counts and times are safe integers; only fingerprints need 64 bits and are never read back.
   const types = { getTypeParser: (oid: number, format?: string) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text')) };
-  const db: Db = new pg.Client({ connectionString: opts.url, types: types as pg.CustomTypesConfig });
-  await db.connect();
-  await db.query(`BEGIN; ${schemaSql(opts.crawl)} COMMIT;`);
-  await db.query(`SET search_path TO ${opts.crawl}`);
+  let db!: Db;
+  let broken = false;
+  const connect = async () => {
+    const c = new pg.Client({ connectionString: opts.url, types: types as pg.CustomTypesConfig });
+    // A lost connection (server restart, network) surfaces here and as the failing query's error.
+    c.on('error', () => {
+      broken = true;
+    });
+    await c.connect();
+    await c.query(`SET search_path TO ${opts.crawl}`);
+    db = c;
+    broken = false;
+  };
+  /** After a lost connection: try again until the server is back, for at most RECONNECT_MS. */
+  const reconnect = async (cause: unknown) => {
+    void db?.end().catch(() => {});
+    const until = Date.now() + RECONNECT_MS;
+    for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
+      try {
+        await connect();
+        return;
+      } catch (err) {
+        if (Date.now() + wait > until) {
+          throw new TroveError('FRONTIER_DB_UNAVAILABLE', `PostgreSQL unreachable for ${RECONNECT_MS / 1000} s: ${(err as Error).message}`, {}, { cause });
+        }
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  };
+  await connect();
+  // DDL only when the crawl is new: CREATE INDEX IF NOT EXISTS still locks its table, and would
+  // deadlock with the claims of workers already running.
+  if ((await db.query(`SELECT to_regclass($1) AS t`, [`${opts.crawl}.workers`])).rows[0].t === null) {
+    await db.query(`BEGIN; ${schemaSql(opts.crawl)} COMMIT;`);
+  }
 
   /**
    * caller time + skew = database time (0 with clock: 'caller'), known to within `slack` (half
@@ -106,8 +145,22 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
 
   // One statement or transaction at a time on the connection (the heartbeat runs between calls).
   let chain: Promise<unknown> = Promise.resolve();
+  // A call cut off by a lost connection is run again once the server is back, so a database
+  // restart pauses the worker rather than failing it. (A COMMIT whose answer was lost may have
+  // happened: then a complete's rerun fails FRONTIER_NOT_IN_FLIGHT, and a claim's rerun leaves
+  // the first lease to expire with the worker or go back at its next recoverInFlight.)
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const p = chain.then(fn);
+    const p = chain.then(async () => {
+      for (;;) {
+        try {
+          if (broken) await reconnect(null);
+          return await fn();
+        } catch (err) {
+          if (!broken && !isConnectionError(err)) throw err;
+          await reconnect(err);
+        }
+      }
+    });
     chain = p.catch(() => {});
     return p;
   };
@@ -120,6 +173,7 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
           await db.query('COMMIT');
           return r;
         } catch (err) {
+          if (broken || isConnectionError(err)) throw err;
           await db.query('ROLLBACK');
           if (RETRYABLE.has((err as { code?: string }).code ?? '') && attempt < 8) continue;
           throw err;

@@ -147,6 +147,20 @@ if (skip) {
       }
     });
 
+    it.skipIf(!pg.restart)('a database restart pauses a worker, which carries on when the server is back', () => {
+      const { a, b, close } = pair();
+      try {
+        a.schedule([cand('http://x.test/1'), cand('http://y.test/1')]);
+        const u = a.claim(0)!;
+        pg.restart!();
+        a.complete(u, { status: 200, queueReadyAt: 0 }); // reconnects, then commits
+        expect(b.claim(0)!.url).toBe('http://y.test/1');
+        expect(b.counts(0)).toMatchObject({ done: 1, inFlight: 1, pending: 0 });
+      } finally {
+        close();
+      }
+    });
+
     it('with the database clock, a worker whose clock is an hour off keeps delays on the shared clock', () => {
       const crawl = pg.freshSchema('clock');
       const a = open(crawl, { worker: 'a', clock: 'database' });

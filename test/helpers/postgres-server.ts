@@ -23,6 +23,8 @@ export interface TestPostgres {
   url: string;
   /** A new empty schema name, unique to this run (dropped by `stop`). */
   freshSchema(prefix?: string): string;
+  /** Restart the server (fast shutdown, start again on the same port); undefined for TROVE_TEST_PG_URL. */
+  restart?(): void;
   stop(): Promise<void>;
 }
 
@@ -38,7 +40,7 @@ export function startTestPostgres(): Promise<TestPostgres | string> {
 
 async function start(): Promise<TestPostgres | string> {
   const external = process.env.TROVE_TEST_PG_URL;
-  if (external) return withSchemas(external, async () => {});
+  if (external) return withSchemas(external, async () => {}, undefined);
   const bin = BIN_DIRS.find((d) => fs.existsSync(path.join(d, 'initdb')));
   if (!bin) return 'no PostgreSQL server binaries (install Debian package postgresql, or set TROVE_TEST_PG_URL)';
   const asRoot = process.getuid?.() === 0;
@@ -66,7 +68,8 @@ async function start(): Promise<TestPostgres | string> {
       fs.rmSync(dir, { recursive: true, force: true });
     };
     process.once('exit', () => void stopServer());
-    return withSchemas(url, stopServer);
+    const restart = () => void run(path.join(bin, 'pg_ctl'), ['-D', data, '-l', path.join(dir, 'server.log'), '-o', conf, '-m', 'fast', '-w', '-t', '30', 'restart']);
+    return withSchemas(url, stopServer, restart);
   } catch (err) {
     const log = path.join(dir, 'server.log');
     const detail = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(-500) : (err as Error).message;
@@ -75,7 +78,7 @@ async function start(): Promise<TestPostgres | string> {
   }
 }
 
-function withSchemas(url: string, stopServer: () => Promise<void>): TestPostgres {
+function withSchemas(url: string, stopServer: () => Promise<void>, restart: (() => void) | undefined): TestPostgres {
   const made: string[] = [];
   let serial = 0;
   const tag = `${process.pid}_${Date.now().toString(36)}`;
@@ -90,6 +93,7 @@ function withSchemas(url: string, stopServer: () => Promise<void>): TestPostgres
   };
   return {
     url,
+    restart,
     freshSchema(prefix = 't') {
       const name = `${prefix}_${tag}_${serial++}`.toLowerCase();
       made.push(name);
