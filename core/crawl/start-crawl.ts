@@ -17,6 +17,7 @@ import { TroveError } from '../errors.ts';
 import { openDatabase } from '../storage/open-database.ts';
 import { getMeta, setMeta } from '../storage/meta.ts';
 import { createSqliteFrontier } from '../frontier/sqlite-frontier.ts';
+import type { Frontier } from '../frontier/frontier.ts';
 import { createCaptureIndex } from '../archive/capture-index.ts';
 import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
 import { parseRobots } from '../robots/parse-robots.ts';
@@ -43,6 +44,8 @@ import { PendingOriginals } from './pending-originals.ts';
 export interface StartCrawlOptions {
   dir: string;
   settings?: Partial<CrawlSettings>;
+  /** A frontier other than the directory's SQLite one (a shared PostgreSQL crawl); the caller closes it. */
+  frontier?: (opts: { defaultMaxInFlight: number }) => Frontier;
 }
 
 export { CrawlController } from './crawl-controller.ts';
@@ -105,7 +108,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       );
     }
 
-    const frontier = createSqliteFrontier(db, { defaultMaxInFlight: settings.perHost });
+    const frontier = opts.frontier?.({ defaultMaxInFlight: settings.perHost }) ?? createSqliteFrontier(db, { defaultMaxInFlight: settings.perHost });
     const requeued = frontier.recoverInFlight();
     if (requeued > 0) notes.push(`${requeued} URIs that were in flight were put back in the queue`);
     const captures = createCaptureIndex(db);

@@ -7,6 +7,9 @@
  * are, and each call costs one thread hop (a few µs) on top of its database round trips: see
  * `npm run bench -- pg` for per-operation figures against SQLite.
  *
+ * One difference from the SQLite frontier: `complete` commits in PostgreSQL on its own; it cannot
+ * join the crawl loop's SQLite transaction with its capture-index rows (see Frontier.complete).
+ *
  * This is what the `synckit` package does; it is written out here because synckit keeps one
  * worker per worker file for the whole process, and a frontier needs its own thread and
  * connection (two frontiers in one process are two workers of a crawl, as the tests use them),
