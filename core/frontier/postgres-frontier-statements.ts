@@ -95,7 +95,9 @@ export const sql = {
                    ON CONFLICT (name) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, started_at = EXCLUDED.started_at, lease_until = EXCLUDED.lease_until`,
   renewWorker: `UPDATE workers SET lease_until = $2 WHERE name = $1`,
   leaveCrawl: `DELETE FROM workers WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM uris WHERE state = ${UriState.IN_FLIGHT} AND leased_by = $1)`,
-  reapWorkers: `DELETE FROM workers WHERE lease_until < $2 AND name <> $1 RETURNING name`,
+  // Renew this worker's lease ($3) and remove the workers whose lease ran out before $2.
+  renewAndReap: `WITH renew AS (UPDATE workers SET lease_until = $3 WHERE name = $1)
+    DELETE FROM workers WHERE lease_until < $2 AND name <> $1 RETURNING name`,
 
   queueIds: `SELECT id, key FROM queues WHERE key = ANY($1::text[])`,
   insertQueues: `INSERT INTO queues (key, max_in_flight) SELECT k, $2 FROM unnest($1::text[]) AS k ORDER BY k ON CONFLICT (key) DO NOTHING`,
@@ -115,15 +117,18 @@ export const sql = {
       failed = failed + $6, seen = seen + $7, ready_at = GREATEST(ready_at, $8::bigint),
       lease_owner = CASE WHEN in_flight - $4 <= 0 THEN NULL ELSE lease_owner END WHERE id = $1`,
 
-  earliestWaiting: `SELECT min(not_before) AS t FROM uris WHERE state = ${UriState.WAITING}`,
   promoteDue: `WITH due AS (SELECT id FROM uris WHERE state = ${UriState.WAITING} AND not_before <= $1 ORDER BY not_before LIMIT $2 FOR UPDATE SKIP LOCKED)
     UPDATE uris u SET state = ${UriState.PENDING}, not_before = NULL FROM due WHERE u.id = due.id RETURNING u.queue_id`,
-  pickQueue: `SELECT id, key FROM queues WHERE ${CLAIMABLE} AND ready_at <= $1 AND ${MINE.replace('$me', '$2')}
-    ORDER BY ready_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
-  pickUri: `SELECT id, url, hops_path, via, via_context, seed, attempts, directive FROM uris
-    WHERE queue_id = $1 AND state = ${UriState.PENDING} ORDER BY directive DESC, id LIMIT 1`,
-  markInFlight: `UPDATE uris SET state = ${UriState.IN_FLIGHT}, leased_by = $2, slot_released = false WHERE id = $1`,
-  queueClaimed: `UPDATE queues SET pending = pending - 1, in_flight = in_flight + 1, lease_owner = $2 WHERE id = $1`,
+  // One statement: lock the queue ready longest (skipping rows other workers hold), take its
+  // first URI, lease both. A queue row without a URI comes back with a null id (inconsistent).
+  claim: `WITH q AS (SELECT id, key FROM queues WHERE ${CLAIMABLE} AND ready_at <= $1 AND ${MINE.replace('$me', '$2')}
+        ORDER BY ready_at, id LIMIT 1 FOR UPDATE SKIP LOCKED),
+      u AS (SELECT uris.id FROM uris JOIN q ON uris.queue_id = q.id WHERE uris.state = ${UriState.PENDING}
+        ORDER BY uris.directive DESC, uris.id LIMIT 1),
+      mu AS (UPDATE uris SET state = ${UriState.IN_FLIGHT}, leased_by = $2, slot_released = false FROM u WHERE uris.id = u.id
+        RETURNING uris.id, uris.url, uris.hops_path, uris.via, uris.via_context, uris.seed, uris.attempts, uris.directive),
+      mq AS (UPDATE queues SET pending = pending - 1, in_flight = in_flight + 1, lease_owner = $2 FROM q, u WHERE queues.id = q.id)
+    SELECT q.key, mu.* FROM q LEFT JOIN mu ON true`,
 
   finish: `UPDATE uris SET state = ${UriState.FINISHED}, status = $2, bytes = $3, mime = $4, digest = $5, note = $6, not_before = NULL, leased_by = NULL
     WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $7 RETURNING queue_id, slot_released`,

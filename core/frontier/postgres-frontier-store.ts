@@ -262,10 +262,8 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
   };
 
   const promoteDue = async (now: number) => {
-    const e = await db.query<{ t: number | null }>(sql.earliestWaiting);
-    const earliest = e.rows[0]!.t;
-    if (earliest === null || earliest > now) return;
     const { rows } = await db.query<{ queue_id: number }>(sql.promoteDue, [now, PROMOTE_BATCH]);
+    if (rows.length === 0) return;
     const deltas = new Map<number, QueueDelta>();
     for (const r of rows) {
       const d = delta(deltas, r.queue_id);
@@ -309,20 +307,16 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
       checkTime(now, 'now');
       const t = nowToDb(now);
       return tx(async () => {
-        await db.query(sql.renewWorker, [me, t + leaseMs]);
-        const dead = (await db.query<{ name: string }>(sql.reapWorkers, [me, t])).rows.map((r) => r.name);
+        const dead = (await db.query<{ name: string }>(sql.renewAndReap, [me, t, t + leaseMs])).rows.map((r) => r.name);
         if (dead.length > 0) await recover(dead);
         await promoteDue(t);
-        const q = (await db.query<{ id: number; key: string }>(sql.pickQueue, [t, me])).rows[0];
-        if (!q) return null;
-        const u = (await db.query(sql.pickUri, [q.id])).rows[0];
-        if (!u) throw new TroveError('FRONTIER_INCONSISTENT', `queue ${q.key} counts pending URIs but has none`, { queueKey: q.key });
-        await db.query(sql.markInFlight, [u.id, me]);
-        await db.query(sql.queueClaimed, [q.id, me]);
+        const u = (await db.query(sql.claim, [t, me])).rows[0];
+        if (!u) return null;
+        if (u.id === null) throw new TroveError('FRONTIER_INCONSISTENT', `queue ${u.key} counts pending URIs but has none`, { queueKey: u.key });
         return {
           id: u.id,
           url: u.url,
-          queueKey: q.key,
+          queueKey: u.key,
           hopsPath: u.hops_path,
           via: u.via,
           viaContext: u.via_context,
