@@ -7,6 +7,7 @@
  *   - `queues.lease_owner`: the worker a queue is leased to while it has URIs of it in flight.
  *   - `workers`: one row per worker, `lease_until` renewed by its heartbeat; a worker past it is
  *     dead, and the next claim by any worker puts its leases back.
+ *   - `meta`: crawl-wide facts every worker reads (the crawl settings), as JSON by key.
  *   - No crawl-wide counter row: every claim would update (and lock) it, serialising all workers;
  *     counts sum the per-queue counters instead (one row per host).
  * Times are bigint milliseconds on the frontier's clock (the database's, see postgres-frontier-store.ts).
@@ -70,6 +71,10 @@ export function schemaSql(schema: string): string {
     CREATE INDEX IF NOT EXISTS uris_waiting ON ${s}.uris (not_before) WHERE state = 1;
     CREATE INDEX IF NOT EXISTS uris_in_flight ON ${s}.uris (leased_by) WHERE state = 2;
     CREATE INDEX IF NOT EXISTS uris_refetch ON ${s}.uris (refetch_of) WHERE refetch_of IS NOT NULL;
+    CREATE TABLE IF NOT EXISTS ${s}.meta (
+      key   text PRIMARY KEY,
+      value jsonb NOT NULL
+    );
     CREATE TABLE IF NOT EXISTS ${s}.workers (
       name        text PRIMARY KEY,
       host        text NOT NULL,
@@ -90,6 +95,8 @@ const MINE = '(lease_owner IS NULL OR lease_owner = $me)';
 
 /** Statements, with `$me` standing for the worker-name parameter number given. */
 export const sql = {
+  getMeta: `SELECT value FROM meta WHERE key = $1`,
+  setMeta: `INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
   dbNow: `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS t`,
   registerWorker: `INSERT INTO workers (name, host, pid, started_at, lease_until) VALUES ($1, $2, $3, $4, $5)
                    ON CONFLICT (name) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, started_at = EXCLUDED.started_at, lease_until = EXCLUDED.lease_until`,

@@ -448,6 +448,10 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
         })),
       ),
 
+    /** A crawl-wide fact (JSON) every worker reads, e.g. the crawl settings. */
+    getMeta: (key: string): Promise<unknown> => serial(async () => (await db.query(sql.getMeta, [key])).rows[0]?.value),
+    setMeta: (key: string, value: unknown): Promise<void> => serial(async () => void (await db.query(sql.setMeta, [key, JSON.stringify(value)]))),
+
     /** Renew this worker's lease outright (`clock: 'caller'`: at the time given). */
     heartbeat: (now = Date.now()): Promise<void> => serial(async () => void (await db.query(sql.renewWorker, [me, nowToDb(now) + leaseMs]))),
 

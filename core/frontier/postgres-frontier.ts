@@ -29,6 +29,9 @@ export interface PostgresFrontier extends Frontier {
   workers(): WorkerInfo[];
   /** Renew this worker's lease now (the thread also does so by itself with `clock: 'database'`). */
   heartbeat(now?: number): void;
+  /** A crawl-wide fact (JSON) every worker reads, e.g. the crawl settings; undefined when unset. */
+  getMeta<T>(key: string): T | undefined;
+  setMeta(key: string, value: unknown): void;
   /** Ends the connection and the thread. Leases held stay in the database until they expire. */
   close(): void;
 }
@@ -101,6 +104,8 @@ export function createPostgresFrontier(options: PostgresFrontierOptions): Postgr
     isSeen: (fingerprint) => call('isSeen', fingerprint) as boolean,
     workers: () => call('workers') as WorkerInfo[],
     heartbeat: (now) => void call('heartbeat', now),
+    getMeta: <T>(key: string) => call('getMeta', key) as T | undefined,
+    setMeta: (key, value) => void call('setMeta', key, value),
     close: () => {
       if (closed) return;
       try {
