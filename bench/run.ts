@@ -21,6 +21,7 @@ const BENCHES: [string, string, string][] = [
   ['reliability', 'reliability-bench.ts', 'hostile site crawl: time, RSS, outcomes, validity (issue 8)'],
   ['extract', 'extract-bench.ts', 'HTML extraction throughput'],
   ['pg', 'pg-frontier-bench.ts', 'PostgreSQL frontier vs SQLite, 1/2/4 workers (issue 18)'],
+  ['pg-crawl', 'pg-crawl-bench.ts', '20-host crawl with 1/2/4 workers on PostgreSQL vs one SQLite crawl (issue 18)'],
 ];
 
 const wanted = process.argv.slice(2);
