@@ -7,7 +7,7 @@
  * host (must be --per-host 1 and >= the delay).
  *
  * Needs PostgreSQL (a throw-away cluster as the tests start it, or TROVE_TEST_PG_URL); skips
- *  with a message without one. Run: node bench/pg-crawl-bench.ts [pagesPerHost] [concurrencyPerWorker]
+ * with a message without one. Run: node bench/pg-crawl-bench.ts [pagesPerHost] [concurrencyPerWorker]
  * With the default concurrency of 1 fetch per worker the crawl is bound by the workers, not by
  * the hosts' politeness, so adding workers can show; with more, 20 polite hosts are the limit.
  */

@@ -9,7 +9,8 @@
  * the server's other data is touched.
  *
  * When neither works (no binaries, no such user), `startTestPostgres` returns a reason and the
- * tests that need it skip with that message; CI installs `postgresql`, so there they run.
+ * tests that need it skip with that message; CI installs `postgresql` and sets TROVE_REQUIRE_PG=1,
+ * so there they run or fail.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -34,13 +35,27 @@ let started: Promise<TestPostgres | string> | null = null;
 
 /** The shared server for this process, or a reason why none could be had. */
 export function startTestPostgres(): Promise<TestPostgres | string> {
-  started ??= start();
+  started ??= start().then((r) => {
+    // CI sets this once it has installed postgresql, so a server that fails to start fails the run.
+    if (typeof r === 'string' && process.env.TROVE_REQUIRE_PG === '1') throw new Error(`TROVE_REQUIRE_PG=1: ${r}`);
+    return r;
+  });
   return started;
 }
 
 async function start(): Promise<TestPostgres | string> {
   const external = process.env.TROVE_TEST_PG_URL;
-  if (external) return withSchemas(external, async () => {}, undefined);
+  if (external) {
+    const c = new pg.Client({ connectionString: external });
+    try {
+      await c.connect();
+    } catch (err) {
+      return `cannot reach TROVE_TEST_PG_URL: ${(err as Error).message}`;
+    } finally {
+      await c.end().catch(() => {});
+    }
+    return withSchemas(external, async () => {}, undefined);
+  }
   const bin = BIN_DIRS.find((d) => fs.existsSync(path.join(d, 'initdb')));
   if (!bin) return 'no PostgreSQL server binaries (install Debian package postgresql, or set TROVE_TEST_PG_URL)';
   const asRoot = process.getuid?.() === 0;
