@@ -1,10 +1,11 @@
 /**
  * `trove crawl --frontier postgres://…` and `trove worker postgres://…` as two real processes on
  * one crawl of 6 loopback hosts: every page is captured exactly once across the two workers'
- * WARC folders (read back with warcio) (robots.txt aside: see below), each worker's WARC names carry its name, and no host sees
+ * WARC folders (read back with warcio) (robots.txt aside: see below) and replays from one archive
+ * that imports both folders, each worker's WARC names carry its name, and no host sees
  * more than one request at once or a gap below the politeness delay, across both workers.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -111,6 +112,15 @@ describe.skipIf(typeof server === 'string')('trove crawl --frontier and trove wo
       expect(names('b').length).toBeGreaterThan(0); // b joined and fetched its share
       for (const n of names('a')) expect(n).toMatch(/^TROVE-a-/);
       for (const n of names('b')) expect(n).toMatch(/^TROVE-b-/);
+      // The union of the workers' folders, gathered into one archive, replays pages of both.
+      const warcs = ['a', 'b'].flatMap((w) => names(w).map((n) => path.join(tmp, w, 'warcs', n)));
+      expect(await trove(['import', ...warcs, '--archive', path.join(tmp, 'union')])).toMatchObject({ code: 0 });
+      const byB = fs.readFileSync(path.join(tmp, 'b', 'logs', 'crawl.log'), 'utf8').split('\n').map((l) => l.split(/\s+/)[3]).find((u) => u?.endsWith('.html'))!;
+      for (const url of [expected[0]!, byB]) {
+        const got = spawnSync(process.execPath, [bin, 'get', path.join(tmp, 'union'), url], { encoding: 'utf8' });
+        expect(got.status).toBe(0);
+        expect(got.stdout).toContain('<!doctype html>');
+      }
       for (const h of hosts) {
         expect(h.maxActive).toBe(1);
         expect(h.minGap).toBeGreaterThanOrEqual(DELAY_MS);
