@@ -3,8 +3,8 @@
  * creates a shared crawl (its settings go into the crawl's PostgreSQL schema) and works on it;
  * `trove worker postgres://…/<db>/<crawl> --out <dir>` joins it from any machine with the same
  * settings. Every worker is an ordinary crawl directory (its own WARCs, named with the worker's
- * name as Heritrix names them with the host; its own capture index, logs, robots cache and
- * stats) whose frontier is the shared one, so `trove export`/replay work on each worker's
+ * name as Heritrix names them with the host; its own capture index, logs and stats) whose
+ * frontier and robots.txt cache are the shared ones, so `trove export`/replay work on each worker's
  * directory, and on the union by exporting or indexing each directory in turn.
  */
 import os from 'node:os';
@@ -63,6 +63,10 @@ export async function startSharedCrawl(opts: SharedCrawlOptions): Promise<CrawlC
     dir: opts.dir,
     settings: { ...shared, warcPrefix: `${shared.warcPrefix ?? 'TROVE'}-${worker}` },
     frontier: ({ defaultMaxInFlight }) => (frontier = createPostgresFrontier({ url, crawl, worker, defaultMaxInFlight })),
+    robotsStore: {
+      get: (origin) => frontier!.getRobots(origin),
+      set: (origin, value, now) => frontier!.setRobots(origin, value, now),
+    },
   });
   const close = () => frontier?.close();
   void controller.finished().then(close, close);

@@ -30,7 +30,7 @@ import { CandidateChain } from './candidate-chain.ts';
 import { LineLog } from './crawl-log.ts';
 import { acquireLock, crawlPaths, prepareCrawlDir } from './crawl-dir.ts';
 import { CrawlStats, type StatsTotals } from './crawl-stats.ts';
-import { RobotsGate } from './robots-gate.ts';
+import { RobotsGate, type RobotsStateStore } from './robots-gate.ts';
 import { CrawlController } from './crawl-controller.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { validateSettings } from './validate-settings.ts';
@@ -46,6 +46,8 @@ export interface StartCrawlOptions {
   settings?: Partial<CrawlSettings>;
   /** A frontier other than the directory's SQLite one (a shared PostgreSQL crawl); the caller closes it. */
   frontier?: (opts: { defaultMaxInFlight: number }) => Frontier;
+  /** With `frontier`: where robots.txt states are kept, shared by the crawl's workers. */
+  robotsStore?: RobotsStateStore;
 }
 
 export { CrawlController } from './crawl-controller.ts';
@@ -135,7 +137,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       // A robots.txt outage is retried on the crawl's retry delay (growing with the outage, at
       // most the robots TTL), so --retry-delay-s and the heritrix preset govern it too.
       retryMs: settings.retryDelayS * 1000,
-    });
+    }, opts.robotsStore);
     const fetcher = createFetcher({
       connectTimeoutMs: settings.connectTimeoutS * 1000,
       headersTimeoutMs: settings.headersTimeoutS * 1000,

@@ -8,6 +8,7 @@
  *   - `workers`: one row per worker, `lease_until` renewed by its heartbeat; a worker past it is
  *     dead, and the next claim by any worker puts its leases back.
  *   - `meta`: crawl-wide facts every worker reads (the crawl settings), as JSON by key.
+ *   - `robots`: each origin's robots.txt state, so one fetch serves every worker.
  *   - No crawl-wide counter row: every claim would update (and lock) it, serialising all workers;
  *     counts sum the per-queue counters instead (one row per host).
  * Times are bigint milliseconds on the frontier's clock (the database's, see postgres-frontier-store.ts).
@@ -75,6 +76,11 @@ export function schemaSql(schema: string): string {
       key   text PRIMARY KEY,
       value jsonb NOT NULL
     );
+    CREATE TABLE IF NOT EXISTS ${s}.robots (
+      origin     text PRIMARY KEY,
+      value      jsonb NOT NULL,
+      updated_at bigint NOT NULL
+    );
     CREATE TABLE IF NOT EXISTS ${s}.workers (
       name        text PRIMARY KEY,
       host        text NOT NULL,
@@ -97,6 +103,9 @@ const MINE = '(lease_owner IS NULL OR lease_owner = $me)';
 export const sql = {
   getMeta: `SELECT value FROM meta WHERE key = $1`,
   setMeta: `INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+  getRobots: `SELECT value FROM robots WHERE origin = $1`,
+  setRobots: `INSERT INTO robots (origin, value, updated_at) VALUES ($1, $2, $3)
+    ON CONFLICT (origin) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at`,
   dbNow: `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS t`,
   registerWorker: `INSERT INTO workers (name, host, pid, started_at, lease_until) VALUES ($1, $2, $3, $4, $5)
                    ON CONFLICT (name) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, started_at = EXCLUDED.started_at, lease_until = EXCLUDED.lease_until`,

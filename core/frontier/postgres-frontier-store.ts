@@ -452,6 +452,11 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
     getMeta: (key: string): Promise<unknown> => serial(async () => (await db.query(sql.getMeta, [key])).rows[0]?.value),
     setMeta: (key: string, value: unknown): Promise<void> => serial(async () => void (await db.query(sql.setMeta, [key, JSON.stringify(value)]))),
 
+    /** An origin's robots.txt state as the crawl's robots gate stores it, shared by every worker. */
+    getRobots: (origin: string): Promise<unknown> => serial(async () => (await db.query(sql.getRobots, [origin])).rows[0]?.value ?? null),
+    setRobots: (origin: string, value: unknown, now: number): Promise<void> =>
+      serial(async () => void (await db.query(sql.setRobots, [origin, JSON.stringify(value), now]))),
+
     /** Renew this worker's lease outright (`clock: 'caller'`: at the time given). */
     heartbeat: (now = Date.now()): Promise<void> => serial(async () => void (await db.query(sql.renewWorker, [me, nowToDb(now) + leaseMs]))),
 

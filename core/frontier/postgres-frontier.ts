@@ -32,6 +32,9 @@ export interface PostgresFrontier extends Frontier {
   /** A crawl-wide fact (JSON) every worker reads, e.g. the crawl settings; undefined when unset. */
   getMeta<T>(key: string): T | undefined;
   setMeta(key: string, value: unknown): void;
+  /** The crawl's shared robots.txt cache (see crawl/robots-gate.ts RobotsStateStore). */
+  getRobots<T>(origin: string): T | null;
+  setRobots(origin: string, value: unknown, now: number): void;
   /** Ends the connection and the thread. Leases held stay in the database until they expire. */
   close(): void;
 }
@@ -106,6 +109,8 @@ export function createPostgresFrontier(options: PostgresFrontierOptions): Postgr
     heartbeat: (now) => void call('heartbeat', now),
     getMeta: <T>(key: string) => call('getMeta', key) as T | undefined,
     setMeta: (key, value) => void call('setMeta', key, value),
+    getRobots: <T>(origin: string) => call('getRobots', origin) as T | null,
+    setRobots: (origin, value, now) => void call('setRobots', origin, value, now),
     close: () => {
       if (closed) return;
       try {
