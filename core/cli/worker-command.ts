@@ -38,6 +38,8 @@ export interface SharedCrawlOptions {
   dir: string;
   /** Unique in the crawl; default `<host>-<pid>`. */
   worker?: string;
+  /** How long this worker's leases outlive its last heartbeat (default 30 s). */
+  leaseMs?: number;
   /** Given: create the shared crawl with these settings (`trove crawl --frontier`); absent: join it. */
   settings?: Partial<CrawlSettings>;
 }
@@ -62,7 +64,7 @@ export async function startSharedCrawl(opts: SharedCrawlOptions): Promise<CrawlC
   const controller = await startCrawl({
     dir: opts.dir,
     settings: { ...shared, warcPrefix: `${shared.warcPrefix ?? 'TROVE'}-${worker}` },
-    frontier: ({ defaultMaxInFlight }) => (frontier = createPostgresFrontier({ url, crawl, worker, defaultMaxInFlight })),
+    frontier: ({ defaultMaxInFlight }) => (frontier = createPostgresFrontier({ url, crawl, worker, defaultMaxInFlight, leaseMs: opts.leaseMs })),
     robotsStore: {
       get: (origin) => frontier!.getRobots(origin),
       set: (origin, value, now) => frontier!.setRobots(origin, value, now),
@@ -81,8 +83,13 @@ export function registerWorkerCommand(program: Command, run: (opts: Record<strin
     .argument('<crawl-url>', 'postgres://user@host:port/<database>/<crawl>')
     .requiredOption('--out <dir>', 'this worker\'s crawl directory (created if missing)')
     .option('--worker-name <name>', 'name of this worker in the crawl, in its WARC file names (default <host>-<pid>)')
+    .option('--lease-s <s>', 'if this worker dies, others take its URIs over after this many seconds (30)', (v) => Number(v))
     .option('--no-progress', 'no progress bar (plain log lines)')
     .action(async (crawlUrl: string, opts: Record<string, unknown>) => {
-      await run(opts, () => startSharedCrawl({ frontier: crawlUrl, dir: String(opts.out), worker: opts.workerName as string | undefined }));
+      const leaseS = opts.leaseS as number | undefined;
+      if (leaseS !== undefined && !(leaseS > 0)) throw new TroveError('SETTINGS_INVALID', '--lease-s must be a positive number of seconds');
+      await run(opts, () =>
+        startSharedCrawl({ frontier: crawlUrl, dir: String(opts.out), worker: opts.workerName as string | undefined, leaseMs: leaseS === undefined ? undefined : leaseS * 1000 }),
+      );
     });
 }
