@@ -13,6 +13,7 @@ import { resumeCrawl, startCrawl, type CrawlController } from '../crawl/start-cr
 import type { CommandIo } from './robots-command.ts';
 import { addCrawlOptions, settingsFromOptions } from './crawl-options.ts';
 import { CrawlProgress, formatSummary } from './crawl-progress.ts';
+import { registerWorkerCommand, startSharedCrawl } from './worker-command.ts';
 
 const defaultIo: CommandIo = { stdout: process.stdout, stderr: process.stderr };
 
@@ -23,15 +24,19 @@ export function registerCrawlCommands(program: Command, io: CommandIo = defaultI
       .description('Crawl from seeds into WARC files (continues the crawl if --out already holds one)')
       .argument('[seeds...]', 'seed URLs')
       .option('--seed <url>', 'a seed URL (repeatable; same as giving it as an argument)', (v: string, prev: string[] = []) => [...prev, v])
-      .requiredOption('--out <dir>', 'crawl directory (created if missing)'),
+      .requiredOption('--out <dir>', 'crawl directory (created if missing)')
+      .option('--frontier <crawl-url>', 'a shared crawl on PostgreSQL, postgres://user@host:port/<database>/<crawl>: other machines join with trove worker')
+      .option('--worker-name <name>', 'with --frontier: this worker\'s name (default <host>-<pid>)'),
   ).action(async (seeds: string[], opts: Record<string, unknown>) => {
     await run(io, opts, () => {
       checkOutDir(String(opts.out));
       const settings = settingsFromOptions(opts, [...((opts.seed as string[] | undefined) ?? []), ...seeds]);
       if (!settings.name) settings.name = path.basename(path.resolve(String(opts.out)));
+      if (opts.frontier) return startSharedCrawl({ frontier: String(opts.frontier), dir: String(opts.out), worker: opts.workerName as string | undefined, settings });
       return startCrawl({ dir: String(opts.out), settings });
     }, String(opts.out));
   });
+  registerWorkerCommand(program, (opts, start) => run(io, opts, start));
 
   addCrawlOptions(
     program

@@ -45,14 +45,27 @@ export interface RobotsGateOptions {
   retryMs?: number;
 }
 
+/** Where origins' robots states live when not in the crawl's own database: a shared crawl's store. */
+export interface RobotsStateStore {
+  get(origin: string): StoredOrigin | null;
+  set(origin: string, value: StoredOrigin, now: number): void;
+}
+
+interface StoredOrigin {
+  state: string;
+  failures: number;
+}
+
 export class RobotsGate {
   private db: Database.Database;
   private opts: RobotsGateOptions;
+  private shared: RobotsStateStore | null;
   private origins = new Map<string, OriginRecord>();
 
-  constructor(db: Database.Database, opts: RobotsGateOptions) {
+  constructor(db: Database.Database, opts: RobotsGateOptions, shared: RobotsStateStore | null = null) {
     this.db = db;
     this.opts = opts;
+    this.shared = shared;
   }
 
   check(url: string, policy: RobotsPolicy, userAgent: string, now: number): GateAnswer {
@@ -96,7 +109,9 @@ export class RobotsGate {
     const failures = state.kind === 'disallow-all' ? (prev?.failures ?? 0) + 1 : 0;
     const rec = { state, failures };
     this.origins.set(origin, rec);
-    setRobots(this.db, origin, { state: serializeRobotsState(state), failures }, now);
+    const stored: StoredOrigin = { state: serializeRobotsState(state), failures };
+    if (this.shared) this.shared.set(origin, stored, now);
+    else setRobots(this.db, origin, stored, now);
     return state;
   }
 
@@ -117,10 +132,10 @@ export class RobotsGate {
   private load(origin: string): OriginRecord | null {
     const cached = this.origins.get(origin);
     if (cached) return cached;
-    const stored = getRobots<{ state: string; failures: number }>(this.db, origin);
+    const stored = this.shared ? this.shared.get(origin) : (getRobots<StoredOrigin>(this.db, origin)?.state ?? null);
     if (!stored) return null;
     try {
-      const rec = { state: deserializeRobotsState(stored.state.state), failures: stored.state.failures ?? 0 };
+      const rec = { state: deserializeRobotsState(stored.state), failures: stored.failures ?? 0 };
       this.origins.set(origin, rec);
       return rec;
     } catch {

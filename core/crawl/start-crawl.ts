@@ -17,6 +17,7 @@ import { TroveError } from '../errors.ts';
 import { openDatabase } from '../storage/open-database.ts';
 import { getMeta, setMeta } from '../storage/meta.ts';
 import { createSqliteFrontier } from '../frontier/sqlite-frontier.ts';
+import type { Frontier } from '../frontier/frontier.ts';
 import { createCaptureIndex } from '../archive/capture-index.ts';
 import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
 import { compileRegexes } from '../scope/standard-rules.ts';
@@ -30,7 +31,7 @@ import { CandidateChain } from './candidate-chain.ts';
 import { LineLog } from './crawl-log.ts';
 import { acquireLock, crawlPaths, prepareCrawlDir } from './crawl-dir.ts';
 import { CrawlStats, type StatsTallies, type StatsTotals } from './crawl-stats.ts';
-import { RobotsGate } from './robots-gate.ts';
+import { RobotsGate, type RobotsStateStore } from './robots-gate.ts';
 import { CrawlController } from './crawl-controller.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { validateSettings } from './validate-settings.ts';
@@ -45,6 +46,10 @@ import { PendingOriginals } from './pending-originals.ts';
 export interface StartCrawlOptions {
   dir: string;
   settings?: Partial<CrawlSettings>;
+  /** A frontier other than the directory's SQLite one (a shared PostgreSQL crawl); the caller closes it. */
+  frontier?: (opts: { defaultMaxInFlight: number }) => Frontier;
+  /** With `frontier`: where robots.txt states are kept, shared by the crawl's workers. */
+  robotsStore?: RobotsStateStore;
 }
 
 export { CrawlController } from './crawl-controller.ts';
@@ -107,7 +112,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       );
     }
 
-    const frontier = createSqliteFrontier(db, { defaultMaxInFlight: settings.perHost });
+    const frontier = opts.frontier?.({ defaultMaxInFlight: settings.perHost }) ?? createSqliteFrontier(db, { defaultMaxInFlight: settings.perHost });
     const requeued = frontier.recoverInFlight();
     if (requeued > 0) notes.push(`${requeued} URIs that were in flight were put back in the queue`);
     const captures = createCaptureIndex(db);
@@ -134,7 +139,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       // A robots.txt outage is retried on the crawl's retry delay (growing with the outage, at
       // most the robots TTL), so --retry-delay-s and the heritrix preset govern it too.
       retryMs: settings.retryDelayS * 1000,
-    });
+    }, opts.robotsStore);
     const fetcher = createFetcher({
       connectTimeoutMs: settings.connectTimeoutS * 1000,
       headersTimeoutMs: settings.headersTimeoutS * 1000,

@@ -133,8 +133,11 @@ export interface Frontier {
   /**
    * One transaction: the outcome (or a requeue when `retryAt` is set), the queue's inFlight − 1,
    * queue readyAt = max(readyAt, queueReadyAt), and the outlinks scheduled. Joins the caller's
-   * transaction as a savepoint, so a crawl loop can commit it with its capture-index rows.
-   * Throws FRONTIER_NOT_IN_FLIGHT if `uri` is not currently claimed.
+   * transaction as a savepoint, so a crawl loop can commit it with its capture-index rows (the
+   * SQLite frontier; the PostgreSQL frontier commits in its own database on its own, so there a
+   * crawl-loop rollback after `complete` leaves the outcome recorded without its index rows).
+   * Throws FRONTIER_NOT_IN_FLIGHT if `uri` is not currently claimed (or, on a shared frontier,
+   * is leased to another worker since this one's lease expired).
    */
   complete(uri: ClaimedUri, outcome: Outcome, outlinks?: Candidate[]): void;
   /**
@@ -154,10 +157,15 @@ export interface Frontier {
    * Earliest time a claim may succeed; null when no queue with claimable URIs has a free slot
    * (nothing pending, or every such queue is busy until a `complete`). Never later than the true
    * time, possibly earlier (a retry time whose queue is still snoozed), so a loop that sleeps
-   * until it and claims again never misses work.
+   * until it and claims again never misses work. On a shared frontier, while other workers hold
+   * leases it is at the latest their lease expiry, so a worker does not stop while others may
+   * still add outlinks or die and leave their URIs.
    */
   nextReadyAt(opts?: ClaimOptions): number | null;
-  /** On resume: every URI left in flight goes back to pending (attempts unchanged). Returns how many. */
+  /**
+   * On resume: every URI left in flight goes back to pending (attempts unchanged). Returns how
+   * many. On a shared frontier: only this worker's own leases (others' expire with their heartbeat).
+   */
   recoverInFlight(): number;
   counts(now?: number): FrontierCounts;
   /** Queues in creation order. */

@@ -10,9 +10,10 @@
  */
 import type Database from 'better-sqlite3';
 import { TroveError } from '../errors.ts';
-import type { Candidate, ClaimedUri, ClaimOptions, Frontier, FrontierCounts, Outcome, QueueInfo, QueueState } from './frontier.ts';
+import type { Candidate, ClaimedUri, ClaimOptions, Frontier, FrontierCounts, Outcome } from './frontier.ts';
+import { checkCandidate, checkLimit, checkOutcome, checkTime, notInFlight, queueInfo } from './frontier-checks.ts';
 import { prepareFrontierStatements, UriState } from './frontier-statements.ts';
-import type { FrontierStatements, PickedUri, QueueRow } from './frontier-statements.ts';
+import type { FrontierStatements, PickedUri } from './frontier-statements.ts';
 
 export interface SqliteFrontierOptions {
   /** Slots for a queue created from now on (existing queues keep theirs). Default 1, as Heritrix. */
@@ -269,56 +270,4 @@ function counts(st: FrontierStatements, now: number): FrontierCounts {
     readyQueues: ready,
     snoozedQueues: st.countClaimable.get()!.n - ready,
   };
-}
-
-function queueInfo(q: QueueRow, now: number): QueueInfo {
-  let state: QueueState;
-  if (q.max_in_flight === 0) state = 'retired';
-  else if (q.pending + q.waiting + q.in_flight === 0) state = 'exhausted';
-  else if (q.pending > 0 && q.in_flight < q.max_in_flight && q.ready_at <= now) state = 'ready';
-  else if (q.in_flight >= q.max_in_flight || q.pending + q.waiting === 0) state = 'in-process';
-  else state = 'snoozed';
-  return {
-    key: q.key,
-    pending: q.pending + q.waiting,
-    waiting: q.waiting,
-    inFlight: q.in_flight,
-    readyAt: q.ready_at,
-    state,
-    maxInFlight: q.max_in_flight,
-    done: q.done,
-    failed: q.failed,
-  };
-}
-
-function notInFlight(uri: ClaimedUri): TroveError {
-  return new TroveError('FRONTIER_NOT_IN_FLIGHT', `URI ${uri.url} (id ${uri.id}) is not in flight`, { id: uri.id, url: uri.url });
-}
-
-function checkCandidate(c: Candidate): void {
-  if (typeof c.fingerprint !== 'bigint' || typeof c.url !== 'string' || c.url === '' || typeof c.queueKey !== 'string' || c.queueKey === '') {
-    throw new TroveError('FRONTIER_BAD_CANDIDATE', 'a candidate needs a url, a queueKey and a bigint fingerprint', { url: c?.url });
-  }
-  if (c.directive !== undefined && !Number.isInteger(c.directive)) {
-    throw new TroveError('FRONTIER_BAD_CANDIDATE', `directive must be an integer`, { url: c.url, directive: c.directive });
-  }
-  if (c.notBefore !== undefined) checkTime(c.notBefore, 'notBefore');
-}
-
-function checkOutcome(o: Outcome): void {
-  if (!Number.isInteger(o.status) || o.status === 0) {
-    throw new TroveError('FRONTIER_BAD_OUTCOME', 'outcome status must be a non-zero integer', { status: o.status });
-  }
-  checkTime(o.queueReadyAt, 'queueReadyAt');
-  if (o.retryAt !== undefined) checkTime(o.retryAt, 'retryAt');
-}
-
-function checkTime(t: number, name: string): void {
-  if (!Number.isFinite(t)) throw new TroveError('FRONTIER_BAD_TIME', `${name} must be a finite number of ms`, { [name]: t });
-}
-
-function checkLimit(n: number): void {
-  if (!Number.isInteger(n) || n < 0) {
-    throw new TroveError('FRONTIER_BAD_LIMIT', 'maxInFlight must be an integer >= 0', { maxInFlight: n });
-  }
 }

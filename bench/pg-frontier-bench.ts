@@ -1,0 +1,168 @@
+/**
+ * PostgreSQL frontier benchmark (issue 18), each figure beside the SQLite frontier measured in
+ * the same run on the same machine:
+ *
+ *   complete+20     claim, then complete with 20 new outlinks (the enqueue path), per URI claimed
+ *   claim+complete  one claim and one complete without outlinks, per URI
+ *   thread hop      the same on the async store directly, without the synchronous bridge
+ *                   (postgres-frontier.ts), so the bridge's own cost per call shows
+ *   workers         1, 2 and 4 processes claiming and completing on one crawl at once: total
+ *                   claim+complete per second and the ratio to one process
+ *
+ * Needs PostgreSQL: a throw-away cluster as the tests start (Debian package postgresql), or
+ * TROVE_TEST_PG_URL. Skips with a message without one.
+ *
+ * Run: node bench/pg-frontier-bench.ts [uris]   (default 20,000; the crawl bench is not here yet)
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import type { Candidate, Frontier } from '../core/frontier/frontier.ts';
+import { createPostgresFrontier } from '../core/frontier/postgres-frontier.ts';
+import { openPostgresFrontierStore } from '../core/frontier/postgres-frontier-store.ts';
+import { createSqliteFrontier } from '../core/frontier/sqlite-frontier.ts';
+import { closeDatabase, openDatabase } from '../core/storage/open-database.ts';
+import { startTestPostgres } from '../test/helpers/postgres-server.ts';
+
+const OUTLINKS = 20;
+const HOSTS = 200;
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** Something with the Frontier methods the bench uses, sync or async. */
+interface Ops {
+  schedule(c: Candidate[]): unknown;
+  claim(now: number): ReturnType<Frontier['claim']> | Promise<ReturnType<Frontier['claim']>>;
+  complete(...a: Parameters<Frontier['complete']>): unknown;
+}
+
+function candidate(i: number, via: string | null): Candidate {
+  const h = via === null ? i : (i * 7919) % HOSTS;
+  const host = `www.host${h}.test`;
+  const url = via === null ? `https://${host}/` : `https://${host}/section/${i % 97}/page-${i}.html`;
+  let fp = 0xcbf29ce484222325n;
+  for (let k = 0; k < url.length; k++) fp = ((fp ^ BigInt(url.charCodeAt(k))) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return { url, canonical: url, fingerprint: fp, queueKey: host, hopsPath: via === null ? '' : 'L', via, seed: via === null };
+}
+
+/** Enqueue n URIs as outlinks (OUTLINKS per complete), then claim+complete m of them. */
+async function workload(f: Ops, n: number): Promise<{ enqueuePerSec: number; completesWithLinksPerSec: number; claimCompletePerSec: number }> {
+  let now = 1;
+  let next = HOSTS;
+  await f.schedule(Array.from({ length: HOSTS }, (_, h) => candidate(h, null)));
+  let completes = 0;
+  const t0 = performance.now();
+  while (next < n) {
+    const uri = await f.claim(now++);
+    if (!uri) throw new Error('bench: frontier ran dry');
+    const links: Candidate[] = [];
+    for (let k = 0; k < OUTLINKS && next < n; k++) links.push(candidate(next++, uri.url));
+    await f.complete(uri, { status: 200, queueReadyAt: now, bytes: 1000, mime: 'text/html' }, links);
+    completes++;
+  }
+  const enqSec = (performance.now() - t0) / 1000;
+  const m = Math.floor(n / 5);
+  const t1 = performance.now();
+  for (let i = 0; i < m; i++) {
+    const uri = (await f.claim(now++))!;
+    await f.complete(uri, { status: 200, queueReadyAt: now });
+  }
+  const ccSec = (performance.now() - t1) / 1000;
+  return { enqueuePerSec: (n - HOSTS) / enqSec, completesWithLinksPerSec: completes / enqSec, claimCompletePerSec: m / ccSec };
+}
+
+/** k processes claim+complete on one pre-filled crawl for `ms`; total per second. */
+async function workers(url: string, crawl: string, k: number, ms: number): Promise<number> {
+  const child = path.join(here, 'pg-frontier-bench.ts');
+  const counts = await Promise.all(
+    Array.from({ length: k }, (_, i) =>
+      new Promise<number>((resolve, reject) => {
+        const p = spawn(process.execPath, [child, '--worker', url, crawl, `w${i}`, String(ms)], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        p.stdout.on('data', (d) => (out += d));
+        p.on('exit', (code) => (code === 0 ? resolve(Number(out.trim())) : reject(new Error(`worker exited ${code}`))));
+      }),
+    ),
+  );
+  return counts.reduce((a, b) => a + b, 0) / (ms / 1000);
+}
+
+async function workerMain(url: string, crawl: string, name: string, ms: number): Promise<void> {
+  const f = createPostgresFrontier({ url, crawl, worker: name, clock: 'caller', leaseMs: 3_600_000 });
+  let done = 0;
+  const end = performance.now() + ms;
+  let now = 1;
+  while (performance.now() < end) {
+    const uri = f.claim(now++);
+    if (!uri) continue;
+    // No politeness delay: each process counts its own synthetic time, so a delay set on one
+    // process's clock would snooze the queue for the others.
+    f.complete(uri, { status: 200, queueReadyAt: 0 });
+    done++;
+  }
+  f.close();
+  process.stdout.write(`${done}\n`);
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === '--worker') {
+    const [, , , url, crawl, name, ms] = process.argv;
+    return workerMain(url!, crawl!, name!, Number(ms));
+  }
+  const n = Number(process.argv[2] ?? 20_000);
+  const server = await startTestPostgres();
+  if (typeof server === 'string') {
+    console.log(`pg bench skipped: ${server}`);
+    return;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-pg-bench-'));
+  try {
+    const db = openDatabase(path.join(dir, 'crawl.sqlite'));
+    const sqlite = await workload(createSqliteFrontier(db), n);
+    closeDatabase(db);
+
+    const pgSync = createPostgresFrontier({ url: server.url, crawl: server.freshSchema('bench'), clock: 'caller' });
+    const pgRes = await workload(pgSync, n);
+    pgSync.close();
+
+    const store = await openPostgresFrontierStore({ url: server.url, crawl: server.freshSchema('bench'), clock: 'caller' });
+    const pgAsync = await workload(store, n);
+    await store.close();
+
+    // The floor under every PostgreSQL figure: one statement's round trip on this machine.
+    const probe = new pg.Client({ connectionString: server.url });
+    await probe.connect();
+    const t = performance.now();
+    for (let i = 0; i < 2000; i++) await probe.query('SELECT 1');
+    const roundTripUs = ((performance.now() - t) / 2000) * 1000;
+    await probe.end();
+
+    // Scaling of the frontier alone: a crawl pre-filled with 4n URIs over HOSTS hosts.
+    const crawl = server.freshSchema('scale');
+    const fill = createPostgresFrontier({ url: server.url, crawl, clock: 'caller', defaultMaxInFlight: 1 });
+    for (let i = 0; i < 4 * n; i += 5000) fill.schedule(Array.from({ length: Math.min(5000, 4 * n - i) }, (_, k) => candidate(HOSTS + i + k, 'x')));
+    fill.close();
+    const ms = 5000;
+    const scale = [] as [number, number][];
+    for (const k of [1, 2, 4]) scale.push([k, await workers(server.url, crawl, k, ms)]);
+
+    const row = (name: string, s: number, p: number, a: number) =>
+      console.log(`${name.padEnd(34)} ${s.toFixed(0).padStart(9)} ${p.toFixed(0).padStart(9)} ${a.toFixed(0).padStart(9)}   PG/SQLite ${(p / s).toFixed(3)}`);
+    console.log(`PostgreSQL frontier bench: ${n.toLocaleString('en')} URIs over ${HOSTS} hosts, ${OUTLINKS} outlinks per complete`);
+    console.log(`${'per second'.padEnd(34)} ${'SQLite'.padStart(9)} ${'PG sync'.padStart(9)} ${'PG async'.padStart(9)}`);
+    row('URIs enqueued (as outlinks)', sqlite.enqueuePerSec, pgRes.enqueuePerSec, pgAsync.enqueuePerSec);
+    row('claim + complete with 20 outlinks', sqlite.completesWithLinksPerSec, pgRes.completesWithLinksPerSec, pgAsync.completesWithLinksPerSec);
+    row('claim + complete', sqlite.claimCompletePerSec, pgRes.claimCompletePerSec, pgAsync.claimCompletePerSec);
+    console.log(`one SELECT 1 round trip: ${roundTripUs.toFixed(0)} µs (a claim is 5 round trips with BEGIN and COMMIT; a complete 5, plus 2–3 and one per queue touched when it has outlinks)`);
+    console.log(`bridge cost per claim+complete pair: ${((1 / pgRes.claimCompletePerSec - 1 / pgAsync.claimCompletePerSec) * 1e6).toFixed(0)} µs`);
+    console.log(`\nworkers (processes) claiming + completing on one crawl for ${ms / 1000} s each, ${os.cpus().length} CPUs:`);
+    for (const [k, v] of scale) console.log(`  ${k} worker(s): ${v.toFixed(0)} claim+complete/s, ratio to 1 worker ${(v / scale[0]![1]).toFixed(2)}`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+    await server.stop();
+  }
+}
+
+await main();

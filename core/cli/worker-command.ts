@@ -1,0 +1,100 @@
+/**
+ * Several machines on one crawl. `trove crawl <seeds> --frontier postgres://…/<db>/<crawl> --out <dir>`
+ * creates a shared crawl (its settings go into the crawl's PostgreSQL schema) and works on it;
+ * `trove worker postgres://…/<db>/<crawl> --out <dir>` joins it from any machine with the same
+ * settings. Every worker is an ordinary crawl directory (its own WARCs, named with the worker's
+ * name as Heritrix names them with the host; its own capture index, logs and stats) whose
+ * frontier and robots.txt cache are the shared ones, so `trove export`/replay work on each worker's
+ * directory, and on the union by exporting or indexing each directory in turn.
+ */
+import os from 'node:os';
+import type { Command } from 'commander';
+import type { CrawlSettings } from '../api/settings.ts';
+import { startCrawl, type CrawlController } from '../crawl/start-crawl.ts';
+import { TroveError } from '../errors.ts';
+import { createPostgresFrontier, type PostgresFrontier } from '../frontier/postgres-frontier.ts';
+
+const SETTINGS_KEY = 'settings';
+
+/** `postgres://user@host:5432/db/crawl` → the database URL and the crawl (schema) name. */
+export function parseSharedCrawlUrl(url: string): { url: string; crawl: string } {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new TroveError('SETTINGS_INVALID', `not a URL: ${url}`, { url });
+  }
+  const parts = u.pathname.split('/').filter(Boolean);
+  if (!/^postgres(ql)?:$/.test(u.protocol) || parts.length !== 2) {
+    throw new TroveError('SETTINGS_INVALID', `a shared crawl is postgres://user@host:port/<database>/<crawl>, not ${url}`, { url });
+  }
+  u.pathname = `/${parts[0]}`;
+  return { url: u.toString(), crawl: parts[1]! };
+}
+
+export interface SharedCrawlOptions {
+  /** postgres://…/<database>/<crawl> */
+  frontier: string;
+  dir: string;
+  /** Unique in the crawl; default `<host>-<pid>`. */
+  worker?: string;
+  /** How long this worker's leases outlive its last heartbeat (default 30 s). */
+  leaseMs?: number;
+  /** Given: create the shared crawl with these settings (`trove crawl --frontier`); absent: join it. */
+  settings?: Partial<CrawlSettings>;
+}
+
+/** Start this process's part of a shared crawl; the frontier closes when the crawl finishes. */
+export async function startSharedCrawl(opts: SharedCrawlOptions): Promise<CrawlController> {
+  const { url, crawl } = parseSharedCrawlUrl(opts.frontier);
+  // The page limit holds page URIs back in the frontier (claim with { pages: false }); the shared
+  // frontier cannot do that yet, so it would overshoot. Refuse rather than miscount.
+  if (opts.settings?.limitPages) {
+    throw new TroveError('SETTINGS_INVALID', 'a page limit is not supported on a shared (PostgreSQL) crawl yet; use --limit-uris or --limit-time', { setting: 'limitPages' });
+  }
+  const worker = opts.worker ?? `${os.hostname()}-${process.pid}`;
+  const setup = createPostgresFrontier({ url, crawl, worker: `${worker}-setup` });
+  let shared: Partial<CrawlSettings> | undefined;
+  try {
+    shared = setup.getMeta<Partial<CrawlSettings>>(SETTINGS_KEY);
+    if (opts.settings) {
+      shared = { ...(shared ?? {}), ...opts.settings, seeds: [...new Set([...(shared?.seeds ?? []), ...(opts.settings.seeds ?? [])])] };
+      setup.setMeta(SETTINGS_KEY, shared);
+    }
+  } finally {
+    setup.close();
+  }
+  if (!shared) throw new TroveError('CRAWL_NOT_FOUND', `no shared crawl "${crawl}" in that database (create it with trove crawl --frontier)`, { crawl });
+  let frontier: PostgresFrontier | undefined;
+  const controller = await startCrawl({
+    dir: opts.dir,
+    settings: { ...shared, warcPrefix: `${shared.warcPrefix ?? 'TROVE'}-${worker}` },
+    frontier: ({ defaultMaxInFlight }) => (frontier = createPostgresFrontier({ url, crawl, worker, defaultMaxInFlight, leaseMs: opts.leaseMs })),
+    robotsStore: {
+      get: (origin) => frontier!.getRobots(origin),
+      set: (origin, value, now) => frontier!.setRobots(origin, value, now),
+    },
+  });
+  const close = () => frontier?.close();
+  void controller.finished().then(close, close);
+  return controller;
+}
+
+/** `run` is the crawl command's foreground runner (progress, signals, exit codes). */
+export function registerWorkerCommand(program: Command, run: (opts: Record<string, unknown>, start: () => Promise<CrawlController>) => Promise<void>): void {
+  program
+    .command('worker')
+    .description('Join a shared crawl: fetch from its PostgreSQL frontier, write WARCs into --out')
+    .argument('<crawl-url>', 'postgres://user@host:port/<database>/<crawl>')
+    .requiredOption('--out <dir>', 'this worker\'s crawl directory (created if missing)')
+    .option('--worker-name <name>', 'name of this worker in the crawl, in its WARC file names (default <host>-<pid>)')
+    .option('--lease-s <s>', 'if this worker dies, others take its URIs over after this many seconds (30)', (v) => Number(v))
+    .option('--no-progress', 'no progress bar (plain log lines)')
+    .action(async (crawlUrl: string, opts: Record<string, unknown>) => {
+      const leaseS = opts.leaseS as number | undefined;
+      if (leaseS !== undefined && !(leaseS > 0)) throw new TroveError('SETTINGS_INVALID', '--lease-s must be a positive number of seconds');
+      await run(opts, () =>
+        startSharedCrawl({ frontier: crawlUrl, dir: String(opts.out), worker: opts.workerName as string | undefined, leaseMs: leaseS === undefined ? undefined : leaseS * 1000 }),
+      );
+    });
+}

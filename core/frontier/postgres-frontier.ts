@@ -1,0 +1,124 @@
+/**
+ * The PostgreSQL frontier behind the synchronous Frontier interface, so the crawl controller and
+ * everything else that drives a frontier works unchanged (better-sqlite3 made that interface
+ * synchronous; node-postgres is async). The store (postgres-frontier-store.ts) runs in a worker
+ * thread; each call here posts a message and blocks in `Atomics.wait` until the thread has the
+ * answer, then reads it with `receiveMessageOnPort`. The controller's calls stay exactly as they
+ * are, and each call costs one thread hop (a few µs) on top of its database round trips: see
+ * `npm run bench -- pg` for per-operation figures against SQLite.
+ *
+ * One difference from the SQLite frontier: `complete` commits in PostgreSQL on its own; it cannot
+ * join the crawl loop's SQLite transaction with its capture-index rows (see Frontier.complete).
+ *
+ * This is what the `synckit` package does; it is written out here because synckit keeps one
+ * worker per worker file for the whole process, and a frontier needs its own thread and
+ * connection (two frontiers in one process are two workers of a crawl, as the tests use them),
+ * and a way to close it.
+ */
+import { receiveMessageOnPort, MessageChannel, Worker } from 'node:worker_threads';
+import { TroveError } from '../errors.ts';
+import type { Frontier } from './frontier.ts';
+import type { PostgresFrontierOptions, WorkerInfo } from './postgres-frontier-store.ts';
+
+export type { PostgresFrontierOptions, WorkerInfo } from './postgres-frontier-store.ts';
+
+export interface PostgresFrontier extends Frontier {
+  /** This worker's name in the crawl. */
+  readonly worker: string;
+  /** Every worker of the crawl: host, pid, lease expiry, leases held. */
+  workers(): WorkerInfo[];
+  /** Renew this worker's lease now (the thread also does so by itself with `clock: 'database'`). */
+  heartbeat(now?: number): void;
+  /** A crawl-wide fact (JSON) every worker reads, e.g. the crawl settings; undefined when unset. */
+  getMeta<T>(key: string): T | undefined;
+  setMeta(key: string, value: unknown): void;
+  /** The crawl's shared robots.txt cache (see crawl/robots-gate.ts RobotsStateStore). */
+  getRobots<T>(origin: string): T | null;
+  setRobots(origin: string, value: unknown, now: number): void;
+  /** Ends the connection and the thread. Leases held stay in the database until they expire. */
+  close(): void;
+}
+
+/** A database call that takes longer than this is taken as a lost connection. */
+const CALL_TIMEOUT_MS = 120_000;
+
+export function createPostgresFrontier(options: PostgresFrontierOptions): PostgresFrontier {
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const { port1, port2 } = new MessageChannel();
+  const thread = new Worker(new URL('./postgres-frontier-thread.ts', import.meta.url), {
+    workerData: { port: port2, flag, options },
+    transferList: [port2],
+  });
+  thread.unref();
+  let seq = 0;
+  let closed = false;
+
+  const call = (method: string, ...args: unknown[]): unknown => {
+    if (closed) throw new TroveError('FRONTIER_CLOSED', 'the PostgreSQL frontier is closed');
+    const mine = ++seq;
+    Atomics.store(flag, 0, 0);
+    port1.postMessage({ seq: mine, method, args });
+    for (;;) {
+      if (Atomics.wait(flag, 0, 0, CALL_TIMEOUT_MS) === 'timed-out') {
+        throw new TroveError('FRONTIER_DB_TIMEOUT', `PostgreSQL frontier call ${method} got no answer in ${CALL_TIMEOUT_MS} ms`, { method });
+      }
+      const msg = receiveMessageOnPort(port1)?.message as { seq: number; value?: unknown; error?: { name: string; message: string; code?: string; details?: Record<string, unknown> } } | undefined;
+      if (!msg) continue;
+      if (msg.seq !== mine) {
+        Atomics.store(flag, 0, 0); // a late answer to a call that timed out
+        continue;
+      }
+      if (msg.error) {
+        const e = msg.error;
+        if (e.name === 'TroveError' && e.code) throw new TroveError(e.code, e.message, e.details ?? {});
+        throw Object.assign(new Error(e.message), { code: e.code });
+      }
+      return msg.value;
+    }
+  };
+
+  let worker: string;
+  try {
+    worker = call('open') as string;
+  } catch (err) {
+    void thread.terminate();
+    throw err;
+  }
+
+  return {
+    worker,
+    schedule: (cands) => call('schedule', cands) as number,
+    forceSchedule: (c) => call('forceSchedule', c) as boolean,
+    claim: (now) => call('claim', now) as ReturnType<Frontier['claim']>,
+    complete: (uri, outcome, outlinks) => void call('complete', uri, outcome, outlinks),
+    releaseSlot: (uri, queueReadyAt) => {
+      if (uri.slotReleased) return;
+      call('releaseSlot', uri, queueReadyAt);
+      uri.slotReleased = true;
+    },
+    defer: (uri, until) => void call('defer', uri, until),
+    setQueueLimit: (key, maxInFlight) => void call('setQueueLimit', key, maxInFlight),
+    setQueueReadyAt: (key, at) => void call('setQueueReadyAt', key, at),
+    nextReadyAt: () => call('nextReadyAt') as number | null,
+    recoverInFlight: () => call('recoverInFlight') as number,
+    counts: (now) => call('counts', now) as ReturnType<Frontier['counts']>,
+    queues: (limit, offset, now) => call('queues', limit, offset, now) as ReturnType<Frontier['queues']>,
+    queue: (key, now) => call('queue', key, now) as ReturnType<Frontier['queue']>,
+    isSeen: (fingerprint) => call('isSeen', fingerprint) as boolean,
+    workers: () => call('workers') as WorkerInfo[],
+    heartbeat: (now) => void call('heartbeat', now),
+    getMeta: <T>(key: string) => call('getMeta', key) as T | undefined,
+    setMeta: (key, value) => void call('setMeta', key, value),
+    getRobots: <T>(origin: string) => call('getRobots', origin) as T | null,
+    setRobots: (origin, value, now) => void call('setRobots', origin, value, now),
+    close: () => {
+      if (closed) return;
+      try {
+        call('close');
+      } finally {
+        closed = true;
+        void thread.terminate();
+      }
+    },
+  };
+}

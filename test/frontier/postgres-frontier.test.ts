@@ -1,0 +1,185 @@
+/**
+ * The PostgreSQL frontier against a real, throw-away PostgreSQL server (test/helpers/postgres-server.ts):
+ * the same contract as the SQLite frontier, then what only a shared frontier has: two frontiers
+ * (two workers) on one crawl. Times are synthetic (`clock: 'caller'`) except in the test of the
+ * database clock, which checks only that a worker's wrong clock does not move the shared times.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPostgresFrontier } from '../../core/frontier/postgres-frontier.ts';
+import type { PostgresFrontier, PostgresFrontierOptions } from '../../core/frontier/postgres-frontier.ts';
+import { startTestPostgres } from '../helpers/postgres-server.ts';
+import { cand, frontierContract } from './frontier-contract.ts';
+import type { FrontierHarness } from './frontier-contract.ts';
+
+const server = await startTestPostgres();
+const skip = typeof server === 'string' ? server : null;
+if (skip) console.warn(`PostgreSQL frontier tests skipped: ${skip}`);
+afterAll(async () => {
+  if (typeof server !== 'string') await server.stop();
+});
+
+function open(crawl: string, extra: Partial<PostgresFrontierOptions> = {}): PostgresFrontier {
+  if (typeof server === 'string') throw new Error(server);
+  return createPostgresFrontier({ url: server.url, crawl, clock: 'caller', worker: 'w1', ...extra });
+}
+
+if (skip) {
+  describe.skip(`PostgreSQL frontier (${skip})`, () => it('needs a server', () => {}));
+} else {
+  const pg = server as Exclude<typeof server, string>;
+
+  frontierContract('PostgreSQL', (opts) => {
+    const crawl = pg.freshSchema('contract');
+    const h: FrontierHarness & { frontier: PostgresFrontier } = {
+      frontier: open(crawl, opts),
+      reopen() {
+        h.frontier.close(); // leases stay in the database, as after kill -9
+        h.frontier = open(crawl, opts);
+        return h.frontier;
+      },
+      close: () => h.frontier.close(),
+    };
+    return h;
+  });
+
+  describe('PostgreSQL frontier shared by two workers', () => {
+    const pair = (opts: Partial<PostgresFrontierOptions> = {}) => {
+      const crawl = pg.freshSchema('shared');
+      const a = open(crawl, { worker: 'a', leaseMs: 1000, ...opts });
+      const b = open(crawl, { worker: 'b', leaseMs: 1000, ...opts });
+      return { a, b, close: () => (a.close(), b.close()) };
+    };
+
+    it('leases a queue to one worker at a time', () => {
+      const { a, b, close } = pair({ defaultMaxInFlight: 2 });
+      try {
+        a.schedule([1, 2, 3].map((i) => cand(`http://x.test/${i}`)).concat([cand('http://y.test/1')]));
+        const u = a.claim(0)!;
+        expect(u.queueKey).toBe('x.test');
+        // x.test has a free slot but is leased to a: b gets y.test, then nothing.
+        expect(b.claim(0)!.queueKey).toBe('y.test');
+        expect(b.claim(0)).toBeNull();
+        expect(a.claim(0)!.queueKey).toBe('x.test'); // a's second slot
+        expect(b.workers().map((w) => [w.name, w.leases])).toEqual([['a', 2], ['b', 1]]);
+        // b is told to look again by a's lease expiry, not that the crawl is over.
+        expect(b.nextReadyAt()).toBe(1000);
+      } finally {
+        close();
+      }
+    });
+
+    it('frees the queue for another worker once its last slot is given back', () => {
+      const { a, b, close } = pair();
+      try {
+        a.schedule([cand('http://x.test/1'), cand('http://x.test/2')]);
+        const u = a.claim(0)!;
+        expect(b.claim(0)).toBeNull();
+        a.complete(u, { status: 200, queueReadyAt: 10 });
+        expect(b.claim(9)).toBeNull(); // a's politeness delay is in the queue row
+        expect(b.nextReadyAt()).toBe(10);
+        expect(b.claim(10)!.url).toBe('http://x.test/2');
+      } finally {
+        close();
+      }
+    });
+
+    it('holds the politeness delay set at releaseSlot across workers', () => {
+      const { a, b, close } = pair();
+      try {
+        a.schedule([cand('http://x.test/1'), cand('http://x.test/2')]);
+        const u = a.claim(0)!;
+        a.releaseSlot(u, 50);
+        expect(b.claim(49)).toBeNull();
+        expect(b.claim(50)!.url).toBe('http://x.test/2');
+        a.complete(u, { status: 200, queueReadyAt: 60 });
+        expect(a.queue('x.test', 60)).toMatchObject({ inFlight: 1, done: 1, readyAt: 60 });
+      } finally {
+        close();
+      }
+    });
+
+    it('a dead worker\'s leases expire and its URIs go to another, which finishes them once', () => {
+      const { a, b, close } = pair();
+      try {
+        a.schedule([cand('http://x.test/1'), cand('http://y.test/1')]);
+        const ux = a.claim(0)!;
+        const uy = a.claim(0)!;
+        a.complete(uy, { status: 200, queueReadyAt: 0 });
+        // a stops heartbeating (its claims renew its lease to 0 + 1000)
+        expect(b.claim(999)).toBeNull();
+        const taken = b.claim(1001)!;
+        expect(taken).toMatchObject({ id: ux.id, url: 'http://x.test/1', attempts: 0 });
+        expect(b.workers().map((w) => w.name)).toEqual(['b']);
+        // a's late answer for a URI it no longer holds is refused, b's counts
+        expect(() => a.complete(ux, { status: 200, queueReadyAt: 0 })).toThrow(expect.objectContaining({ code: 'FRONTIER_NOT_IN_FLIGHT' }));
+        b.complete(taken, { status: 200, queueReadyAt: 0 });
+        expect(b.counts(1001)).toMatchObject({ done: 2, inFlight: 0, pending: 0 });
+      } finally {
+        close();
+      }
+    });
+
+    it('two workers claiming at once never exceed a queue\'s slots and never get the same URI', async () => {
+      const { a, b, close } = pair({ defaultMaxInFlight: 1 });
+      try {
+        const hosts = Array.from({ length: 6 }, (_, i) => `h${i}.test`);
+        a.schedule(hosts.flatMap((h) => [1, 2, 3, 4].map((i) => cand(`http://${h}/${i}`))));
+        const got = new Set<number>();
+        let t = 0;
+        for (let round = 0; round < 40; round++) {
+          t += 10;
+          const ua = a.claim(t);
+          const ub = b.claim(t);
+          const held = [ua, ub].filter((u) => u !== null);
+          expect(new Set(held.map((u) => u!.queueKey)).size).toBe(held.length);
+          for (const u of held) {
+            expect(got.has(u!.id)).toBe(false);
+            got.add(u!.id);
+          }
+          if (ua) a.complete(ua, { status: 200, queueReadyAt: t + 5 });
+          if (ub) b.complete(ub, { status: 200, queueReadyAt: t + 5 }, [cand(`http://${ub.queueKey}/from-b-${round}`)]);
+        }
+        const c = a.counts(t);
+        expect(c.done).toBe(got.size);
+        expect(c.pending + c.done).toBe(c.seen);
+      } finally {
+        close();
+      }
+    });
+
+    it.skipIf(!pg.restart)('a database restart pauses a worker, which carries on when the server is back', () => {
+      const { a, b, close } = pair();
+      try {
+        a.schedule([cand('http://x.test/1'), cand('http://y.test/1')]);
+        const u = a.claim(0)!;
+        pg.restart!();
+        a.complete(u, { status: 200, queueReadyAt: 0 }); // reconnects, then commits
+        expect(b.claim(0)!.url).toBe('http://y.test/1');
+        expect(b.counts(0)).toMatchObject({ done: 1, inFlight: 1, pending: 0 });
+      } finally {
+        close();
+      }
+    });
+
+    it('with the database clock, a worker whose clock is an hour off keeps delays on the shared clock', () => {
+      const crawl = pg.freshSchema('clock');
+      const a = open(crawl, { worker: 'a', clock: 'database' });
+      const b = open(crawl, { worker: 'b', clock: 'database' });
+      try {
+        const hour = 3_600_000;
+        a.schedule([cand('http://x.test/1'), cand('http://x.test/2')]);
+        // Both workers read their own clocks; b's is an hour fast. Each passes times on its clock.
+        const u = a.claim(Date.now())!;
+        a.complete(u, { status: 200, queueReadyAt: Date.now() + hour / 2 });
+        expect(b.claim(Date.now() + hour)).not.toBeNull(); // b's "now" is an hour ahead; a's delay was 30 min
+        // Seen from a's clock (the true one), the queue's readyAt is about half an hour ahead.
+        const seen = a.queue('x.test')!.readyAt - Date.now();
+        expect(seen).toBeGreaterThan(hour / 2 - 60_000);
+        expect(seen).toBeLessThan(hour / 2 + 60_000);
+      } finally {
+        a.close();
+        b.close();
+      }
+    });
+  });
+}
