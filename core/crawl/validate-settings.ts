@@ -37,13 +37,15 @@ interface NumberRule {
 const MAX_COUNT = Number.MAX_SAFE_INTEGER;
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 const whole = (min: number, max: number, zero?: string): NumberRule => ({ min, max, whole: true, ...(zero ? { zero } : {}) });
+/** Seconds may be fractions (a 0.3 s timeout): the crawl works in milliseconds. */
+const seconds = (min: number, max: number): NumberRule => ({ min, max, whole: false });
 
 /** Every number setting's rule: the one home of these bounds (the IPC gate only checks types). */
 export const NUMBER_RULES: { readonly [K in keyof CrawlSettings]?: NumberRule } = {
-  maxHops: whole(0, 10_000),
+  maxHops: whole(0, 1_000_000),
   transHops: whole(0, 100),
-  maxPathRepeats: whole(0, 1000),
-  maxPathDepth: whole(0, 10_000),
+  maxPathRepeats: whole(0, 1_000_000),
+  maxPathDepth: whole(0, 1_000_000),
   maxUrlLength: whole(0, 1_000_000),
   concurrency: whole(1, 512),
   perHost: whole(1, 64),
@@ -53,16 +55,16 @@ export const NUMBER_RULES: { readonly [K in keyof CrawlSettings]?: NumberRule } 
   crawlDelayCapS: whole(0, 7 * 24 * 3600),
   maxKbpsPerHost: { min: 0, max: MAX_COUNT, whole: false, zero: 'no cap' },
   robotsTtlS: whole(0, 365 * 24 * 3600),
-  connectTimeoutS: whole(1, 24 * 3600),
-  headersTimeoutS: whole(1, 24 * 3600),
-  idleTimeoutS: whole(1, 24 * 3600),
-  fetchTimeoutS: whole(1, 7 * 24 * 3600),
+  connectTimeoutS: seconds(0.1, 24 * 3600),
+  headersTimeoutS: seconds(0.1, 24 * 3600),
+  idleTimeoutS: seconds(0.1, 24 * 3600),
+  fetchTimeoutS: seconds(0.1, 7 * 24 * 3600),
   maxBodyBytes: whole(0, MAX_COUNT),
   maxHeaderBytes: whole(1, 64 * 1024 * 1024),
   maxExtractBytes: whole(0, MAX_COUNT),
   maxLinksPerDocument: whole(0, MAX_COUNT),
   maxRetries: whole(0, 1000),
-  retryDelayS: whole(0, 30 * 24 * 3600),
+  retryDelayS: seconds(0, 30 * 24 * 3600),
   warcMaxBytes: whole(1024, MAX_COUNT),
   limitPages: whole(0, MAX_COUNT, 'no limit'),
   limitUris: whole(0, MAX_COUNT, 'no limit'),
