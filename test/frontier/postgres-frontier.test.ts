@@ -40,7 +40,7 @@ if (skip) {
       close: () => h.frontier.close(),
     };
     return h;
-  });
+  }, { pageHoldBack: 'the shared frontier does not hold pages back yet; trove refuses --limit-pages with --frontier' });
 
   describe('PostgreSQL frontier shared by two workers', () => {
     const pair = (opts: Partial<PostgresFrontierOptions> = {}) => {
