@@ -2,7 +2,7 @@
  * The Monitor end to end in real Chromium, against a real crawl (worker thread, SQLite, WARC) of
  * a loopback site built to have a crawler trap: an endless events calendar on a host of its own
  * (each month linking the next and the previous, near-identical: a chain the trap detector
- * flags), 200 articles that fill the site's queue, and links the scope turns away. It walks what
+ * flags), 400 articles that fill the site's queue, and links the scope turns away. It walks what
  * an archivist used to Heritrix's console looks for: the crawl.log and scope.log tail with
  * filters (read from the files, so still there after a reload), a host's queue, rejections by
  * rule, progress against a page limit with an ETA, a trap exclusion confirmed after a preview
@@ -20,7 +20,7 @@ import { expectNothingCutOff } from './layout-checks.ts';
 const chromium = findChromium();
 if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
 
-const ARTICLES = 200;
+const ARTICLES = 400;
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 type Site = LocalServer & { requests: string[] };
