@@ -240,8 +240,8 @@ describe.skipIf(!chromium)('Trove in Chromium', () => {
   it('follows a dark OS theme', async () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.locator(`[data-id="${crawlId}"] button[title=Monitor]`).click();
-    await expect.poll(() => byTestId('crawl-state').getAttribute('data-state')).toBe('finished');
-    await expect.poll(() => page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(20, 23, 28)');
+    await expect.poll(() => byTestId('crawl-state').getAttribute('data-state'), { timeout: 15_000 }).toBe('finished');
+    await expect.poll(() => page.evaluate(() => getComputedStyle(document.body).backgroundColor), { timeout: 15_000 }).toBe('rgb(20, 23, 28)');
     await shot('09-monitor-dark');
     await byTestId('nav-library').click();
     await byTestId(`browse-${crawlId}`).click();

@@ -62,8 +62,10 @@ async function start(): Promise<TestPostgres | string> {
   if (asRoot && spawnSync('id', ['-u', 'postgres']).status !== 0) return 'running as root and no `postgres` OS user to run the server as';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-pg-'));
   const data = path.join(dir, 'data');
+  // runuser lives in sbin, which a plain PATH (env -i, cron) may lack.
+  const runuser = ['/usr/sbin/runuser', '/sbin/runuser', '/usr/bin/runuser', '/bin/runuser'].find((p) => fs.existsSync(p)) ?? 'runuser';
   const run = (cmd: string, args: string[]) => {
-    const argv = asRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
+    const argv = asRoot ? [runuser, ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
     return execFileSync(argv[0] as string, argv[1] as string[], { stdio: 'pipe', encoding: 'utf8' });
   };
   try {
