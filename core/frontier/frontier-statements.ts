@@ -6,6 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import { MAY_BE_PAGE_SQL } from './page-hops.ts';
+import type { QueueCounters } from './frontier-checks.ts';
 
 /** uris.state values. */
 export const UriState = {
@@ -15,16 +16,9 @@ export const UriState = {
   FINISHED: 3,
 } as const;
 
-export interface QueueRow {
+/** A row of the SQLite `queues` table: the counters both stores keep, and its id. */
+export interface QueueRow extends QueueCounters {
   id: number;
-  key: string;
-  pending: number;
-  waiting: number;
-  in_flight: number;
-  max_in_flight: number;
-  ready_at: number;
-  done: number;
-  failed: number;
 }
 
 export interface PickedUri {
