@@ -7,14 +7,10 @@
 import type Database from 'better-sqlite3';
 import { MAY_BE_PAGE_SQL } from './page-hops.ts';
 import type { QueueCounters } from './frontier-checks.ts';
+import { UriState } from './frontier.ts';
 
-/** uris.state values. */
-export const UriState = {
-  PENDING: 0,
-  WAITING: 1,
-  IN_FLIGHT: 2,
-  FINISHED: 3,
-} as const;
+/** uris.state values: one definition in frontier.ts, the same codes in the PostgreSQL frontier's table. */
+export { UriState };
 
 /** A row of the SQLite `queues` table: the counters both stores keep, and its id. */
 export interface QueueRow extends QueueCounters {

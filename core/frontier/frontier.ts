@@ -174,6 +174,14 @@ export interface Frontier {
   isSeen(fingerprint: bigint): boolean;
 }
 
+/** A URI's state in a frontier's table (uris.state), the same codes in every store. */
+export const UriState = {
+  PENDING: 0,
+  WAITING: 1,
+  IN_FLIGHT: 2,
+  FINISHED: 3,
+} as const;
+
 /** Scheduling directives (Heritrix's SchedulingConstants, reduced to the ones Trove uses). */
 export const Directive = {
   NORMAL: 0,

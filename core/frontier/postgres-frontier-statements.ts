@@ -15,12 +15,9 @@
  * No foreign keys: every insert would pay a lookup, and only this code writes the tables.
  */
 
-export const UriState = {
-  PENDING: 0,
-  WAITING: 1,
-  IN_FLIGHT: 2,
-  FINISHED: 3,
-} as const;
+import { UriState } from './frontier.ts';
+
+export { UriState };
 
 /**
  * Run in one transaction under an advisory lock, so workers starting together do not race on DDL;
