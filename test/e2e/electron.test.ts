@@ -35,7 +35,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const binary = electronBinary();
 const built = fs.existsSync(path.join(ROOT, 'out/main/index.js')) && fs.existsSync(path.join(ROOT, 'out/preload/index.cjs'));
 const reason = !binary
-  ? 'Electron e2e skipped: the Electron binary is not installed (node_modules/electron/dist is missing; run `node node_modules/electron/install.js` with network access).'
+  ? 'Electron e2e skipped: the Electron binary is not installed (node_modules/electron/dist is missing; run `npx install-electron` where the network allows, as the README says).'
   : !built
     ? 'Electron e2e skipped: run `npm run build` first (out/main, out/preload, out/renderer).'
     : null;
