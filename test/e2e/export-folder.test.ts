@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM_MESSAGE, openApp, rendererDir, serveStatic, tempLibrary, type Harness, type StaticServer } from './harness.ts';
+import type { Page } from 'playwright-core';
+import { findChromium, NO_CHROMIUM_MESSAGE, startAppSession, type AppSession, type Harness } from './harness.ts';
 import { startPacedSite, type PacedSite } from '../fixtures/paced-site.ts';
 import { readZipEverywhere } from '../export/independent-zip-readers.ts';
 
@@ -17,8 +17,7 @@ const chromium = findChromium();
 if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
 
 describe.skipIf(!chromium)('Export to a folder of the user\'s choosing, in Chromium', () => {
-  let browser: Browser;
-  let server: StaticServer;
+  let session: AppSession;
   let site: PacedSite;
   let app: Harness;
   let page: Page;
@@ -29,20 +28,13 @@ describe.skipIf(!chromium)('Export to a folder of the user\'s choosing, in Chrom
 
   beforeAll(async () => {
     site = await startPacedSite({ pages: 6, delayMs: 0 });
-    server = await serveStatic(await rendererDir());
-    const { chromium: pw } = await import('playwright-core');
-    browser = await pw.launch({ executablePath: chromium!, args: CHROMIUM_ARGS });
-    libraryDir = tempLibrary();
-    app = await openApp({ browser, origin: server.origin, libraryDir, chooseFolder: () => chosen, viewport: { width: 1024, height: 700 } });
-    page = app.page;
+    session = await startAppSession({ chromium: chromium!, chooseFolder: () => chosen, viewport: { width: 1024, height: 700 } });
+    ({ app, page, libraryDir } = session);
   }, 120_000);
 
   afterAll(async () => {
-    await app?.close();
-    await browser?.close();
-    await server?.close();
+    await session?.close();
     await site?.close();
-    if (libraryDir) fs.rmSync(libraryDir, { recursive: true, force: true });
     fs.rmSync(target, { recursive: true, force: true });
   });
 

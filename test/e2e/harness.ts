@@ -300,3 +300,38 @@ export function tempLibrary(): string {
 }
 
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+
+/** What most app e2e files start with: the renderer served, Chromium launched, the app opened over a new library. */
+export interface AppSession {
+  browser: Browser;
+  server: StaticServer;
+  app: Harness;
+  page: Page;
+  libraryDir: string;
+  /** Closes the app, Chromium and the server, and removes the library. */
+  close(): Promise<void>;
+}
+
+export async function startAppSession(opts: Omit<HarnessOptions, 'browser' | 'origin' | 'libraryDir'> & { chromium: string }): Promise<AppSession> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const { chromium, ...rest } = opts;
+  const server = await serveStatic(await rendererDir());
+  const { chromium: pw } = await import('playwright-core');
+  const browser = await pw.launch({ executablePath: chromium, args: CHROMIUM_ARGS });
+  const libraryDir = tempLibrary();
+  const app = await openApp({ ...rest, browser, origin: server.origin, libraryDir });
+  app.page.on('pageerror', (err) => console.error('[page error]', err));
+  return {
+    browser,
+    server,
+    app,
+    page: app.page,
+    libraryDir,
+    async close() {
+      await app.close();
+      await browser.close();
+      await server.close();
+      fs.rmSync(libraryDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -7,16 +7,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Frame, Page } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM_ARGS, findChromium, NO_CHROMIUM_MESSAGE, openApp, rendererDir, serveStatic, tempLibrary, type Harness, type StaticServer } from './harness.ts';
+import type { Frame, Page } from 'playwright-core';
+import { ARTIFACTS, findChromium, NO_CHROMIUM_MESSAGE, startAppSession, type AppSession, type Harness } from './harness.ts';
 import { startPacedSite, type PacedSite } from '../fixtures/paced-site.ts';
 
 const chromium = findChromium();
 if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
 
 describe.skipIf(!chromium)('Live browsing in Chromium', () => {
-  let browser: Browser;
-  let server: StaticServer;
+  let session: AppSession;
   let site: PacedSite;
   let app: Harness;
   let page: Page;
@@ -27,24 +26,15 @@ describe.skipIf(!chromium)('Live browsing in Chromium', () => {
   const state = async () => (await app.service.handlers['library.list']({})).find((e) => e.id === id)?.state;
 
   beforeAll(async () => {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
     site = await startPacedSite({ pages: 40, delayMs: 120 });
-    server = await serveStatic(await rendererDir());
-    const { chromium: pw } = await import('playwright-core');
-    browser = await pw.launch({ executablePath: chromium!, args: CHROMIUM_ARGS });
-    libraryDir = tempLibrary();
-    app = await openApp({ browser, origin: server.origin, libraryDir, viewport: { width: 1280, height: 800 } });
-    page = app.page;
-    page.on('pageerror', (err) => console.error('[page error]', err));
+    session = await startAppSession({ chromium: chromium!, viewport: { width: 1280, height: 800 } });
+    ({ app, page, libraryDir } = session);
   }, 120_000);
 
   afterAll(async () => {
     if (id) await Promise.resolve(app?.service.handlers['crawl.stop']({ id, now: true })).catch(() => {});
-    await app?.close();
-    await browser?.close();
-    await server?.close();
+    await session?.close();
     await site?.close();
-    if (libraryDir) fs.rmSync(libraryDir, { recursive: true, force: true });
   });
 
   it('the record list and the Pages list grow while the crawl writes; an .open record opens and replays', async () => {

@@ -3,21 +3,18 @@
  * core's message under itself (or keeps the accepted value), Start stays disabled while any
  * problem exists, nothing is clamped on the way to the core. Issue #16 item 1.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM_ARGS, findChromium, NO_CHROMIUM_MESSAGE, openApp, rendererDir, serveStatic, tempLibrary, type Harness, type StaticServer } from './harness.ts';
+import type { Page } from 'playwright-core';
+import { ARTIFACTS, findChromium, NO_CHROMIUM_MESSAGE, startAppSession, type AppSession, type Harness } from './harness.ts';
 
 const chromium = findChromium();
 if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
 
 describe.skipIf(!chromium)('New crawl form validation in Chromium', () => {
-  let browser: Browser;
-  let server: StaticServer;
+  let session: AppSession;
   let app: Harness;
   let page: Page;
-  let libraryDir: string;
   const byTestId = (id: string) => page.getByTestId(id);
   const shot = async (name: string) => {
     for (const [w, h] of [[1280, 800], [1024, 700]] as const) {
@@ -27,14 +24,8 @@ describe.skipIf(!chromium)('New crawl form validation in Chromium', () => {
   };
 
   beforeAll(async () => {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    server = await serveStatic(await rendererDir());
-    const { chromium: pw } = await import('playwright-core');
-    browser = await pw.launch({ executablePath: chromium!, args: CHROMIUM_ARGS });
-    libraryDir = tempLibrary();
-    app = await openApp({ browser, origin: server.origin, libraryDir, viewport: { width: 1280, height: 800 } });
-    page = app.page;
-    page.on('pageerror', (err) => console.error('[page error]', err));
+    session = await startAppSession({ chromium: chromium!, viewport: { width: 1280, height: 800 } });
+    ({ app, page } = session);
   }, 120_000);
 
   it('opens the form with a valid seed: Start enabled', async () => {
@@ -51,10 +42,7 @@ describe.skipIf(!chromium)('New crawl form validation in Chromium', () => {
   });
 
   afterAll(async () => {
-    await app?.close();
-    await browser?.close();
-    await server?.close();
-    if (libraryDir) fs.rmSync(libraryDir, { recursive: true, force: true });
+    await session?.close();
   });
 
   // Read at once (no auto-wait): an error that disappears between a count and a read must not stall the poll.
