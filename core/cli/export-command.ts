@@ -21,7 +21,7 @@ import type { ExportProgress, ProgressFn } from '../export/export-types.ts';
 import { exportWacz } from '../export/export-wacz.ts';
 import type { WaczExportResult } from '../export/export-wacz.ts';
 import { exportWarcSubset } from '../export/export-warc-subset.ts';
-import { loadSigningKey } from '../export/wacz-sign.ts';
+import { loadSigningKey } from '../archive/wacz-sign.ts';
 import { formatBytes } from './crawl-progress.ts';
 import { exitCodeFor, type CliCode } from '../api/error-codes.ts';
 import { CLI_USAGE, formatCliError } from './cli-errors.ts';

@@ -25,7 +25,7 @@ import type { ClaimedUri } from '../frontier/frontier.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { processUri } from './process-uri.ts';
 import { mayBePage } from '../frontier/page-hops.ts';
-import { Outcome } from './outcome-codes.ts';
+import { Outcome } from '../api/outcome-codes.ts';
 import { isTroveError } from '../errors.ts';
 import { DiskGuard, isDiskFullError } from './disk-guard.ts';
 
