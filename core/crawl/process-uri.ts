@@ -485,7 +485,6 @@ function logOutcome(
     mime: o.mime,
     bytes: o.size,
     durationMs: o.fetch?.durationMs ?? 0,
-    host: o.host,
     duplicate: o.duplicate,
     page: o.page,
   });

@@ -226,7 +226,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         previousWarcBytes,
         warcFiles: () => fs.readdirSync(paths.warcs).filter((n) => n.includes('.warc')).sort(),
         traps: () => traps.warnings(),
-        robotsFor: (queueKey) => robots.describe(`http://${queueKey.split('#')[0]}/`),
+        robotsFor: (queueKey) => robots.describeHost(queueKey.split('#')[0]!),
         persist,
         reconcile: async () => {
           const current = writer.currentFile ? path.basename(writer.currentFile).replace(/\.open$/, '') : null;
