@@ -130,6 +130,16 @@ describe('boundaries', () => {
     expect(KNOWN_EXCEPTIONS.filter((e) => !seen.has(e))).toEqual([]);
   });
 
+  it('every run-time dependency is imported by the shipped code (core/, electron/, bin/); test-only ones are devDependencies', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const shipped = [...files('core', /\.ts$/), ...files('electron', /\.ts$/), ...files('bin', /\.js$/)];
+    const used = new Set<string>();
+    for (const f of shipped) {
+      for (const i of imports(f)) used.add(i.from.startsWith('@') ? i.from.split('/').slice(0, 2).join('/') : i.from.split('/')[0]!);
+    }
+    expect(Object.keys(pkg.dependencies).filter((d) => !used.has(d))).toEqual([]);
+  });
+
   it('the layer table itself has no cycle, so no two rooms can import each other', () => {
     const state = new Map<string, 'open' | 'done'>();
     const visit = (room: string, trail: string[]): void => {
