@@ -292,3 +292,51 @@ const USAGE_CODES = new Set<string>([
 // later) or the file named on the command line cannot be opened: exit 2 like a usage error, but
 // no pointer at --help, since the flags were right.
 const NOT_DONE_CODES = new Set<string>(['CRAWL_DIR_LOCKED', 'WARC_OPEN_FAILED', 'WACZ_OPEN_FAILED'] satisfies ErrorCode[]);
+
+/**
+ * What kind of thing a crawl's log event says (the controller's `log` events, the notes start-up
+ * made, the app's `crawl.log` channel), so the CLI, the app and tests tell events apart by code,
+ * never by their wording. Not errors: most are information.
+ */
+export const CRAWL_LOG_CODES = [
+  /** A WARC left open by a crash was closed and repaired at start-up. */
+  'WARC_RECOVERED',
+  /** Leased URIs were put back in the queue (at start-up, or after a disk-full pause). */
+  'LEASES_REQUEUED',
+  /** Leased URIs could not be put back yet (tried again later). */
+  'LEASES_REQUEUE_FAILED',
+  /** Records written just before a crash or a full disk were added to the capture index. */
+  'INDEX_RECONCILED',
+  /** Reconciling the index with a WARC stopped at a damaged record. */
+  'INDEX_RECONCILE_STOPPED',
+  /** The index check after a full disk failed (tried again shortly). */
+  'INDEX_RECONCILE_FAILED',
+  /** Earlier captures were loaded for deduplication (--dedup-from). */
+  'DEDUP_LOADED',
+  /** An unexpected error while processing one URI (its outcome is RUNTIME_EXCEPTION, −5). */
+  'URI_FAILED',
+  /** A crawl-wide limit (URIs, bytes, time, WARC size) was reached: the crawl finishes. */
+  'LIMIT_REACHED',
+  /** The page limit was reached: the captured pages' embeds are still fetched. */
+  'PAGE_LIMIT_REACHED',
+  /** Writing failed for want of disk space: the crawl pauses. */
+  'DISK_PAUSED',
+  /** The disk still refuses writes: the crawl stays paused. */
+  'DISK_STILL_FULL',
+  /** A test write succeeded: the crawl resumes. */
+  'DISK_BACK',
+  /** A possible crawler trap was seen (with an --exclude to consider). */
+  'TRAP_SUSPECTED',
+  /** The crawl itself failed and stopped. */
+  'CRAWL_FAILED',
+  /** The app restarts the crawl with changed settings or a new exclude. */
+  'CRAWL_RESTARTING',
+] as const;
+
+export type CrawlLogCode = (typeof CRAWL_LOG_CODES)[number];
+
+/** A crawl log event or start-up note: its kind as a code, and a sentence for people. */
+export interface CrawlNote {
+  code: CrawlLogCode;
+  message: string;
+}

@@ -94,7 +94,7 @@ export class CrawlRunner {
           case 'started':
             started = true;
             resolve();
-            for (const note of m.notes) this.opts.onEvent(id, { type: 'log', level: 'info', message: note });
+            for (const note of m.notes) this.opts.onEvent(id, { type: 'log', level: 'info', ...note });
             break;
           case 'start-failed':
             if (!started) {

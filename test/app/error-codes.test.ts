@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, exitCodeFor, isErrorCode, isUsageCode, type ErrorCode } from '../../core/api/error-codes.ts';
+import { CRAWL_LOG_CODES, ERROR_CODES, exitCodeFor, isErrorCode, isUsageCode, type ErrorCode } from '../../core/api/error-codes.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -51,13 +51,17 @@ describe('the error catalogue', () => {
     for (const code of ERROR_CODES) expect(code).toMatch(/^[A-Z][A-Z0-9_]*$/);
   });
 
-  it('has no entry that core/ never raises', () => {
+  it('has no entry that core/ never raises or logs', () => {
     const text = sources('core')
       .filter((f) => !f.endsWith('error-codes.ts'))
       .map((f) => fs.readFileSync(path.join(ROOT, f), 'utf8'))
       .join('\n');
-    const unused = ERROR_CODES.filter((code) => !text.includes(`'${code}'`));
-    expect(unused).toEqual([]);
+    expect(ERROR_CODES.filter((code) => !text.includes(`'${code}'`))).toEqual([]);
+    expect(CRAWL_LOG_CODES.filter((code) => !text.includes(`'${code}'`))).toEqual([]);
+  });
+
+  it('lists each crawl log event code once', () => {
+    expect(new Set(CRAWL_LOG_CODES).size).toBe(CRAWL_LOG_CODES.length);
   });
 
   it('knows its codes at run time (for codes that crossed a worker or process boundary as text)', () => {
