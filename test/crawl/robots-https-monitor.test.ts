@@ -8,7 +8,9 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
 import { Outcome } from '../../core/api/outcome-codes.ts';
+import { RobotsGate } from '../../core/crawl/robots-gate.ts';
 import { makeSelfSignedCert } from '../fetch/self-signed-cert.ts';
 import { runCrawl, type CrawlRun } from '../helpers/run-crawl.ts';
 
@@ -48,5 +50,25 @@ describe('an https host in the monitor', () => {
     const row = run.final.hosts.find((h) => h.queue === new URL(origin).host);
     expect(row, JSON.stringify(run.final.hosts)).toBeDefined();
     expect(row!.robots).toBe('rules (1 groups)');
+  });
+});
+
+describe('RobotsGate.describeHost: one queue, two origins', () => {
+  const gate = () => {
+    const kept = new Map<string, { state: string; failures: number }>();
+    const store = { get: (o: string) => kept.get(o) ?? null, set: (o: string, v: { state: string; failures: number }) => void kept.set(o, v) };
+    return new RobotsGate(new Database(':memory:'), { ttlMs: 86_400_000, maxRetries: 0, custom: null, candidateAgents: [], masquerade: false }, store);
+  };
+  const rules = Buffer.from('User-agent: *\nDisallow: /x\n');
+
+  it('says which origin of the host has which robots state', () => {
+    const g = gate();
+    expect(g.describeHost('h.test')).toBe('not fetched');
+    g.record('https://h.test/robots.txt', { status: 200, body: rules }, 0);
+    expect(g.describeHost('h.test')).toBe('rules (1 groups)');
+    g.record('http://h.test/robots.txt', { status: 404 }, 0);
+    expect(g.describeHost('h.test')).toMatch(/^https: rules \(1 groups\); http: (?!not fetched)/);
+    g.record('http://other.test:8080/robots.txt', { status: 200, body: rules }, 0);
+    expect(g.describeHost('other.test:8080')).toBe('rules (1 groups)');
   });
 });
