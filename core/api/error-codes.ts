@@ -176,7 +176,7 @@ export const EXPORT_ERRORS = [
   'EXPORT_ZIP_DUPLICATE',
 ] as const;
 
-/** The app service, its library, workers and IPC gate (core/app, core/api). */
+/** The app service, its library, workers and IPC gate (core/app, core/api, electron/main). */
 export const APP_ERRORS = [
   'CRAWL_NOT_RUNNING',
   'CRAWL_RUNNING',
@@ -185,6 +185,7 @@ export const APP_ERRORS = [
   'DELETE_NOT_CONFIRMED',
   'EXPORT_FAILED',
   'EXPORT_FOLDER_INVALID',
+  'FORBIDDEN_SENDER',
   'IMPORT_FAILED',
   'INTERNAL',
   'LIBRARY_BAD_ID',
