@@ -1,12 +1,17 @@
 /**
  * Errors with stable codes. Every error Trove raises on purpose is a TroveError whose `code`
- * never changes between versions, so the CLI, the app and scripts can branch on it.
+ * never changes between versions, so the CLI, the app and scripts can branch on it. The codes
+ * are listed in the catalogue (api/error-codes.ts); a code not listed there does not compile.
  */
+import type { ErrorCode } from './api/error-codes.ts';
+
+export type { ErrorCode } from './api/error-codes.ts';
+
 export class TroveError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly details: Record<string, unknown>;
 
-  constructor(code: string, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'TroveError';
     this.code = code;
@@ -14,6 +19,6 @@ export class TroveError extends Error {
   }
 }
 
-export function isTroveError(err: unknown, code?: string): err is TroveError {
+export function isTroveError(err: unknown, code?: ErrorCode): err is TroveError {
   return err instanceof TroveError && (code === undefined || err.code === code);
 }

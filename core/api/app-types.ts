@@ -1,15 +1,15 @@
 /**
  * The data shapes the desktop app's commands take and return, besides settings and snapshots.
  * Plain, JSON-serialisable data; no node:* imports, so the renderer imports these types.
- * Archive shapes (records, captures, search hits) and scope decisions are the core's own plain
- * type files, re-exported here so the renderer has one place to import from.
+ * Archive shapes (records, captures, search hits) and scope decisions have their own plain type
+ * files in api, re-exported here so the renderer has one place to import from.
  */
 import type { CrawlSettings, PolitenessPreset, RobotsPolicy } from './settings.ts';
 import type { CrawlSnapshot, CrawlState, FinishReason } from './crawl-snapshot.ts';
-import type { Decision } from '../scope/scope-types.ts';
-import type { ImportReport, PageList } from '../archive/archive-types.ts';
+import type { Decision } from './scope-decision.ts';
+import type { ImportReport, PageList } from './archive-types.ts';
 
-export type { Decision, TraceEntry, RuleResult, HopType } from '../scope/scope-types.ts';
+export type { Decision, TraceEntry, RuleResult, HopType } from './scope-decision.ts';
 export type {
   BodyPreview,
   CaptureSummary,
@@ -24,7 +24,7 @@ export type {
   RecordPage,
   RecordSummary,
   SearchHit,
-} from '../archive/archive-types.ts';
+} from './archive-types.ts';
 
 // ── library ──────────────────────────────────────────────────────────────────────────────
 

@@ -10,6 +10,7 @@
 import type { CrawlSnapshot, CrawlState, FinishReason } from './crawl-snapshot.ts';
 import type { ExportProgressInfo, ImportProgress, MenuAction, ReplayInfo, ReplayMissing } from './app-types.ts';
 import type { CommandName, PayloadOf, ResultOf } from './commands.ts';
+import type { CrawlLogCode } from './error-codes.ts';
 import type { Result } from './result.ts';
 
 export const COMMAND_CHANNEL_PREFIX = 'trove:';
@@ -28,7 +29,7 @@ export interface Events {
   /** A running crawl's progress, at most ~4 a second per crawl. */
   'crawl.snapshot': { id: string; snapshot: CrawlSnapshot };
   'crawl.state': { id: string; state: CrawlState; reason: FinishReason | null; message: string | null };
-  'crawl.log': { id: string; level: 'info' | 'warn' | 'error'; message: string };
+  'crawl.log': { id: string; level: 'info' | 'warn' | 'error'; code: CrawlLogCode; message: string };
   /** The library folder changed (crawl started or finished, import done, delete). */
   'library.changed': { id: string | null };
   'import.progress': { id: string; progress: ImportProgress };

@@ -5,9 +5,11 @@
  * "Error invoking remote method …" and drop its code).
  */
 
+import type { ErrorCode } from './error-codes.ts';
+
 export interface AppError {
-  /** Stable, e.g. `PAYLOAD_INVALID`, `SETTINGS_INVALID`, `LIBRARY_NOT_FOUND`, `INTERNAL`. */
-  code: string;
+  /** Stable, from the catalogue (error-codes.ts), e.g. `PAYLOAD_INVALID`, `SETTINGS_INVALID`, `INTERNAL`. */
+  code: ErrorCode;
   message: string;
   details?: Record<string, unknown>;
 }
@@ -18,6 +20,6 @@ export function ok<T>(value: T): Result<T> {
   return { ok: true, value };
 }
 
-export function fail<T = never>(code: string, message: string, details?: Record<string, unknown>): Result<T> {
+export function fail<T = never>(code: ErrorCode, message: string, details?: Record<string, unknown>): Result<T> {
   return { ok: false, error: details === undefined ? { code, message } : { code, message, details } };
 }

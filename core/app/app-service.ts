@@ -111,13 +111,13 @@ export function createAppService(opts: AppServiceOptions): AppService {
           emit('crawl.state', { id, state: e.state, reason: e.reason, message: e.message });
           break;
         case 'log':
-          emit('crawl.log', { id, level: e.level, message: e.message });
+          emit('crawl.log', { id, level: e.level, code: e.code, message: e.message });
           break;
         case 'exit':
           lastSaved.delete(id);
           if (e.snapshot) saveSnapshot(id, e.error ? { ...e.snapshot, state: 'failed', message: e.error } : e.snapshot);
           if (e.error) {
-            emit('crawl.log', { id, level: 'error', message: e.error });
+            emit('crawl.log', { id, level: 'error', code: 'CRAWL_FAILED', message: e.error });
             emit('crawl.state', { id, state: 'failed', reason: 'error', message: e.error });
           }
           emit('library.changed', { id });
@@ -296,7 +296,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
           return { id };
         }
         // New settings (limits edited at resume) take a fresh run, as a live exclusion does.
-        emit('crawl.log', { id, level: 'info', message: 'restarting with the edited settings' });
+        emit('crawl.log', { id, level: 'info', code: 'CRAWL_RESTARTING', message: 'restarting with the edited settings' });
         runner.stop(id, false);
         await runner.exited(id);
       }
@@ -323,7 +323,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
       if (!stored.settings) throw new TroveError('NOT_A_CRAWL', `${id} is an imported archive, not a crawl`, { id });
       const exclude = stored.settings.exclude.includes(pattern) ? stored.settings.exclude : [...stored.settings.exclude, pattern];
       if (runner.isRunning(id)) {
-        emit('crawl.log', { id, level: 'info', message: `restarting with the new exclude /${pattern}/` });
+        emit('crawl.log', { id, level: 'info', code: 'CRAWL_RESTARTING', message: `restarting with the new exclude /${pattern}/` });
         runner.stop(id, false);
         await runner.exited(id);
       }

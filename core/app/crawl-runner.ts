@@ -11,6 +11,7 @@ import { Worker } from 'node:worker_threads';
 import type { CrawlSettings } from '../api/settings.ts';
 import type { CrawlSnapshot, CrawlState } from '../api/crawl-snapshot.ts';
 import { TroveError } from '../errors.ts';
+import { isErrorCode } from '../api/error-codes.ts';
 import type { CrawlEvent } from '../crawl/crawl-controller.ts';
 import type { CrawlWorkerData, WorkerDown, WorkerUp } from './crawl-worker.ts';
 
@@ -93,12 +94,12 @@ export class CrawlRunner {
           case 'started':
             started = true;
             resolve();
-            for (const note of m.notes) this.opts.onEvent(id, { type: 'log', level: 'info', message: note });
+            for (const note of m.notes) this.opts.onEvent(id, { type: 'log', level: 'info', ...note });
             break;
           case 'start-failed':
             if (!started) {
               this.running.delete(id);
-              reject(new TroveError(m.error.code, m.error.message, { id }));
+              reject(new TroveError(isErrorCode(m.error.code) ? m.error.code : 'CRAWL_START_FAILED', m.error.message, { id }));
             } else {
               failure = m.error.message;
             }

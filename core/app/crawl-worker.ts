@@ -11,6 +11,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { CrawlSettings } from '../api/settings.ts';
 import type { CrawlSnapshot } from '../api/crawl-snapshot.ts';
 import type { AppError } from '../api/result.ts';
+import type { CrawlNote } from '../api/error-codes.ts';
 import { toAppError } from './worker-errors.ts';
 import type { CrawlEvent } from '../crawl/crawl-controller.ts';
 import { startCrawl } from '../crawl/start-crawl.ts';
@@ -23,7 +24,7 @@ export interface CrawlWorkerData {
 export type WorkerDown = { type: 'pause' } | { type: 'resume' } | { type: 'stop'; now: boolean };
 
 export type WorkerUp =
-  | { type: 'started'; notes: string[] }
+  | { type: 'started'; notes: CrawlNote[] }
   | { type: 'start-failed'; error: AppError }
   | { type: 'event'; event: CrawlEvent }
   | { type: 'finished'; snapshot: CrawlSnapshot };

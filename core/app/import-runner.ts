@@ -3,7 +3,7 @@
  * generation (an import allocates fast; V8 would otherwise grow it to 100 MB and more).
  */
 import { Worker } from 'node:worker_threads';
-import type { ImportProgress, ImportReport } from '../archive/archive-types.ts';
+import type { ImportProgress, ImportReport } from '../api/archive-types.ts';
 import type { ImportUp, ImportWorkerData } from './import-worker.ts';
 import { workerResult } from './worker-result.ts';
 

@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { AppError } from '../api/result.ts';
 import { openArchive } from '../archive/archive-dir.ts';
-import type { ImportProgress, ImportReport } from '../archive/archive-types.ts';
+import type { ImportProgress, ImportReport } from '../api/archive-types.ts';
 import { importIntoArchive } from '../archive/import-warc.ts';
 import { toAppError } from './worker-errors.ts';
 

@@ -1,9 +1,13 @@
-/** An error as data that survives postMessage: the stable code when there is one. */
+/**
+ * An error as data that survives postMessage: its code when it is one of the catalogue's,
+ * otherwise INTERNAL with the message kept (what the IPC gate does with an error it did not expect).
+ */
 import type { AppError } from '../api/result.ts';
+import { isErrorCode } from '../api/error-codes.ts';
 
 export function toAppError(err: unknown): AppError {
   const e = err as { code?: unknown; message?: unknown };
-  const code = typeof e?.code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(e.code) ? e.code : 'INTERNAL';
+  const code = isErrorCode(e?.code) ? e.code : 'INTERNAL';
   const message = typeof e?.message === 'string' ? e.message : String(err);
   return { code, message };
 }

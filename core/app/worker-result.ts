@@ -6,6 +6,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { AppError } from '../api/result.ts';
 import { TroveError } from '../errors.ts';
+import { isErrorCode, type ErrorCode } from '../api/error-codes.ts';
 
 export type JobMessage<P, D extends { type: 'done' }> = { type: 'progress'; progress: P } | D | { type: 'failed'; error: AppError };
 
@@ -14,7 +15,7 @@ export function workerResult<P, D extends { type: 'done' }>(
   onProgress: (p: P) => void,
   /** The job's name ('export', 'import') for the message when the worker dies. */
   what: string,
-  failCode: string,
+  failCode: ErrorCode,
   details: Record<string, unknown> = {},
 ): Promise<D> {
   return new Promise<D>((resolve, reject) => {
@@ -28,7 +29,7 @@ export function workerResult<P, D extends { type: 'done' }>(
         resolve(m as D);
       } else {
         settled = true;
-        reject(new TroveError(m.error.code, m.error.message, details));
+        reject(new TroveError(isErrorCode(m.error.code) ? m.error.code : failCode, m.error.message, details));
       }
     });
     worker.once('exit', (code) => {

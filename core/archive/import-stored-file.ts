@@ -7,7 +7,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { WARCS_FOLDER } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
-import type { ImportedFile, ImportProgress, ImportReport } from './archive-types.ts';
+import type { ImportedFile, ImportProgress, ImportReport } from '../api/archive-types.ts';
 import { sealFile } from './file-fixity.ts';
 import { indexArchiveFile } from './import-file-records.ts';
 import { recompressWarc } from './import-recompress.ts';

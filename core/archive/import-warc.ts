@@ -17,7 +17,7 @@ import { isTroveError, TroveError } from '../errors.ts';
 import { describeOwner, tryLock } from '../storage/owner-lock.ts';
 import { openArchive } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
-import type { ImportReport } from './archive-types.ts';
+import type { ImportReport } from '../api/archive-types.ts';
 import { fileStem, indexStoredFile, referencePath, warcsSlot } from './import-stored-file.ts';
 import type { ImportOptions, ImportRun } from './import-stored-file.ts';
 import { importWacz } from './import-wacz.ts';

@@ -12,7 +12,7 @@ import { readRecordAt } from '../warc/read-records.ts';
 import type { Archive } from './archive-dir.ts';
 import { decodePayload, mediaType, readStoredPayload } from './archive-payload.ts';
 import { resolveRevisit } from './archive-revisit.ts';
-import type { BodyPreview, RecordDetail, RecordSummary } from './archive-types.ts';
+import type { BodyPreview, RecordDetail, RecordSummary } from '../api/archive-types.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
 import { recordSummary, SELECT_RECORD, summaryOfCapture } from './record-query-sql.ts';
 

@@ -8,7 +8,7 @@ import { surtKey } from '../scope/surt.ts';
 import { toFtsQuery } from './capture-text-search.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
 import type { CaptureRow } from './capture-index.ts';
-import type { RecordFilter, RecordSummary } from './archive-types.ts';
+import type { RecordFilter, RecordSummary } from '../api/archive-types.ts';
 
 export interface WhereClause {
   sql: string;

@@ -9,7 +9,7 @@ import { surtKey } from '../scope/surt.ts';
 import { TroveError } from '../errors.ts';
 import type { Archive } from './archive-dir.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
-import type { CaptureSummary, PageList, PageRequest, RecordFilter, RecordPage, SearchHit } from './archive-types.ts';
+import type { CaptureSummary, PageList, PageRequest, RecordFilter, RecordPage, SearchHit } from '../api/archive-types.ts';
 import { filterClause, filterSql, joinConditions, recordSummary, SELECT_RECORD, withScheme } from './record-query-sql.ts';
 import type { Condition } from './record-query-sql.ts';
 

@@ -27,7 +27,7 @@ import { pipeline } from 'node:stream/promises';
 import tls from 'node:tls';
 import zlib from 'node:zlib';
 import { isTroveError } from '../errors.ts';
-import { verifyAnonymousSignature } from '../export/wacz-sign.ts';
+import { verifyAnonymousSignature } from './wacz-sign.ts';
 import type { CheckOptions, CheckProblem, CheckResult } from '../warc/check-warc.ts';
 import { checkWarcFile } from '../warc/check-warc.ts';
 import { indexFile } from './cdxj-index.ts';

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs/promises';
 import type { Command } from 'commander';
+import { exitCodeFor, type ErrorCode } from '../api/error-codes.ts';
 import { checkWaczFile } from '../archive/wacz-check.ts';
 import { checkWarcFile, formatChunkedDigests, formatProblem } from '../warc/check-warc.ts';
 
@@ -39,9 +40,10 @@ export function registerCheckCommand(program: Command): void {
             if (p.level === 'error' || !opts.errorsOnly) process.stdout.write(formatProblem(p) + '\n');
           },
         });
-        const unreadable = result.problems.some((p) => p.code === 'WARC_OPEN_FAILED' || p.code === 'WACZ_OPEN_FAILED');
         process.stderr.write(`${file}: ${result.records} records, ${result.errors} errors, ${result.warnings} warnings${formatChunkedDigests(result.chunkedDigests)}${result.valid ? '' : ' (INVALID)'}\n`);
-        exit = Math.max(exit, unreadable ? 2 : result.valid ? 0 : 1);
+        // A file that could not be opened exits as its error code does; an invalid one, 1.
+        const unreadable = result.problems.map((p) => p.code).find((c): c is ErrorCode => c === 'WARC_OPEN_FAILED' || c === 'WACZ_OPEN_FAILED');
+        exit = Math.max(exit, unreadable ? exitCodeFor(unreadable) : result.valid ? 0 : 1);
       }
       process.exitCode = exit;
     });

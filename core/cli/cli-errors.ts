@@ -5,11 +5,13 @@
  *   trove scope test: unknown option '--sed' (Did you mean --seed?) [CLI_USAGE]
  *   Try 'trove scope test --help'.
  *
- * Exit status: 0 success (help and version included); 2 the command line was wrong and nothing
- * was done (a bad flag, value, URL, setting or --out) — those point at --help; 1 the command ran
+ * Exit status comes from the one mapping in the error catalogue (api/error-codes.ts exitCodeFor):
+ * 0 success (help and version included); 2 nothing was done (the command line was wrong — those
+ * point at --help — or the place is held, or the named file cannot be opened); 1 the command ran
  * and failed, or found what it reports (a rejected URL in `scope test`, a failed crawl).
  */
 import { CommanderError } from 'commander';
+import { exitCodeFor, isUsageCode, type CliCode, type ErrorCode } from '../api/error-codes.ts';
 
 /** A command's own exit status with nothing more to say (its output already said it). */
 export class CliExit extends Error {
@@ -21,36 +23,19 @@ export class CliExit extends Error {
 }
 
 /** Commander's usage errors (unknown option, missing argument, bad choice) all have this code. */
-export const CLI_USAGE = 'CLI_USAGE';
-
-// Codes that mean "the command line named something wrong": a bad --out or --agent, no crawl or archive there.
-const USAGE_CODES = new Set([CLI_USAGE, 'SETTINGS_INVALID', 'CRAWL_OUT_INVALID', 'CRAWL_NOT_FOUND', 'ARCHIVE_NOT_FOUND', 'ARCHIVE_NOT_A_DIRECTORY', 'ROBOTS_AGENT_INVALID']);
-const USAGE_PREFIXES = ['URL_', 'SCOPE_'];
-
-// Codes that mean "nothing was done because something else holds the place": exit 2 like a usage
-// error (the caller may simply try again later), but no pointer at --help, since the flags were right.
-const BUSY_CODES = new Set(['CRAWL_DIR_LOCKED']);
-
-function isUsageCode(code: string): boolean {
-  return code.startsWith('commander.') || USAGE_CODES.has(code) || USAGE_PREFIXES.some((p) => code.startsWith(p));
-}
-
-export function exitCodeFor(code: string): 0 | 1 | 2 {
-  if (code === 'commander.helpDisplayed' || code === 'commander.version') return 0;
-  if (isUsageCode(code) || BUSY_CODES.has(code)) return 2;
-  return 1;
-}
+export const CLI_USAGE = 'CLI_USAGE' satisfies ErrorCode;
 
 /** `trove <command>: <message> [CODE]`, and for a usage error a pointer at --help. */
-export function formatCliError(command: string, message: string, code: string): string {
+export function formatCliError(command: string, message: string, code: CliCode): string {
   const name = command ? `trove ${command}` : 'trove';
   const line = `${name}: ${message.replace(/^error:\s*/i, '').replace(/\s*\n\s*/g, ' ').trim()} [${code}]\n`;
   return exitCodeFor(code) === 2 && isUsageCode(code) ? `${line}Try '${name} --help'.\n` : line;
 }
 
 /** A commander error's code in Trove's terms (its usage errors are all CLI_USAGE). */
-export function codeOfCommanderError(err: CommanderError): string {
-  return err.code.startsWith('commander.') && exitCodeFor(err.code) !== 0 ? CLI_USAGE : err.code;
+export function codeOfCommanderError(err: CommanderError): CliCode {
+  const code = err.code as CliCode;
+  return code.startsWith('commander.') && exitCodeFor(code) !== 0 ? CLI_USAGE : code;
 }
 
 function kebab(key: string): string {

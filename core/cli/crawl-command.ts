@@ -88,7 +88,7 @@ async function run(io: CommandIo, opts: Record<string, unknown>, start: () => Pr
     throw outDirError(err, dir);
   }
   const progress = new CrawlProgress(io, { tty: Boolean((process.stderr as { isTTY?: boolean }).isTTY), enabled: opts.progress !== false });
-  for (const n of crawl.startNotes) progress.message(`trove: ${n}`);
+  for (const n of crawl.startNotes) progress.message(`trove: ${n.message}`);
   const off = crawl.on((e) => {
     if (e.type === 'snapshot') progress.update(e.snapshot);
     else if (e.type === 'log' && e.level !== 'info') progress.message(`trove: ${e.message}`);

@@ -21,9 +21,10 @@ import type { ExportProgress, ProgressFn } from '../export/export-types.ts';
 import { exportWacz } from '../export/export-wacz.ts';
 import type { WaczExportResult } from '../export/export-wacz.ts';
 import { exportWarcSubset } from '../export/export-warc-subset.ts';
-import { loadSigningKey } from '../export/wacz-sign.ts';
+import { loadSigningKey } from '../archive/wacz-sign.ts';
 import { formatBytes } from './crawl-progress.ts';
-import { CLI_USAGE, exitCodeFor, formatCliError } from './cli-errors.ts';
+import { exitCodeFor, type CliCode } from '../api/error-codes.ts';
+import { CLI_USAGE, formatCliError } from './cli-errors.ts';
 
 export interface ExportIo {
   stdout: { write(chunk: string): unknown };
@@ -72,11 +73,11 @@ export function registerExportCommand(program: Command, io: ExportIo = { stdout:
     .option('--no-progress', 'no progress bar')
     .exitOverride((err) => {
       // Help and version are not failures; any other commander error is bad usage.
-      process.exitCode = err.exitCode === 0 ? 0 : 2;
+      process.exitCode = exitCodeFor(err.code as CliCode);
       throw err;
     })
     .action(async (dir: string, opts: ExportCommandOptions) => {
-      const usage = (message: string, code = CLI_USAGE): void => {
+      const usage = (message: string, code: CliCode = CLI_USAGE): void => {
         io.stderr.write(formatCliError('export', message, code));
         process.exitCode = exitCodeFor(code);
       };
@@ -101,7 +102,7 @@ export function registerExportCommand(program: Command, io: ExportIo = { stdout:
             bar?.stop();
             if (!isTroveError(err)) throw err;
             io.stderr.write(formatCliError('export', `${job.kind} failed: ${err.message}`, err.code));
-            exit = err.code === 'EXPORT_BAD_FILTER' || err.code === 'QUERY_BAD_FILTER' ? Math.max(exit, 2) : Math.max(exit, 1);
+            exit = Math.max(exit, exitCodeFor(err.code));
           }
         }
       } finally {

@@ -12,6 +12,8 @@
 import { once } from 'node:events';
 import type { Command } from 'commander';
 import { isTroveError } from '../errors.ts';
+import { exitCodeFor } from '../api/error-codes.ts';
+import { formatCliError } from './cli-errors.ts';
 import { openArchive } from '../archive/archive-dir.ts';
 import type { Archive } from '../archive/archive-dir.ts';
 import { queryRecords } from '../archive/record-query.ts';
@@ -66,8 +68,8 @@ export function registerGetCommand(program: Command, io: GetIo = { stdout: proce
         archive = openArchive(dir, { create: false });
       } catch (err) {
         if (!isTroveError(err)) throw err;
-        io.stderr.write(`trove get: ${err.message}\n`);
-        process.exitCode = 1;
+        io.stderr.write(formatCliError('get', err.message, err.code));
+        process.exitCode = exitCodeFor(err.code);
         return;
       }
       const restore = ignoreEpipe(io);
@@ -77,7 +79,7 @@ export function registerGetCommand(program: Command, io: GetIo = { stdout: proce
         if ((err as NodeJS.ErrnoException).code === 'EPIPE') return; // the reader went away
         if (!isTroveError(err)) throw err;
         io.stderr.write(`trove get: ${err.message} [${err.code}]\n`);
-        process.exitCode = err.code === 'CAPTURE_BAD_TIMESTAMP' ? 2 : 1;
+        process.exitCode = exitCodeFor(err.code);
       } finally {
         archive.close();
         restore();

@@ -9,7 +9,7 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { isTroveError } from '../errors.ts';
 import { importFiles } from '../archive/import-warc.ts';
-import type { ImportProgress, ImportReport } from '../archive/archive-types.ts';
+import type { ImportProgress, ImportReport } from '../api/archive-types.ts';
 import { formatBytes } from './crawl-progress.ts';
 
 export interface ImportIo {

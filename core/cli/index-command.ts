@@ -11,6 +11,7 @@ import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { isTroveError } from '../errors.ts';
+import { exitCodeFor } from '../api/error-codes.ts';
 import { formatCdxj, sortCdxjLines } from '../archive/cdxj.ts';
 import { indexFile } from '../archive/cdxj-index.ts';
 import { openArchiveFile } from '../warc/read-records.ts';
@@ -44,7 +45,7 @@ export function registerIndexCommand(program: Command): void {
           if (!isTroveError(err)) throw err;
           const offset = typeof err.details.offset === 'number' ? err.details.offset : 0;
           process.stderr.write(`${file}:${offset}: error ${err.code} ${err.message}\n`);
-          exit = Math.max(exit, err.code === 'WARC_OPEN_FAILED' ? 2 : 1);
+          exit = Math.max(exit, exitCodeFor(err.code));
         }
       }
       await writeLines(sortCdxjLines(lines), opts.output);

@@ -14,7 +14,8 @@ import { registerCheckCommand } from './check-command.ts';
 import { registerExportCommand } from './export-command.ts';
 import { registerGetCommand } from './get-command.ts';
 import { registerImportCommand } from './import-command.ts';
-import { CliExit, codeOfCommanderError, exitCodeFor, formatCliError, formatSettingsProblems } from './cli-errors.ts';
+import { exitCodeFor } from '../api/error-codes.ts';
+import { CliExit, codeOfCommanderError, formatCliError, formatSettingsProblems } from './cli-errors.ts';
 
 const processIo: CommandIo = { stdout: process.stdout, stderr: process.stderr };
 

@@ -15,7 +15,8 @@ import { DEFAULT_USER_AGENT } from '../api/settings.ts';
 import { isTroveError } from '../errors.ts';
 import { agentToken } from '../robots/agent-token.ts';
 import { parseRobots, ROBOTS_MAX_BYTES, type RobotsMatch } from '../robots/parse-robots.ts';
-import { exitCodeFor, formatCliError } from './cli-errors.ts';
+import { exitCodeFor } from '../api/error-codes.ts';
+import { formatCliError } from './cli-errors.ts';
 
 /** Where the command writes; tests pass their own, the CLI uses the process streams. */
 export interface CommandIo {

@@ -25,14 +25,15 @@ import type { ClaimedUri } from '../frontier/frontier.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { processUri } from './process-uri.ts';
 import { mayBePage } from '../frontier/page-hops.ts';
-import { Outcome } from './outcome-codes.ts';
+import { Outcome } from '../api/outcome-codes.ts';
+import type { CrawlLogCode, CrawlNote } from '../api/error-codes.ts';
 import { isTroveError } from '../errors.ts';
 import { DiskGuard, isDiskFullError } from './disk-guard.ts';
 
 export type CrawlEvent =
   | { type: 'snapshot'; snapshot: CrawlSnapshot }
   | { type: 'state'; state: CrawlState; reason: FinishReason | null; message: string | null }
-  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
+  | ({ type: 'log'; level: 'info' | 'warn' | 'error' } & CrawlNote);
 
 export interface ControllerHooks {
   /** Called once when the loop ends, after in-flight work has settled: closes WARCs, fetcher, workers. */
@@ -51,7 +52,7 @@ export interface ControllerHooks {
    * After a disk-full pause in which the database refused a write that followed a WARC write,
    * index what the current WARC holds beyond the index (see reconcile-index.ts).
    */
-  reconcile(): Promise<string[]>;
+  reconcile(): Promise<CrawlNote[]>;
 }
 
 const SNAPSHOT_MS = 250;
@@ -65,7 +66,7 @@ const DISK_CHECK_MS = 250;
 export class CrawlController {
   readonly ctx: CrawlContext;
   /** What start-up found and did (WARCs recovered after a crash, leases re-queued), for the log. */
-  readonly startNotes: string[] = [];
+  readonly startNotes: CrawlNote[] = [];
   private hooks: ControllerHooks;
   private listeners = new Set<(e: CrawlEvent) => void>();
   private _state: CrawlState = 'starting';
@@ -273,9 +274,9 @@ export class CrawlController {
               // refused. Put them back (exactly what a resume does) and carry on.
               try {
                 const n = this.ctx.frontier.recoverInFlight();
-                this.log('warn', `${n} URIs left leased after a failed write were put back in the queue`);
+                this.log('warn', 'LEASES_REQUEUED', `${n} URIs left leased after a failed write were put back in the queue`);
               } catch (err) {
-                this.log('warn', `could not put leased URIs back yet: ${(err as Error).message}`);
+                this.log('warn', 'LEASES_REQUEUE_FAILED', `could not put leased URIs back yet: ${(err as Error).message}`);
               }
               next = this.ctx.frontier.nextReadyAt({ pages: this.pagesOpen() });
             }
@@ -353,7 +354,7 @@ export class CrawlController {
           return;
         }
         // An unexpected error is this URI's outcome (−5); the crawl goes on.
-        this.log('error', `${uri.url}: ${(err as Error).stack ?? err}`);
+        this.log('error', 'URI_FAILED', `${uri.url}: ${(err as Error).stack ?? err}`);
         try {
           this.ctx.frontier.complete(uri, { status: Outcome.RUNTIME_EXCEPTION, queueReadyAt: Date.now() + this.ctx.settings.minDelayMs });
           this.ctx.crawlLog.write(`${new Date().toISOString()} ${String(Outcome.RUNTIME_EXCEPTION).padStart(5)} ${'0'.padStart(10)} ${uri.url} ${uri.hopsPath || '-'} ${uri.via || '-'} - #${String(slot).padStart(3, '0')} - - - ${((err as Error).message ?? 'error').replace(/\s+/g, '_').slice(0, 200)}`);
@@ -383,14 +384,14 @@ export class CrawlController {
       if (this.appliedLimits.has(reason)) return;
       this.appliedLimits.add(reason);
       this.message = msg;
-      this.log('info', msg);
+      this.log('info', 'LIMIT_REACHED', msg);
       this.stop({ reason });
     };
     // The page limit does not stop the crawl: no page is claimed beyond it (pagesOpen), the
     // captured pages' embeds are still fetched, and the loop finishes once none is left.
     if (s.limitPages > 0 && t.pages >= s.limitPages && !this.pageLimitSaid) {
       this.pageLimitSaid = true;
-      this.log('info', `page limit reached (${s.limitPages}): fetching what the captured pages still need (stylesheets, images, redirects), then finishing`);
+      this.log('info', 'PAGE_LIMIT_REACHED', `page limit reached (${s.limitPages}): fetching what the captured pages still need (stylesheets, images, redirects), then finishing`);
     }
     // The URI count needs the frontier's counters (a query): only when that limit is set.
     if (s.limitUris > 0 && this.uriTotal(now) >= s.limitUris) {
@@ -414,7 +415,7 @@ export class CrawlController {
     this.diskPaused = true;
     this.lastProbeError = null;
     this.message = `paused: ${reason}; free some disk space and the crawl resumes by itself`;
-    this.log('warn', this.message);
+    this.log('warn', 'DISK_PAUSED', this.message);
     this.guard.checkpoint();
     if (this._state === 'running') this.setState('pausing');
     this.emitSnapshot();
@@ -438,22 +439,22 @@ export class CrawlController {
     if (!this.diskPaused || this.reconciling || (this.needsReconcile && this.inflight.size > 0)) return;
     const failed = this.guard.probe();
     if (failed !== null) {
-      if (failed !== this.lastProbeError) this.log('info', `disk still refuses writes (${failed}); staying paused`);
+      if (failed !== this.lastProbeError) this.log('info', 'DISK_STILL_FULL', `disk still refuses writes (${failed}); staying paused`);
       this.lastProbeError = failed;
       return;
     }
     const resume = () => {
       this.diskPaused = false;
       this.message = null;
-      this.log('info', 'a test write succeeded: disk space is back, resuming');
+      this.log('info', 'DISK_BACK', 'a test write succeeded: disk space is back, resuming');
       // Leases whose release the full disk refused would hold their queue's slots until the
       // frontier ran dry: with nothing in flight, put them back now (what a resume does).
       if (this.inflight.size === 0) {
         try {
           const n = this.ctx.frontier.recoverInFlight();
-          if (n > 0) this.log('info', `${n} URIs left leased after a failed write were put back in the queue`);
+          if (n > 0) this.log('info', 'LEASES_REQUEUED', `${n} URIs left leased after a failed write were put back in the queue`);
         } catch (err) {
-          this.log('warn', `could not put leased URIs back yet: ${(err as Error).message}`);
+          this.log('warn', 'LEASES_REQUEUE_FAILED', `could not put leased URIs back yet: ${(err as Error).message}`);
         }
       }
       if (!this.pauseRequested) this.setState('running');
@@ -465,10 +466,10 @@ export class CrawlController {
       .reconcile()
       .then((notes) => {
         this.needsReconcile = false;
-        for (const n of notes) this.log('info', n);
+        for (const n of notes) this.log('info', n.code, n.message);
         resume();
       })
-      .catch((err) => this.log('warn', `index check after disk full (tried again shortly): ${(err as Error).message}`))
+      .catch((err) => this.log('warn', 'INDEX_RECONCILE_FAILED', `index check after disk full (tried again shortly): ${(err as Error).message}`))
       .finally(() => {
         this.reconciling = false;
       });
@@ -487,7 +488,7 @@ export class CrawlController {
       const key = `${t.host} ${t.pattern}`;
       if (this.trapsSaid.has(key)) continue;
       this.trapsSaid.add(key);
-      this.log('warn', `possible crawler trap on ${t.host}: ${t.count}× ${t.pattern}${t.evidence ? ` (${t.evidence})` : ''} — consider --exclude '${t.suggestedExclude}'`);
+      this.log('warn', 'TRAP_SUSPECTED', `possible crawler trap on ${t.host}: ${t.count}× ${t.pattern}${t.evidence ? ` (${t.evidence})` : ''} — consider --exclude '${t.suggestedExclude}'`);
     }
     this.emitSnapshot();
   }
@@ -503,7 +504,7 @@ export class CrawlController {
   private fail(err: unknown): void {
     this.reason = 'error';
     this.message = (err as Error)?.message ?? String(err);
-    this.log('error', `crawl failed: ${(err as Error)?.stack ?? err}`);
+    this.log('error', 'CRAWL_FAILED', `crawl failed: ${(err as Error)?.stack ?? err}`);
     this.setState('failed');
     this.hardAbort.abort();
   }
@@ -514,8 +515,8 @@ export class CrawlController {
     this.emit({ type: 'state', state, reason: this.reason, message: this.message });
   }
 
-  private log(level: 'info' | 'warn' | 'error', message: string): void {
-    this.emit({ type: 'log', level, message });
+  private log(level: 'info' | 'warn' | 'error', code: CrawlLogCode, message: string): void {
+    this.emit({ type: 'log', level, code, message });
   }
 
   private emit(e: CrawlEvent): void {

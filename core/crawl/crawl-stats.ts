@@ -28,7 +28,6 @@ export class CrawlStats {
   readonly statusCodes: Record<string, number> = {};
   readonly mimeTypes: Record<string, number> = {};
   readonly scopeRejections: Record<string, number> = {};
-  readonly hosts: Record<string, number> = {};
   readonly recent: RecentUri[] = [];
   private window: { t: number; bytes: number }[] = [];
 
@@ -45,7 +44,7 @@ export class CrawlStats {
     return { statusCodes: this.statusCodes, mimeTypes: this.mimeTypes, scopeRejections: this.scopeRejections };
   }
 
-  recordOutcome(u: RecentUri & { host: string; duplicate: boolean; page: boolean }): void {
+  recordOutcome(u: RecentUri & { duplicate: boolean; page: boolean }): void {
     if (u.status > 0) this.totals.downloaded++;
     else this.totals.failed++;
     if (u.page) this.totals.pages++;
@@ -58,7 +57,6 @@ export class CrawlStats {
       const m = u.mime.split(';')[0]!.trim().toLowerCase();
       this.mimeTypes[m] = (this.mimeTypes[m] ?? 0) + 1;
     }
-    this.hosts[u.host] = (this.hosts[u.host] ?? 0) + 1;
     this.recent.unshift({ time: u.time, status: u.status, outcome: u.outcome, url: u.url, hopsPath: u.hopsPath, mime: u.mime, bytes: u.bytes, durationMs: u.durationMs });
     if (this.recent.length > RECENT_MAX) this.recent.length = RECENT_MAX;
     this.window.push({ t: u.time, bytes: u.bytes });

@@ -14,6 +14,7 @@ import { replay } from '../replay/replay.ts';
 import { isTroveError, TroveError } from '../errors.ts';
 import { readCdxjLines } from '../archive/cdxj-read.ts';
 import { getMeta, setMeta } from '../storage/meta.ts';
+import type { CrawlNote } from '../api/error-codes.ts';
 
 export interface PriorCapture {
   source: string;
@@ -57,16 +58,16 @@ export class PriorCaptures {
   }
 
   /** Load each source not loaded before (the list is kept in meta, so a resume does not reload). */
-  async load(sources: string[]): Promise<string[]> {
+  async load(sources: string[]): Promise<CrawlNote[]> {
     const done = new Set(getMeta<string[]>(this.db, 'dedupFromLoaded') ?? []);
-    const notes: string[] = [];
+    const notes: CrawlNote[] = [];
     for (const given of sources) {
       const src = path.resolve(given);
       if (done.has(src)) continue;
       const n = fs.statSync(src, { throwIfNoEntry: false })?.isDirectory() ? this.loadCrawlDir(src) : await this.loadCdxj(src);
       done.add(src);
       setMeta(this.db, 'dedupFromLoaded', [...done]);
-      notes.push(`loaded ${n} earlier captures from ${src} for deduplication`);
+      notes.push({ code: 'DEDUP_LOADED', message: `loaded ${n} earlier captures from ${src} for deduplication` });
     }
     return notes;
   }

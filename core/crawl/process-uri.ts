@@ -20,7 +20,7 @@ import { mayBePage } from '../frontier/page-hops.ts';
 import { captureRows, headerValue, mimeOf } from './capture-rows.ts';
 import { decideAfterFetch } from '../scope/decide-rules.ts';
 import { ROBOTS_MAX_REDIRECTS } from '../robots/robots-state.ts';
-import { Outcome, outcomeName } from './outcome-codes.ts';
+import { Outcome, outcomeName } from '../api/outcome-codes.ts';
 import { buildCaptureGroup, metadataRecord, REVISIT_PROFILE_IDENTICAL, REVISIT_PROFILE_NOT_MODIFIED, type RevisitOf } from './capture-records.ts';
 import type { PriorCapture } from './prior-captures.ts';
 import type { OriginalClaim } from './pending-originals.ts';
@@ -485,7 +485,6 @@ function logOutcome(
     mime: o.mime,
     bytes: o.size,
     durationMs: o.fetch?.durationMs ?? 0,
-    host: o.host,
     duplicate: o.duplicate,
     page: o.page,
   });

@@ -13,11 +13,12 @@ import type Database from 'better-sqlite3';
 import type { CaptureIndex, RecordRow } from '../archive/capture-index.ts';
 import { importedRow } from '../archive/import-record-row.ts';
 import { openArchiveFile, type WarcRecord } from '../warc/read-records.ts';
+import type { CrawlNote } from '../api/error-codes.ts';
 
 export interface ReconcileResult {
   added: number;
   removed: number;
-  notes: string[];
+  notes: CrawlNote[];
 }
 
 export async function reconcileIndex(db: Database.Database, captures: CaptureIndex, crawlDir: string, recoveredNames: string[]): Promise<ReconcileResult> {
@@ -56,7 +57,7 @@ export async function reconcileIndex(db: Database.Database, captures: CaptureInd
       }
       settle();
     } catch (err) {
-      result.notes.push(`${f.name}: stopped reconciling at a damaged record (${(err as Error).message})`);
+      result.notes.push({ code: 'INDEX_RECONCILE_STOPPED', message: `${f.name}: stopped reconciling at a damaged record (${(err as Error).message})` });
     }
     if (rows.length > 0 || removed > 0) {
       db.transaction(() => {
@@ -65,7 +66,7 @@ export async function reconcileIndex(db: Database.Database, captures: CaptureInd
         captures.updateFile(f.id, { size });
       })();
       result.added += rows.length;
-      result.notes.push(`${f.name}: indexed ${rows.length} records written just before the crash${removed ? `, dropped ${removed} rows past the end of the file` : ''}`);
+      result.notes.push({ code: 'INDEX_RECONCILED', message: `${f.name}: indexed ${rows.length} records written just before the crash${removed ? `, dropped ${removed} rows past the end of the file` : ''}` });
     }
   }
   return result;

@@ -129,6 +129,18 @@ export class RobotsGate {
     return rec.state.kind;
   }
 
+  /**
+   * The robots state of a host queue (`host[:port]`, what queues are keyed by): its https and
+   * http origins share the queue but each has its own robots.txt, so both are looked at. One
+   * fetched shows alone; both, differing, show as `https: …; http: …`.
+   */
+  describeHost(authority: string): string {
+    const [secure, plain] = [this.describe(`https://${authority}/`), this.describe(`http://${authority}/`)];
+    if (plain === 'not fetched' || plain === secure) return secure;
+    if (secure === 'not fetched') return plain;
+    return `https: ${secure}; http: ${plain}`;
+  }
+
   private load(origin: string): OriginRecord | null {
     const cached = this.origins.get(origin);
     if (cached) return cached;

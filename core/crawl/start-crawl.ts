@@ -38,6 +38,7 @@ import { validateSettings } from './validate-settings.ts';
 import { TrapDetector } from './trap-detector.ts';
 import { PageTextBuffer } from './page-text-buffer.ts';
 import { reconcileIndex } from './reconcile-index.ts';
+import type { CrawlNote } from '../api/error-codes.ts';
 import { isDiskFullError } from './disk-guard.ts';
 import { PriorCaptures } from './prior-captures.ts';
 import { WarcSealer } from './warc-sealer.ts';
@@ -98,23 +99,24 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
 
     const crawlLog = new LineLog(paths.crawlLog);
     const scopeLog = new LineLog(paths.scopeLog);
-    const notes: string[] = [];
+    const notes: CrawlNote[] = [];
 
     // A crash leaves `.open` WARCs: cut each back to its last complete record and close it.
     const recovered: string[] = [];
     for (const open of await listOpenWarcs(paths.warcs)) {
       const r = await recoverOpenWarc(open);
       recovered.push(path.basename(r.finalPath));
-      notes.push(
-        r.removed
+      notes.push({
+        code: 'WARC_RECOVERED',
+        message: r.removed
           ? `removed ${path.basename(open)}: it held no complete record`
           : `recovered ${path.basename(r.finalPath)}: ${r.records} records kept${r.cutBytes > 0 ? `, torn last record cut (${r.cutBytes} bytes)` : ''}`,
-      );
+      });
     }
 
     const frontier = opts.frontier?.({ defaultMaxInFlight: settings.perHost }) ?? createSqliteFrontier(db, { defaultMaxInFlight: settings.perHost });
     const requeued = frontier.recoverInFlight();
-    if (requeued > 0) notes.push(`${requeued} URIs that were in flight were put back in the queue`);
+    if (requeued > 0) notes.push({ code: 'LEASES_REQUEUED', message: `${requeued} URIs that were in flight were put back in the queue` });
     const captures = createCaptureIndex(db);
     if (recovered.length > 0) notes.push(...(await reconcileIndex(db, captures, paths.dir, recovered)).notes);
     const fileIds = new Map<string, number>();
@@ -226,7 +228,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         previousWarcBytes,
         warcFiles: () => fs.readdirSync(paths.warcs).filter((n) => n.includes('.warc')).sort(),
         traps: () => traps.warnings(),
-        robotsFor: (queueKey) => robots.describe(`http://${queueKey.split('#')[0]}/`),
+        robotsFor: (queueKey) => robots.describeHost(queueKey.split('#')[0]!),
         persist,
         reconcile: async () => {
           const current = writer.currentFile ? path.basename(writer.currentFile).replace(/\.open$/, '') : null;

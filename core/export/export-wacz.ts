@@ -7,7 +7,7 @@
  *   indexes/index.idx             one line per block (zipnum-index.ts)
  *   pages/pages.jsonl             one line per HTML 200 page
  *   datapackage.json              resources with sha256 and size, created, software, title, main page
- *   datapackage-digest.json       sha256 of datapackage.json, optionally signed (wacz-sign.ts)
+ *   datapackage-digest.json       sha256 of datapackage.json, optionally signed (archive/wacz-sign.ts)
  *
  * What is followed, and where it comes from (WACZ 1.1.1, specs.webrecorder.net/wacz/1.1.1, and
  * py-wacz's `wacz validate`, wacz/validate.py, which is what archivists run):
@@ -25,7 +25,7 @@
  *   (`hasText: true` when pages carry text), then one JSON object per page with `url` and `ts`
  *   (ISO 8601), and `id`, `title`, `text` when known (wacz-pages.ts).
  * - datapackage-digest.json: `{"path": "datapackage.json", "hash": "sha256:<hex>"}`, plus
- *   `signedData` when signed (wacz-sign.ts).
+ *   `signedData` when signed (archive/wacz-sign.ts).
  *
  * The CDXJ lines come from the capture index (capture-cdxj.ts) with offsets relative to each
  * WARC as stored in the package. A WARC's SHA-256 and CRC-32 are those recorded when it was
@@ -47,7 +47,7 @@ import { sortLines } from './external-sort.ts';
 import { isoSeconds, ProgressThrottle } from './export-types.ts';
 import type { ProgressFn } from './export-types.ts';
 import { countPages, mainPage, pageLines } from './wacz-pages.ts';
-import { signHash } from './wacz-sign.ts';
+import { signHash } from '../archive/wacz-sign.ts';
 import { ZipNumBlocks } from './zipnum-index.ts';
 import { readFileRange } from './file-range.ts';
 import { ZipWriter } from './zip-writer.ts';
@@ -62,7 +62,7 @@ export interface WaczExportOptions {
   description?: string;
   /** Put each page's indexed text in pages.jsonl (`text`); bigger package, searchable offline. */
   pageText?: boolean;
-  /** Sign datapackage-digest.json with this EC private key (see wacz-sign.ts). */
+  /** Sign datapackage-digest.json with this EC private key (see archive/wacz-sign.ts). */
   signingKey?: KeyObject;
   /** Lines per ZipNum block (default 3,000). */
   zipnumBlockLines?: number;

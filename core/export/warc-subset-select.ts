@@ -14,7 +14,7 @@ import type { Archive } from '../archive/archive-dir.ts';
 import type { CaptureDbRow } from '../archive/capture-statements.ts';
 import { filterClause, SELECT_RECORD } from '../archive/record-query-sql.ts';
 import type { WhereClause } from '../archive/record-query-sql.ts';
-import type { RecordFilter } from '../archive/archive-types.ts';
+import type { RecordFilter } from '../api/archive-types.ts';
 import { TroveError } from '../errors.ts';
 
 export interface WarcSubsetFilter {

@@ -4,7 +4,7 @@
  * vocabulary whichever layer noticed the problem first.
  */
 import { isTroveError } from '../errors.ts';
-import { Outcome } from '../crawl/outcome-codes.ts';
+import { Outcome } from '../api/outcome-codes.ts';
 
 export interface FetchFailure {
   /** Negative outcome code from core/crawl/outcome-codes.ts. */

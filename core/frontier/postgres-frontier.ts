@@ -17,6 +17,7 @@
  */
 import { receiveMessageOnPort, MessageChannel, Worker } from 'node:worker_threads';
 import { TroveError } from '../errors.ts';
+import { isErrorCode } from '../api/error-codes.ts';
 import type { Frontier } from './frontier.ts';
 import type { PostgresFrontierOptions, WorkerInfo } from './postgres-frontier-store.ts';
 
@@ -70,7 +71,7 @@ export function createPostgresFrontier(options: PostgresFrontierOptions): Postgr
       }
       if (msg.error) {
         const e = msg.error;
-        if (e.name === 'TroveError' && e.code) throw new TroveError(e.code, e.message, e.details ?? {});
+        if (e.name === 'TroveError' && isErrorCode(e.code)) throw new TroveError(e.code, e.message, e.details ?? {});
         throw Object.assign(new Error(e.message), { code: e.code });
       }
       return msg.value;

@@ -1,15 +1,13 @@
 import type { ScopeRuleConfig } from '../api/settings.ts';
+import type { RuleResult } from '../api/scope-decision.ts';
 
 /**
  * Shapes shared by the scope rules, the crawler and the UI. Plain data only, so crawl.json and
  * the renderer can use them.
  */
 
-/** L link, E embed, R redirect, X speculative (found in script), P prerequisite, I inferred, M sitemap, S synthesized. */
-export type HopType = 'L' | 'E' | 'R' | 'X' | 'P' | 'I' | 'M' | 'S';
-
-export type RuleResult = 'ACCEPT' | 'REJECT' | 'PASS';
-export type RuleDecision = 'ACCEPT' | 'REJECT';
+// The decision's own shapes are api's (scope-decision.ts); the rules name them from here too.
+export type { Decision, HopType, RuleDecision, RuleResult, TraceEntry } from '../api/scope-decision.ts';
 
 export interface ScopeCandidate {
   url: string;
@@ -18,31 +16,6 @@ export interface ScopeCandidate {
   /** The URL this one was found on. */
   via?: string;
   seed?: boolean;
-}
-
-export interface TraceEntry {
-  rule: string;
-  result: RuleResult;
-  reason?: string;
-}
-
-export interface Decision {
-  decision: RuleDecision;
-  /**
-   * Name of the rule whose answer stood (the last non-PASS) — except when that is `reject-all`
-   * (no rule accepted the URL): then the reason the scope did not take it, named by the rule that
-   * would have (see NotAccepted): `other-host`, `outside-prefix`, `other-domain`,
-   * `not-a-seed-page`, `trans-hops`. Crawl counts, scope.log and reports use this name;
-   * `reject-all` is never one. The trace still shows reject-all deciding.
-   */
-  rule: string;
-  /**
-   * One sentence for people, e.g. `REJECT by exclude-regex: matched /calendar/ (rule 6)`, or
-   * `REJECT: other host localhost:8080 (host scope of seed http://127.0.0.1:8080/)`.
-   */
-  reason: string;
-  /** Every rule in order with what it answered. */
-  trace: TraceEntry[];
 }
 
 export type ScopePresetName = 'page' | 'prefix' | 'host' | 'domain' | 'any';

@@ -9,23 +9,11 @@
  * records, a record sharing a gzip member with others). It goes to the `onWarning` callback and
  * reading continues; `trove check` decides how serious each one is.
  */
+import type { WarcReadErrorCode } from '../api/error-codes.ts';
 import { TroveError } from '../errors.ts';
 
-export type WarcReadErrorCode =
-  /** The file does not start with a WARC version line or an ARC `filedesc://` record. */
-  | 'WARC_BAD_VERSION'
-  /** A header block that cannot be parsed (no end in sight, binary garbage, bad ARC header line). */
-  | 'WARC_BAD_HEADER'
-  /** The file ends inside a record or a gzip member. */
-  | 'WARC_TRUNCATED'
-  /** Corrupt gzip data: bad header, bad deflate stream, CRC or size mismatch. */
-  | 'WARC_BAD_GZIP'
-  /** Bytes after the last record (or after the last gzip member) that are not a record. */
-  | 'WARC_TRAILING_DATA'
-  /** The file cannot be opened or read (also an I/O error in the middle of it). */
-  | 'WARC_OPEN_FAILED'
-  /** A record's block was read after the iterator moved past it. */
-  | 'WARC_BLOCK_GONE';
+/** The reader's fatal codes, listed with what each means in the error catalogue. */
+export type { WarcReadErrorCode } from '../api/error-codes.ts';
 
 export class WarcReadError extends TroveError {
   declare readonly code: WarcReadErrorCode;

@@ -1,7 +1,8 @@
 /**
  * The app contract and the room boundaries: the command table, its validators, window.trove
  * built from it, the gate, and the import rules (core/api has no node:*; the renderer imports
- * only types from core; only electron/ imports electron).
+ * only types from core; only electron/ imports electron; each core/ room imports only the rooms
+ * the layer table puts below it).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -37,6 +38,49 @@ function imports(file: string): { statement: string; from: string }[] {
   return out;
 }
 
+/**
+ * The layer table of core/: which room (folder, or the root errors.ts) may import which. A room
+ * imports only rooms below it, so there is no cycle: api is the contract and imports nothing;
+ * errors is TroveError over api's catalogue; the format and network rooms (storage, warc, fetch,
+ * scope) stand on api alone; robots, extract and frontier on those; archive and replay read what
+ * was written; export and crawl sit on everything they use; app and cli are the two tops.
+ */
+const LAYERS: Record<string, readonly string[]> = {
+  api: [],
+  errors: ['api'],
+  storage: ['api', 'errors'],
+  warc: ['api', 'errors'],
+  fetch: ['api', 'errors'],
+  scope: ['api', 'errors'],
+  robots: ['api', 'errors', 'scope', 'fetch'],
+  extract: ['api', 'errors', 'scope', 'robots'],
+  frontier: ['api', 'errors', 'storage', 'scope'],
+  archive: ['api', 'errors', 'storage', 'warc', 'scope', 'extract'],
+  replay: ['api', 'errors', 'storage', 'warc', 'scope', 'extract', 'archive'],
+  export: ['api', 'errors', 'storage', 'warc', 'scope', 'extract', 'archive', 'replay'],
+  crawl: ['api', 'errors', 'storage', 'warc', 'fetch', 'scope', 'robots', 'extract', 'frontier', 'archive'],
+  app: ['api', 'errors', 'storage', 'warc', 'fetch', 'scope', 'robots', 'extract', 'frontier', 'archive', 'replay', 'export', 'crawl'],
+  cli: ['api', 'errors', 'storage', 'warc', 'fetch', 'scope', 'robots', 'extract', 'frontier', 'archive', 'replay', 'export', 'crawl'],
+};
+
+/** Single imports the table does not allow yet, each with the change that removes it. */
+const KNOWN_EXCEPTIONS: readonly string[] = [
+  // TODO(helpers branch): digests, base32 and chunked decoding get their own home below warc,
+  // fetch and export; remove these four lines when that lands.
+  'core/warc/read-digest.ts -> core/fetch/digest.ts',
+  'core/warc/write-block-digest.ts -> core/fetch/digest.ts',
+  'core/warc/check-digests.ts -> core/fetch/chunked-decoder.ts',
+  'core/export/warc-subset-materialize.ts -> core/fetch/digest.ts',
+  // TODO(sql branch): prior captures for dedup come from a capture-index query, not a replay.
+  'core/crawl/prior-captures.ts -> core/replay/replay.ts',
+];
+
+/** The room of a core/ file: its folder, or for a file at the root its name (errors). */
+function roomOf(file: string): string {
+  const parts = path.normalize(file).split(path.sep);
+  return parts[1]!.replace(/\.ts$/, '');
+}
+
 describe('boundaries', () => {
   it('core/api imports no node:* module and nothing with run-time code outside itself', () => {
     for (const f of files('core/api', /\.ts$/)) {
@@ -61,6 +105,52 @@ describe('boundaries', () => {
     for (const f of [...files('core', /\.ts$/), ...files('renderer/src', /\.(ts|svelte)$/)]) {
       for (const i of imports(f)) expect(i.from === 'electron' || i.from.startsWith('electron/'), f).toBe(false);
     }
+  });
+
+  it('each core/ folder imports only the folders below it in the layer table', () => {
+    const seen = new Set<string>();
+    const wrong: string[] = [];
+    for (const f of files('core', /\.ts$/)) {
+      const from = roomOf(f);
+      for (const i of imports(f)) {
+        if (!i.from.startsWith('.')) continue;
+        const target = path.join(path.dirname(f), i.from);
+        const to = roomOf(target);
+        if (to === from) continue;
+        const edge = `${f} -> ${target}`;
+        if (KNOWN_EXCEPTIONS.includes(edge)) {
+          seen.add(edge);
+          continue;
+        }
+        if (!LAYERS[from]?.includes(to)) wrong.push(`${from} -> ${to}: ${edge}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    // An exception the code no longer needs is taken out of the list, so the table stays true.
+    expect(KNOWN_EXCEPTIONS.filter((e) => !seen.has(e))).toEqual([]);
+  });
+
+  it('every run-time dependency is imported by the shipped code (core/, electron/, bin/); test-only ones are devDependencies', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const shipped = [...files('core', /\.ts$/), ...files('electron', /\.ts$/), ...files('bin', /\.js$/)];
+    const used = new Set<string>();
+    for (const f of shipped) {
+      for (const i of imports(f)) used.add(i.from.startsWith('@') ? i.from.split('/').slice(0, 2).join('/') : i.from.split('/')[0]!);
+    }
+    expect(Object.keys(pkg.dependencies).filter((d) => !used.has(d))).toEqual([]);
+  });
+
+  it('the layer table itself has no cycle, so no two rooms can import each other', () => {
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (room: string, trail: string[]): void => {
+      if (state.get(room) === 'done') return;
+      expect(state.get(room), `cycle: ${[...trail, room].join(' -> ')}`).not.toBe('open');
+      state.set(room, 'open');
+      for (const next of LAYERS[room] ?? []) visit(next, [...trail, room]);
+      state.set(room, 'done');
+    };
+    for (const room of Object.keys(LAYERS)) visit(room, []);
+    expect(Object.keys(LAYERS).sort()).toEqual(fs.readdirSync(path.join(ROOT, 'core')).map((e) => e.replace(/\.ts$/, '')).sort());
   });
 });
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Archive } from '../../core/archive/archive-dir.ts';
 import { listPages, queryRecords, searchText, timeline } from '../../core/archive/record-query.ts';
 import { recordDetail } from '../../core/archive/record-query-detail.ts';
-import type { RecordFilter, RecordSummary } from '../../core/archive/archive-types.ts';
+import type { RecordFilter, RecordSummary } from '../../core/api/archive-types.ts';
 import { corpusPath, hasGplCorpus, repoRoot } from '../helpers/corpus.ts';
 import { itUsing } from '../helpers/gpl-tests.ts';
 import { archiveOf, removeTempDirs, tempDir } from '../replay/archive-fixture.ts';
@@ -174,7 +174,7 @@ describe('timeline, search and pages', () => {
 
 describe('archive-types.ts', () => {
   it('imports nothing, so the renderer can import its types', () => {
-    const src = fs.readFileSync(path.join(repoRoot, 'core/archive/archive-types.ts'), 'utf8');
+    const src = fs.readFileSync(path.join(repoRoot, 'core/api/archive-types.ts'), 'utf8');
     expect(src).not.toMatch(/^\s*import\s/m);
   });
 });

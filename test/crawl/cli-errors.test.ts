@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../core/cli/main.ts';
-import { exitCodeFor, formatCliError } from '../../core/cli/cli-errors.ts';
+import { exitCodeFor } from '../../core/api/error-codes.ts';
+import { formatCliError } from '../../core/cli/cli-errors.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-cli-errors-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -31,7 +32,7 @@ describe('CLI errors', () => {
     expect(exitCodeFor('commander.unknownOption')).toBe(2);
     expect(exitCodeFor('commander.helpDisplayed')).toBe(0);
     expect(exitCodeFor('WARC_WRITE_FAILED')).toBe(1);
-    expect(formatCliError('get', 'not archived', 'CAPTURE_NOT_FOUND')).toBe('trove get: not archived [CAPTURE_NOT_FOUND]\n');
+    expect(formatCliError('get', 'not archived', 'CAPTURE_NO_RECORD')).toBe('trove get: not archived [CAPTURE_NO_RECORD]\n');
   });
 
   it('lists every settings problem, one a line, each named by its flag (the one validation path the app uses too)', async () => {

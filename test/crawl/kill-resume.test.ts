@@ -79,7 +79,7 @@ describe('kill -9 and resume', () => {
     const final = await crawl.finished();
     expect(final.state).toBe('finished');
     expect(final.finishReason).toBe('frontier-empty');
-    expect(notes.some((n) => /recovered|removed|put back/.test(n))).toBe(true);
+    expect(notes.some((n) => n.code === 'WARC_RECOVERED' || n.code === 'LEASES_REQUEUED')).toBe(true);
 
     const check = await verifyCrawlDir(dir);
     expect(check.openFiles).toEqual([]);

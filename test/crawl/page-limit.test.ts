@@ -51,14 +51,14 @@ describe('page limit', () => {
     const dir = newDir();
     const crawl = await startCrawl({ dir, settings: { ...fast, seeds: [site.seed], limitPages: 100 } });
     const logs: string[] = [];
-    crawl.on((e) => e.type === 'log' && logs.push(e.message));
+    crawl.on((e) => e.type === 'log' && logs.push(e.code));
     const final = await crawl.finished();
     expect(final.finishReason).toBe('limit-pages');
     expect(final.pages).toBe(100);
     const pages = await capturedPages(dir);
     expect(new Set(pages).size).toBe(100);
     expect(pages.length).toBe(100);
-    expect(logs.some((l) => /page limit reached \(100\)/.test(l))).toBe(true);
+    expect(logs).toContain('PAGE_LIMIT_REACHED');
 
     const archive = openArchive(dir, { create: false });
     try {

@@ -23,7 +23,7 @@ import type { Browser, Frame, Page } from 'playwright-core';
 import { openArchive } from '../../core/archive/archive-dir.ts';
 import { importFiles } from '../../core/archive/import-warc.ts';
 import { exportWacz } from '../../core/export/export-wacz.ts';
-import { loadSigningKey } from '../../core/export/wacz-sign.ts';
+import { loadSigningKey } from '../../core/archive/wacz-sign.ts';
 import { crawlFixture } from '../export/export-fixture.ts';
 import type { CrawledArchive } from '../export/export-fixture.ts';
 import { readZipEverywhere } from '../export/independent-zip-readers.ts';

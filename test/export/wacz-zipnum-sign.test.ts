@@ -8,7 +8,7 @@ import type { Archive } from '../../core/archive/archive-dir.ts';
 import { importFiles } from '../../core/archive/import-warc.ts';
 import { openWacz, verifyWacz } from '../../core/archive/wacz-read.ts';
 import { exportWacz } from '../../core/export/export-wacz.ts';
-import { loadSigningKey, verifyAnonymousSignature } from '../../core/export/wacz-sign.ts';
+import { loadSigningKey, verifyAnonymousSignature } from '../../core/archive/wacz-sign.ts';
 import { isTroveError } from '../../core/errors.ts';
 import { corpusPath } from '../helpers/corpus.ts';
 import { crawlFixture } from './export-fixture.ts';

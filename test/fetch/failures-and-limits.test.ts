@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Outcome } from '../../core/crawl/outcome-codes.ts';
+import { Outcome } from '../../core/api/outcome-codes.ts';
 import { isTroveError } from '../../core/errors.ts';
 import { createFetcher } from '../../core/fetch/fetcher.ts';
 import type { Fetcher } from '../../core/fetch/fetcher.ts';

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Outcome } from '../../core/crawl/outcome-codes.ts';
+import { Outcome } from '../../core/api/outcome-codes.ts';
 import type { FetchResult, FetchTimers, Fetcher } from '../../core/fetch/fetcher.ts';
 import { BINARY_SIZE, CHUNKS, COMPRESSIBLE_HTML, OK_HTML, RESET_SENT, binaryBytes, startHostileServer } from '../fixtures/hostile-server.ts';
 import type { HostileServer } from '../fixtures/hostile-server.ts';

@@ -51,7 +51,7 @@ describe('SpoolWriter', () => {
     expect((await collect(s.stream())).equals(all)).toBe(true);
     await s.dispose();
     expect(fs.existsSync(s.path as string)).toBe(false);
-    expect(() => s.stream()).toThrow(/disposed/);
+    expect(() => s.stream()).toThrow(expect.objectContaining({ code: 'SPOOL_DISPOSED' }));
   });
 
   it('reports an unwritable spool directory as FETCH_SPOOL_FAILED', () => {

@@ -283,7 +283,7 @@ export function frontierContract(name: string, factory: FrontierFactory, gaps: C
       f.defer(v, 20);
       expect(f.queue('a.test', 10)).toMatchObject({ inFlight: 0, pending: 2, waiting: 1 });
       expect(f.counts(10)).toMatchObject({ inFlight: 0, pending: 2, done: 1 });
-      expect(() => f.releaseSlot({ ...v, slotReleased: false }, 0)).toThrow(/not in flight/);
+      expect(() => f.releaseSlot({ ...v, slotReleased: false }, 0)).toThrow(expect.objectContaining({ code: 'FRONTIER_NOT_IN_FLIGHT' }));
     });
 
     it('recoverInFlight frees every slot, whether or not its lease gave it back', () => {

@@ -19,7 +19,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Outcome } from '../../core/crawl/outcome-codes.ts';
+import { Outcome } from '../../core/api/outcome-codes.ts';
 import { checkWarcFile, formatProblem } from '../../core/warc/check-warc.ts';
 import { BINARY_SIZE, RESET_SENT, binaryBytes } from '../fixtures/hostile-server.ts';
 import { startHostileSite, type HostileSite, type HostilePath } from '../fixtures/hostile-site.ts';

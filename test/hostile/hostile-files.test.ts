@@ -19,7 +19,7 @@ import { importFiles } from '../../core/archive/import-warc.ts';
 import { addCrawlOptions, settingsFromOptions } from '../../core/cli/crawl-options.ts';
 import { registerImportCommand } from '../../core/cli/import-command.ts';
 import { resumeCrawl, startCrawl } from '../../core/crawl/start-crawl.ts';
-import { isTroveError, TroveError } from '../../core/errors.ts';
+import { isTroveError, TroveError, type ErrorCode } from '../../core/errors.ts';
 import { checkWarcFile } from '../../core/warc/check-warc.ts';
 import { openArchiveFile } from '../../core/warc/read-records.ts';
 import { startHostileServer, type HostileServer } from '../fixtures/hostile-server.ts';
@@ -74,7 +74,7 @@ describe('damaged WARC files', () => {
   const cc = fs.readFileSync(corpusPath('warc', 'jwarc', 'cc.warc.gz'));
 
   // [what, bytes, code, offset, good records before the error]
-  const cases: [string, () => Buffer, string, number, number][] = [
+  const cases: [string, () => Buffer, ErrorCode, number, number][] = [
     ['uncompressed, cut inside a block', () => example.subarray(0, 3000), 'WARC_TRUNCATED', 2566, 4],
     ['uncompressed, cut inside the first header', () => example.subarray(0, 100), 'WARC_TRUNCATED', 0, 0],
     ['per-record gzip, cut inside the 4th member', () => exampleGz.subarray(0, 2100), 'WARC_TRUNCATED', 2012, 3],

@@ -17,7 +17,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Outcome } from '../../core/crawl/outcome-codes.ts';
+import { Outcome } from '../../core/api/outcome-codes.ts';
 import { labelledDigest } from '../../core/fetch/digest.ts';
 import { runCrawl, type CrawlRun } from '../helpers/run-crawl.ts';
 import { verifyCrawlDir } from '../helpers/verify-crawl-dir.ts';

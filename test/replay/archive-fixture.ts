@@ -9,7 +9,7 @@ import { openArchive } from '../../core/archive/archive-dir.ts';
 import type { Archive } from '../../core/archive/archive-dir.ts';
 import { importIntoArchive } from '../../core/archive/import-warc.ts';
 import type { ImportOptions } from '../../core/archive/import-warc.ts';
-import type { ImportReport } from '../../core/archive/archive-types.ts';
+import type { ImportReport } from '../../core/api/archive-types.ts';
 
 const made: string[] = [];
 

@@ -66,10 +66,10 @@ describe('trove get', () => {
     expect(r.err).toContain('not archived: http://not.archived.test/');
   });
 
-  it('exits 1 for a directory that is not an archive, 2 for a bad timestamp', async () => {
+  it('exits 2 for a directory that is not an archive and for a bad timestamp, as every command does', async () => {
     const missing = await get(path.join(tempDir(), 'nothing'), 'http://example.com/');
-    expect(missing.code).toBe(1);
-    expect(missing.err).toMatch(/not an archive directory|no archive directory/);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain('[ARCHIVE_NOT_FOUND]');
     const badTs = await get(dir, 'http://example.com/', '--at', 'yesterday');
     expect(badTs.code).toBe(2);
     expect(badTs.err).toContain('CAPTURE_BAD_TIMESTAMP');

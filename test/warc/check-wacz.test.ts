@@ -18,7 +18,7 @@ import { indexFile } from '../../core/archive/cdxj-index.ts';
 import { formatCdxj } from '../../core/archive/cdxj.ts';
 import { checkWaczFile } from '../../core/archive/wacz-check.ts';
 import { openWacz } from '../../core/archive/wacz-read.ts';
-import { signHash } from '../../core/export/wacz-sign.ts';
+import { signHash } from '../../core/archive/wacz-sign.ts';
 import type { CheckResult } from '../../core/warc/check-warc.ts';
 import { checkWarcFile } from '../../core/warc/check-warc.ts';
 import { crawlFixture } from '../export/export-fixture.ts';

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isTroveError } from '../../core/errors.ts';
+import { isTroveError, type ErrorCode } from '../../core/errors.ts';
 import { newRecordId } from '../../core/warc/record-header.ts';
 import { recoverOpenWarc } from '../../core/warc/recover-open-warc.ts';
 import { WarcWriter } from '../../core/warc/warc-writer.ts';
@@ -71,7 +71,7 @@ function writer(disk: FakeDisk, extra: Partial<ConstructorParameters<typeof Warc
   return new WarcWriter({ dir, prefix: 'FAIL', maxBytes: 1 << 30, hostLabel: 'h', warcinfo: () => ({ fields: { software: 'Trove' } }), openFile: disk.open, ...extra });
 }
 
-async function rejectsWith(p: Promise<unknown>, code: string): Promise<Record<string, unknown>> {
+async function rejectsWith(p: Promise<unknown>, code: ErrorCode): Promise<Record<string, unknown>> {
   try {
     await p;
   } catch (err) {

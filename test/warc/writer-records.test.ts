@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isTroveError } from '../../core/errors.ts';
+import { isTroveError, type ErrorCode } from '../../core/errors.ts';
 import { buildRecordHeader, newRecordId, warcDate, warcFields } from '../../core/warc/record-header.ts';
 import { WarcWriter } from '../../core/warc/warc-writer.ts';
 import type { RecordInput } from '../../core/warc/warc-writer.ts';
@@ -19,7 +19,7 @@ afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function expectCode(fn: () => unknown, code: string): void {
+function expectCode(fn: () => unknown, code: ErrorCode): void {
   try {
     fn();
   } catch (err) {
@@ -276,7 +276,7 @@ describe('WarcWriter records', () => {
   it('refuses bad record input before writing anything', async () => {
     const w = newWriter();
     const ok = fetchGroup('https://example.org/', 'x');
-    const cases: [RecordInput[], string][] = [
+    const cases: [RecordInput[], ErrorCode][] = [
       [[{ ...ok[0]!, targetUri: 'https://example.org/\r\nWARC-Type: forged' }], 'WARC_BAD_FIELD'],
       [[{ ...ok[0]!, fields: [['Content-Length', '5']] }], 'WARC_BAD_FIELD'],
       [[{ ...ok[0]!, recordId: 'not-a-uri' }], 'WARC_BAD_FIELD'],

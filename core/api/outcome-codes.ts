@@ -2,6 +2,8 @@
  * One outcome per URI, in Heritrix's vocabulary: a positive number is the HTTP status that was
  * fetched; a negative number says why there is no (complete) HTTP response. Values are the ones
  * Heritrix's FetchStatusCodes uses, so people who script against crawl.log keep their habits.
+ * The catalogue lives in api, below both rooms that use it: the fetcher gives its failures these
+ * codes, the crawl logs and counts them, the app shows them.
  */
 export const Outcome = {
   /** DNS lookup failed. */
