@@ -8,6 +8,7 @@
  * pays for the export scans it does not run.
  */
 import type Database from 'better-sqlite3';
+import { CAPTURE_TYPE_LIST } from './capture-statements.ts';
 import { prefixEnd } from './record-query-sql.ts';
 
 /** A page (an HTML 200 capture) as pages.jsonl and the WACZ main page need it. */
@@ -96,7 +97,7 @@ export interface CaptureScans {
 }
 
 // Replayable captures: `+` keeps SQLite on the urlkey index rather than the type or ts one.
-const REPLAYABLE = `+record_type IN ('response', 'revisit', 'resource')`;
+const REPLAYABLE = `+record_type IN ${CAPTURE_TYPE_LIST}`;
 const PAGE_COLS = 'id, record_id AS recordId, target_uri AS targetUri, ts, date, title';
 const CDXJ_TYPES = `record_type IN ('response', 'revisit', 'resource', 'metadata')`;
 
@@ -115,13 +116,13 @@ function statements(db: Database.Database) {
     ),
     latestOk: db.prepare<[string, number], LatestCaptureRow>(
       `SELECT urlkey, MAX(ts) AS ts, target_uri AS targetUri, mime FROM records
-       WHERE urlkey > ? AND record_type IN ('response', 'revisit', 'resource') AND ts IS NOT NULL AND target_uri IS NOT NULL
+       WHERE urlkey > ? AND record_type IN ${CAPTURE_TYPE_LIST} AND ts IS NOT NULL AND target_uri IS NOT NULL
          AND (status = 200 OR (record_type = 'resource' AND status IS NULL)) AND (method IS NULL OR upper(method) = 'GET')
        GROUP BY urlkey ORDER BY urlkey LIMIT ?`,
     ),
     reportCaptures: db.prepare<[number, number], ReportCaptureRow>(
       `SELECT id, record_type AS recordType, target_uri AS targetUri, ts, status, mime, content_length AS contentLength FROM records
-       WHERE id > ? AND record_type IN ('response', 'revisit', 'resource') ORDER BY id LIMIT ?`,
+       WHERE id > ? AND record_type IN ${CAPTURE_TYPE_LIST} ORDER BY id LIMIT ?`,
     ),
     fuzzy: db.prepare<[string, string, string, number], FuzzyCandidate>(
       `SELECT id, urlkey, ts, target_uri AS url FROM records
