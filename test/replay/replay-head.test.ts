@@ -18,6 +18,7 @@ afterAll(removeTempDirs);
 
 const SITE = 'http://head.example.test';
 const BIG = 4 << 20;
+const ORIGINAL_ID = '<urn:uuid:00000000-0000-4000-8000-000000000001>';
 
 function chunked(data: Buffer, size = 1000): Buffer {
   const parts: Buffer[] = [];
@@ -46,6 +47,23 @@ async function fixture(gzip: boolean) {
       { url: `${SITE}/redirect`, date: '2024-03-01T10:00:02Z', status: 301, statusText: 'Moved Permanently', headers: [['Location', '/page.html'], ['Content-Length', '0']] },
       { type: 'resource', url: `${SITE}/notes.txt`, date: '2024-03-01T10:00:03Z', headers: [['Content-Type', 'text/plain']], body: 'plain notes' },
       { url: `${SITE}/video.bin`, date: '2024-03-01T10:00:04Z', headers: [['Content-Type', 'application/octet-stream']], body: Buffer.alloc(BIG, 7) },
+      { url: `${SITE}/same.html`, date: '2024-03-01T10:00:05Z', headers: [['Content-Type', 'text/html'], ['X-Version', 'one']], body: 'the same body', warcHeaders: { 'WARC-Record-ID': ORIGINAL_ID } },
+      {
+        type: 'revisit',
+        url: `${SITE}/same.html`,
+        date: '2024-03-02T10:00:00Z',
+        headers: [['Content-Type', 'text/html'], ['X-Version', 'two']],
+        warcHeaders: { 'WARC-Profile': 'http://netpreserve.org/warc/1.1/revisit/identical-payload-digest', 'WARC-Refers-To': ORIGINAL_ID },
+      },
+      {
+        type: 'revisit',
+        url: `${SITE}/same.html`,
+        date: '2024-03-03T10:00:00Z',
+        status: 304,
+        statusText: 'Not Modified',
+        headers: [['ETag', '"x"']],
+        warcHeaders: { 'WARC-Profile': 'http://netpreserve.org/warc/1.1/revisit/server-not-modified', 'WARC-Refers-To': ORIGINAL_ID },
+      },
     ],
     { gzip },
   );
@@ -56,13 +74,24 @@ describe('replayHead', () => {
   it('answers with the capture, status and headers replay() serves, and the body size when it is stored as served', async () => {
     const { archive } = await fixture(true);
     try {
-      for (const p of ['/page.html', '/redirect', '/notes.txt', '/video.bin']) {
-        const full = await replay(archive, { url: SITE + p });
-        const head = await replayHead(archive, { url: SITE + p });
+      const asks: [string, string?][] = [['/page.html'], ['/redirect'], ['/notes.txt'], ['/video.bin'], ['/same.html', '20240301'], ['/same.html', '20240302'], ['/same.html', '20240303']];
+      for (const [p, at] of asks) {
+        const req = { url: SITE + p, ...(at ? { at } : {}) };
+        const full = await replay(archive, req);
+        const head = await replayHead(archive, req);
         if (full.kind !== 'archived' || head.kind !== 'archived') throw new Error(`${p} not archived`);
         const { body, ...rest } = full;
-        expect(head, p).toEqual({ ...rest, bodyBytes: body.length });
+        expect(head, `${p} ${at}`).toEqual({ ...rest, bodyBytes: body.length });
       }
+      // The revisits: their own headers (the 304's: the original's), the original's body size.
+      const two = await replayHead(archive, { url: `${SITE}/same.html`, at: '20240302' });
+      const notModified = await replayHead(archive, { url: `${SITE}/same.html`, at: '20240303' });
+      expect(two.kind === 'archived' && [two.headers, two.bodyBytes, two.payloadFrom?.ts]).toEqual([
+        [['Content-Type', 'text/html'], ['X-Version', 'two'], ['Content-Length', '13']],
+        13,
+        '20240301100005',
+      ]);
+      expect(notModified.kind === 'archived' && [notModified.status, notModified.headers]).toEqual([200, [['Content-Type', 'text/html'], ['X-Version', 'one'], ['Content-Length', '13']]]);
       const missing = await replayHead(archive, { url: `${SITE}/nothing-here` });
       expect(missing).toEqual(await replay(archive, { url: `${SITE}/nothing-here` }));
     } finally {
