@@ -28,6 +28,7 @@ import type { RecordRow } from '../core/archive/capture-index.ts';
 import { importFiles } from '../core/archive/import-warc.ts';
 import { replay } from '../core/replay/replay.ts';
 import { surtKey } from '../core/scope/surt.ts';
+import { checkpointWal, closeDatabase, crawlDatabasePath, openDatabase } from '../core/storage/open-database.ts';
 import { cliNodeFlags } from './cli-node-flags.ts';
 
 export interface ReplayBenchOptions {
@@ -88,9 +89,11 @@ async function lookupBench(dir: string, n: number, lookups: number): Promise<Rec
   const archiveDir = path.join(dir, 'lookup');
   await importFiles(archiveDir, [warc]);
   const archive = openArchive(archiveDir);
+  // A second connection for what the bench asks of the database itself (the archive hands none out).
+  const db = openDatabase(crawlDatabasePath(archiveDir));
   try {
     const real = archive.index.findCaptures(surtKey('http://seed.bench.test/0'));
-    const targets = archive.db.prepare("SELECT file_id, offset, length FROM records WHERE record_type = 'response'").all() as {
+    const targets = db.prepare("SELECT file_id, offset, length FROM records WHERE record_type = 'response'").all() as {
       file_id: number;
       offset: number;
       length: number;
@@ -134,7 +137,7 @@ async function lookupBench(dir: string, n: number, lookups: number): Promise<Rec
     archive.index.addRecords(batch);
     const insertMs = performance.now() - t0;
     // As after a crawl or an import has settled: the WAL folded into the database file.
-    archive.db.pragma('wal_checkpoint(TRUNCATE)');
+    checkpointWal(db);
 
     // Warm up statements and caches, then time hits at random URLs and random times.
     for (let i = 0; i < 200; i++) await replay(archive, { url: syntheticUrl(i).url });
@@ -170,6 +173,7 @@ async function lookupBench(dir: string, n: number, lookups: number): Promise<Rec
       dbMB: Math.round(fs.statSync(path.join(archiveDir, 'crawl.sqlite')).size / 1e6),
     };
   } finally {
+    closeDatabase(db);
     archive.close();
   }
 }

@@ -18,6 +18,7 @@ const BENCHES: [string, string, string][] = [
   ['page-limit', 'page-limit-bench.ts', 'claims with pages held back by a page limit vs normal claims (issue 14)'],
   ['index', 'index-bench.ts', 'trove index vs warcio cdx-index vs inflate (issue 5)'],
   ['replay', 'replay-bench.ts', 'replay lookups over 1M captures, import RSS (issue 5)'],
+  ['replay-info', 'replay-info-bench.ts', "the replay banner's info from record heads vs a whole replay (issue 19)"],
   ['export', 'export-bench.ts', 'WACZ export vs a plain copy (issue 6)'],
   ['check-wacz', 'check-wacz-bench.ts', 'trove check on a WACZ vs on the WARC inside it (issue 12)'],
   ['reliability', 'reliability-bench.ts', 'hostile site crawl: time, RSS, outcomes, validity (issue 8)'],

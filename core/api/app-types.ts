@@ -241,7 +241,8 @@ export type ReplayInfo =
       statusText: string;
       mime: string | null;
       headers: [string, string][];
-      bodyBytes: number;
+      /** Size of the body served; null when the stored body is chunked or compressed and was not decoded to tell. */
+      bodyBytes: number | null;
       capture: ReplayCapture;
       /** For a 3xx: where it points, absolute. */
       location: string | null;

@@ -30,7 +30,6 @@ import { replayInfo } from './replay-bridge.ts';
 import { readLogTail } from './crawl-log-tail.ts';
 import { crawlPaths } from '../crawl/crawl-dir.ts';
 import { compileRegex } from '../scope/standard-rules.ts';
-import { queuedMatching, queuedPage } from '../frontier/frontier-view.ts';
 import { capturesMatching } from '../archive/capture-preview.ts';
 
 /** A WACZ package's `title` from its datapackage.json (what an imported package is named after), or null. */
@@ -336,12 +335,12 @@ export function createAppService(opts: AppServiceOptions): AppService {
       const p = crawlPaths(library.requireEntry(req.id));
       return readLogTail(req.log === 'scope' ? p.scopeLog : p.crawlLog, req);
     },
-    'crawl.queued': ({ id, queue, limit, after }) => queuedPage(archive(id).db, queue, limit, after ?? null),
+    'crawl.queued': ({ id, queue, limit, after }) => archive(id).frontier.queuedPage(queue, limit, after ?? null),
     'crawl.excludePreview': ({ id, pattern, samples }) => {
       const re = compileRegex(pattern, 'exclude');
-      const db = archive(id).db;
+      const a = archive(id);
       const n = samples ?? 10;
-      return { pattern, captured: capturesMatching(db, re, n, PREVIEW_SCAN_CAP), queued: queuedMatching(db, re, n, PREVIEW_SCAN_CAP) };
+      return { pattern, captured: capturesMatching(a.index, re, n, PREVIEW_SCAN_CAP), queued: a.frontier.queuedMatching(re, n, PREVIEW_SCAN_CAP) };
     },
     // ── end monitor ──
 

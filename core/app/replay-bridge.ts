@@ -8,7 +8,7 @@
  */
 import type { ReplayCapture, ReplayInfo } from '../api/app-types.ts';
 import type { Archive } from '../archive/archive-dir.ts';
-import { replay, type ReplayResponse } from '../replay/replay.ts';
+import { replay, replayHead, type NotArchived, type ReplayHead, type ReplayResponse } from '../replay/replay.ts';
 import { notArchivedPage } from '../replay/not-archived-page.ts';
 import { applyReplayPolicy, isServiceWorkerScript, REPLAY_CSP } from '../replay/replay-policy.ts';
 
@@ -30,7 +30,7 @@ export interface ReplayHttpResponse {
 /** Methods replay can answer; anything else gets 405 (archives hold GETs, and POSTs by key). */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'OPTIONS']);
 
-function captureOf(r: ReplayResponse): ReplayCapture {
+function captureOf(r: ReplayResponse | ReplayHead): ReplayCapture {
   return { id: r.capture.id, url: r.capture.url, ts: r.capture.ts, type: r.payloadFrom ? 'revisit' : 'response', fuzzy: r.fuzzy ?? null };
 }
 
@@ -39,7 +39,7 @@ function header(headers: [string, string][], name: string): string | null {
   return headers.find(([k]) => k.toLowerCase() === n)?.[1] ?? null;
 }
 
-function infoOf(url: string, r: Awaited<ReturnType<typeof replay>>): ReplayInfo {
+function infoOf(url: string, r: ReplayResponse | ReplayHead | NotArchived): ReplayInfo {
   if (r.kind === 'not-archived') {
     return { kind: 'not-archived', url, reason: 'this URL is not in the archive', nearest: r.nearest ?? [] };
   }
@@ -59,15 +59,18 @@ function infoOf(url: string, r: Awaited<ReturnType<typeof replay>>): ReplayInfo 
     statusText: r.statusText,
     mime: header(r.headers, 'content-type'),
     headers: r.headers,
-    bodyBytes: Number(header(r.headers, 'content-length') ?? r.body.length),
+    bodyBytes: 'body' in r ? Number(header(r.headers, 'content-length') ?? r.body.length) : r.bodyBytes,
     capture: captureOf(r),
     location: absolute,
   };
 }
 
-/** What the replay banner shows for `url` at `at`. */
+/**
+ * What the replay banner shows for `url` at `at`, asked on every navigation of the replay view:
+ * from the index and the records' heads only (replayHead), never by reading and decoding a body.
+ */
 export async function replayInfo(archive: Archive, url: string, at?: string): Promise<ReplayInfo> {
-  const r = await replay(archive, { url, ...(at ? { at } : {}), method: 'HEAD' });
+  const r = await replayHead(archive, { url, ...(at ? { at } : {}), method: 'HEAD' });
   return infoOf(url, r);
 }
 

@@ -22,6 +22,8 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { TroveError } from '../errors.ts';
 import { closeDatabase, crawlDatabasePath, openDatabase } from '../storage/open-database.ts';
+import { createFrontierView } from '../frontier/frontier-view.ts';
+import type { FrontierView } from '../frontier/frontier-view.ts';
 import { getMeta, setMeta } from '../storage/meta.ts';
 import { OPEN_SUFFIX } from '../warc/warc-file-name.ts';
 import { createCaptureIndex } from './capture-index.ts';
@@ -43,11 +45,18 @@ export interface WaczEntryLocation {
   dataOffset: number;
 }
 
+/**
+ * An open archive directory. Its database is not handed out: the capture index and the
+ * frontier view offer the queries callers need, so SQL stays with the tables' owners.
+ */
 export interface Archive {
   /** Absolute path of the archive directory. */
   readonly dir: string;
-  readonly db: Database.Database;
   readonly index: CaptureIndex;
+  /** The crawl's frontier, read-only (empty for an archive made only by imports). */
+  readonly frontier: FrontierView;
+  /** A value of the `meta` table (crawl settings, state…), or undefined. */
+  meta<T>(key: string): T | undefined;
   /** The file to read a record from, as an absolute path (the .wacz for WACZ entries). */
   resolveFile(file: { path: string } | { filePath: string }): string;
   /** Where a stored WACZ entry lives, when `storedPath` is one. */
@@ -81,6 +90,7 @@ export function openArchive(dir: string, opts: OpenArchiveOptions = {}): Archive
   // stops with ARCHIVE_BUSY rather than a raw "database is locked".
   db.pragma('busy_timeout = 30000');
   const index = createCaptureIndex(db);
+  const frontier = createFrontierView(db);
   const entries = new Map<string, WaczEntryLocation | null>();
 
   const waczEntry = (storedPath: string): WaczEntryLocation | null => {
@@ -93,10 +103,11 @@ export function openArchive(dir: string, opts: OpenArchiveOptions = {}): Archive
     return loc;
   };
 
-  return {
+  const archive: Archive = {
     dir: abs,
-    db,
     index,
+    frontier,
+    meta: (key) => getMeta(db, key),
     resolveFile(file) {
       const stored = 'path' in file ? file.path : file.filePath;
       const entry = waczEntry(stored);
@@ -112,6 +123,21 @@ export function openArchive(dir: string, opts: OpenArchiveOptions = {}): Archive
       closeDatabase(db);
     },
   };
+  databases.set(archive, db);
+  return archive;
+}
+
+const databases = new WeakMap<Archive, Database.Database>();
+
+/**
+ * The connection behind an archive, for the archive's own modules (record queries, imports,
+ * fixity) that run SQL over its tables. Nothing outside `core/archive/` calls this (the SQL
+ * ownership test checks).
+ */
+export function databaseOf(archive: Archive): Database.Database {
+  const db = databases.get(archive);
+  if (!db) throw new TroveError('ARCHIVE_NOT_OPEN', 'not an archive opened by openArchive', { dir: archive.dir });
+  return db;
 }
 
 /** The file as it is now: the final name, or its `.open` name while a crawl is still writing it. */

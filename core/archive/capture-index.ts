@@ -9,6 +9,10 @@
  */
 import type Database from 'better-sqlite3';
 import { TroveError } from '../errors.ts';
+import { createCaptureScans } from './capture-scans.ts';
+import { recordedFixity } from './file-fixity.ts';
+import type { RecordedFixity } from './file-fixity.ts';
+import type { CaptureScans } from './capture-scans.ts';
 import { prepareCaptureStatements } from './capture-statements.ts';
 import type { CaptureDbRow, FileDbRow } from './capture-statements.ts';
 import { toFtsQuery } from './capture-text-search.ts';
@@ -113,13 +117,16 @@ export interface SearchOptions {
   mark?: readonly [string, string];
 }
 
-export interface CaptureIndex {
+/** The index's writes and lookups, and the scans exports, replay and reports read it with (capture-scans.ts). */
+export interface CaptureIndex extends CaptureScans {
   /** Register a WARC file. Throws CAPTURE_FILE_EXISTS when its path is already indexed. */
   addFile(f: NewWarcFile): number;
   updateFile(id: number, change: { size?: number; records?: number }): void;
   fileById(id: number): WarcFileInfo | null;
   fileByPath(path: string): WarcFileInfo | null;
   files(): WarcFileInfo[];
+  /** The fixity recorded for a file when its bytes were final (file-fixity.ts), or null. */
+  fixity(fileId: number): RecordedFixity | null;
   /** Index records; returns their ids in the same order. */
   addRecords(rows: readonly RecordRow[]): number[];
   /** Replayable captures (response, revisit, resource) of one URL key, oldest first. */
@@ -225,6 +232,7 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
   };
 
   return {
+    ...createCaptureScans(db),
     addFile: (f) => addFile(f),
     updateFile: (id, change) => {
       st.updateFile.run(change.size ?? null, change.records ?? null, id);
@@ -232,6 +240,7 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     fileById: (id) => fileInfo(st.fileById.get(id)),
     fileByPath: (p) => fileInfo(st.fileByPath.get(p)),
     files: () => st.files.all().map((r) => fileInfo(r)!),
+    fixity: (fileId) => recordedFixity(db, fileId),
     addRecords: (rows) => (rows.length === 0 ? [] : addRecords(rows)),
     findCaptures: (urlkey) => st.findCaptures.all(urlkey).map((r) => capture(r)!),
     closest,

@@ -57,8 +57,9 @@ type RecordParams = [
   string | null, string | null, number,
 ];
 
-// Replayable captures: what a URL lookup may return.
-const CAPTURE_TYPES = `record_type IN ('response', 'revisit', 'resource')`;
+/** Replayable captures, what a URL lookup may return: the record types, as an SQL list. */
+export const CAPTURE_TYPE_LIST = `('response', 'revisit', 'resource')`;
+const CAPTURE_TYPES = `record_type IN ${CAPTURE_TYPE_LIST}`;
 const SELECT_CAPTURE = `SELECT r.*, f.path AS file_path, f.name AS file_name FROM records r JOIN warc_files f ON f.id = r.file_id`;
 
 export function prepareCaptureStatements(db: Database.Database) {

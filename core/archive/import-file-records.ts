@@ -11,6 +11,7 @@ import { surtKey } from '../scope/surt.ts';
 import { isTroveError } from '../errors.ts';
 import { openArchiveFile } from '../warc/read-records.ts';
 import type { WarcRecord } from '../warc/read-record.ts';
+import { databaseOf } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
 import { importedRow } from './import-record-row.ts';
 import type { ImportedRow } from './import-record-row.ts';
@@ -68,7 +69,7 @@ export async function indexArchiveFile(archive: Archive, opts: IndexFileOptions)
     // IMMEDIATE: the write lock is taken up front, so another writer (a crawl in this directory,
     // another process) makes this wait its busy_timeout instead of failing at once, as a deferred
     // transaction that reads before it writes would.
-    archive.db.transaction(() => {
+    databaseOf(archive).transaction(() => {
       result.fileId ??= opts.register();
       const fileId = result.fileId;
       const ids = archive.index.addRecords(batch.map((b) => ({ ...b.row, fileId })));

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { WARCS_FOLDER } from './archive-dir.ts';
+import { databaseOf, WARCS_FOLDER } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
 import type { ImportedFile, ImportProgress, ImportReport } from '../api/archive-types.ts';
 import { sealFile } from './file-fixity.ts';
@@ -85,7 +85,7 @@ export function referencePath(archive: Archive, abs: string): string {
  */
 export async function indexStoredFile(run: ImportRun, f: StoredFile): Promise<void> {
   const { archive, report } = run;
-  const existing = archive.db
+  const existing = databaseOf(archive)
     .transaction(() => {
       const known = archive.index.fileByPath(f.storedPath);
       if (known) {
@@ -148,7 +148,7 @@ export async function indexStoredFile(run: ImportRun, f: StoredFile): Promise<vo
     return;
   }
   // Fixity as imported, for exports (file-fixity.ts).
-  if (result.fileId !== null) await sealFile(archive.db, result.fileId, sealAt.path, sealAt.start, sealAt.size);
+  if (result.fileId !== null) await sealFile(databaseOf(archive), result.fileId, sealAt.path, sealAt.start, sealAt.size);
   const entry: ImportedFile = {
     source: f.source,
     storedAs: stored,

@@ -15,7 +15,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { isTroveError, TroveError } from '../errors.ts';
 import { describeOwner, tryLock } from '../storage/owner-lock.ts';
-import { openArchive } from './archive-dir.ts';
+import { databaseOf, openArchive } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
 import type { ImportReport } from '../api/archive-types.ts';
 import { fileStem, indexStoredFile, referencePath, warcsSlot } from './import-stored-file.ts';
@@ -60,8 +60,9 @@ const IMPORT_WAIT_POLL_MS = 250;
 
 async function runImport(archive: Archive, files: string[], opts: ImportOptions): Promise<ImportReport> {
   const release = await takeImportLock(archive, opts);
-  const previousCache = archive.db.pragma('cache_size', { simple: true }) as number;
-  archive.db.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
+  const db = databaseOf(archive);
+  const previousCache = db.pragma('cache_size', { simple: true }) as number;
+  db.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
   try {
     return await importEach(archive, files, opts);
   } catch (err) {
@@ -78,7 +79,7 @@ async function runImport(archive: Archive, files: string[], opts: ImportOptions)
     }
     throw err;
   } finally {
-    if (archive.db.open) archive.db.pragma(`cache_size = ${previousCache}`);
+    if (db.open) db.pragma(`cache_size = ${previousCache}`);
     release();
   }
 }

@@ -9,6 +9,7 @@ import { canonicalEncoding, charsetParam, sniffHtmlCharset } from '../extract/ht
 import { httpHeader } from '../warc/http-parse.ts';
 import type { HttpHead } from '../warc/http-parse.ts';
 import { readRecordAt } from '../warc/read-records.ts';
+import { databaseOf } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
 import { decodePayload, mediaType, readStoredPayload } from './archive-payload.ts';
 import { resolveRevisit } from './archive-revisit.ts';
@@ -30,7 +31,7 @@ const SIBLING_WINDOW = 16;
 const TEXT_TYPES = /^(text\/|application\/(json|(x-)?javascript|ecmascript|xml|xhtml\+xml|rss\+xml|atom\+xml|ld\+json|manifest\+json|warc-fields|x-www-form-urlencoded|http)|image\/svg\+xml)|\+json$|\+xml$/;
 
 export async function recordDetail(archive: Archive, id: number): Promise<RecordDetail> {
-  const dbRow = archive.db.prepare(`${SELECT_RECORD} WHERE r.id = ?`).get(id) as CaptureDbRow | undefined;
+  const dbRow = databaseOf(archive).prepare(`${SELECT_RECORD} WHERE r.id = ?`).get(id) as CaptureDbRow | undefined;
   if (!dbRow) throw new TroveError('QUERY_NO_RECORD', `no record with id ${id} in this archive`, { id });
   const row = recordSummary(dbRow);
   const record = await readRecordAt(archive.resolveFile({ path: dbRow.file_path }), dbRow.offset, dbRow.length);
@@ -104,7 +105,7 @@ function siblings(archive: Archive, r: CaptureDbRow): RecordSummary[] {
   if (r.record_id) group.add(r.record_id);
   if (r.concurrent_to) group.add(r.concurrent_to);
   if (group.size === 0) return [];
-  const near = archive.db
+  const near = databaseOf(archive)
     .prepare(`${SELECT_RECORD} WHERE r.file_id = ? AND r.id BETWEEN ? AND ? ORDER BY r.id`)
     .all(r.file_id, r.id - SIBLING_WINDOW, r.id + SIBLING_WINDOW) as CaptureDbRow[];
   const out = new Map<number, RecordSummary>();

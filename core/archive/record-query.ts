@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3';
 import { surtKey } from '../scope/surt.ts';
 import { TroveError } from '../errors.ts';
+import { databaseOf } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
 import type { CaptureSummary, PageList, PageRequest, RecordFilter, RecordPage, SearchHit } from '../api/archive-types.ts';
@@ -67,21 +68,21 @@ export function queryRecords(archive: Archive, filter: RecordFilter, page: PageR
     const sub = `SELECT * FROM (SELECT r.id FROM records r WHERE r.id > ? AND ${col} = ? AND ${rest.sql} ORDER BY r.id LIMIT ?)`;
     const sql = `${SELECT_RECORD} WHERE r.id IN (SELECT id FROM (${f.split.values.map(() => sub).join(' UNION ALL ')}) ORDER BY id LIMIT ?) ORDER BY r.id`;
     const params = f.split.values.flatMap((v) => [after, v, ...rest.params, limit + 1]);
-    rows = prepared(archive.db, sql).all(...params, limit + 1) as CaptureDbRow[];
+    rows = prepared(databaseOf(archive), sql).all(...params, limit + 1) as CaptureDbRow[];
   } else {
     from = accessPath(archive, f.conds);
     const sql = `${SELECT_RECORD.replace('FROM records r', `FROM ${from}`)} WHERE r.id > ? AND ${rest.sql} ORDER BY r.id LIMIT ?`;
-    rows = prepared(archive.db, sql).all(after, ...rest.params, limit + 1) as CaptureDbRow[];
+    rows = prepared(databaseOf(archive), sql).all(after, ...rest.params, limit + 1) as CaptureDbRow[];
   }
   const more = rows.length > limit;
   if (more) rows.length = limit;
   const result: RecordPage = { rows: rows.map(recordSummary), next: more ? rows.at(-1)!.id : null };
   if (page.after === undefined) {
     if (!more) result.total = rows.length;
-    else if (f.empty) result.total = (prepared(archive.db, 'SELECT COALESCE(SUM(records), 0) AS n FROM warc_files').get() as { n: number }).n;
+    else if (f.empty) result.total = (prepared(databaseOf(archive), 'SELECT COALESCE(SUM(records), 0) AS n FROM warc_files').get() as { n: number }).n;
     else {
       const where = filterClause(filter);
-      const n = (prepared(archive.db, `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where.sql} LIMIT ${TOTAL_CAP + 1})`).get(...where.params) as { n: number }).n;
+      const n = (prepared(databaseOf(archive), `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where.sql} LIMIT ${TOTAL_CAP + 1})`).get(...where.params) as { n: number }).n;
       result.total = Math.min(n, TOTAL_CAP);
       if (n > TOTAL_CAP) result.totalCapped = true;
     }
@@ -104,7 +105,7 @@ function accessPath(archive: Archive, conds: readonly Condition[]): string {
   if (indexed.length === 1 && (indexed[0]!.index === 'records_status' || indexed[0]!.index === 'records_type')) return 'records r';
   let best: { index: string; n: number } | null = null;
   for (const c of indexed) {
-    const n = (prepared(archive.db, `SELECT COUNT(*) AS n FROM (SELECT 1 FROM records r INDEXED BY ${c.index} WHERE ${c.sql} LIMIT ${SPARSE + 1})`).get(...c.params) as { n: number }).n;
+    const n = (prepared(databaseOf(archive), `SELECT COUNT(*) AS n FROM (SELECT 1 FROM records r INDEXED BY ${c.index} WHERE ${c.sql} LIMIT ${SPARSE + 1})`).get(...c.params) as { n: number }).n;
     if (n <= SPARSE && (!best || n < best.n)) best = { index: c.index!, n };
   }
   return best ? `records r INDEXED BY ${best.index}` : 'records r NOT INDEXED';
@@ -157,7 +158,7 @@ export function searchText(archive: Archive, q: string, limit = 20): SearchHit[]
 export function listPages(archive: Archive, limit: number, after?: number): PageList {
   const n = checkLimit(limit);
   const rows = prepared(
-    archive.db,
+    databaseOf(archive),
     'SELECT id, target_uri, ts, title, mime FROM records WHERE page = 1 AND id > ? ORDER BY id LIMIT ?',
   ).all(checkAfter(after), n + 1) as { id: number; target_uri: string | null; ts: string | null; title: string | null; mime: string | null }[];
   const more = rows.length > n;
@@ -188,12 +189,12 @@ export function sortedPages(archive: Archive, opts: { sort: PageSort; desc?: boo
   const like = q ? [`%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`] : [];
   const params = q ? [like[0], like[0]] : [];
   const dir = opts.desc ? 'DESC' : 'ASC';
-  const rows = prepared(archive.db, `SELECT id, target_uri, ts, title, mime FROM records WHERE ${where} ORDER BY ${order} COLLATE NOCASE ${dir}, id ${dir} LIMIT ? OFFSET ?`).all(
+  const rows = prepared(databaseOf(archive), `SELECT id, target_uri, ts, title, mime FROM records WHERE ${where} ORDER BY ${order} COLLATE NOCASE ${dir}, id ${dir} LIMIT ? OFFSET ?`).all(
     ...params,
     n,
     offset,
   ) as { id: number; target_uri: string | null; ts: string | null; title: string | null; mime: string | null }[];
-  const total = (prepared(archive.db, `SELECT COUNT(*) AS n FROM records WHERE ${where}`).get(...params) as { n: number }).n;
+  const total = (prepared(databaseOf(archive), `SELECT COUNT(*) AS n FROM records WHERE ${where}`).get(...params) as { n: number }).n;
   return {
     rows: rows.map((r) => ({ id: r.id, url: r.target_uri ?? '', ts: r.ts ?? '', title: r.title, mime: r.mime })),
     next: offset + rows.length < total ? offset + rows.length : null,

@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import { isTroveError } from '../errors.ts';
 import { setMeta } from '../storage/meta.ts';
-import { WAL_MAX_BYTES } from '../storage/open-database.ts';
+import { checkpointWal, WAL_MAX_BYTES } from '../storage/open-database.ts';
 
 /** Bytes a write probe must get before a paused crawl resumes: a few WARC record groups. */
 export const PROBE_BYTES = 1024 * 1024;
@@ -76,12 +76,7 @@ export class DiskGuard {
 
   /** Fold the WAL into the database and truncate it. False when that failed (e.g. no room to grow the database). */
   checkpoint(): boolean {
-    try {
-      const [row] = this.#o.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-      return row?.busy === 0;
-    } catch {
-      return false;
-    }
+    return checkpointWal(this.#o.db);
   }
 
   /** Real writes on the disk and in the database; null when both succeeded, else why not. */

@@ -8,25 +8,21 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { openArchive, type Archive } from '../archive/archive-dir.ts';
-import { replay } from '../replay/replay.ts';
+import type { CaptureRow } from '../archive/capture-index.ts';
+import { readCapturePayload } from '../archive/capture-payload.ts';
+import { PriorCaptureStore, sourceResponses } from '../archive/prior-capture-store.ts';
+import type { PriorCaptureInsert, PriorCaptureRow } from '../archive/prior-capture-store.ts';
 import { isTroveError, TroveError } from '../errors.ts';
 import { readCdxjLines } from '../archive/cdxj-read.ts';
 import { getMeta, setMeta } from '../storage/meta.ts';
 import type { CrawlNote } from '../api/error-codes.ts';
 
-export interface PriorCapture {
-  source: string;
-  urlkey: string;
-  url: string;
-  ts: string;
-  date: string;
-  status: number | null;
-  digest: string | null;
-  recordId: string | null;
-}
+export type PriorCapture = PriorCaptureRow;
 
+/** Decoded body bytes read from an earlier capture (for its links after a 304), as replay's cap. */
+const SERVED_MAX_BYTES = 256 << 20;
 
 const BATCH = 5000;
 
@@ -43,18 +39,12 @@ function normalizeDigest(d: unknown): string | null {
 
 export class PriorCaptures {
   private db: Database.Database;
+  private store: PriorCaptureStore;
   private archives = new Map<string, Archive | null>();
-  private latestStmt: Database.Statement;
-  private digestStmt: Database.Statement;
-  private digestUrlStmt: Database.Statement;
 
   constructor(db: Database.Database) {
     this.db = db;
-    // Columns named as PriorCapture's fields, so a row is a capture as it comes.
-    const cols = 'source, urlkey, url, ts, date, status, digest, record_id AS recordId';
-    this.latestStmt = db.prepare(`SELECT ${cols} FROM prior_captures WHERE urlkey = ? AND status BETWEEN 200 AND 299 ORDER BY ts DESC LIMIT 1`);
-    this.digestStmt = db.prepare(`SELECT ${cols} FROM prior_captures WHERE digest = ? ORDER BY ts LIMIT 1`);
-    this.digestUrlStmt = db.prepare(`SELECT ${cols} FROM prior_captures WHERE digest = ? AND url = ? ORDER BY ts LIMIT 1`);
+    this.store = new PriorCaptureStore(db);
   }
 
   /** Load each source not loaded before (the list is kept in meta, so a resume does not reload). */
@@ -72,49 +62,31 @@ export class PriorCaptures {
     return notes;
   }
 
-  private insertBatch(rows: (string | number | null)[][]): void {
-    const ins = this.db.prepare(
-      'INSERT INTO prior_captures (source, urlkey, url, ts, date, status, digest, record_id, file, offset, length) VALUES (?,?,?,?,?,?,?,?,?,?,?)',
-    );
-    this.db.transaction(() => {
-      for (const r of rows) ins.run(...r);
-    })();
+  private insertBatch(rows: PriorCaptureInsert[]): void {
+    this.store.insert(rows);
   }
 
   private loadCrawlDir(dir: string): number {
     const dbPath = path.join(dir, 'crawl.sqlite');
     if (!fs.existsSync(dbPath)) throw new TroveError('DEDUP_SOURCE_INVALID', `--dedup-from ${dir}: not a crawl directory (no crawl.sqlite)`);
-    const src = new Database(dbPath, { readonly: true, fileMustExist: true });
     let n = 0;
-    try {
-      const rows = src
-        .prepare(
-          `SELECT r.urlkey, r.target_uri, r.ts, r.date, r.status, r.payload_digest, r.record_id, f.path, r.offset, r.length
-           FROM records r JOIN warc_files f ON f.id = r.file_id
-           WHERE r.record_type = 'response' AND r.urlkey IS NOT NULL AND r.target_uri IS NOT NULL AND r.ts IS NOT NULL`,
-        )
-        .raw()
-        .iterate() as Iterable<[string, string, string, string | null, number | null, string | null, string | null, string, number, number]>;
-      let batch: (string | number | null)[][] = [];
-      for (const [urlkey, url, ts, date, status, digest, recordId, file, offset, length] of rows) {
-        batch.push([dir, urlkey, url, ts, date ?? isoFrom14(ts), status, digest, recordId, path.resolve(dir, file), offset, length]);
-        if (batch.length >= BATCH) {
-          this.insertBatch(batch);
-          n += batch.length;
-          batch = [];
-        }
+    let batch: PriorCaptureInsert[] = [];
+    for (const [urlkey, url, ts, date, status, digest, recordId, file, offset, length] of sourceResponses(dbPath)) {
+      batch.push([dir, urlkey, url, ts, date ?? isoFrom14(ts), status, digest, recordId, path.resolve(dir, file), offset, length]);
+      if (batch.length >= BATCH) {
+        this.insertBatch(batch);
+        n += batch.length;
+        batch = [];
       }
-      this.insertBatch(batch);
-      n += batch.length;
-    } finally {
-      src.close();
     }
+    this.insertBatch(batch);
+    n += batch.length;
     return n;
   }
 
   private async loadCdxj(file: string): Promise<number> {
     if (!fs.existsSync(file)) throw new TroveError('DEDUP_SOURCE_INVALID', `--dedup-from ${file}: no such file or directory`);
-    let batch: (string | number | null)[][] = [];
+    let batch: PriorCaptureInsert[] = [];
     let n = 0;
     try {
       // Every line must be CDXJ (blank lines, comments and `!meta` aside): a garbled file or
@@ -130,7 +102,7 @@ export class PriorCaptures {
       }
     } catch (err) {
       // Nothing of a source that failed half-way stays behind to be loaded twice later.
-      this.db.prepare('DELETE FROM prior_captures WHERE source = ?').run(file);
+      this.store.deleteSource(file);
       if (isTroveError(err, 'CDXJ_BAD_LINE')) {
         throw new TroveError('DEDUP_SOURCE_INVALID', `--dedup-from ${err.message}`, { ...err.details, file }, { cause: err });
       }
@@ -143,30 +115,42 @@ export class PriorCaptures {
 
   /** The latest successful earlier capture of a URL (by its SURT key). */
   latest(urlkey: string, url: string): PriorCapture | null {
-    const r = this.latestStmt.get(urlkey) as PriorCapture | undefined;
+    const r = this.store.latest(urlkey);
     return r && r.url === url ? r : null;
   }
 
   /** The earliest earlier capture with this payload digest (optionally of this URL only). */
   byDigest(digest: string, url?: string): PriorCapture | null {
-    return ((url === undefined ? this.digestStmt.get(digest) : this.digestUrlStmt.get(digest, url)) as PriorCapture | undefined) ?? null;
+    return this.store.byDigest(digest, url);
   }
 
-  /** The earlier capture as replay would serve it (headers + decoded body), when its source is a crawl directory. */
-  async served(p: PriorCapture): Promise<{ headers: [string, string][]; body: Buffer; status: number } | null> {
+  /**
+   * The earlier capture's response (archived headers + decoded body), read from that very record
+   * in its crawl directory (not whichever capture replay would choose for its URL and time), or
+   * null when the source is a CDXJ file or the record cannot be read. `maxBytes` 0 reads the
+   * head only.
+   */
+  async served(p: PriorCapture, maxBytes = SERVED_MAX_BYTES): Promise<{ headers: [string, string][]; body: Buffer; status: number } | null> {
     const archive = this.archiveFor(p.source);
     if (!archive) return null;
     try {
-      const r = await replay(archive, { url: p.url, at: p.ts });
-      return r.kind === 'archived' ? { headers: r.headers, body: r.body, status: r.status } : null;
+      const row = this.recordOf(archive, p);
+      const r = row ? await readCapturePayload(archive, row, maxBytes) : null;
+      return r ? { headers: r.headers, body: r.body, status: r.status } : null;
     } catch {
       return null;
     }
   }
 
-  /** If-None-Match / If-Modified-Since from the earlier capture's validators. */
+  /** The source's index row of a prior capture: by record id, else the response of that URL at that time. */
+  private recordOf(archive: Archive, p: PriorCapture): CaptureRow | null {
+    if (p.recordId) return archive.index.byRecordId(p.recordId);
+    return archive.index.findCaptures(p.urlkey).find((c) => c.recordType === 'response' && c.ts === p.ts && c.targetUri === p.url) ?? null;
+  }
+
+  /** If-None-Match / If-Modified-Since from the earlier capture's validators (its head only is read). */
   async conditionalHeaders(p: PriorCapture): Promise<[string, string][]> {
-    const served = await this.served(p);
+    const served = await this.served(p, 0);
     if (!served) return [];
     const out: [string, string][] = [];
     for (const [k, v] of served.headers) {

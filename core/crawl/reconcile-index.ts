@@ -9,7 +9,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type Database from 'better-sqlite3';
 import type { CaptureIndex, RecordRow } from '../archive/capture-index.ts';
 import { importedRow } from '../archive/import-record-row.ts';
 import { openArchiveFile, type WarcRecord } from '../warc/read-records.ts';
@@ -21,7 +20,7 @@ export interface ReconcileResult {
   notes: CrawlNote[];
 }
 
-export async function reconcileIndex(db: Database.Database, captures: CaptureIndex, crawlDir: string, recoveredNames: string[]): Promise<ReconcileResult> {
+export async function reconcileIndex(captures: CaptureIndex, crawlDir: string, recoveredNames: string[]): Promise<ReconcileResult> {
   const result: ReconcileResult = { added: 0, removed: 0, notes: [] };
   const wanted = new Set(recoveredNames);
   for (const f of captures.files()) {
@@ -30,12 +29,12 @@ export async function reconcileIndex(db: Database.Database, captures: CaptureInd
     const final = path.resolve(crawlDir, f.path);
     const abs = fs.existsSync(final) ? final : fs.existsSync(final + '.open') ? final + '.open' : final;
     const size = fs.existsSync(abs) ? fs.statSync(abs).size : 0;
-    const removed = db.prepare('DELETE FROM records WHERE file_id = ? AND offset >= ?').run(f.id, size).changes;
+    const removed = captures.deleteRecordsFrom(f.id, size);
     result.removed += removed;
     if (size === 0) continue;
     // Every record the index does not hold, wherever it sits: after a disk-full pause an orphan
     // group can lie before groups that other slots committed later.
-    const indexed = new Set((db.prepare('SELECT offset FROM records WHERE file_id = ?').all(f.id) as { offset: number }[]).map((r) => r.offset));
+    const indexed = new Set(captures.recordOffsets(f.id));
     const rows: RecordRow[] = [];
     const texts: { index: number; title: string | null; text: string }[] = [];
     // A record's length on disk is final only once the reader has moved past it.
@@ -60,11 +59,11 @@ export async function reconcileIndex(db: Database.Database, captures: CaptureInd
       result.notes.push({ code: 'INDEX_RECONCILE_STOPPED', message: `${f.name}: stopped reconciling at a damaged record (${(err as Error).message})` });
     }
     if (rows.length > 0 || removed > 0) {
-      db.transaction(() => {
+      captures.transaction(() => {
         const ids = captures.addRecords(rows);
         for (const t of texts) captures.addPageText(ids[t.index]!, t.title ?? '', t.text);
         captures.updateFile(f.id, { size });
-      })();
+      });
       result.added += rows.length;
       result.notes.push({ code: 'INDEX_RECONCILED', message: `${f.name}: indexed ${rows.length} records written just before the crash${removed ? `, dropped ${removed} rows past the end of the file` : ''}` });
     }

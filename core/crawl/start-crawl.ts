@@ -118,7 +118,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     const requeued = frontier.recoverInFlight();
     if (requeued > 0) notes.push({ code: 'LEASES_REQUEUED', message: `${requeued} URIs that were in flight were put back in the queue` });
     const captures = createCaptureIndex(db);
-    if (recovered.length > 0) notes.push(...(await reconcileIndex(db, captures, paths.dir, recovered)).notes);
+    if (recovered.length > 0) notes.push(...(await reconcileIndex(captures, paths.dir, recovered)).notes);
     const fileIds = new Map<string, number>();
     for (const f of captures.files()) fileIds.set(f.name, f.id);
     const sealer = new WarcSealer(db);
@@ -233,7 +233,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         reconcile: async () => {
           const current = writer.currentFile ? path.basename(writer.currentFile).replace(/\.open$/, '') : null;
           const names = current ? [current] : [];
-          return (await reconcileIndex(db, captures, paths.dir, names)).notes;
+          return (await reconcileIndex(captures, paths.dir, names)).notes;
         },
         closeFiles: async () => {
           if (closed) return;

@@ -20,7 +20,6 @@ import type { Archive } from '../archive/archive-dir.ts';
 import { mediaType } from '../archive/archive-payload.ts';
 import { TroveError } from '../errors.ts';
 import { replay } from '../replay/replay.ts';
-import { getMeta } from '../storage/meta.ts';
 import { ProgressThrottle } from './export-types.ts';
 import type { ProgressFn } from './export-types.ts';
 import { rewriteCss } from './mirror-css.ts';
@@ -52,35 +51,21 @@ const HTML = new Set(['text/html', 'application/xhtml+xml']);
 const PLAN_FILE = '.trove-mirror-plan.sqlite';
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 
-interface LatestRow {
-  urlkey: string;
-  ts: string;
-  target_uri: string;
-  mime: string | null;
-}
-
-/** The latest 200 capture of each URL key (GET only), in key order, keyset-paged. */
-const LATEST_SQL = `SELECT urlkey, MAX(ts) AS ts, target_uri, mime FROM records
-  WHERE urlkey > ? AND record_type IN ('response', 'revisit', 'resource') AND ts IS NOT NULL AND target_uri IS NOT NULL
-    AND (status = 200 OR (record_type = 'resource' AND status IS NULL)) AND (method IS NULL OR upper(method) = 'GET')
-  GROUP BY urlkey ORDER BY urlkey LIMIT ?`;
-
 export async function exportMirror(archive: Archive, dir: string, opts: MirrorExportOptions = {}): Promise<MirrorExportResult> {
   const progress = new ProgressThrottle(opts.onProgress);
   const root = await prepareFolder(dir);
   const plan = new MirrorPlan(path.join(root, PLAN_FILE));
   const result: MirrorExportResult = { dir: root, files: 0, bytes: 0, rewritten: 0, linksLocal: 0, linksAbsolute: 0, placeholders: 0 };
   try {
-    // Pass 1: a path for every URL.
-    const stmt = archive.db.prepare<[string, number], LatestRow>(LATEST_SQL);
+    // Pass 1: a path for every URL (the latest 200 GET capture of each URL key, in key order).
     let after = '';
     for (;;) {
-      const rows = stmt.all(after, 1000);
+      const rows = archive.index.latestOkCaptures(after, 1000);
       if (rows.length === 0) break;
       after = rows.at(-1)!.urlkey;
       plan.batch(() => {
         for (const r of rows) {
-          const url = URL.parse(r.target_uri);
+          const url = URL.parse(r.targetUri);
           if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || r.urlkey.includes('__wb_method=')) continue;
           plan.add(r.urlkey, url, r.ts, mediaType(r.mime));
         }
@@ -123,7 +108,7 @@ export async function exportMirror(archive: Archive, dir: string, opts: MirrorEx
       if (known === undefined || entryRank(host, f.path) < entryRank(host, known)) hosts.set(host, f.path);
       progress.report('files', result.files, total, result.bytes);
     }
-    const seeds = getMeta<{ seeds?: string[] }>(archive.db, 'settings')?.seeds ?? [];
+    const seeds = archive.meta<{ seeds?: string[] }>('settings')?.seeds ?? [];
     const index = mirrorRootIndex(
       seeds.map((s) => ({ url: s, path: plan.pathFor(s) })).filter((s): s is { url: string; path: string } => s.path !== null),
       [...hosts.entries()].sort((a, b) => a[0].localeCompare(b[0])).map(([host, p]) => ({ host, path: p })),

@@ -36,11 +36,10 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { KeyObject } from 'node:crypto';
-import { fixityStillHolds, recordedFixity } from '../archive/file-fixity.ts';
+import { fixityStillHolds } from '../archive/file-fixity.ts';
 import { TroveError } from '../errors.ts';
 import type { Archive } from '../archive/archive-dir.ts';
 import { TROVE_VERSION } from '../api/settings.ts';
-import { getMeta } from '../storage/meta.ts';
 import { archiveWarcs, totalWarcBytes } from './archive-warcs.ts';
 import { captureCdxjLines, countCaptureRows } from './capture-cdxj.ts';
 import { sortLines } from './external-sort.ts';
@@ -127,7 +126,7 @@ export async function exportWacz(archive: Archive, out: string, opts: WaczExport
           yield c;
         }
       })();
-      const recorded = recordedFixity(archive.db, w.fileId);
+      const recorded = archive.index.fixity(w.fileId);
       const trusted = !opts.verifyFixity && recorded && fixityStillHolds(recorded, await fsp.stat(w.source), w.size) ? recorded : null;
       const entry = await zip.addStream(`archive/${w.name}`, counted, { size: w.size, ...(trusted ? { known: trusted } : {}) });
       if (trusted) {
@@ -161,7 +160,7 @@ export async function exportWacz(archive: Archive, out: string, opts: WaczExport
     await zip.addBuffer('indexes/index.idx', Buffer.from(blocks.idxText(), 'utf8'), { compress: true });
 
     // 3. Pages.
-    const settings = getMeta<{ name?: string; seeds?: string[] }>(archive.db, 'settings');
+    const settings = archive.meta<{ name?: string; seeds?: string[] }>('settings');
     const pageTotal = countPages(archive);
     let pages = 0;
     const pageChunks = (async function* () {

@@ -22,7 +22,6 @@ import type { Archive } from '../archive/archive-dir.ts';
 import { resolveRevisit } from '../archive/archive-revisit.ts';
 import { TROVE_VERSION } from '../api/settings.ts';
 import { TroveError } from '../errors.ts';
-import { getMeta } from '../storage/meta.ts';
 import { buildRecordHeader, warcFields } from '../warc/record-header.ts';
 import { prepareRecord } from '../warc/write-record-input.ts';
 import { writeRecordAt } from '../warc/write-record.ts';
@@ -144,7 +143,7 @@ async function writeAll(fh: FileHandle, b: Buffer, position: number): Promise<vo
 
 /** The subset's own warcinfo: who made it, from which archive, with which filter. */
 function warcinfoRecord(archive: Archive, filename: string, filter: WarcSubsetFilter, now: Date): { id: string; bytes: RecordBytes } {
-  const settings = getMeta<{ name?: string }>(archive.db, 'settings');
+  const settings = archive.meta<{ name?: string }>('settings');
   const chosen = (['urlPrefix', 'host', 'from', 'to', 'mime'] as const).filter((k) => filter[k]).map((k) => `${k}=${filter[k]}`);
   const fields: Record<string, string> = {
     software: `Trove/${TROVE_VERSION} (Node.js ${process.version})`,

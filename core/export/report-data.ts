@@ -18,7 +18,6 @@ import readline from 'node:readline';
 import type { Archive } from '../archive/archive-dir.ts';
 import { mediaType } from '../archive/archive-payload.ts';
 import { surtKey } from '../scope/surt.ts';
-import { getMeta } from '../storage/meta.ts';
 
 export interface ReportSummary {
   archive: string;
@@ -82,17 +81,9 @@ export interface ReportData {
   scopeRejections: { rule: string; count: number }[];
 }
 
-interface CaptureRowLite {
-  id: number;
-  record_type: string;
-  target_uri: string | null;
-  ts: string | null;
-  status: number | null;
-  mime: string | null;
-  content_length: number | null;
-}
-
 const ROBOTS_PRECLUDED = -9998;
+/** Rows read per keyset page. */
+const PAGE = 2000;
 
 function hostOf(url: string | null): string {
   if (!url) return '-';
@@ -112,7 +103,6 @@ function hostRow(hosts: Map<string, HostRow>, host: string): HostRow {
 }
 
 export async function gatherReport(archive: Archive, onRow?: () => void): Promise<ReportData> {
-  const db = archive.db;
   const hosts = new Map<string, HostRow>();
   const mimes = new Map<string, { mime: string; urls: number; bytes: number }>();
   const statuses = new Map<number, number>();
@@ -147,28 +137,24 @@ export async function gatherReport(archive: Archive, onRow?: () => void): Promis
   };
 
   // Captures: one per fetched URI.
-  const page = db.prepare<[number], CaptureRowLite>(
-    `SELECT id, record_type, target_uri, ts, status, mime, content_length FROM records
-     WHERE id > ? AND record_type IN ('response', 'revisit', 'resource') ORDER BY id LIMIT 2000`,
-  );
   for (let after = 0; ; ) {
-    const rows = page.all(after);
+    const rows = archive.index.reportCaptures(after, PAGE);
     if (rows.length === 0) break;
     after = rows.at(-1)!.id;
     for (const r of rows) {
       onRow?.();
-      const h = hostRow(hosts, hostOf(r.target_uri));
-      const bytes = r.content_length ?? 0;
+      const h = hostRow(hosts, hostOf(r.targetUri));
+      const bytes = r.contentLength ?? 0;
       h.urls++;
       h.bytes += bytes;
       s.successes++;
       s.totalBytes += bytes;
-      if (r.record_type === 'revisit' && r.status === 304) {
+      if (r.recordType === 'revisit' && r.status === 304) {
         h.notModifiedUrls++;
         h.notModifiedBytes += bytes;
         s.notModifiedUris++;
         s.notModifiedBytes += bytes;
-      } else if (r.record_type === 'revisit') {
+      } else if (r.recordType === 'revisit') {
         h.dupUrls++;
         h.dupBytes += bytes;
         s.duplicateUris++;
@@ -179,7 +165,7 @@ export async function gatherReport(archive: Archive, onRow?: () => void): Promis
         s.novelUris++;
         s.novelBytes += bytes;
       }
-      const mime = (r.record_type === 'revisit' && r.mime === 'warc/revisit' ? null : mediaType(r.mime)) ?? 'unknown';
+      const mime = (r.recordType === 'revisit' && r.mime === 'warc/revisit' ? null : mediaType(r.mime)) ?? 'unknown';
       const m = mimes.get(mime) ?? { mime, urls: 0, bytes: 0 };
       m.urls++;
       m.bytes += bytes;
@@ -193,24 +179,23 @@ export async function gatherReport(archive: Archive, onRow?: () => void): Promis
   }
 
   // The frontier: failures (negative outcomes), robots exclusions, what is left.
-  const failures = db.prepare<[number], { id: number; url: string; status: number; state: number }>(
-    'SELECT id, url, status, state FROM uris WHERE id > ? AND (state < 3 OR status <= 0) ORDER BY id LIMIT 2000',
-  );
   for (let after = 0; ; ) {
-    const rows = failures.all(after);
+    const rows = archive.frontier.unfinishedOrFailed(after, PAGE);
     if (rows.length === 0) break;
     after = rows.at(-1)!.id;
     for (const r of rows) {
       onRow?.();
       const h = hostRow(hosts, hostOf(r.url));
-      if (r.state < 3) {
+      if (!r.finished) {
         h.remaining++;
         s.queued++;
         continue;
       }
-      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+      // Finished with a failure: its status is the (negative) outcome code.
+      const status = r.status ?? 0;
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
       s.failures++;
-      if (r.status === ROBOTS_PRECLUDED) {
+      if (status === ROBOTS_PRECLUDED) {
         h.robots++;
         s.robotsPrecluded++;
       }
@@ -219,19 +204,19 @@ export async function gatherReport(archive: Archive, onRow?: () => void): Promis
   s.urisProcessed = s.successes + s.failures;
 
   // Seeds and crawl state.
-  const settings = getMeta<{ name?: string; seeds?: string[] }>(db, 'settings');
-  const state = getMeta<{ state?: string; reason?: string }>(db, 'lastState');
-  const createdAt = getMeta<number>(db, 'createdAt');
+  const settings = archive.meta<{ name?: string; seeds?: string[] }>('settings');
+  const state = archive.meta<{ state?: string; reason?: string }>('lastState');
+  const createdAt = archive.meta<number>('createdAt');
   s.crawlName = settings?.name ?? null;
   s.state = state?.state ?? null;
   s.finishReason = state?.reason ?? null;
   s.created = typeof createdAt === 'number' ? new Date(createdAt).toISOString() : null;
-  s.elapsedMs = getMeta<number>(db, 'elapsedMs') ?? null;
+  s.elapsedMs = archive.meta<number>('elapsedMs') ?? null;
   const seeds = seedRows(archive, settings?.seeds ?? []);
   s.seeds = seeds.length;
   s.seedsCrawled = seeds.filter((x) => x.crawled).length;
 
-  s.pages = (db.prepare('SELECT COUNT(*) AS n FROM records WHERE page = 1').get() as { n: number }).n;
+  s.pages = archive.index.countPages();
   for (const f of archive.index.files()) {
     s.warcFiles++;
     s.warcBytes += f.size ?? 0;
@@ -254,14 +239,13 @@ export async function gatherReport(archive: Archive, onRow?: () => void): Promis
 
 /** Each seed's outcome from the frontier, and where it redirected to. */
 function seedRows(archive: Archive, seeds: string[]): SeedRow[] {
-  const rows = archive.db.prepare<[], { id: number; url: string; status: number | null; state: number }>('SELECT id, url, status, state FROM uris WHERE seed = 1 ORDER BY id').all();
+  const rows = archive.frontier.seeds();
   const byKey = new Map(rows.map((r) => [surtKey(r.url), r]));
-  const redirect = archive.db.prepare<[string], { url: string }>(`SELECT url FROM uris WHERE via = ? AND hops_path LIKE '%R' ORDER BY id LIMIT 1`);
   return seeds.map((seed) => {
     const r = rows.find((x) => x.url === seed) ?? byKey.get(surtKey(seed));
-    const status = r && r.state === 3 ? r.status : null;
+    const status = r && r.finished ? r.status : null;
     const crawled = status !== null && status > 0;
-    const to = r && status !== null && status >= 300 && status < 400 ? (redirect.get(r.url)?.url ?? null) : null;
+    const to = r && status !== null && status >= 300 && status < 400 ? archive.frontier.redirectFrom(r.url) : null;
     return { seed, status, crawled, redirect: to };
   });
 }

@@ -9,11 +9,9 @@
  * Trove: response, request, metadata; warcio and wget: request, response). A sibling written
  * further away than that is not found. Captures are read in keyset pages, so memory is flat.
  */
-import type Database from 'better-sqlite3';
 import type { Archive } from '../archive/archive-dir.ts';
 import type { CaptureDbRow } from '../archive/capture-statements.ts';
-import { filterClause, SELECT_RECORD } from '../archive/record-query-sql.ts';
-import type { WhereClause } from '../archive/record-query-sql.ts';
+import { RecordSubset } from '../archive/record-subset.ts';
 import type { RecordFilter } from '../api/archive-types.ts';
 import { TroveError } from '../errors.ts';
 
@@ -37,13 +35,7 @@ const PAGE = 500;
 export type RecordDbRow = CaptureDbRow;
 
 export class SubsetSelection {
-  readonly #db: Database.Database;
-  readonly #where: WhereClause;
-  readonly #page: Database.Statement;
-  readonly #count: Database.Statement;
-  readonly #inSubset: Database.Statement;
-  readonly #after: Database.Statement;
-  readonly #before: Database.Statement;
+  readonly #records: RecordSubset;
 
   constructor(archive: Archive, filter: WarcSubsetFilter) {
     for (const k of ['from', 'to'] as const) {
@@ -58,29 +50,23 @@ export class SubsetSelection {
     if (filter.from) f.from = filter.from;
     if (filter.to) f.to = filter.to;
     if (filter.mime) f.mime = filter.mime;
-    this.#db = archive.db;
-    this.#where = filterClause(f);
-    this.#page = this.#db.prepare(`${SELECT_RECORD} WHERE r.id > ? AND ${this.#where.sql} ORDER BY r.id LIMIT ?`);
-    this.#count = this.#db.prepare(`SELECT COUNT(*) AS n FROM records r WHERE ${this.#where.sql}`);
-    this.#inSubset = this.#db.prepare(`SELECT 1 AS yes FROM records r WHERE r.id = ? AND ${this.#where.sql}`);
-    this.#after = this.#db.prepare(`${SELECT_RECORD} WHERE r.file_id = ? AND r.offset > ? ORDER BY r.offset LIMIT ${NEIGHBOURS}`);
-    this.#before = this.#db.prepare(`${SELECT_RECORD} WHERE r.file_id = ? AND r.offset < ? ORDER BY r.offset DESC LIMIT ${NEIGHBOURS}`);
+    this.#records = new RecordSubset(archive, f);
   }
 
   count(): number {
-    return (this.#count.get(...this.#where.params) as { n: number }).n;
+    return this.#records.count();
   }
 
   /** Is this record (by records.id) one of the captures the filter picks? */
   includes(id: number): boolean {
-    return this.#inSubset.get(id, ...this.#where.params) !== undefined;
+    return this.#records.includes(id);
   }
 
   /** The chosen captures, oldest row first. */
   *captures(): Generator<RecordDbRow> {
     let after = 0;
     for (;;) {
-      const rows = this.#page.all(after, ...this.#where.params, PAGE) as RecordDbRow[];
+      const rows = this.#records.page(after, PAGE);
       if (rows.length === 0) return;
       after = rows.at(-1)!.id;
       yield* rows;
@@ -89,10 +75,8 @@ export class SubsetSelection {
 
   /** The capture and its request/metadata records, in file order. */
   group(capture: RecordDbRow): RecordDbRow[] {
-    const near = [
-      ...(this.#before.all(capture.file_id, capture.offset) as RecordDbRow[]),
-      ...(this.#after.all(capture.file_id, capture.offset) as RecordDbRow[]),
-    ];
+    const { before, after } = this.#records.neighbours(capture.file_id, capture.offset, NEIGHBOURS);
+    const near = [...before, ...after];
     const siblings = near.filter(
       (r) =>
         SIBLING_TYPES.has(r.record_type) &&

@@ -1,8 +1,10 @@
 /**
- * Read-only views of the frontier for the monitor, beside the statements the crawl writes with
- * (frontier-statements.ts): a queue's URIs in the order they will be claimed, paged, and the
- * queued URIs an exclusion pattern would match. They run on a reader's own connection (WAL), so
- * they never wait for, nor hold up, the crawl worker's transactions.
+ * Read-only views of the frontier for the monitor and for reports, beside the statements the
+ * crawl writes with (frontier-statements.ts): a queue's URIs in the order they will be claimed,
+ * paged; the queued URIs an exclusion pattern would match; and what a crawl report counts (URIs
+ * not finished or failed, the seeds, where a seed redirected). They run on a reader's own
+ * connection (WAL), so they never wait for, nor hold up, the crawl worker's transactions. An
+ * archive made only by imports has the same (empty) tables, so every view answers "nothing".
  */
 import type Database from 'better-sqlite3';
 import type { MatchSample, QueuedPage, QueuedUri } from '../api/app-types.ts';
@@ -19,6 +21,64 @@ interface Row {
 }
 
 const COLS = 'id, url, hops_path, via, directive, not_before, attempts';
+
+/** A URI a report counts: still to do (`finished` false), or finished with a failure (status <= 0). */
+export interface ReportUri {
+  id: number;
+  url: string;
+  /** Final outcome once finished (or the last attempt's while waiting). */
+  status: number | null;
+  finished: boolean;
+}
+
+/** A seed's row: its outcome, once finished. */
+export interface SeedUri {
+  id: number;
+  url: string;
+  status: number | null;
+  finished: boolean;
+}
+
+/** The frontier as readers see it: the monitor's queue pages and previews, a report's figures. */
+export interface FrontierView {
+  queuedPage(queue: string, limit: number, after: string | null): QueuedPage;
+  queuedMatching(re: RegExp, samples: number, cap?: number): MatchSample;
+  /** URIs not yet finished, or finished with a failure (status <= 0), with id > `after`, in id order. */
+  unfinishedOrFailed(after: number, limit: number): ReportUri[];
+  /** The seeds, in discovery order. */
+  seeds(): SeedUri[];
+  /** The URL a redirect from `url` was scheduled to (the first URI discovered from it by an R hop), or null. */
+  redirectFrom(url: string): string | null;
+}
+
+export function createFrontierView(db: Database.Database): FrontierView {
+  let report: ReturnType<typeof reportStatements> | null = null;
+  const st = () => (report ??= reportStatements(db));
+  const uri = (r: { id: number; url: string; status: number | null; state: number }) => ({
+    id: r.id,
+    url: r.url,
+    status: r.status,
+    finished: r.state === UriState.FINISHED,
+  });
+  return {
+    queuedPage: (queue, limit, after) => queuedPage(db, queue, limit, after),
+    queuedMatching: (re, samples, cap) => queuedMatching(db, re, samples, cap),
+    unfinishedOrFailed: (after, limit) => st().unfinishedOrFailed.all(after, limit).map(uri),
+    seeds: () => st().seeds.all().map(uri),
+    redirectFrom: (url) => st().redirectFrom.get(url) ?? null,
+  };
+}
+
+function reportStatements(db: Database.Database) {
+  type UriRow = { id: number; url: string; status: number | null; state: number };
+  return {
+    unfinishedOrFailed: db.prepare<[number, number], UriRow>(
+      `SELECT id, url, status, state FROM uris WHERE id > ? AND (state < ${UriState.FINISHED} OR status <= 0) ORDER BY id LIMIT ?`,
+    ),
+    seeds: db.prepare<[], UriRow>('SELECT id, url, status, state FROM uris WHERE seed = 1 ORDER BY id'),
+    redirectFrom: db.prepare<[string], string>(`SELECT url FROM uris WHERE via = ? AND hops_path LIKE '%R' ORDER BY id LIMIT 1`).pluck(),
+  };
+}
 
 /**
  * One page of a queue: first its pending URIs in claim order (directive, then discovery; through

@@ -8,9 +8,9 @@
  * 2. No usable exact capture: fuzzy candidates sharing the URL up to `?` (fuzzy-match.ts).
  * 3. Nothing: the caller answers "not archived", never the live web.
  */
-import type Database from 'better-sqlite3';
 import type { Archive } from '../archive/archive-dir.ts';
 import type { CaptureRow } from '../archive/capture-index.ts';
+import type { FuzzyCandidate } from '../archive/capture-scans.ts';
 import { resolveRevisit } from '../archive/archive-revisit.ts';
 import { readStoredPayload } from '../archive/archive-payload.ts';
 import { padTimestamp, timestampSeconds } from '../archive/capture-timestamp.ts';
@@ -131,43 +131,10 @@ async function chooseExact(archive: Archive, t: Target, at: string | undefined):
   return fallback;
 }
 
-interface LightRow {
-  id: number;
-  urlkey: string;
-  ts: string | null;
-  url: string | null;
-}
-
-const statements = new WeakMap<Database.Database, { fuzzy: Database.Statement; hostPages: Database.Statement }>();
-
-function prepared(db: Database.Database) {
-  let s = statements.get(db);
-  if (!s) {
-    s = {
-      // Two index range reads on (urlkey, ts): the URL without query, and every `URL?…` key.
-      // `+` keeps SQLite from trading the urlkey index for the type or ts index.
-      fuzzy: db.prepare(
-        `SELECT id, urlkey, ts, target_uri AS url FROM records
-         WHERE urlkey = ? AND +record_type IN ('response', 'revisit', 'resource')
-         UNION ALL
-         SELECT * FROM (SELECT id, urlkey, ts, target_uri AS url FROM records
-           WHERE urlkey >= ? AND urlkey < ? AND +record_type IN ('response', 'revisit', 'resource') LIMIT ${MAX_FUZZY_CANDIDATES})`,
-      ),
-      hostPages: db.prepare(
-        `SELECT target_uri AS url, ts FROM records
-         WHERE urlkey >= ? AND urlkey < ? AND +page = 1 LIMIT 5`,
-      ),
-    };
-    statements.set(db, s);
-  }
-  return s;
-}
-
 async function chooseFuzzy(archive: Archive, t: Target): Promise<Choice | NoChoice> {
-  const st = prepared(archive.db);
   const baseKey = surtKey(withoutQuery(t.url));
   const post = t.method !== 'GET';
-  const rows = (st.fuzzy.all(baseKey, `${baseKey}?`, prefixEnd(`${baseKey}?`)) as LightRow[]).filter(
+  const rows = archive.index.fuzzyCandidates(baseKey, MAX_FUZZY_CANDIDATES).filter(
     (r) => r.urlkey !== t.key && r.urlkey.includes('__wb_method=') === post,
   );
   const staticFile = isStaticFile(t.url);
@@ -192,7 +159,7 @@ async function chooseFuzzy(archive: Archive, t: Target): Promise<Choice | NoChoi
 }
 
 /** A few captures to suggest on the "not archived" page. */
-function nearby(archive: Archive, t: Target, rows: LightRow[]): NearbyCapture[] {
+function nearby(archive: Archive, t: Target, rows: FuzzyCandidate[]): NearbyCapture[] {
   const out: NearbyCapture[] = [];
   for (const r of [...rows].sort((a, b) => distance(t, a) - distance(t, b))) {
     if (out.length >= 5) break;
@@ -206,7 +173,7 @@ function nearby(archive: Archive, t: Target, rows: LightRow[]): NearbyCapture[] 
     return out;
   }
   const h = `${surtHost(host)})`;
-  for (const r of prepared(archive.db).hostPages.all(h, prefixEnd(h)) as { url: string | null; ts: string | null }[]) {
+  for (const r of archive.index.pagesInKeyRange(h, prefixEnd(h), 5)) {
     if (r.url && r.ts) out.push({ url: r.url, ts: r.ts });
   }
   return out;

@@ -9,7 +9,8 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'pro
 /** Fields about the stored bytes: replay serves the body de-chunked and decoded. */
 const STORED_FORM = new Set(['transfer-encoding', 'content-encoding', 'content-length']);
 
-export function replayHeaders(archived: readonly [string, string][], bodyLength: number): [string, string][] {
+/** `bodyLength` null: the length is not known (a HEAD-like answer that did not decode the body); no Content-Length is added. */
+export function replayHeaders(archived: readonly [string, string][], bodyLength: number | null): [string, string][] {
   const named = new Set<string>();
   for (const [k, v] of archived) {
     if (k.toLowerCase() === 'connection') for (const t of v.split(',')) named.add(t.trim().toLowerCase());
@@ -20,7 +21,7 @@ export function replayHeaders(archived: readonly [string, string][], bodyLength:
     if (HOP_BY_HOP.has(lower) || STORED_FORM.has(lower) || named.has(lower)) continue;
     out.push([k, v]);
   }
-  out.push(['Content-Length', String(bodyLength)]);
+  if (bodyLength !== null) out.push(['Content-Length', String(bodyLength)]);
   return out;
 }
 

@@ -48,6 +48,16 @@ export interface ReplayResponse {
   truncated?: boolean;
 }
 
+/** What `replayHead` answers: a ReplayResponse without its body (see replay.ts). */
+export interface ReplayHead extends Omit<ReplayResponse, 'body' | 'truncated'> {
+  /**
+   * Size of the body replay would serve (also the headers' Content-Length), or null when the
+   * stored body is chunked or content-encoded: then only decoding it tells, and there is no
+   * Content-Length among the headers.
+   */
+  bodyBytes: number | null;
+}
+
 export interface NearbyCapture {
   url: string;
   ts: string;

@@ -12,33 +12,78 @@
 import type { Archive } from '../archive/archive-dir.ts';
 import type { CaptureRow } from '../archive/capture-index.ts';
 import { decodePayload, readStoredPayload } from '../archive/archive-payload.ts';
+import { httpHeader, isChunked } from '../warc/http-parse.ts';
 import type { HttpHead } from '../warc/http-parse.ts';
 import { readRecordAt } from '../warc/read-records.ts';
+import type { WarcRecord } from '../warc/read-records.ts';
 import { chooseCapture } from './choose-capture.ts';
 import type { Choice } from './choose-capture.ts';
 import { jsonpCallback, renameJsonpCallback } from './fuzzy-match.ts';
 import { headerOf, parseRange, replayHeaders } from './replay-headers.ts';
-import type { CaptureRef, NotArchived, ReplayRequest, ReplayResponse } from './replay-types.ts';
+import type { CaptureRef, NearbyCapture, NotArchived, ReplayHead, ReplayRequest, ReplayResponse } from './replay-types.ts';
 
-export type { CaptureRef, NotArchived, ReplayRequest, ReplayResponse, ReplayResult } from './replay-types.ts';
+export type { CaptureRef, NotArchived, ReplayHead, ReplayRequest, ReplayResponse, ReplayResult } from './replay-types.ts';
 
 /** Stored payload bytes read for one response, and decoded bytes handed out (generous: video). */
 export const REPLAY_MAX_STORED = 256 << 20;
 export const REPLAY_MAX_BODY = 256 << 20;
 
 export async function replay(archive: Archive, req: ReplayRequest): Promise<ReplayResponse | NotArchived> {
+  const { url, choice } = await choose(archive, req);
+  return 'capture' in choice ? serve(archive, req, url, choice) : notArchived(req, url, choice.nearest);
+}
+
+/**
+ * What `replay` would answer, without the body: the capture chosen, status and headers, from
+ * the index and the records' WARC and HTTP heads only. The payload is never read or decoded, so
+ * the answer costs the same for a 10 GB video as for a small page, and a record whose body is
+ * damaged still gets one. `bodyBytes` is the size replay would serve when the stored body is
+ * served as is; null when it is chunked or content-encoded (its decoded size is known only by
+ * decoding it).
+ */
+export async function replayHead(archive: Archive, req: ReplayRequest): Promise<ReplayHead | NotArchived> {
+  const { url, choice } = await choose(archive, req);
+  if (!('capture' in choice)) return notArchived(req, url, choice.nearest);
+  const { capture, payload } = choice;
+  const payloadRecord = await readRecordAt(archive.resolveFile(payload), payload.offset, payload.length);
+  const stored = await readStoredPayload(payloadRecord, 0);
+  const head = await servedHead(archive, choice, stored.http);
+  const bodyBytes = payload.recordType === 'revisit' ? 0 : servedSizeUndecoded(payloadRecord, stored.http, url, capture);
+  const answer: ReplayHead = { kind: 'archived', ...statusAndHeaders(head, payloadRecord, bodyBytes), bodyBytes, capture: ref(capture) };
+  if (payload.id !== capture.id) answer.payloadFrom = ref(payload);
+  if (choice.fuzzy) answer.fuzzy = choice.fuzzy;
+  return answer;
+}
+
+async function choose(archive: Archive, req: ReplayRequest) {
   const hash = req.url.indexOf('#');
   const url = hash < 0 ? req.url : req.url.slice(0, hash);
-  const choice = await chooseCapture(archive, url, req.at, req.method);
-  if (!('capture' in choice)) {
-    return {
-      kind: 'not-archived',
-      url,
-      ...(req.at !== undefined ? { at: req.at } : {}),
-      ...(choice.nearest.length > 0 ? { nearest: choice.nearest } : {}),
-    };
-  }
-  return serve(archive, req, url, choice);
+  return { url, choice: await chooseCapture(archive, url, req.at, req.method) };
+}
+
+function notArchived(req: ReplayRequest, url: string, nearest: NearbyCapture[]): NotArchived {
+  return {
+    kind: 'not-archived',
+    url,
+    ...(req.at !== undefined ? { at: req.at } : {}),
+    ...(nearest.length > 0 ? { nearest } : {}),
+  };
+}
+
+/**
+ * The decoded body's size when it can be known without reading it: the stored payload is served
+ * as is when it is neither chunked nor content-encoded (and a JSONP callback is not renamed),
+ * up to the replay caps. Null otherwise.
+ */
+function servedSizeUndecoded(record: WarcRecord, http: HttpHead | null, url: string, capture: CaptureRow): number | null {
+  if (http && isChunked(http)) return null;
+  const encoding = http ? httpHeader(http, 'content-encoding')?.trim().toLowerCase() : undefined;
+  if (encoding && encoding !== 'identity') return null;
+  const wanted = jsonpCallback(url);
+  const archived = jsonpCallback(capture.targetUri ?? '');
+  if (wanted && archived && wanted !== archived) return null;
+  const stored = Math.max(0, record.contentLength - (http?.headLength ?? 0));
+  return Math.min(stored, REPLAY_MAX_STORED, REPLAY_MAX_BODY);
 }
 
 function ref(row: CaptureRow): CaptureRef {
@@ -54,11 +99,7 @@ async function serve(archive: Archive, req: ReplayRequest, url: string, choice: 
       ? { ...(await readStoredPayload(payloadRecord, 0)), stored: Buffer.alloc(0), cut: false }
       : await readStoredPayload(payloadRecord, REPLAY_MAX_STORED);
 
-  let head: HttpHead | null = stored.http;
-  if (capture.id !== payload.id) {
-    const revisit = await readStoredPayload(await readRecordAt(archive.resolveFile(capture), capture.offset, capture.length), 0);
-    if (revisit.http?.kind === 'response' && revisit.http.status !== 304) head = revisit.http;
-  }
+  const head = await servedHead(archive, choice, stored.http);
 
   // The body is decoded as the stored bytes were encoded: by the payload record's own head.
   const decoded = decodePayload(stored.stored, stored.http, REPLAY_MAX_BODY, stored.cut);
@@ -67,23 +108,9 @@ async function serve(archive: Archive, req: ReplayRequest, url: string, choice: 
   const archivedCallback = jsonpCallback(capture.targetUri ?? '');
   if (wantedCallback && archivedCallback) body = renameJsonpCallback(body, archivedCallback, wantedCallback);
 
-  let status = 200;
-  let statusText = 'OK';
-  let archived: [string, string][];
-  if (head?.kind === 'response') {
-    status = head.status ?? 200;
-    statusText = head.statusText ?? '';
-    archived = head.headers;
-  } else {
-    // A resource record (or a response with no HTTP head): the block is the body.
-    archived = [['Content-Type', payloadRecord.get('Content-Type') ?? 'application/octet-stream']];
-  }
-
   const response: ReplayResponse = {
     kind: 'archived',
-    status,
-    statusText,
-    headers: replayHeaders(archived, body.length),
+    ...statusAndHeaders(head, payloadRecord, body.length),
     body,
     capture: ref(capture),
   };
@@ -93,6 +120,25 @@ async function serve(archive: Archive, req: ReplayRequest, url: string, choice: 
   applyRange(response, req);
   if ((req.method ?? 'GET').toUpperCase() === 'HEAD') response.body = Buffer.alloc(0);
   return response;
+}
+
+/**
+ * The HTTP head replay answers with: a revisit's own response head (its status and headers are
+ * the capture's), unless it has none or says 304 Not Modified; else the payload record's head.
+ */
+async function servedHead(archive: Archive, choice: Choice, payloadHead: HttpHead | null): Promise<HttpHead | null> {
+  const { capture, payload } = choice;
+  if (capture.id === payload.id) return payloadHead;
+  const revisit = await readStoredPayload(await readRecordAt(archive.resolveFile(capture), capture.offset, capture.length), 0);
+  return revisit.http?.kind === 'response' && revisit.http.status !== 304 ? revisit.http : payloadHead;
+}
+
+function statusAndHeaders(head: HttpHead | null, payloadRecord: WarcRecord, bodyLength: number | null): { status: number; statusText: string; headers: [string, string][] } {
+  if (head?.kind === 'response') {
+    return { status: head.status ?? 200, statusText: head.statusText ?? '', headers: replayHeaders(head.headers, bodyLength) };
+  }
+  // A resource record (or a response with no HTTP head): the block is the body.
+  return { status: 200, statusText: 'OK', headers: replayHeaders([['Content-Type', payloadRecord.get('Content-Type') ?? 'application/octet-stream']], bodyLength) };
 }
 
 /** Honour a single `Range: bytes=` on a 200 (media elements seek with ranges). */

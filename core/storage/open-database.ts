@@ -97,6 +97,20 @@ export function closeDatabase(db: Database.Database): void {
   db.close();
 }
 
+/**
+ * Fold the WAL into the database file and truncate it to nothing. True when every frame was
+ * copied (no reader held it back); false when a reader was in the way or the write failed (a
+ * full disk cannot grow the database).
+ */
+export function checkpointWal(db: Database.Database): boolean {
+  try {
+    const [row] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    return row?.busy === 0;
+  } catch {
+    return false;
+  }
+}
+
 function checkVersionForReading(db: Database.Database, file: string): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   const latest = schemaVersion();

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openArchive } from '../../core/archive/archive-dir.ts';
+import { databaseOf, openArchive } from '../../core/archive/archive-dir.ts';
 import { IMPORT_LOCK_FILE, importIntoArchive } from '../../core/archive/import-warc.ts';
 import { tryLock } from '../../core/storage/owner-lock.ts';
 import { WarcWriter } from '../../core/warc/warc-writer.ts';
@@ -103,7 +103,7 @@ describe('two imports into one archive', () => {
     const dir = path.join(tempDir(), 'arch');
     const archive = openArchive(dir);
     // A short busy_timeout on this connection; the 30 s default is what the CLI and the app get.
-    archive.db.pragma('busy_timeout = 50');
+    databaseOf(archive).pragma('busy_timeout = 50');
     const other = new Database(path.join(dir, 'crawl.sqlite'));
     other.exec('BEGIN IMMEDIATE');
     try {

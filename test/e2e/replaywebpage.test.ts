@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Frame, Page } from 'playwright-core';
-import { openArchive } from '../../core/archive/archive-dir.ts';
+import { databaseOf, openArchive } from '../../core/archive/archive-dir.ts';
 import { importFiles } from '../../core/archive/import-warc.ts';
 import { exportWacz } from '../../core/export/export-wacz.ts';
 import { loadSigningKey } from '../../core/archive/wacz-sign.ts';
@@ -69,7 +69,7 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
     const add = async (name: string, file: string) => variants.push({ name, file, pages: await pagesOf(file) });
     const archive = openArchive(c.dir, { create: false });
     try {
-      crawledPages = (archive.db.prepare('SELECT target_uri FROM records WHERE page = 1').all() as { target_uri: string }[]).map((r) => r.target_uri).sort();
+      crawledPages = (databaseOf(archive).prepare('SELECT target_uri FROM records WHERE page = 1').all() as { target_uri: string }[]).map((r) => r.target_uri).sort();
       await exportWacz(archive, path.join(c.out, 'small.wacz'));
       await add('small', path.join(c.out, 'small.wacz'));
       // The layout of a large archive: many ZipNum blocks, found through index.idx.

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openArchive } from '../../core/archive/archive-dir.ts';
+import { databaseOf, openArchive } from '../../core/archive/archive-dir.ts';
 import type { Archive } from '../../core/archive/archive-dir.ts';
 import { recordedFixity } from '../../core/archive/file-fixity.ts';
 import { importFiles } from '../../core/archive/import-warc.ts';
@@ -53,7 +53,7 @@ describe('WARC fixity recorded at capture and used by the WACZ export', () => {
       expect(files.length).toBeGreaterThan(0);
       for (const f of files) {
         const bytes = fs.readFileSync(path.join(c.dir, f.path));
-        const fx = recordedFixity(a.db, f.id);
+        const fx = recordedFixity(databaseOf(a), f.id);
         expect(fx, f.path).not.toBeNull();
         expect(fx!.sha256).toBe(sha256(bytes));
         expect(fx!.crc32).toBe(crc32(bytes));
@@ -137,11 +137,11 @@ describe('WARC fixity recorded at capture and used by the WACZ export', () => {
   });
 
   it('a crawl stopped before its WARCs were sealed seals them when it runs again', async () => {
-    await withArchive((a) => a.db.prepare('DELETE FROM file_fixity').run());
+    await withArchive((a) => databaseOf(a).prepare('DELETE FROM file_fixity').run());
     const crawl = await resumeCrawl(c.dir);
     await crawl.finished();
     await withArchive((a) => {
-      for (const f of a.index.files()) expect(recordedFixity(a.db, f.id), f.path).not.toBeNull();
+      for (const f of a.index.files()) expect(recordedFixity(databaseOf(a), f.id), f.path).not.toBeNull();
     });
   });
 
@@ -157,7 +157,7 @@ describe('WARC fixity recorded at capture and used by the WACZ export', () => {
       const files = imported.index.files();
       expect(files.length).toBe(warcs.length * 2);
       for (const f of files) {
-        const fx = recordedFixity(imported.db, f.id);
+        const fx = recordedFixity(databaseOf(imported), f.id);
         expect(fx, f.path).not.toBeNull();
         if (f.path.includes('.wacz!/')) expect(`sha256:${fx!.sha256}`).toBe(hashes.get(f.path.split('!/')[1]!));
         else expect(fx!.sha256).toBe(sha256(fs.readFileSync(f.path)));

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openArchive } from '../../core/archive/archive-dir.ts';
+import { databaseOf, openArchive } from '../../core/archive/archive-dir.ts';
 import type { Archive } from '../../core/archive/archive-dir.ts';
 import { exportMirror } from '../../core/export/export-mirror.ts';
 import type { MirrorExportResult } from '../../core/export/export-mirror.ts';
@@ -120,7 +120,7 @@ describe('mirror export', () => {
 
   it('no absolute link points at a URL the mirror holds', () => {
     const mirrored = new Set<string>();
-    for (const r of archive.db.prepare(`SELECT target_uri FROM records WHERE status = 200 AND record_type IN ('response', 'revisit')`).all() as { target_uri: string }[]) {
+    for (const r of databaseOf(archive).prepare(`SELECT target_uri FROM records WHERE status = 200 AND record_type IN ('response', 'revisit')`).all() as { target_uri: string }[]) {
       mirrored.add(r.target_uri);
     }
     for (const rel of files.filter((f) => f.endsWith('.html') && f !== 'index.html')) {

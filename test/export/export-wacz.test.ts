@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WARCParser } from 'warcio';
-import { openArchive } from '../../core/archive/archive-dir.ts';
+import { databaseOf, openArchive } from '../../core/archive/archive-dir.ts';
 import type { Archive } from '../../core/archive/archive-dir.ts';
 import { importFiles } from '../../core/archive/import-warc.ts';
 import { exportWacz } from '../../core/export/export-wacz.ts';
@@ -35,7 +35,7 @@ interface DbRow {
   refers_to: string | null;
 }
 const rowsOf = (a: Archive) =>
-  a.db
+  databaseOf(a)
     .prepare('SELECT record_id, record_type, target_uri, ts, status, payload_digest, length, offset, page, mime, urlkey, concurrent_to, refers_to FROM records ORDER BY id')
     .all() as DbRow[];
 const media = (m: string | null) => (m === null ? null : m.split(';')[0]!.trim().toLowerCase());
@@ -175,7 +175,7 @@ describe('WACZ export of a real crawl', () => {
       const byId = new Map(after.map((r) => [r.record_id, r]));
       const dataStart = new Map(entries.map((e) => [e.name, e.dataOffset]));
       const fileOf = new Map(archive.index.files().map((f) => [f.id, f.name]));
-      const originals = archive.db.prepare('SELECT record_id, file_id FROM records').all() as { record_id: string; file_id: number }[];
+      const originals = databaseOf(archive).prepare('SELECT record_id, file_id FROM records').all() as { record_id: string; file_id: number }[];
       const fileByRecord = new Map(originals.map((o) => [o.record_id, fileOf.get(o.file_id)!]));
       const pageDiffs: string[] = [];
       for (const b of before) {

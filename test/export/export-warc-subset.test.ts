@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openArchive } from '../../core/archive/archive-dir.ts';
+import { databaseOf, openArchive } from '../../core/archive/archive-dir.ts';
 import type { Archive } from '../../core/archive/archive-dir.ts';
 import { importFiles } from '../../core/archive/import-warc.ts';
 import { exportWarcSubset } from '../../core/export/export-warc-subset.ts';
@@ -58,7 +58,7 @@ describe('WARC subset export', () => {
     const recs = await readWarcFile(file);
     expect(recs.map((x) => x.type)).toEqual(['warcinfo', 'response', 'request', 'metadata']);
     expect(recs[0]!.warcHeaders['WARC-Filename']).toBe('dup-copy.warc.gz');
-    const revisit = archive.db.prepare(`SELECT record_id, date FROM records WHERE record_type = 'revisit' AND target_uri = ?`).get(c.site.origin + '/dup-copy.html') as {
+    const revisit = databaseOf(archive).prepare(`SELECT record_id, date FROM records WHERE record_type = 'revisit' AND target_uri = ?`).get(c.site.origin + '/dup-copy.html') as {
       record_id: string;
       date: string;
     };
@@ -123,9 +123,9 @@ describe('WARC subset export', () => {
 
     const all = path.join(c.out, 'all.warc.gz');
     const a = await exportWarcSubset(archive, all, { from: '19900101000000', to: '29991231235959' });
-    const total = (archive.db.prepare(`SELECT COUNT(*) AS n FROM records WHERE record_type IN ('response','revisit','resource')`).get() as { n: number }).n;
+    const total = (databaseOf(archive).prepare(`SELECT COUNT(*) AS n FROM records WHERE record_type IN ('response','revisit','resource')`).get() as { n: number }).n;
     expect(a.captures).toBe(total);
-    expect(a.records).toBe((archive.db.prepare('SELECT COUNT(*) AS n FROM records').get() as { n: number }).n + 1);
+    expect(a.records).toBe((databaseOf(archive).prepare('SELECT COUNT(*) AS n FROM records').get() as { n: number }).n + 1);
   });
 
   it('writes an uncompressed WARC when the name does not end in .gz', async () => {

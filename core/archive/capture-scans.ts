@@ -1,0 +1,165 @@
+/**
+ * The capture index read the way exports, replay's fuzzy matching, reports and crash recovery
+ * read it: keyset-paged scans over `records` (`id > after`, never OFFSET, so a crawl with
+ * millions of records streams in flat memory), counts, and narrow lookups. They live here, with
+ * the table, so no other module holds SQL over it; callers get plain rows.
+ *
+ * Statements are prepared on first use: a crawl or a library listing that opens the index never
+ * pays for the export scans it does not run.
+ */
+import type Database from 'better-sqlite3';
+import { CAPTURE_TYPE_LIST } from './capture-statements.ts';
+import { prefixEnd } from './record-query-sql.ts';
+
+/** A page (an HTML 200 capture) as pages.jsonl and the WACZ main page need it. */
+export interface PageRow {
+  id: number;
+  recordId: string | null;
+  targetUri: string | null;
+  ts: string | null;
+  date: string | null;
+  title: string | null;
+}
+
+/** What a CDXJ line is made of (archive/cdxj.ts), without re-reading the WARC. */
+export interface CdxjSourceRow {
+  id: number;
+  fileId: number;
+  offset: number;
+  length: number;
+  recordType: string;
+  targetUri: string | null;
+  urlkey: string | null;
+  ts: string | null;
+  mime: string | null;
+  status: number | null;
+  payloadDigest: string | null;
+  method: string | null;
+}
+
+/** The latest 200 GET capture of one URL key (the offline mirror's file for it). */
+export interface LatestCaptureRow {
+  urlkey: string;
+  ts: string;
+  targetUri: string;
+  mime: string | null;
+}
+
+/** A capture as a crawl report counts it. */
+export interface ReportCaptureRow {
+  id: number;
+  recordType: string;
+  targetUri: string | null;
+  ts: string | null;
+  status: number | null;
+  mime: string | null;
+  contentLength: number | null;
+}
+
+/** A capture that may answer a URL fuzzily (same URL up to `?`). */
+export interface FuzzyCandidate {
+  id: number;
+  urlkey: string;
+  ts: string | null;
+  url: string | null;
+}
+
+export interface CaptureScans {
+  countPages(): number;
+  /** Pages with records.id > `after`, in id order. */
+  pagesAfter(after: number, limit: number): PageRow[];
+  /** The indexed visible text of a page, or null. */
+  pageText(recordId: number): string | null;
+  /** The earliest page with this URL key, or the earliest page of all when no key is given. */
+  firstPage(urlkey?: string): PageRow | null;
+  /** Rows a CDXJ index is built from (response, revisit, resource, metadata): how many, and a page of them by id. */
+  countCdxjRows(): number;
+  cdxjRows(after: number, limit: number): CdxjSourceRow[];
+  /** The latest 200 capture (GET only) of each URL key > `afterKey`, in key order. */
+  latestOkCaptures(afterKey: string, limit: number): LatestCaptureRow[];
+  /** Captures (response, revisit, resource) with records.id > `after`, in id order. */
+  reportCaptures(after: number, limit: number): ReportCaptureRow[];
+  /**
+   * Replayable captures keyed exactly `baseKey` (a URL without its query) and then up to `limit`
+   * keyed `baseKey?…`: two range reads on (urlkey, ts).
+   */
+  fuzzyCandidates(baseKey: string, limit: number): FuzzyCandidate[];
+  /** Up to `limit` pages whose URL key lies in [from, to) (one host's pages). */
+  pagesInKeyRange(from: string, to: string, limit: number): { url: string | null; ts: string | null }[];
+  /** Target URIs of response and revisit records, in index order (a scan: a regex cannot use an index). */
+  responseUris(): IterableIterator<string>;
+  /** Offsets of the indexed records of one file. */
+  recordOffsets(fileId: number): number[];
+  /** Drop the rows of a file at or past `offset` (they point past its end); returns how many. */
+  deleteRecordsFrom(fileId: number, offset: number): number;
+  /** Run `fn` in one transaction (a savepoint inside the caller's). */
+  transaction<T>(fn: () => T): T;
+}
+
+// Replayable captures: `+` keeps SQLite on the urlkey index rather than the type or ts one.
+const REPLAYABLE = `+record_type IN ${CAPTURE_TYPE_LIST}`;
+const PAGE_COLS = 'id, record_id AS recordId, target_uri AS targetUri, ts, date, title';
+const CDXJ_TYPES = `record_type IN ('response', 'revisit', 'resource', 'metadata')`;
+
+function statements(db: Database.Database) {
+  return {
+    countPages: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM records WHERE page = 1'),
+    pagesAfter: db.prepare<[number, number], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE page = 1 AND id > ? ORDER BY id LIMIT ?`),
+    pageText: db.prepare<[number], { text: string }>('SELECT text FROM page_text WHERE rowid = ?'),
+    firstPageOf: db.prepare<[string], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE urlkey = ? AND page = 1 ORDER BY ts, id LIMIT 1`),
+    firstPage: db.prepare<[], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE page = 1 ORDER BY ts, id LIMIT 1`),
+    countCdxjRows: db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM records WHERE ${CDXJ_TYPES}`),
+    cdxjRows: db.prepare<[number, number], CdxjSourceRow>(
+      `SELECT id, file_id AS fileId, offset, length, record_type AS recordType, target_uri AS targetUri, urlkey, ts, mime, status,
+              payload_digest AS payloadDigest, method
+       FROM records WHERE id > ? AND ${CDXJ_TYPES} ORDER BY id LIMIT ?`,
+    ),
+    latestOk: db.prepare<[string, number], LatestCaptureRow>(
+      `SELECT urlkey, MAX(ts) AS ts, target_uri AS targetUri, mime FROM records
+       WHERE urlkey > ? AND record_type IN ${CAPTURE_TYPE_LIST} AND ts IS NOT NULL AND target_uri IS NOT NULL
+         AND (status = 200 OR (record_type = 'resource' AND status IS NULL)) AND (method IS NULL OR upper(method) = 'GET')
+       GROUP BY urlkey ORDER BY urlkey LIMIT ?`,
+    ),
+    reportCaptures: db.prepare<[number, number], ReportCaptureRow>(
+      `SELECT id, record_type AS recordType, target_uri AS targetUri, ts, status, mime, content_length AS contentLength FROM records
+       WHERE id > ? AND record_type IN ${CAPTURE_TYPE_LIST} ORDER BY id LIMIT ?`,
+    ),
+    fuzzy: db.prepare<[string, string, string, number], FuzzyCandidate>(
+      `SELECT id, urlkey, ts, target_uri AS url FROM records
+       WHERE urlkey = ? AND ${REPLAYABLE}
+       UNION ALL
+       SELECT * FROM (SELECT id, urlkey, ts, target_uri AS url FROM records
+         WHERE urlkey >= ? AND urlkey < ? AND ${REPLAYABLE} LIMIT ?)`,
+    ),
+    pagesInKeyRange: db.prepare<[string, string, number], { url: string | null; ts: string | null }>(
+      'SELECT target_uri AS url, ts FROM records WHERE urlkey >= ? AND urlkey < ? AND +page = 1 LIMIT ?',
+    ),
+    responseUris: db
+      .prepare<[], string>(`SELECT target_uri FROM records WHERE record_type IN ('response', 'revisit') AND target_uri IS NOT NULL ORDER BY id`)
+      .pluck(),
+    recordOffsets: db.prepare<[number], number>('SELECT offset FROM records WHERE file_id = ?').pluck(),
+    deleteFrom: db.prepare<[number, number]>('DELETE FROM records WHERE file_id = ? AND offset >= ?'),
+  };
+}
+
+export function createCaptureScans(db: Database.Database): CaptureScans {
+  let prepared: ReturnType<typeof statements> | null = null;
+  const st = () => (prepared ??= statements(db));
+  return {
+    countPages: () => st().countPages.get()!.n,
+    pagesAfter: (after, limit) => st().pagesAfter.all(after, limit),
+    pageText: (recordId) => st().pageText.get(recordId)?.text ?? null,
+    firstPage: (urlkey) => (urlkey === undefined ? st().firstPage.get() : st().firstPageOf.get(urlkey)) ?? null,
+    countCdxjRows: () => st().countCdxjRows.get()!.n,
+    cdxjRows: (after, limit) => st().cdxjRows.all(after, limit),
+    latestOkCaptures: (afterKey, limit) => st().latestOk.all(afterKey, limit),
+    reportCaptures: (after, limit) => st().reportCaptures.all(after, limit),
+    fuzzyCandidates: (baseKey, limit) => st().fuzzy.all(baseKey, `${baseKey}?`, prefixEnd(`${baseKey}?`), limit),
+    pagesInKeyRange: (from, to, limit) => st().pagesInKeyRange.all(from, to, limit),
+    responseUris: () => st().responseUris.iterate(),
+    recordOffsets: (fileId) => st().recordOffsets.all(fileId),
+    deleteRecordsFrom: (fileId, offset) => st().deleteFrom.run(fileId, offset).changes,
+    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
+  };
+}
+
