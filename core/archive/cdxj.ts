@@ -53,13 +53,6 @@ export function cdxjTimestamp(date: string | null): string | null {
   return (digits + '00000000000000').slice(0, 14);
 }
 
-/** The media type of a Content-Type value: before `;` or a space, as pywb cuts it. */
-export function mimeOf(contentType: string | null): string | null {
-  if (contentType === null) return null;
-  const m = contentType.trim().split(/[; ]/, 1)[0]!;
-  return m === '' ? null : m;
-}
-
 /**
  * Sort CDXJ lines bytewise (UTF-8 order), in memory. JavaScript's default sort compares UTF-16
  * code units, which differs from UTF-8 byte order only between supplementary characters and

@@ -5,11 +5,12 @@
  */
 import { surtKey } from '../scope/surt.ts';
 import { extractHtml } from '../extract/html-links.ts';
-import { httpHeader } from '../warc/http-parse.ts';
+import { fieldValue } from '../formats/http-fields.ts';
 import type { HttpHead } from '../warc/http-parse.ts';
 import type { WarcRecord } from '../warc/read-record.ts';
 import type { RecordRow } from './capture-index.ts';
-import { decodePayload, mediaType, readStoredPayload } from './archive-payload.ts';
+import { mediaType } from '../formats/media-type.ts';
+import { decodePayload, readStoredPayload } from './archive-payload.ts';
 import { timestamp14 } from './archive-warc-date.ts';
 
 /** Raw (still encoded) HTML read per page for its text. */
@@ -58,8 +59,8 @@ export async function importedRow(record: WarcRecord, fileId: number, offsetBase
 
   const status = http?.kind === 'response' ? (http.status ?? null) : null;
   let mime: string | null;
-  if (type === 'revisit') mime = mediaType(http ? httpHeader(http, 'content-type') : null) ?? 'warc/revisit';
-  else if (type === 'response' && http) mime = mediaType(httpHeader(http, 'content-type'));
+  if (type === 'revisit') mime = mediaType(http ? fieldValue(http.headers, 'content-type') : null) ?? 'warc/revisit';
+  else if (type === 'response' && http) mime = mediaType(fieldValue(http.headers, 'content-type'));
   else if (type === 'response' && record.format === 'arc') mime = mediaType(record.get('WARC-Identified-Payload-Type'));
   else mime = mediaType(record.get('Content-Type'));
 
@@ -93,7 +94,7 @@ export async function importedRow(record: WarcRecord, fileId: number, offsetBase
     out.request = {
       responseId: row.concurrentTo ?? null,
       method,
-      postQuery: method.toUpperCase() === 'GET' ? null : postQuery(http ? httpHeader(http, 'content-type') : null, requestBody),
+      postQuery: method.toUpperCase() === 'GET' ? null : postQuery(http ? fieldValue(http.headers, 'content-type') : null, requestBody),
     };
   }
   return out;
@@ -101,7 +102,7 @@ export async function importedRow(record: WarcRecord, fileId: number, offsetBase
 
 function isHtml200(h: HttpHead): boolean {
   if (h.kind !== 'response' || h.status !== 200) return false;
-  const type = mediaType(httpHeader(h, 'content-type'));
+  const type = mediaType(fieldValue(h.headers, 'content-type'));
   return type !== null && HTML_TYPES.has(type);
 }
 
@@ -114,7 +115,7 @@ function unwrap(v: string | null): string | null {
 /** Title and visible text of an HTML body (de-chunked, decoded, charset sniffed), capped. */
 function pageText(stored: Buffer, cut: boolean, http: HttpHead, url: string): { title: string | null; text: string } {
   const decoded = decodePayload(stored, http, PAGE_DECODED_CAP, cut);
-  const x = extractHtml(decoded.body, { baseUrl: url, contentType: httpHeader(http, 'content-type') ?? undefined, maxLinks: 0 });
+  const x = extractHtml(decoded.body, { baseUrl: url, contentType: fieldValue(http.headers, 'content-type') ?? undefined, maxLinks: 0 });
   return { title: x.title, text: x.text.length > PAGE_TEXT_CAP ? x.text.slice(0, PAGE_TEXT_CAP) : x.text };
 }
 

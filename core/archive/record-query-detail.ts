@@ -6,11 +6,12 @@
  */
 import { TroveError } from '../errors.ts';
 import { canonicalEncoding, charsetParam, sniffHtmlCharset } from '../extract/html-charset.ts';
-import { httpHeader } from '../warc/http-parse.ts';
+import { fieldValue } from '../formats/http-fields.ts';
 import type { HttpHead } from '../warc/http-parse.ts';
 import { readRecordAt } from '../warc/read-records.ts';
 import type { Archive } from './archive-dir.ts';
-import { decodePayload, mediaType, readStoredPayload } from './archive-payload.ts';
+import { mediaType } from '../formats/media-type.ts';
+import { decodePayload, readStoredPayload } from './archive-payload.ts';
 import { resolveRevisit } from './archive-revisit.ts';
 import type { BodyPreview, RecordDetail, RecordSummary } from './archive-types.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
@@ -40,8 +41,8 @@ export async function recordDetail(archive: Archive, id: number): Promise<Record
   const p = await readStoredPayload(record, decodedCap * PREVIEW_STORED_FACTOR);
   const http = p.http;
   const decoded = decodePayload(p.stored, http, decodedCap, p.cut);
-  const type = mediaType(http ? httpHeader(http, 'content-type') : record.get('Content-Type'));
-  const contentType = http ? httpHeader(http, 'content-type') : record.get('Content-Type');
+  const type = mediaType(http ? fieldValue(http.headers, 'content-type') : record.get('Content-Type'));
+  const contentType = http ? fieldValue(http.headers, 'content-type') : record.get('Content-Type');
 
   const detail: RecordDetail = {
     row,

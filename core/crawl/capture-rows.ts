@@ -5,21 +5,11 @@
  */
 import type { RecordRow } from '../archive/capture-index.ts';
 import type { FetchResult } from '../fetch/fetcher.ts';
+import { headMediaType } from '../formats/media-type.ts';
 import { surtKey } from '../scope/surt.ts';
 import type { WrittenRecord } from '../warc/warc-writer.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import type { RevisitOf } from './capture-records.ts';
-
-export function headerValue(headers: [string, string][], name: string): string | null {
-  const n = name.toLowerCase();
-  for (const [k, v] of headers) if (k.toLowerCase() === n) return v;
-  return null;
-}
-
-export function mimeOf(headers: [string, string][]): string | null {
-  const ct = headerValue(headers, 'content-type');
-  return ct ? ct.split(';')[0]!.trim().toLowerCase() : null;
-}
 
 function ts14(d: Date): string {
   return d.toISOString().replace(/[-:TZ.]/g, '').slice(0, 14);
@@ -51,7 +41,7 @@ export function captureRows(
       urlkey: key,
       ts: t,
       date: dateStr,
-      mime: isResp ? mimeOf(f.headers) : w.type === 'metadata' ? 'application/warc-fields' : 'application/http; msgtype=request',
+      mime: isResp ? headMediaType(f.headers) : w.type === 'metadata' ? 'application/warc-fields' : 'application/http; msgtype=request',
       status: isResp ? f.status : null,
       payloadDigest: isResp ? f.payloadDigest : null,
       refersTo: w.type === 'revisit' ? (revisitOf?.recordId ?? null) : null,

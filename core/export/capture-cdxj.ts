@@ -8,7 +8,8 @@
  * come out in index order and are sorted by external-sort.ts.
  */
 import type { Archive } from '../archive/archive-dir.ts';
-import { formatCdxj, mimeOf } from '../archive/cdxj.ts';
+import { formatCdxj } from '../archive/cdxj.ts';
+import { mediaType } from '../formats/media-type.ts';
 import type { CdxjEntry } from '../archive/cdxj.ts';
 import type { ExportWarc } from './archive-warcs.ts';
 
@@ -61,7 +62,7 @@ export function* captureCdxjLines(archive: Archive, warcs: readonly ExportWarc[]
 
 function cdxjEntry(r: Row, w: ExportWarc): CdxjEntry | null {
   if (!r.target_uri || !r.urlkey || !r.ts || !(r.length > 0)) return null;
-  const media = mimeOf(r.mime)?.toLowerCase() ?? null;
+  const media = mediaType(r.mime);
   if ((r.record_type === 'metadata' || r.record_type === 'resource') && media === 'application/warc-fields') return null;
   const e: CdxjEntry = {
     urlkey: r.urlkey,

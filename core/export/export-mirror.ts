@@ -17,8 +17,9 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Archive } from '../archive/archive-dir.ts';
-import { mediaType } from '../archive/archive-payload.ts';
 import { TroveError } from '../errors.ts';
+import { fieldValue } from '../formats/http-fields.ts';
+import { mediaType } from '../formats/media-type.ts';
 import { replay } from '../replay/replay.ts';
 import { getMeta } from '../storage/meta.ts';
 import { ProgressThrottle } from './export-types.ts';
@@ -101,7 +102,7 @@ export async function exportMirror(archive: Archive, dir: string, opts: MirrorEx
       let body: Buffer;
       const res = await replay(archive, { url: f.url, at: f.ts });
       if (res.kind === 'archived') {
-        const ct = res.headers.find(([k]) => k.toLowerCase() === 'content-type')?.[1];
+        const ct = fieldValue(res.headers, 'content-type') ?? undefined;
         const type = mediaType(ct) ?? f.mime;
         body = res.body;
         let rewritten: Buffer | null = null;

@@ -62,14 +62,6 @@ export function parseResponseHead(head: Buffer): ResponseHead {
   return { httpVersion, status, statusText, headers };
 }
 
-/** Last value of a header (case-insensitive name), or undefined. */
-export function headerValue(headers: [string, string][], name: string): string | undefined {
-  const lower = name.toLowerCase();
-  let found: string | undefined;
-  for (const [k, v] of headers) if (k.toLowerCase() === lower) found = v;
-  return found;
-}
-
 /**
  * Decide how the body is delimited. Throws TroveError FETCH_BAD_HEADERS on conflicting or
  * invalid Content-Length values, as llhttp does.

@@ -17,7 +17,8 @@ import { readRecordAt } from '../warc/read-records.ts';
 import { chooseCapture } from './choose-capture.ts';
 import type { Choice } from './choose-capture.ts';
 import { jsonpCallback, renameJsonpCallback } from './fuzzy-match.ts';
-import { headerOf, parseRange, replayHeaders } from './replay-headers.ts';
+import { fieldValue } from '../formats/http-fields.ts';
+import { parseRange, replayHeaders } from './replay-headers.ts';
 import type { CaptureRef, NotArchived, ReplayRequest, ReplayResponse } from './replay-types.ts';
 
 export type { CaptureRef, NotArchived, ReplayRequest, ReplayResponse, ReplayResult } from './replay-types.ts';
@@ -99,7 +100,7 @@ async function serve(archive: Archive, req: ReplayRequest, url: string, choice: 
 function applyRange(res: ReplayResponse, req: ReplayRequest): void {
   if (res.status !== 200) return;
   const size = res.body.length;
-  const range = parseRange(headerOf(req.headers, 'range'), size);
+  const range = parseRange(fieldValue(req.headers, 'range'), size);
   if (range === null) return;
   const others = res.headers.filter(([k]) => k.toLowerCase() !== 'content-length');
   if (range === 'unsatisfiable') {

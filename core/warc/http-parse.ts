@@ -5,6 +5,7 @@
  * hold: a status line with no reason phrase (`HTTP/1.1 200 `), CR CR LF line ends, folded
  * headers, non-ASCII bytes in values. Bytes are read as latin1 so every octet survives.
  */
+import { mediaType } from '../formats/media-type.ts';
 import type { WarcRecordHead } from './read-record.ts';
 
 export interface HttpHead {
@@ -79,13 +80,6 @@ function addField(head: HttpHead, line: string): void {
   head.headers.push([line.slice(0, colon).trim(), line.slice(colon + 1).trim()]);
 }
 
-/** First value of an HTTP header, case-insensitively. */
-export function httpHeader(head: HttpHead, name: string): string | null {
-  const lower = name.toLowerCase();
-  for (const [k, v] of head.headers) if (k.toLowerCase() === lower) return v;
-  return null;
-}
-
 /**
  * Whether a record's block is an HTTP message: a response, request or revisit whose
  * Content-Type says so (application/http, message/http), or that has no Content-Type and an
@@ -93,9 +87,9 @@ export function httpHeader(head: HttpHead, name: string): string | null {
  */
 export function blockIsHttp(r: WarcRecordHead): boolean {
   if (r.type !== 'response' && r.type !== 'request' && r.type !== 'revisit') return false;
-  const ct = (r.get('Content-Type') ?? '').toLowerCase();
-  if (ct.startsWith('application/http') || ct.startsWith('message/http')) return true;
-  return ct === '' && /^https?:/i.test(r.targetUri ?? '');
+  const type = mediaType(r.get('Content-Type'));
+  if (type === 'application/http' || type === 'message/http') return true;
+  return type === null && /^https?:/i.test(r.targetUri ?? '');
 }
 
 /** True when the head says the body is sent with chunked transfer coding. */
