@@ -23,6 +23,7 @@ import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import { isTroveError } from '../errors.ts';
 import { surtKey } from '../scope/surt.ts';
+import { base32 } from '../formats/digest.ts';
 import { fieldValue } from '../formats/http-fields.ts';
 import { mediaType } from '../formats/media-type.ts';
 import { blockIsHttp, parseHttpHead } from '../warc/http-parse.ts';
@@ -30,7 +31,6 @@ import type { HttpHead } from '../warc/http-parse.ts';
 import type { WarningHandler } from '../warc/read-errors.ts';
 import { openArchiveFile } from '../warc/read-records.ts';
 import type { WarcRecord, WarcRecordHead } from '../warc/read-record.ts';
-import { sha1Base32Of } from '../warc/read-digest.ts';
 import { cdxjTimestamp } from './cdxj.ts';
 import type { CdxjEntry } from './cdxj.ts';
 import { keyQuery, postQuery } from './cdxj-post-query.ts';
@@ -148,7 +148,7 @@ async function look(record: WarcRecord): Promise<Seen> {
     hash = createHash('sha1');
     for await (const chunk of record.block()) hash.update(chunk);
   }
-  if (hash) seen.digest = sha1Base32Of(hash);
+  if (hash) seen.digest = base32(hash.digest());
   return seen;
 }
 

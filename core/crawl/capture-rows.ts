@@ -6,14 +6,11 @@
 import type { RecordRow } from '../archive/capture-index.ts';
 import type { FetchResult } from '../fetch/fetcher.ts';
 import { headMediaType } from '../formats/media-type.ts';
+import { timestamp14 } from '../formats/timestamp.ts';
 import { surtKey } from '../scope/surt.ts';
 import type { WrittenRecord } from '../warc/warc-writer.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import type { RevisitOf } from './capture-records.ts';
-
-function ts14(d: Date): string {
-  return d.toISOString().replace(/[-:TZ.]/g, '').slice(0, 14);
-}
 
 export function captureRows(
   ctx: CrawlContext,
@@ -26,7 +23,7 @@ export function captureRows(
   page = false,
 ): RecordRow[] {
   const key = surtKey(url);
-  const t = ts14(date);
+  const t = timestamp14(date);
   const dateStr = date.toISOString();
   const responseId = written.find((w) => w.type === 'response' || w.type === 'revisit')?.recordId ?? null;
   return written.map((w): RecordRow => {

@@ -27,7 +27,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Archive } from '../archive/archive-dir.ts';
 import type { CaptureRow } from '../archive/capture-index.ts';
-import { base32 } from '../fetch/digest.ts';
+import { base32 } from '../formats/digest.ts';
 import { isChunked, parseHttpHead } from '../warc/http-parse.ts';
 import type { HttpHead } from '../warc/http-parse.ts';
 import { buildRecordHeader } from '../warc/record-header.ts';

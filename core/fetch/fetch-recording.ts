@@ -4,7 +4,7 @@
  * end, the FetchResult. It is the WireRecorder a tapped socket reports to.
  */
 import { TroveError } from '../errors.ts';
-import { DigestStream } from './digest.ts';
+import { DigestStream } from '../formats/digest.ts';
 import { classifyFetchError } from './fetch-errors.ts';
 import type { FetchResult } from './fetch-types.ts';
 import { ResponseFramer } from './response-framer.ts';
