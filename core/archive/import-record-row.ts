@@ -1,9 +1,9 @@
 /**
- * One WARC record → one capture-index row, as a crawl would have written it: SURT key, 14-digit
- * time, HTTP status and media type, digests and the revisit / concurrency links. For HTML 200
- * responses the page's title and visible text are extracted too (for the page list and search).
+ * One WARC record read back (an import, or recovery of a file the index missed) → its
+ * capture-index row, built by the same rule as a live crawl's (index-row.ts). Reads the block
+ * as far as the row needs: the HTTP head; for HTML 200 responses the page's title and visible
+ * text (for the page list and search); for requests the body, as a POST lookup key.
  */
-import { surtKey } from '../scope/surt.ts';
 import { extractHtml } from '../extract/html-links.ts';
 import { fieldValue } from '../formats/http-fields.ts';
 import type { HttpHead } from '../warc/http-parse.ts';
@@ -11,7 +11,7 @@ import type { WarcRecord } from '../warc/read-record.ts';
 import type { RecordRow } from './capture-index.ts';
 import { mediaType } from '../formats/media-type.ts';
 import { decodePayload, readStoredPayload } from './archive-payload.ts';
-import { timestamp14 } from './archive-warc-date.ts';
+import { indexRow } from './index-row.ts';
 
 /** Raw (still encoded) HTML read per page for its text. */
 const PAGE_RAW_CAP = 4 << 20;
@@ -57,37 +57,8 @@ export async function importedRow(record: WarcRecord, fileId: number, offsetBase
     if (isPage && http) text = pageText(p.stored, p.cut, http, targetUri!);
   }
 
-  const status = http?.kind === 'response' ? (http.status ?? null) : null;
-  let mime: string | null;
-  if (type === 'revisit') mime = mediaType(http ? fieldValue(http.headers, 'content-type') : null) ?? 'warc/revisit';
-  else if (type === 'response' && http) mime = mediaType(fieldValue(http.headers, 'content-type'));
-  else if (type === 'response' && record.format === 'arc') mime = mediaType(record.get('WARC-Identified-Payload-Type'));
-  else mime = mediaType(record.get('Content-Type'));
-
-  const method = http?.kind === 'request' ? (http.method ?? null) : null;
-  const row: RecordRow = {
-    fileId,
-    offset: offsetBase + record.offset,
-    length: record.length,
-    recordType: type,
-    recordId: record.get('WARC-Record-ID'),
-    targetUri,
-    urlkey: targetUri ? surtKey(targetUri, method ? { method } : {}) : null,
-    ts: timestamp14(record.date),
-    date: record.date,
-    mime,
-    status,
-    payloadDigest: record.get('WARC-Payload-Digest'),
-    refersTo: record.get('WARC-Refers-To'),
-    refersToUri: unwrap(record.get('WARC-Refers-To-Target-URI')),
-    refersToDate: record.get('WARC-Refers-To-Date'),
-    concurrentTo: record.get('WARC-Concurrent-To'),
-    method,
-    contentLength: record.contentLength,
-    truncated: record.get('WARC-Truncated'),
-    title: text?.title ?? null,
-    page: isPage,
-  };
+  const row = indexRow({ record, fileId, offset: offsetBase + record.offset, length: record.length, http, page: isPage ? { title: text?.title ?? null } : null });
+  const method = row.method ?? null;
   const out: ImportedRow = { row };
   if (text) out.text = text;
   if (type === 'request' && method) {
@@ -104,12 +75,6 @@ function isHtml200(h: HttpHead): boolean {
   if (h.kind !== 'response' || h.status !== 200) return false;
   const type = mediaType(fieldValue(h.headers, 'content-type'));
   return type !== null && HTML_TYPES.has(type);
-}
-
-function unwrap(v: string | null): string | null {
-  if (v === null) return null;
-  const t = v.trim();
-  return t.startsWith('<') && t.endsWith('>') ? t.slice(1, -1) : t;
 }
 
 /** Title and visible text of an HTML body (de-chunked, decoded, charset sniffed), capped. */
