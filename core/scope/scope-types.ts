@@ -1,4 +1,4 @@
-import type { ScopeRuleConfig } from '../api/settings.ts';
+import type { ScopePreset, ScopeRuleConfig } from '../api/settings.ts';
 
 /**
  * Shapes shared by the scope rules, the crawler and the UI. Plain data only, so crawl.json and
@@ -45,8 +45,6 @@ export interface Decision {
   trace: TraceEntry[];
 }
 
-export type ScopePresetName = 'page' | 'prefix' | 'host' | 'domain' | 'any';
-
 export type FileTypePreset = 'images' | 'audio' | 'video' | 'documents';
 
 /**
@@ -59,7 +57,7 @@ export type FileTypePreset = 'images' | 'audio' | 'video' | 'documents';
 export type ExtraRuleConfig = ScopeRuleConfig;
 
 export interface ScopeSettings {
-  scope: ScopePresetName;
+  scope: ScopePreset;
   include: string[];
   exclude: string[];
   maxHops: number;
