@@ -4,7 +4,8 @@
  * payload is de-chunked and content-decoded only in the copy handed to the caller (replay, the
  * record detail view, page text at import).
  */
-import { decodeBody, dechunk } from '../extract/decode-body.ts';
+import { decodeBody } from '../extract/decode-body.ts';
+import { dechunk } from '../formats/chunked-coding.ts';
 import { listFieldValue } from '../formats/http-fields.ts';
 import { isChunked, parseHttpHead } from '../warc/http-parse.ts';
 import type { HttpHead } from '../warc/http-parse.ts';

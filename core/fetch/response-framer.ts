@@ -4,11 +4,11 @@
  * finds the exact byte where the message ends. It sees the bytes before undici does (see
  * wire-tap.ts) and is the authority on what was received; undici runs the connection.
  *
- * Hand-written for the reasons given in response-head.ts and chunked-decoder.ts: no library
+ * Hand-written for the reasons given in response-head.ts and formats/chunked-coding.ts: no library
  * exposes the wire bytes and their boundaries.
  */
 import { TroveError } from '../errors.ts';
-import { ChunkedDecoder } from './chunked-decoder.ts';
+import { ChunkedDecoder } from '../formats/chunked-coding.ts';
 import { bodyFraming, parseResponseHead } from './response-head.ts';
 import type { BodyFraming, ResponseHead } from './response-head.ts';
 

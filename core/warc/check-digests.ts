@@ -14,7 +14,7 @@
  * A revisit's payload digest names another record's payload, so it is not checked here.
  */
 import type { Hash } from 'node:crypto';
-import { ChunkedDecoder } from '../fetch/chunked-decoder.ts';
+import { ChunkedDecoder } from '../formats/chunked-coding.ts';
 import type { FieldProblem } from './check-fields.ts';
 import { blockIsHttp, isChunked, parseHttpHead } from './http-parse.ts';
 import { digestEncodingOf, hashFor, parseLabelledDigest } from './read-digest.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChunkedDecoder } from '../../core/fetch/chunked-decoder.ts';
+import { ChunkedDecoder } from '../../core/formats/chunked-coding.ts';
 import { ResponseFramer } from '../../core/fetch/response-framer.ts';
 import type { FramerState } from '../../core/fetch/response-framer.ts';
 import { bodyFraming, parseResponseHead } from '../../core/fetch/response-head.ts';
