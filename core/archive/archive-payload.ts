@@ -7,8 +7,8 @@
 import { decodeBody } from '../extract/decode-body.ts';
 import { dechunk } from '../formats/chunked-coding.ts';
 import { listFieldValue } from '../formats/http-fields.ts';
-import { isChunked, parseHttpHead } from '../warc/http-parse.ts';
-import type { HttpHead } from '../warc/http-parse.ts';
+import { isChunked, parseHttpHead } from '../formats/http-head.ts';
+import type { HttpHead } from '../formats/http-head.ts';
 import type { WarcRecord } from '../warc/read-record.ts';
 
 /** An HTTP head larger than this is not looked for (real ones are a few KB). */

@@ -6,7 +6,7 @@
  */
 import { extractHtml } from '../extract/html-links.ts';
 import { fieldValue } from '../formats/http-fields.ts';
-import type { HttpHead } from '../warc/http-parse.ts';
+import type { HttpHead } from '../formats/http-head.ts';
 import type { WarcRecord } from '../warc/read-record.ts';
 import type { RecordRow } from './capture-index.ts';
 import { mediaType } from '../formats/media-type.ts';

@@ -8,7 +8,7 @@
 import { fieldValue } from '../formats/http-fields.ts';
 import { mediaType } from '../formats/media-type.ts';
 import { surtKey } from '../scope/surt.ts';
-import type { HttpHead } from '../warc/http-parse.ts';
+import type { HttpHead } from '../formats/http-head.ts';
 import type { WarcRecordHead } from '../warc/read-record.ts';
 import { unwrapTargetUri } from '../warc/read-headers.ts';
 import type { RecordRow } from './capture-index.ts';

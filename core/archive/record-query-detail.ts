@@ -7,7 +7,7 @@
 import { TroveError } from '../errors.ts';
 import { canonicalEncoding, charsetParam, sniffHtmlCharset } from '../extract/html-charset.ts';
 import { fieldValue } from '../formats/http-fields.ts';
-import type { HttpHead } from '../warc/http-parse.ts';
+import type { HttpHead } from '../formats/http-head.ts';
 import { readRecordAt } from '../warc/read-records.ts';
 import type { Archive } from './archive-dir.ts';
 import { mediaType } from '../formats/media-type.ts';

@@ -9,7 +9,7 @@ import type { RecordRow } from '../archive/capture-index.ts';
 import { indexRow, type IndexedHttp } from '../archive/index-row.ts';
 import { applyRequest } from '../archive/request-links.ts';
 import type { FetchResult } from '../fetch/fetcher.ts';
-import { parseHttpHead } from '../warc/http-parse.ts';
+import { parseHttpHead } from '../formats/http-head.ts';
 import { headOfWrittenFields } from '../warc/read-record.ts';
 import type { WrittenRecord } from '../warc/warc-writer.ts';
 import type { CrawlContext } from './crawl-context.ts';

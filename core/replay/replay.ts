@@ -12,7 +12,7 @@
 import type { Archive } from '../archive/archive-dir.ts';
 import type { CaptureRow } from '../archive/capture-index.ts';
 import { decodePayload, readStoredPayload } from '../archive/archive-payload.ts';
-import type { HttpHead } from '../warc/http-parse.ts';
+import type { HttpHead } from '../formats/http-head.ts';
 import { readRecordAt } from '../warc/read-records.ts';
 import { chooseCapture } from './choose-capture.ts';
 import type { Choice } from './choose-capture.ts';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fieldValue, fieldValues, listFieldTokens, listFieldValue } from '../../core/formats/http-fields.ts';
-import { parseHttpHead } from '../../core/warc/http-parse.ts';
+import { parseHttpHead } from '../../core/formats/http-head.ts';
 
 const twice: [string, string][] = [
   ['Content-Type', 'text/html'],

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fieldValue } from '../../core/formats/http-fields.ts';
-import { isChunked, parseHttpHead } from '../../core/warc/http-parse.ts';
+import { isChunked, parseHttpHead } from '../../core/formats/http-head.ts';
 import { parseFieldLines, parseVersionLine } from '../../core/warc/read-headers.ts';
 import { arcDateToIso, parseArcHeaderLine } from '../../core/warc/arc-reader.ts';
 
