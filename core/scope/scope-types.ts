@@ -1,4 +1,4 @@
-import type { ScopePreset, ScopeRuleConfig } from '../api/settings.ts';
+import type { CrawlSettings, ScopeRuleConfig } from '../api/settings.ts';
 
 /**
  * Shapes shared by the scope rules, the crawler and the UI. Plain data only, so crawl.json and
@@ -56,17 +56,11 @@ export type FileTypePreset = 'images' | 'audio' | 'video' | 'documents';
  */
 export type ExtraRuleConfig = ScopeRuleConfig;
 
-export interface ScopeSettings {
-  scope: ScopePreset;
-  include: string[];
-  exclude: string[];
-  maxHops: number;
-  transHops: number;
-  maxPathRepeats: number;
-  maxPathDepth: number;
-  maxUrlLength: number;
-  rules?: ExtraRuleConfig[];
-}
+/** The crawl settings scope reads (core/api/settings.ts owns their meaning), and its extra rules. */
+export type ScopeSettings = Pick<
+  CrawlSettings,
+  'scope' | 'include' | 'exclude' | 'maxHops' | 'transHops' | 'maxPathRepeats' | 'maxPathDepth' | 'maxUrlLength'
+> & { rules?: ExtraRuleConfig[] };
 
 /** What a rule sees: the candidate plus the parsed URL (null when WHATWG cannot parse it). */
 export interface RuleInput {
