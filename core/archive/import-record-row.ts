@@ -11,6 +11,7 @@ import type { WarcRecord } from '../warc/read-record.ts';
 import type { RecordRow } from './capture-index.ts';
 import { mediaType } from '../formats/media-type.ts';
 import { decodePayload, readStoredPayload } from './archive-payload.ts';
+import { keyQuery, postQuery } from './cdxj-post-query.ts';
 import { indexRow } from './index-row.ts';
 
 /** Raw (still encoded) HTML read per page for its text. */
@@ -65,7 +66,7 @@ export async function importedRow(record: WarcRecord, fileId: number, offsetBase
     out.request = {
       responseId: row.concurrentTo ?? null,
       method,
-      postQuery: method.toUpperCase() === 'GET' ? null : postQuery(http ? fieldValue(http.headers, 'content-type') : null, requestBody),
+      postQuery: method.toUpperCase() === 'GET' || !requestBody?.length ? null : keyQuery(postQuery(http ? fieldValue(http.headers, 'content-type') : null, requestBody)),
     };
   }
   return out;
@@ -82,56 +83,4 @@ function pageText(stored: Buffer, cut: boolean, http: HttpHead, url: string): { 
   const decoded = decodePayload(stored, http, PAGE_DECODED_CAP, cut);
   const x = extractHtml(decoded.body, { baseUrl: url, contentType: fieldValue(http.headers, 'content-type') ?? undefined, maxLinks: 0 });
   return { title: x.title, text: x.text.length > PAGE_TEXT_CAP ? x.text.slice(0, PAGE_TEXT_CAP) : x.text };
-}
-
-/**
- * The request body as pywb's lookup-key query: form bodies as they are, multipart form fields
- * and JSON flattened to `key=value` pairs, anything else as `__wb_post_data=<base64>`.
- */
-export function postQuery(contentType: string | null, body: Buffer | null): string | null {
-  if (!body || body.length === 0) return null;
-  const type = mediaType(contentType);
-  if (type === 'application/x-www-form-urlencoded') return body.toString('latin1');
-  if (type === 'multipart/form-data') {
-    const fields = multipartFields(contentType!, body);
-    if (fields) return new URLSearchParams(fields).toString();
-  }
-  if (type === 'application/json' || type?.endsWith('+json')) {
-    try {
-      const pairs: string[] = [];
-      flattenJson(JSON.parse(body.toString('utf8')), '', pairs);
-      return pairs.join('&');
-    } catch {
-      // Not JSON after all: fall through to base64.
-    }
-  }
-  return `__wb_post_data=${body.toString('base64')}`;
-}
-
-/** `name=value` pairs of a multipart/form-data body, or null when it does not parse. */
-function multipartFields(contentType: string, body: Buffer): [string, string][] | null {
-  const m = /;\s*boundary\s*=\s*(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
-  const boundary = m?.[1] ?? m?.[2];
-  if (!boundary) return null;
-  const text = body.toString('latin1');
-  const out: [string, string][] = [];
-  for (const part of text.split(`--${boundary}`).slice(1)) {
-    if (part.startsWith('--')) break;
-    const split = part.indexOf('\r\n\r\n');
-    if (split < 0) continue;
-    const name = /content-disposition:[^\r\n]*?\bname="([^"]*)"/i.exec(part.slice(0, split))?.[1];
-    if (name === undefined) continue;
-    out.push([name, Buffer.from(part.slice(split + 4).replace(/\r\n$/, ''), 'latin1').toString('utf8')]);
-  }
-  return out.length > 0 ? out : null;
-}
-
-function flattenJson(v: unknown, key: string, out: string[]): void {
-  if (Array.isArray(v)) {
-    for (const item of v) flattenJson(item, key, out);
-  } else if (v !== null && typeof v === 'object') {
-    for (const [k, val] of Object.entries(v)) flattenJson(val, k, out);
-  } else if (key !== '') {
-    out.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`);
-  }
 }
