@@ -9,7 +9,7 @@ import { fieldValue } from '../formats/http-fields.ts';
 import type { HttpHead } from '../formats/http-head.ts';
 import type { WarcRecord } from '../warc/read-record.ts';
 import type { RecordRow } from './capture-index.ts';
-import { mediaType } from '../formats/media-type.ts';
+import { headMediaType, isHtmlType } from '../formats/media-type.ts';
 import { decodePayload, readStoredPayload } from './archive-payload.ts';
 import { keyQuery, postQuery } from './cdxj-post-query.ts';
 import { indexRow } from './index-row.ts';
@@ -23,7 +23,6 @@ export const PAGE_TEXT_CAP = 2 << 20;
 /** Request bodies read to build POST lookup keys. */
 const REQUEST_BODY_CAP = 64 << 10;
 
-const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 
 export interface ImportedRow {
   row: RecordRow;
@@ -74,8 +73,7 @@ export async function importedRow(record: WarcRecord, fileId: number, offsetBase
 
 function isHtml200(h: HttpHead): boolean {
   if (h.kind !== 'response' || h.status !== 200) return false;
-  const type = mediaType(fieldValue(h.headers, 'content-type'));
-  return type !== null && HTML_TYPES.has(type);
+  return isHtmlType(headMediaType(h.headers));
 }
 
 /** Title and visible text of an HTML body (de-chunked, decoded, charset sniffed), capped. */

@@ -10,7 +10,7 @@ import { fieldValue } from '../formats/http-fields.ts';
 import type { HttpHead } from '../formats/http-head.ts';
 import { readRecordAt } from '../warc/read-records.ts';
 import type { Archive } from './archive-dir.ts';
-import { mediaType } from '../formats/media-type.ts';
+import { isHtmlType, mediaType } from '../formats/media-type.ts';
 import { decodePayload, readStoredPayload } from './archive-payload.ts';
 import { resolveRevisit } from './archive-revisit.ts';
 import type { BodyPreview, RecordDetail, RecordSummary } from './archive-types.ts';
@@ -87,7 +87,7 @@ function looksLikeText(body: Buffer): boolean {
 
 function decodeText(body: Buffer, type: string | null, contentType: string | null): string {
   let encoding = 'utf-8';
-  if (type === 'text/html' || type === 'application/xhtml+xml') encoding = sniffHtmlCharset(body, contentType ?? undefined).encoding;
+  if (isHtmlType(type)) encoding = sniffHtmlCharset(body, contentType ?? undefined).encoding;
   else {
     const label = charsetParam(contentType ?? undefined);
     encoding = (label && canonicalEncoding(label)) || 'utf-8';

@@ -19,7 +19,7 @@ import path from 'node:path';
 import type { Archive } from '../archive/archive-dir.ts';
 import { TroveError } from '../errors.ts';
 import { fieldValue } from '../formats/http-fields.ts';
-import { mediaType } from '../formats/media-type.ts';
+import { isHtmlType, mediaType } from '../formats/media-type.ts';
 import { replay } from '../replay/replay.ts';
 import { getMeta } from '../storage/meta.ts';
 import { ProgressThrottle } from './export-types.ts';
@@ -49,7 +49,6 @@ export interface MirrorExportResult {
   placeholders: number;
 }
 
-const HTML = new Set(['text/html', 'application/xhtml+xml']);
 const PLAN_FILE = '.trove-mirror-plan.sqlite';
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 
@@ -106,7 +105,7 @@ export async function exportMirror(archive: Archive, dir: string, opts: MirrorEx
         const type = mediaType(ct) ?? f.mime;
         body = res.body;
         let rewritten: Buffer | null = null;
-        if (type && HTML.has(type)) rewritten = rewriteHtml(body, ct, f.url, linkFrom);
+        if (isHtmlType(type)) rewritten = rewriteHtml(body, ct, f.url, linkFrom);
         else if (type === 'text/css') rewritten = rewriteStylesheet(body, (raw) => linkFrom(raw, new URL(f.url)));
         if (rewritten) {
           body = rewritten;

@@ -16,7 +16,7 @@
  * Never throws on bad input: an extractor failure keeps the header links and sets `error`.
  */
 import { fieldValue, fieldValues } from '../formats/http-fields.ts';
-import { mediaType } from '../formats/media-type.ts';
+import { isHtmlType, mediaType } from '../formats/media-type.ts';
 import { OutlinkList } from './outlink.ts';
 import type { Outlink } from './outlink.ts';
 import { extractHtml } from './html-links.ts';
@@ -57,7 +57,6 @@ export interface DocumentExtraction {
   error?: string;
 }
 
-const HTML_MIMES = new Set(['text/html', 'application/xhtml+xml', 'application/vnd.wap.xhtml+xml']);
 const GZIP_MIMES = new Set(['application/gzip', 'application/x-gzip', 'application/gzip-compressed', 'application/x-gunzip']);
 
 export function extractDocument(input: DocumentInput): DocumentExtraction {
@@ -124,7 +123,7 @@ export function extractDocument(input: DocumentInput): DocumentExtraction {
 }
 
 function documentKind(mime: string, input: DocumentInput): DocumentKind {
-  if (HTML_MIMES.has(mime)) return 'html';
+  if (isHtmlType(mime)) return 'html';
   if (mime === 'text/css') return 'css';
   if (input.body.length === 0) return 'other';
   const xmlish = mime === 'text/xml' || mime === 'application/xml' || mime.endsWith('+xml') || GZIP_MIMES.has(mime);

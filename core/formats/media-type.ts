@@ -19,3 +19,11 @@ export function mediaType(contentType: string | null | undefined): string | null
 export function headMediaType(fields: FieldList | undefined): string | null {
   return mediaType(fieldValue(fields, 'content-type'));
 }
+
+/** Media types parsed as HTML documents (the extractor's, the page list's, replay's and the mirror's test). */
+const HTML_TYPES: ReadonlySet<string> = new Set(['text/html', 'application/xhtml+xml', 'application/vnd.wap.xhtml+xml']);
+
+/** Whether a media type (as `mediaType` gives it) is an HTML document. */
+export function isHtmlType(type: string | null | undefined): boolean {
+  return !!type && HTML_TYPES.has(type);
+}

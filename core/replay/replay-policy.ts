@@ -24,7 +24,7 @@
  * The archived page's own CSP headers are dropped: they name live origins and would block the
  * guard script (an inline script); ours is the policy in force.
  */
-import { headMediaType } from '../formats/media-type.ts';
+import { headMediaType, isHtmlType } from '../formats/media-type.ts';
 
 /** Schemes a replayed page may load at all (http and https are answered from the archive). */
 export const REPLAY_SCHEMES: readonly string[] = ['http:', 'https:', 'data:', 'blob:', 'about:'];
@@ -136,8 +136,7 @@ export const REPLAY_GUARD_SCRIPT = `<script data-trove-replay-guard>(${guard.toS
 const DROPPED = new Set(['content-security-policy', 'content-security-policy-report-only', 'service-worker-allowed', 'x-webkit-csp', 'x-content-security-policy']);
 
 function isHtml(headers: readonly [string, string][]): boolean {
-  const type = headMediaType(headers);
-  return type === 'text/html' || type === 'application/xhtml+xml';
+  return isHtmlType(headMediaType(headers));
 }
 
 /**

@@ -1,6 +1,6 @@
 /** One media-type rule for the index, CDXJ, crawl statistics and extraction. */
 import { describe, expect, it } from 'vitest';
-import { headMediaType, mediaType } from '../../core/formats/media-type.ts';
+import { headMediaType, isHtmlType, mediaType } from '../../core/formats/media-type.ts';
 
 describe('media type', () => {
   it('is trimmed, cut before parameters and lower-cased', () => {
@@ -21,5 +21,11 @@ describe('media type', () => {
   it('reads the first Content-Type of a head', () => {
     expect(headMediaType([['content-type', 'IMAGE/PNG'], ['Content-Type', 'text/html']])).toBe('image/png');
     expect(headMediaType([])).toBeNull();
+  });
+
+  it('names the HTML document types once', () => {
+    for (const t of ['text/html', 'application/xhtml+xml', 'application/vnd.wap.xhtml+xml']) expect(isHtmlType(t)).toBe(true);
+    for (const t of ['text/plain', 'text/css', null, '']) expect(isHtmlType(t)).toBe(false);
+    expect(isHtmlType(mediaType('Text/HTML; charset=utf-8'))).toBe(true);
   });
 });
