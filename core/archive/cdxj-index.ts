@@ -32,7 +32,7 @@ import type { HttpHead } from '../formats/http-head.ts';
 import type { WarningHandler } from '../warc/read-errors.ts';
 import { openArchiveFile } from '../warc/read-records.ts';
 import type { WarcRecord, WarcRecordHead } from '../warc/read-record.ts';
-import { cdxjTimestamp } from './cdxj.ts';
+import { timestamp14 } from './archive-warc-date.ts';
 import type { CdxjEntry } from './cdxj.ts';
 import { keyQuery, postQuery } from './cdxj-post-query.ts';
 
@@ -163,7 +163,7 @@ function entryOf(main: Seen, req: Seen | null, filename: string): CdxjEntry | nu
   if (!INDEXED.has(r.type) || !r.targetUri) return null;
   const ct = r.get('Content-Type');
   if ((r.type === 'metadata' || r.type === 'resource') && mediaType(ct) === 'application/warc-fields') return null;
-  const timestamp = cdxjTimestamp(r.date);
+  const timestamp = timestamp14(r.date);
   if (!timestamp || !(r.length > 0)) return null;
 
   let mime: string | undefined;
