@@ -49,7 +49,8 @@ import type {
   SortedPagesRequest,
   ThemeSource,
 } from './app-types.ts';
-import { ROBOTS_POLICY_NAMES, settingsPatch } from './settings-payload.ts';
+import { settingsPatch } from './settings-payload.ts';
+import { ROBOTS_POLICY_NAMES } from './settings.ts';
 import { arr, bool, empty, int, num, obj, oneOf, optional, str, type Validator } from './validate.ts';
 
 export type Side = 'core' | 'shell';

@@ -10,15 +10,12 @@
  * into the crawl directory. `dedupFrom` (paths of earlier crawls or CDXJ files to read) is kept
  * from the renderer for the same reason.
  */
+import { DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES } from './settings.ts';
 import type { CrawlSettings, HostOverride, ScopeRuleConfig } from './settings.ts';
 import { arr, bool, obj, oneOf, optional, PayloadError, str, type Validator } from './validate.ts';
 
 export type SettingsPatch = Partial<Omit<CrawlSettings, 'robotsFile' | 'dedupFrom'>>;
 
-export const SCOPE_PRESET_NAMES = ['page', 'prefix', 'host', 'domain', 'any'] as const;
-export const ROBOTS_POLICY_NAMES = ['obey', 'ignore', 'custom', 'most-favored', 'first-named'] as const;
-export const POLITENESS_PRESET_NAMES = ['polite', 'moderate', 'fast'] as const;
-export const DEDUP_MODE_NAMES = ['off', 'url', 'digest'] as const;
 
 /** A number as typed: any number, or up to 100 characters of text that is not one (reported by the core). */
 const typed = (): Validator<number> => (input, path) => {

@@ -3,10 +3,24 @@
  * `crawl.json` share. Plain data only (no node:* imports) so the renderer can import it.
  */
 
-export type ScopePreset = 'page' | 'prefix' | 'host' | 'domain' | 'any';
-export type RobotsPolicy = 'obey' | 'ignore' | 'custom' | 'most-favored' | 'first-named';
-export type PolitenessPreset = 'polite' | 'moderate' | 'fast';
-export type DedupMode = 'off' | 'url' | 'digest';
+/**
+ * The named choices, each listed once: the CLI's option choices and help, the payload and
+ * settings validators, the scope builder and the renderer's radio groups derive from these.
+ */
+export const SCOPE_PRESET_NAMES = ['page', 'prefix', 'host', 'domain', 'any'] as const;
+export const ROBOTS_POLICY_NAMES = ['obey', 'ignore', 'custom', 'most-favored', 'first-named'] as const;
+export const POLITENESS_PRESET_NAMES = ['polite', 'moderate', 'fast'] as const;
+export const DEDUP_MODE_NAMES = ['off', 'url', 'digest'] as const;
+
+export type ScopePreset = (typeof SCOPE_PRESET_NAMES)[number];
+export type RobotsPolicy = (typeof ROBOTS_POLICY_NAMES)[number];
+export type PolitenessPreset = (typeof POLITENESS_PRESET_NAMES)[number];
+export type DedupMode = (typeof DEDUP_MODE_NAMES)[number];
+
+/** Whether `value` is one of `names` (narrowing it). */
+export function isOneOf<T extends string>(names: readonly T[], value: unknown): value is T {
+  return (names as readonly unknown[]).includes(value);
+}
 
 /**
  * Extra scope rules from a crawl config (the same union core/scope uses): each says what it

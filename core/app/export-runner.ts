@@ -9,6 +9,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { ExportFile, ExportFormat, ExportProgressInfo, ExportRequest, ExportResult } from '../api/app-types.ts';
+import { timestamp14 } from '../formats/timestamp.ts';
 import type { ExportUp, ExportWorkerData } from './export-worker.ts';
 import { directorySize } from './library.ts';
 import { workerResult } from './worker-result.ts';
@@ -16,10 +17,6 @@ import { workerResult } from './worker-result.ts';
 export const EXPORTS_FOLDER = 'exports';
 
 const EXTENSION: Record<ExportFormat, string | null> = { wacz: '.wacz', cdxj: '.cdxj', warc: '.warc.gz', mirror: null, report: null };
-
-function stamp(d = new Date()): string {
-  return d.toISOString().replace(/\D/g, '').slice(0, 14);
-}
 
 export class ExportRunner {
   private running = new Map<string, Worker>();
@@ -36,7 +33,7 @@ export class ExportRunner {
   async run(id: string, dir: string, req: ExportRequest, onProgress: (exportId: string, p: ExportProgressInfo) => void, outDir?: string): Promise<ExportResult> {
     const exportsDir = outDir ?? path.join(dir, EXPORTS_FOLDER);
     fs.mkdirSync(exportsDir, { recursive: true });
-    const base = `${id.replace(/[^A-Za-z0-9._-]+/g, '-')}-${stamp()}`;
+    const base = `${id.replace(/[^A-Za-z0-9._-]+/g, '-')}-${timestamp14(new Date())}`;
     const ext = EXTENSION[req.format];
     let name = ext ? `${base}${ext}` : `${req.format}-${base}`;
     for (let n = 2; fs.existsSync(path.join(exportsDir, name)); n++) name = ext ? `${base}-${n}${ext}` : `${req.format}-${base}-${n}`;

@@ -8,6 +8,7 @@
  */
 import type { ReplayCapture, ReplayInfo } from '../api/app-types.ts';
 import type { Archive } from '../archive/archive-dir.ts';
+import { fieldValue } from '../formats/http-fields.ts';
 import { replay, replayHead, type NotArchived, type ReplayHead, type ReplayResponse } from '../replay/replay.ts';
 import { notArchivedPage } from '../replay/not-archived-page.ts';
 import { applyReplayPolicy, isServiceWorkerScript, REPLAY_CSP } from '../replay/replay-policy.ts';
@@ -34,16 +35,11 @@ function captureOf(r: ReplayResponse | ReplayHead): ReplayCapture {
   return { id: r.capture.id, url: r.capture.url, ts: r.capture.ts, type: r.payloadFrom ? 'revisit' : 'response', fuzzy: r.fuzzy ?? null };
 }
 
-function header(headers: [string, string][], name: string): string | null {
-  const n = name.toLowerCase();
-  return headers.find(([k]) => k.toLowerCase() === n)?.[1] ?? null;
-}
-
 function infoOf(url: string, r: ReplayResponse | ReplayHead | NotArchived): ReplayInfo {
   if (r.kind === 'not-archived') {
     return { kind: 'not-archived', url, reason: 'this URL is not in the archive', nearest: r.nearest ?? [] };
   }
-  const location = r.status >= 300 && r.status < 400 ? header(r.headers, 'location') : null;
+  const location = r.status >= 300 && r.status < 400 ? fieldValue(r.headers, 'location') : null;
   let absolute: string | null = null;
   if (location) {
     try {
@@ -57,9 +53,9 @@ function infoOf(url: string, r: ReplayResponse | ReplayHead | NotArchived): Repl
     url,
     status: r.status,
     statusText: r.statusText,
-    mime: header(r.headers, 'content-type'),
+    mime: fieldValue(r.headers, 'content-type'),
     headers: r.headers,
-    bodyBytes: 'body' in r ? Number(header(r.headers, 'content-length') ?? r.body.length) : r.bodyBytes,
+    bodyBytes: 'body' in r ? Number(fieldValue(r.headers, 'content-length') ?? r.body.length) : r.bodyBytes,
     capture: captureOf(r),
     location: absolute,
   };

@@ -4,9 +4,11 @@
  * payload is de-chunked and content-decoded only in the copy handed to the caller (replay, the
  * record detail view, page text at import).
  */
-import { decodeBody, dechunk } from '../extract/decode-body.ts';
-import { httpHeader, isChunked, parseHttpHead } from '../warc/http-parse.ts';
-import type { HttpHead } from '../warc/http-parse.ts';
+import { decodeBody } from '../extract/decode-body.ts';
+import { dechunk } from '../formats/chunked-coding.ts';
+import { listFieldValue } from '../formats/http-fields.ts';
+import { isChunked, parseHttpHead } from '../formats/http-head.ts';
+import type { HttpHead } from '../formats/http-head.ts';
 import type { WarcRecord } from '../warc/read-record.ts';
 
 /** An HTTP head larger than this is not looked for (real ones are a few KB). */
@@ -117,16 +119,9 @@ export function decodePayload(stored: Buffer, http: HttpHead | null, maxBytes: n
     data = d.body;
     if (!d.complete && !storedCut && d.body !== stored) note = 'chunked body ends without the last chunk';
   }
-  const encoding = http ? (httpHeader(http, 'content-encoding') ?? undefined) : undefined;
+  const encoding = http ? (listFieldValue(http.headers, 'content-encoding') ?? undefined) : undefined;
   const decoded = decodeBody(data, encoding, maxBytes);
   // A payload cut by our own read cap always ends mid-stream; that is not the archive's fault.
   if (decoded.error !== undefined && !storedCut) note ??= decoded.error;
   return { body: decoded.body, truncated: decoded.truncated || storedCut, ...(note !== undefined ? { note } : {}) };
-}
-
-/** The media type of a head's Content-Type, lower-case, without parameters. */
-export function mediaType(value: string | null | undefined): string | null {
-  if (!value) return null;
-  const t = value.split(';', 1)[0]!.trim().toLowerCase();
-  return t === '' ? null : t;
 }

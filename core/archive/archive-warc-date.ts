@@ -1,6 +1,7 @@
 /**
- * WARC-Date → the 14-digit timestamp the capture index sorts and looks up by. Lenient, because
- * archives hold dates from many writers: capture-timestamp.ts accepts only the strict form.
+ * WARC-Date → the 14-digit timestamp the capture index sorts and looks up by, and `trove index`
+ * writes in CDXJ: one rule for both. Lenient, because archives hold dates from many writers
+ * (a lower-case `t`, fractions, missing seconds); capture-timestamp.ts accepts only the strict form.
  */
 
 /**
@@ -9,7 +10,7 @@
  */
 export function timestamp14(date: string | null): string | null {
   if (!date) return null;
-  const m = /^(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2}):?(\d{2})?(?::?(\d{2}))?)?/.exec(date.trim());
+  const m = /^(\d{4})-?(\d{2})-?(\d{2})(?:[Tt ](\d{2}):?(\d{2})?(?::?(\d{2}))?)?/.exec(date.trim());
   if (!m) return null;
   const ts = `${m[1]}${m[2]}${m[3]}${m[4] ?? '00'}${m[5] ?? '00'}${m[6] ?? '00'}`;
   const month = Number(m[2]);

@@ -23,13 +23,16 @@ import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import { isTroveError } from '../errors.ts';
 import { surtKey } from '../scope/surt.ts';
-import { blockIsHttp, httpHeader, parseHttpHead } from '../warc/http-parse.ts';
-import type { HttpHead } from '../warc/http-parse.ts';
+import { base32 } from '../formats/digest.ts';
+import { fieldValue } from '../formats/http-fields.ts';
+import { mediaType } from '../formats/media-type.ts';
+import { parseHttpHead } from '../formats/http-head.ts';
+import { blockIsHttp } from '../warc/http-block.ts';
+import type { HttpHead } from '../formats/http-head.ts';
 import type { WarningHandler } from '../warc/read-errors.ts';
 import { openArchiveFile } from '../warc/read-records.ts';
 import type { WarcRecord, WarcRecordHead } from '../warc/read-record.ts';
-import { sha1Base32Of } from '../warc/read-digest.ts';
-import { cdxjTimestamp, mimeOf } from './cdxj.ts';
+import { timestamp14 } from './archive-warc-date.ts';
 import type { CdxjEntry } from './cdxj.ts';
 import { keyQuery, postQuery } from './cdxj-post-query.ts';
 
@@ -128,7 +131,7 @@ async function look(record: WarcRecord): Promise<Seen> {
     const method = seen.http?.method;
     if (method && method.toUpperCase() !== 'GET') {
       seen.method = method.toUpperCase();
-      seen.body = postQuery(httpHeader(seen.http!, 'content-type'), bytes.subarray(seen.http!.headLength));
+      seen.body = postQuery(fieldValue(seen.http!.headers, 'content-type'), bytes.subarray(seen.http!.headLength));
     }
     return seen;
   }
@@ -146,7 +149,7 @@ async function look(record: WarcRecord): Promise<Seen> {
     hash = createHash('sha1');
     for await (const chunk of record.block()) hash.update(chunk);
   }
-  if (hash) seen.digest = sha1Base32Of(hash);
+  if (hash) seen.digest = base32(hash.digest());
   return seen;
 }
 
@@ -159,15 +162,15 @@ function entryOf(main: Seen, req: Seen | null, filename: string): CdxjEntry | nu
   const r = main.record;
   if (!INDEXED.has(r.type) || !r.targetUri) return null;
   const ct = r.get('Content-Type');
-  if ((r.type === 'metadata' || r.type === 'resource') && mimeOf(ct)?.toLowerCase() === 'application/warc-fields') return null;
-  const timestamp = cdxjTimestamp(r.date);
+  if ((r.type === 'metadata' || r.type === 'resource') && mediaType(ct) === 'application/warc-fields') return null;
+  const timestamp = timestamp14(r.date);
   if (!timestamp || !(r.length > 0)) return null;
 
   let mime: string | undefined;
   if (r.type === 'revisit') mime = 'warc/revisit';
   else if (r.format === 'arc') mime = r.get('WARC-Identified-Payload-Type') ?? undefined;
-  else if (main.http) mime = mimeOf(httpHeader(main.http, 'content-type')) ?? 'unk';
-  else mime = mimeOf(ct) ?? undefined;
+  else if (main.http) mime = mediaType(fieldValue(main.http.headers, 'content-type')) ?? 'unk';
+  else mime = mediaType(ct) ?? undefined;
 
   const status = main.http?.status !== undefined && (r.type === 'response' || r.type === 'revisit') ? String(main.http.status) : undefined;
   const payloadDigest = r.get('WARC-Payload-Digest') ?? (blockDigestIsPayload(r) ? r.get('WARC-Block-Digest') : null);

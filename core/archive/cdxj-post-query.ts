@@ -13,13 +13,14 @@
  * The body is used as stored: a chunked request body is not de-chunked (pywb and warcio.js do
  * the same, and the keys in the corpus's EXPECTED.json show it).
  */
+import { mediaType } from '../formats/media-type.ts';
 
 /** pywb's and warcio.js's cut-off for the query built from a body. */
 export const MAX_POST_QUERY = 4096;
 
 /** The query string for a request body (cut at `max` characters), as CDXJ `requestBody` shows it. */
 export function postQuery(contentType: string | null, body: Buffer, max = MAX_POST_QUERY): string {
-  const mime = (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  const mime = mediaType(contentType) ?? '';
   let q: string;
   switch (mime) {
     case 'application/x-www-form-urlencoded':

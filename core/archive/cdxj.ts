@@ -43,24 +43,6 @@ export function formatCdxj(e: CdxjEntry): string {
 }
 
 /**
- * 14-digit timestamp from a WARC-Date: the digits in order, cut to 14 or padded with zeros, so
- * a truncated `2019-08-15T01:02` (a UKWA test file) gives `20190815010200`. Null when no date.
- */
-export function cdxjTimestamp(date: string | null): string | null {
-  if (!date) return null;
-  const digits = date.replace(/\D/g, '');
-  if (digits.length < 4) return null;
-  return (digits + '00000000000000').slice(0, 14);
-}
-
-/** The media type of a Content-Type value: before `;` or a space, as pywb cuts it. */
-export function mimeOf(contentType: string | null): string | null {
-  if (contentType === null) return null;
-  const m = contentType.trim().split(/[; ]/, 1)[0]!;
-  return m === '' ? null : m;
-}
-
-/**
  * Sort CDXJ lines bytewise (UTF-8 order), in memory. JavaScript's default sort compares UTF-16
  * code units, which differs from UTF-8 byte order only between supplementary characters and
  * U+E000–U+FFFF, so the fast default is used unless a line holds a surrogate pair.

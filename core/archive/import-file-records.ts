@@ -7,7 +7,6 @@
  * once it has moved past the record. POST lookup keys need the request record, which usually
  * follows its response; the last few rows stay unflushed so their keys can still be fixed.
  */
-import { surtKey } from '../scope/surt.ts';
 import { isTroveError } from '../errors.ts';
 import { openArchiveFile } from '../warc/read-records.ts';
 import type { WarcRecord } from '../warc/read-record.ts';
@@ -15,6 +14,7 @@ import { databaseOf } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
 import { importedRow } from './import-record-row.ts';
 import type { ImportedRow } from './import-record-row.ts';
+import { RequestLinks } from './request-links.ts';
 
 /** Rows written per transaction. */
 const BATCH = 500;
@@ -57,9 +57,7 @@ export async function indexArchiveFile(archive: Archive, opts: IndexFileOptions)
   const result: IndexFileResult = { fileId: null, records: 0, pages: 0, warnings: 0, format: null, notRandomAccess: false, stopped: false };
   const pending: ImportedRow[] = [];
   let pendingText = 0;
-  // Recent responses and requests by record id, for POST keys (both orders occur).
-  const responses = new Map<string, ImportedRow>();
-  const requests = new Map<string, ImportedRow>();
+  const links = new RequestLinks();
   let last: { record: WarcRecord; row: ImportedRow } | null = null;
 
   const flush = (keep: number): void => {
@@ -114,7 +112,7 @@ export async function indexArchiveFile(archive: Archive, opts: IndexFileOptions)
       }
       result.format ??= record.format;
       const row = await importedRow(record, 0, opts.offsetBase);
-      linkPost(row, responses, requests);
+      links.add(row);
       last = { record, row };
       opts.onRecord?.(result.records + pending.length + 1, record.offset);
     }
@@ -135,36 +133,4 @@ export async function indexArchiveFile(archive: Archive, opts: IndexFileOptions)
   }
   flush(0);
   return result;
-}
-
-const WINDOW = 64;
-
-function remember(map: Map<string, ImportedRow>, id: string | null, row: ImportedRow): void {
-  if (!id) return;
-  map.set(id, row);
-  if (map.size > WINDOW) map.delete(map.keys().next().value!);
-}
-
-/** Give a POST (PUT…) response the key pywb gives it: method and request body in the query. */
-function linkPost(row: ImportedRow, responses: Map<string, ImportedRow>, requests: Map<string, ImportedRow>): void {
-  const r = row.row;
-  if (row.request) {
-    remember(requests, r.recordId, row);
-    const response = row.request.responseId ? responses.get(row.request.responseId) : undefined;
-    if (response) applyRequest(response, row);
-    return;
-  }
-  if (r.recordType !== 'response' && r.recordType !== 'revisit') return;
-  remember(responses, r.recordId, row);
-  const request = r.concurrentTo ? requests.get(r.concurrentTo) : undefined;
-  if (request) applyRequest(row, request);
-}
-
-function applyRequest(response: ImportedRow, request: ImportedRow): void {
-  const req = request.request!;
-  const r = response.row;
-  r.method = req.method.toUpperCase();
-  if (r.method === 'GET' || !r.targetUri) return;
-  r.page = false; // a page is what a GET shows; a POST result stays searchable but is not listed
-  r.urlkey = surtKey(r.targetUri, { method: r.method, ...(req.postQuery ? { postQuery: req.postQuery } : {}) });
 }

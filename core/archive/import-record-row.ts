@@ -1,16 +1,18 @@
 /**
- * One WARC record → one capture-index row, as a crawl would have written it: SURT key, 14-digit
- * time, HTTP status and media type, digests and the revisit / concurrency links. For HTML 200
- * responses the page's title and visible text are extracted too (for the page list and search).
+ * One WARC record read back (an import, or recovery of a file the index missed) → its
+ * capture-index row, built by the same rule as a live crawl's (index-row.ts). Reads the block
+ * as far as the row needs: the HTTP head; for HTML 200 responses the page's title and visible
+ * text (for the page list and search); for requests the body, as a POST lookup key.
  */
-import { surtKey } from '../scope/surt.ts';
 import { extractHtml } from '../extract/html-links.ts';
-import { httpHeader } from '../warc/http-parse.ts';
-import type { HttpHead } from '../warc/http-parse.ts';
+import { fieldValue } from '../formats/http-fields.ts';
+import type { HttpHead } from '../formats/http-head.ts';
 import type { WarcRecord } from '../warc/read-record.ts';
 import type { RecordRow } from './capture-index.ts';
-import { decodePayload, mediaType, readStoredPayload } from './archive-payload.ts';
-import { timestamp14 } from './archive-warc-date.ts';
+import { headMediaType, isHtmlType } from '../formats/media-type.ts';
+import { decodePayload, readStoredPayload } from './archive-payload.ts';
+import { keyQuery, postQuery } from './cdxj-post-query.ts';
+import { indexRow } from './index-row.ts';
 
 /** Raw (still encoded) HTML read per page for its text. */
 const PAGE_RAW_CAP = 4 << 20;
@@ -21,7 +23,6 @@ export const PAGE_TEXT_CAP = 2 << 20;
 /** Request bodies read to build POST lookup keys. */
 const REQUEST_BODY_CAP = 64 << 10;
 
-const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 
 export interface ImportedRow {
   row: RecordRow;
@@ -56,44 +57,15 @@ export async function importedRow(record: WarcRecord, fileId: number, offsetBase
     if (isPage && http) text = pageText(p.stored, p.cut, http, targetUri!);
   }
 
-  const status = http?.kind === 'response' ? (http.status ?? null) : null;
-  let mime: string | null;
-  if (type === 'revisit') mime = mediaType(http ? httpHeader(http, 'content-type') : null) ?? 'warc/revisit';
-  else if (type === 'response' && http) mime = mediaType(httpHeader(http, 'content-type'));
-  else if (type === 'response' && record.format === 'arc') mime = mediaType(record.get('WARC-Identified-Payload-Type'));
-  else mime = mediaType(record.get('Content-Type'));
-
-  const method = http?.kind === 'request' ? (http.method ?? null) : null;
-  const row: RecordRow = {
-    fileId,
-    offset: offsetBase + record.offset,
-    length: record.length,
-    recordType: type,
-    recordId: record.get('WARC-Record-ID'),
-    targetUri,
-    urlkey: targetUri ? surtKey(targetUri, method ? { method } : {}) : null,
-    ts: timestamp14(record.date),
-    date: record.date,
-    mime,
-    status,
-    payloadDigest: record.get('WARC-Payload-Digest'),
-    refersTo: record.get('WARC-Refers-To'),
-    refersToUri: unwrap(record.get('WARC-Refers-To-Target-URI')),
-    refersToDate: record.get('WARC-Refers-To-Date'),
-    concurrentTo: record.get('WARC-Concurrent-To'),
-    method,
-    contentLength: record.contentLength,
-    truncated: record.get('WARC-Truncated'),
-    title: text?.title ?? null,
-    page: isPage,
-  };
+  const row = indexRow({ record, fileId, offset: offsetBase + record.offset, length: record.length, http, page: isPage ? { title: text?.title ?? null } : null });
+  const method = row.method ?? null;
   const out: ImportedRow = { row };
   if (text) out.text = text;
   if (type === 'request' && method) {
     out.request = {
       responseId: row.concurrentTo ?? null,
       method,
-      postQuery: method.toUpperCase() === 'GET' ? null : postQuery(http ? httpHeader(http, 'content-type') : null, requestBody),
+      postQuery: method.toUpperCase() === 'GET' || !requestBody?.length ? null : keyQuery(postQuery(http ? fieldValue(http.headers, 'content-type') : null, requestBody)),
     };
   }
   return out;
@@ -101,71 +73,12 @@ export async function importedRow(record: WarcRecord, fileId: number, offsetBase
 
 function isHtml200(h: HttpHead): boolean {
   if (h.kind !== 'response' || h.status !== 200) return false;
-  const type = mediaType(httpHeader(h, 'content-type'));
-  return type !== null && HTML_TYPES.has(type);
-}
-
-function unwrap(v: string | null): string | null {
-  if (v === null) return null;
-  const t = v.trim();
-  return t.startsWith('<') && t.endsWith('>') ? t.slice(1, -1) : t;
+  return isHtmlType(headMediaType(h.headers));
 }
 
 /** Title and visible text of an HTML body (de-chunked, decoded, charset sniffed), capped. */
 function pageText(stored: Buffer, cut: boolean, http: HttpHead, url: string): { title: string | null; text: string } {
   const decoded = decodePayload(stored, http, PAGE_DECODED_CAP, cut);
-  const x = extractHtml(decoded.body, { baseUrl: url, contentType: httpHeader(http, 'content-type') ?? undefined, maxLinks: 0 });
+  const x = extractHtml(decoded.body, { baseUrl: url, contentType: fieldValue(http.headers, 'content-type') ?? undefined, maxLinks: 0 });
   return { title: x.title, text: x.text.length > PAGE_TEXT_CAP ? x.text.slice(0, PAGE_TEXT_CAP) : x.text };
-}
-
-/**
- * The request body as pywb's lookup-key query: form bodies as they are, multipart form fields
- * and JSON flattened to `key=value` pairs, anything else as `__wb_post_data=<base64>`.
- */
-export function postQuery(contentType: string | null, body: Buffer | null): string | null {
-  if (!body || body.length === 0) return null;
-  const type = mediaType(contentType);
-  if (type === 'application/x-www-form-urlencoded') return body.toString('latin1');
-  if (type === 'multipart/form-data') {
-    const fields = multipartFields(contentType!, body);
-    if (fields) return new URLSearchParams(fields).toString();
-  }
-  if (type === 'application/json' || type?.endsWith('+json')) {
-    try {
-      const pairs: string[] = [];
-      flattenJson(JSON.parse(body.toString('utf8')), '', pairs);
-      return pairs.join('&');
-    } catch {
-      // Not JSON after all: fall through to base64.
-    }
-  }
-  return `__wb_post_data=${body.toString('base64')}`;
-}
-
-/** `name=value` pairs of a multipart/form-data body, or null when it does not parse. */
-function multipartFields(contentType: string, body: Buffer): [string, string][] | null {
-  const m = /;\s*boundary\s*=\s*(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
-  const boundary = m?.[1] ?? m?.[2];
-  if (!boundary) return null;
-  const text = body.toString('latin1');
-  const out: [string, string][] = [];
-  for (const part of text.split(`--${boundary}`).slice(1)) {
-    if (part.startsWith('--')) break;
-    const split = part.indexOf('\r\n\r\n');
-    if (split < 0) continue;
-    const name = /content-disposition:[^\r\n]*?\bname="([^"]*)"/i.exec(part.slice(0, split))?.[1];
-    if (name === undefined) continue;
-    out.push([name, Buffer.from(part.slice(split + 4).replace(/\r\n$/, ''), 'latin1').toString('utf8')]);
-  }
-  return out.length > 0 ? out : null;
-}
-
-function flattenJson(v: unknown, key: string, out: string[]): void {
-  if (Array.isArray(v)) {
-    for (const item of v) flattenJson(item, key, out);
-  } else if (v !== null && typeof v === 'object') {
-    for (const [k, val] of Object.entries(v)) flattenJson(val, k, out);
-  } else if (key !== '') {
-    out.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`);
-  }
 }

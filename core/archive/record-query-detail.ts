@@ -6,12 +6,13 @@
  */
 import { TroveError } from '../errors.ts';
 import { canonicalEncoding, charsetParam, sniffHtmlCharset } from '../extract/html-charset.ts';
-import { httpHeader } from '../warc/http-parse.ts';
-import type { HttpHead } from '../warc/http-parse.ts';
+import { fieldValue } from '../formats/http-fields.ts';
+import type { HttpHead } from '../formats/http-head.ts';
 import { readRecordAt } from '../warc/read-records.ts';
 import { databaseOf } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
-import { decodePayload, mediaType, readStoredPayload } from './archive-payload.ts';
+import { isHtmlType, mediaType } from '../formats/media-type.ts';
+import { decodePayload, readStoredPayload } from './archive-payload.ts';
 import { resolveRevisit } from './archive-revisit.ts';
 import type { BodyPreview, RecordDetail, RecordSummary } from '../api/archive-types.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
@@ -41,8 +42,8 @@ export async function recordDetail(archive: Archive, id: number): Promise<Record
   const p = await readStoredPayload(record, decodedCap * PREVIEW_STORED_FACTOR);
   const http = p.http;
   const decoded = decodePayload(p.stored, http, decodedCap, p.cut);
-  const type = mediaType(http ? httpHeader(http, 'content-type') : record.get('Content-Type'));
-  const contentType = http ? httpHeader(http, 'content-type') : record.get('Content-Type');
+  const type = mediaType(http ? fieldValue(http.headers, 'content-type') : record.get('Content-Type'));
+  const contentType = http ? fieldValue(http.headers, 'content-type') : record.get('Content-Type');
 
   const detail: RecordDetail = {
     row,
@@ -87,7 +88,7 @@ function looksLikeText(body: Buffer): boolean {
 
 function decodeText(body: Buffer, type: string | null, contentType: string | null): string {
   let encoding = 'utf-8';
-  if (type === 'text/html' || type === 'application/xhtml+xml') encoding = sniffHtmlCharset(body, contentType ?? undefined).encoding;
+  if (isHtmlType(type)) encoding = sniffHtmlCharset(body, contentType ?? undefined).encoding;
   else {
     const label = charsetParam(contentType ?? undefined);
     encoding = (label && canonicalEncoding(label)) || 'utf-8';

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
-import { HERITRIX_RETRIES, POLITENESS_PRESETS, type CrawlSettings, type HostOverride, type PolitenessPreset } from '../api/settings.ts';
+import { HERITRIX_RETRIES, POLITENESS_PRESET_NAMES, POLITENESS_PRESETS, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES, type CrawlSettings, type HostOverride, type PolitenessPreset } from '../api/settings.ts';
 import { TroveError } from '../errors.ts';
 import { readCrawlConfig } from '../crawl/crawl-config-file.ts';
 import { normalizeUrl } from '../scope/normalize-url.ts';
@@ -70,14 +70,14 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--name <name>', 'crawl name (warcinfo isPartOf)')
     .option('--config <file>', 'crawl config (JSON or YAML): any setting by name, plus scopeRules and overrides; flags win')
     .option('--seeds-file <file>', 'read seeds from a file, one URL per line (# comments allowed)')
-    .addOption(new Option('--scope <preset>', 'scope preset').choices(['page', 'prefix', 'host', 'domain', 'any']))
+    .addOption(new Option('--scope <preset>', 'scope preset').choices(SCOPE_PRESET_NAMES))
     .option('--include <regex>', 'also accept URLs matching (repeatable)', collect)
     .option('--exclude <regex>', 'reject URLs matching; exclusions always win (repeatable)', collect)
     .option('--max-hops <n>', 'maximum link hops from a seed (20)', int('--max-hops'))
     .option('--trans-hops <n>', 'embeds/redirects followed off-scope (2)', int('--trans-hops'))
     .option('--max-path-repeats <n>', 'reject a path segment repeated more than n times (2)', int('--max-path-repeats'))
     .option('--max-path-depth <n>', 'reject URLs with more path segments (20)', int('--max-path-depth'))
-    .addOption(new Option('--politeness <preset>', 'politeness preset: polite = Heritrix defaults').choices(['polite', 'moderate', 'fast']))
+    .addOption(new Option('--politeness <preset>', 'politeness preset: polite = Heritrix defaults').choices(POLITENESS_PRESET_NAMES))
     .option('--concurrency <n>', 'total fetch slots (8)', int('--concurrency'))
     .option('--per-host <n>', 'fetches in flight per queue (1)', int('--per-host'))
     .option('--delay-factor <x>', 'politeness: delay = factor × fetch time (5)', num('--delay-factor'))
@@ -87,7 +87,7 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--max-kbps-per-host <kbps>', 'bandwidth cap per host (0 = off)', num('--max-kbps-per-host'))
     .option('--override <spec>', 'per-host settings, e.g. host=example.org,min-delay-ms=500,per-host=2 (repeatable)', collect)
     .option('--queue-policy <policy>', 'host (one queue per host) or elfhash:<n> (n queues per site: several connections to one server)')
-    .addOption(new Option('--robots <policy>', 'robots policy').choices(['obey', 'ignore', 'custom', 'most-favored', 'first-named']))
+    .addOption(new Option('--robots <policy>', 'robots policy').choices(ROBOTS_POLICY_NAMES))
     .option('--robots-file <file>', 'robots.txt rules for --robots custom')
     .option('--candidate-agents <list>', 'comma-separated agents for most-favored / first-named')
     .option('--masquerade', 'send the user agent that robots.txt allowed')

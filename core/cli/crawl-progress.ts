@@ -6,19 +6,8 @@
  */
 import cliProgress from 'cli-progress';
 import type { CrawlSnapshot } from '../api/crawl-snapshot.ts';
+import { formatBytes } from '../formats/byte-size.ts';
 import type { CommandIo } from './robots-command.ts';
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
-}
 
 export function formatElapsed(ms: number): string {
   const s = Math.floor(ms / 1000);

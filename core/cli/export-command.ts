@@ -22,7 +22,7 @@ import { exportWacz } from '../export/export-wacz.ts';
 import type { WaczExportResult } from '../export/export-wacz.ts';
 import { exportWarcSubset } from '../export/export-warc-subset.ts';
 import { loadSigningKey } from '../archive/wacz-sign.ts';
-import { formatBytes } from './crawl-progress.ts';
+import { formatBytes } from '../formats/byte-size.ts';
 import { exitCodeFor, type CliCode } from '../api/error-codes.ts';
 import { CLI_USAGE, formatCliError } from './cli-errors.ts';
 

@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { isTroveError } from '../errors.ts';
 import { importFiles } from '../archive/import-warc.ts';
 import type { ImportProgress, ImportReport } from '../api/archive-types.ts';
-import { formatBytes } from './crawl-progress.ts';
+import { formatBytes } from '../formats/byte-size.ts';
 
 export interface ImportIo {
   stdout: { write(chunk: string): unknown };

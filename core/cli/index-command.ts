@@ -6,7 +6,6 @@
  * or a truncated download.
  */
 import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Command } from 'commander';
@@ -14,6 +13,7 @@ import { isTroveError } from '../errors.ts';
 import { exitCodeFor } from '../api/error-codes.ts';
 import { formatCdxj, sortCdxjLines } from '../archive/cdxj.ts';
 import { indexFile } from '../archive/cdxj-index.ts';
+import { writeLines } from '../export/external-sort.ts';
 import { openArchiveFile } from '../warc/read-records.ts';
 
 export function registerIndexCommand(program: Command): void {
@@ -48,7 +48,7 @@ export function registerIndexCommand(program: Command): void {
           exit = Math.max(exit, exitCodeFor(err.code));
         }
       }
-      await writeLines(sortCdxjLines(lines), opts.output);
+      await writeOutput(sortCdxjLines(lines), opts.output);
       process.exitCode = exit;
     });
 }
@@ -59,18 +59,10 @@ async function hasRecords(file: string): Promise<boolean> {
   return false;
 }
 
-/** Write lines in batches (one string for millions of lines would pass V8's string limit). */
-async function writeLines(lines: string[], output: string | undefined): Promise<void> {
+/** Write the lines to the output file, or to stdout. */
+async function writeOutput(lines: string[], output: string | undefined): Promise<void> {
   const out: Writable = output ? createWriteStream(output) : process.stdout;
-  let batch = '';
-  for (const line of lines) {
-    batch += line + '\n';
-    if (batch.length >= 1 << 20) {
-      if (!out.write(batch)) await once(out, 'drain');
-      batch = '';
-    }
-  }
-  if (batch) out.write(batch);
+  await writeLines(out, lines);
   if (output) {
     out.end();
     await finished(out);

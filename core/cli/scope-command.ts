@@ -15,15 +15,17 @@ import { defaultSettings, type CrawlSettings } from '../api/settings.ts';
 import { readCrawlConfig } from '../crawl/crawl-config-file.ts';
 import { isTroveError, TroveError } from '../errors.ts';
 import { CliExit, formatCliError } from './cli-errors.ts';
-import { buildScope, SCOPE_PRESETS } from '../scope/decide-rules.ts';
-import type { Scope, ScopePresetName } from '../scope/decide-rules.ts';
+import { SCOPE_PRESET_NAMES } from '../api/settings.ts';
+import { buildScope } from '../scope/decide-rules.ts';
+import type { ScopePreset } from '../api/settings.ts';
+import type { Scope } from '../scope/decide-rules.ts';
 import { formatDecision } from '../scope/format-decision.ts';
 import { normalizeUrl, parseUrl } from '../scope/normalize-url.ts';
 
 interface ScopeTestOptions {
   seed?: string[];
   config?: string;
-  scope: ScopePresetName;
+  scope: ScopePreset;
   include?: string[];
   exclude?: string[];
   maxHops: number;
@@ -51,7 +53,7 @@ export function registerScopeCommand(program: Command): void {
     .argument('<url...>', 'URLs to judge; relative ones resolve against --via')
     .option('--seed <url>', 'a seed URL (repeatable; or the seeds of --config)', collect)
     .option('--config <file>', 'a crawl config (JSON or YAML): its seeds and scope, extra rules included; flags win')
-    .addOption(new Option('--scope <preset>', 'seed-implied scope').choices(SCOPE_PRESETS).default(d.scope))
+    .addOption(new Option('--scope <preset>', 'seed-implied scope').choices(SCOPE_PRESET_NAMES).default(d.scope))
     .option('--include <regex>', 'a regex that puts URLs in scope; excludes still win (repeatable)', collect)
     .option('--exclude <regex>', 'a regex that takes URLs out of scope (repeatable)', collect)
     .option('--max-hops <n>', 'reject URLs more than n hops from a seed', wholeNumber, d.maxHops)

@@ -1,75 +1,54 @@
 /**
  * The capture-index rows for one written record group: one row per WARC record (response or
- * revisit, request, metadata) with the SURT key, timestamp, MIME type, status and digests the
- * browser, replay and exports read. Pure: the caller commits them with the frontier outcome.
+ * revisit, request, metadata), built by the index's one rule (archive/index-row.ts) from the
+ * header fields the writer just wrote and the HTTP heads in their blocks — so a crawled record
+ * is indexed exactly as it would be if the same file were imported. Pure: the caller commits
+ * the rows with the frontier outcome.
  */
 import type { RecordRow } from '../archive/capture-index.ts';
+import { indexRow, type IndexedHttp } from '../archive/index-row.ts';
+import { applyRequest } from '../archive/request-links.ts';
 import type { FetchResult } from '../fetch/fetcher.ts';
-import { surtKey } from '../scope/surt.ts';
+import { parseHttpHead } from '../formats/http-head.ts';
+import { headOfWrittenFields } from '../warc/read-record.ts';
 import type { WrittenRecord } from '../warc/warc-writer.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import type { RevisitOf } from './capture-records.ts';
 
-export function headerValue(headers: [string, string][], name: string): string | null {
-  const n = name.toLowerCase();
-  for (const [k, v] of headers) if (k.toLowerCase() === n) return v;
-  return null;
-}
-
-export function mimeOf(headers: [string, string][]): string | null {
-  const ct = headerValue(headers, 'content-type');
-  return ct ? ct.split(';')[0]!.trim().toLowerCase() : null;
-}
-
-function ts14(d: Date): string {
-  return d.toISOString().replace(/[-:TZ.]/g, '').slice(0, 14);
-}
-
+/**
+ * `title` and `page` describe an HTML 200 response (a page, listed with its title); a revisit
+ * is not a new page. `url`, `date` and `revisitOf` are in the written fields already and kept
+ * in the signature for the caller.
+ */
 export function captureRows(
   ctx: CrawlContext,
-  url: string,
-  date: Date,
+  _url: string,
+  _date: Date,
   f: FetchResult,
   written: WrittenRecord[],
   title: string | null,
-  revisitOf: RevisitOf | null,
+  _revisitOf: RevisitOf | null,
   page = false,
 ): RecordRow[] {
-  const key = surtKey(url);
-  const t = ts14(date);
-  const dateStr = date.toISOString();
-  const responseId = written.find((w) => w.type === 'response' || w.type === 'revisit')?.recordId ?? null;
-  return written.map((w): RecordRow => {
-    const isResp = w.type === 'response' || w.type === 'revisit';
-    return {
+  // Read the heads as an importer reads them from the block; the fetcher's parse is stricter.
+  const response = f.responseHead ? parseHttpHead(f.responseHead, { blockEnd: true }) : null;
+  const request = f.requestHead.length > 0 ? parseHttpHead(f.requestHead, { blockEnd: true }) : null;
+  const rows = written.map((w): RecordRow => {
+    const record = headOfWrittenFields(w.fields, { offset: w.offset, length: w.length, compressed: w.filename.endsWith('.gz') });
+    let http: IndexedHttp | null = null;
+    if (w.type === 'response' || w.type === 'revisit') http = response;
+    else if (w.type === 'request') http = request;
+    return indexRow({
+      record,
       fileId: ctx.fileIds.get(w.filename) ?? 0,
       offset: w.offset,
       length: w.length,
-      recordType: w.type,
-      recordId: w.recordId,
-      targetUri: url,
-      urlkey: key,
-      ts: t,
-      date: dateStr,
-      mime: isResp ? mimeOf(f.headers) : w.type === 'metadata' ? 'application/warc-fields' : 'application/http; msgtype=request',
-      status: isResp ? f.status : null,
-      payloadDigest: isResp ? f.payloadDigest : null,
-      refersTo: w.type === 'revisit' ? (revisitOf?.recordId ?? null) : null,
-      refersToUri: w.type === 'revisit' ? (revisitOf?.targetUri ?? null) : null,
-      refersToDate: w.type === 'revisit' ? (revisitOf?.date ?? null) : null,
-      concurrentTo: isResp ? null : responseId,
-      method: w.type === 'request' ? 'GET' : null,
-      contentLength: isResp ? (f.entity?.size ?? 0) : null,
-      truncated: isResp ? f.truncated : null,
-      title: isResp ? title : null,
-      // A page is an HTML 200 response, as the importer counts them (a revisit is not a new page).
-      page: page && w.type === 'response',
-    };
+      http,
+      page: page && w.type === 'response' ? { title } : null,
+    });
   });
+  // The response takes its request's method, as an import links them (a crawl sends no bodies).
+  const method = request?.kind === 'request' ? request.method : undefined;
+  if (method) for (const r of rows) if (r.recordType === 'response' || r.recordType === 'revisit') applyRequest(r, { method, postQuery: null });
+  return rows;
 }
-
-/**
- * A per-host override of --per-host, applied to the host's queue before the first of its URIs
- * gets a second slot (processUri runs this synchronously after the claim, before any await, so
- * the crawl loop's next claim already sees it). Host queues only: an elfhash queue mixes hosts.
- */

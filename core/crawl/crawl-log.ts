@@ -9,6 +9,7 @@
  * annotations.
  */
 import fs from 'node:fs';
+import { timestamp17 } from '../formats/timestamp.ts';
 
 export interface CrawlLogEntry {
   time: Date;
@@ -24,10 +25,6 @@ export interface CrawlLogEntry {
   digest?: string | null;
   sourceTag?: string | null;
   annotations?: string[];
-}
-
-export function timestamp17(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:TZ.]/g, '').slice(0, 17);
 }
 
 export function formatCrawlLogLine(e: CrawlLogEntry): string {

@@ -3,6 +3,7 @@
  * (current) and since start (average), as Heritrix's console shows them.
  */
 import type { RecentUri } from '../api/crawl-snapshot.ts';
+import { mediaType } from '../formats/media-type.ts';
 
 const WINDOW_MS = 10_000;
 const RECENT_MAX = 50;
@@ -53,10 +54,8 @@ export class CrawlStats {
     else this.totals.novelBytes += u.bytes;
     const code = String(u.status);
     this.statusCodes[code] = (this.statusCodes[code] ?? 0) + 1;
-    if (u.mime) {
-      const m = u.mime.split(';')[0]!.trim().toLowerCase();
-      this.mimeTypes[m] = (this.mimeTypes[m] ?? 0) + 1;
-    }
+    const m = mediaType(u.mime);
+    if (m) this.mimeTypes[m] = (this.mimeTypes[m] ?? 0) + 1;
     this.recent.unshift({ time: u.time, status: u.status, outcome: u.outcome, url: u.url, hopsPath: u.hopsPath, mime: u.mime, bytes: u.bytes, durationMs: u.durationMs });
     if (this.recent.length > RECENT_MAX) this.recent.length = RECENT_MAX;
     this.window.push({ t: u.time, bytes: u.bytes });

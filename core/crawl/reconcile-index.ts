@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CaptureIndex, RecordRow } from '../archive/capture-index.ts';
 import { importedRow } from '../archive/import-record-row.ts';
+import { RequestLinks } from '../archive/request-links.ts';
 import { openArchiveFile, type WarcRecord } from '../warc/read-records.ts';
 import type { CrawlNote } from '../api/error-codes.ts';
 
@@ -39,6 +40,7 @@ export async function reconcileIndex(captures: CaptureIndex, crawlDir: string, r
     const texts: { index: number; title: string | null; text: string }[] = [];
     // A record's length on disk is final only once the reader has moved past it.
     let last: { rec: WarcRecord; r: Awaited<ReturnType<typeof importedRow>> } | null = null;
+    const links = new RequestLinks();
     const settle = () => {
       if (!last) return;
       const { rec, r } = last;
@@ -53,6 +55,7 @@ export async function reconcileIndex(captures: CaptureIndex, crawlDir: string, r
         settle();
         if (indexed.has(rec.offset) || rec.type === 'warcinfo') continue;
         last = { rec, r: await importedRow(rec, f.id, 0) };
+        links.add(last.r);
       }
       settle();
     } catch (err) {

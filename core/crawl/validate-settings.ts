@@ -8,16 +8,13 @@
  */
 import fs from 'node:fs';
 import { isTroveError, TroveError } from '../errors.ts';
+import { DEDUP_MODE_NAMES, isOneOf, POLITENESS_PRESET_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES } from '../api/settings.ts';
 import type { CrawlSettings, HostOverride } from '../api/settings.ts';
 import { normalizeUrl } from '../scope/normalize-url.ts';
 import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
 import { compileRegex } from '../scope/standard-rules.ts';
 import { buildExtraRule, compileAfterFetchRules, isAfterFetchRule } from '../scope/extra-rules.ts';
 
-const POLICIES = ['obey', 'ignore', 'custom', 'most-favored', 'first-named'];
-const SCOPES = ['page', 'prefix', 'host', 'domain', 'any'];
-const DEDUP = ['off', 'url', 'digest'];
-const POLITENESS = ['polite', 'moderate', 'fast'];
 
 /** One thing wrong with the settings: which setting, and what, in words without flag names. */
 export interface SettingProblem {
@@ -126,7 +123,7 @@ function overrideProblems(o: HostOverride, at: string, out: SettingProblem[]): v
   if (typeof o.minDelayMs === 'number' && typeof o.maxDelayMs === 'number' && o.minDelayMs > o.maxDelayMs) {
     out.push({ key: `${at}.maxDelayMs`, message: `the maximum delay (${o.maxDelayMs} ms) is below the minimum (${o.minDelayMs} ms)` });
   }
-  if (o.robots !== undefined && !POLICIES.includes(o.robots)) out.push({ key: `${at}.robots`, message: `must be one of ${POLICIES.join(', ')}` });
+  if (o.robots !== undefined && !isOneOf(ROBOTS_POLICY_NAMES, o.robots)) out.push({ key: `${at}.robots`, message: `must be one of ${ROBOTS_POLICY_NAMES.join(', ')}` });
   if (o.userAgent !== undefined && (o.userAgent.trim() === '' || /[\r\n]/.test(o.userAgent))) out.push({ key: `${at}.userAgent`, message: 'must be one non-empty line' });
 }
 
@@ -162,11 +159,11 @@ export function settingsProblems(s: CrawlSettings, opts: { requireSeeds: boolean
       add('seeds', `invalid seed ${shown(seed)}: ${(err as Error).message}`);
     }
   }
-  if (!SCOPES.includes(s.scope)) add('scope', `must be one of ${SCOPES.join(', ')}, not ${shown(s.scope)}`);
-  if (s.politeness !== undefined && !POLITENESS.includes(s.politeness)) add('politeness', `must be one of ${POLITENESS.join(', ')}`);
-  if (!POLICIES.includes(s.robots)) add('robots', `must be one of ${POLICIES.join(', ')}, not ${shown(s.robots)}`);
+  if (!isOneOf(SCOPE_PRESET_NAMES, s.scope)) add('scope', `must be one of ${SCOPE_PRESET_NAMES.join(', ')}, not ${shown(s.scope)}`);
+  if (s.politeness !== undefined && !isOneOf(POLITENESS_PRESET_NAMES, s.politeness)) add('politeness', `must be one of ${POLITENESS_PRESET_NAMES.join(', ')}`);
+  if (!isOneOf(ROBOTS_POLICY_NAMES, s.robots)) add('robots', `must be one of ${ROBOTS_POLICY_NAMES.join(', ')}, not ${shown(s.robots)}`);
   if (s.robots === 'custom' && !s.robotsFile) add('robotsFile', 'the custom robots policy needs a robots.txt file');
-  if (!DEDUP.includes(s.dedup)) add('dedup', `must be one of ${DEDUP.join(', ')}, not ${shown(s.dedup)}`);
+  if (!isOneOf(DEDUP_MODE_NAMES, s.dedup)) add('dedup', `must be one of ${DEDUP_MODE_NAMES.join(', ')}, not ${shown(s.dedup)}`);
   if (s.retryBackoff !== 'exponential' && s.retryBackoff !== 'fixed') add('retryBackoff', 'must be exponential or fixed');
   if (!/^(host|elfhash:[1-9]\d{0,4})$/.test(String(s.queuePolicy))) add('queuePolicy', `must be "host" or "elfhash:" and a number of queues, not ${shown(s.queuePolicy)}`);
 

@@ -9,7 +9,8 @@
  */
 import type { Archive } from '../archive/archive-dir.ts';
 import type { CdxjSourceRow } from '../archive/capture-scans.ts';
-import { formatCdxj, mimeOf } from '../archive/cdxj.ts';
+import { formatCdxj } from '../archive/cdxj.ts';
+import { mediaType } from '../formats/media-type.ts';
 import type { CdxjEntry } from '../archive/cdxj.ts';
 import type { ExportWarc } from './archive-warcs.ts';
 
@@ -43,7 +44,7 @@ export function* captureCdxjLines(archive: Archive, warcs: readonly ExportWarc[]
 
 function cdxjEntry(r: CdxjSourceRow, w: ExportWarc): CdxjEntry | null {
   if (!r.targetUri || !r.urlkey || !r.ts || !(r.length > 0)) return null;
-  const media = mimeOf(r.mime)?.toLowerCase() ?? null;
+  const media = mediaType(r.mime);
   if ((r.recordType === 'metadata' || r.recordType === 'resource') && media === 'application/warc-fields') return null;
   const e: CdxjEntry = {
     urlkey: r.urlkey,

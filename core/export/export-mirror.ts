@@ -17,8 +17,9 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Archive } from '../archive/archive-dir.ts';
-import { mediaType } from '../archive/archive-payload.ts';
 import { TroveError } from '../errors.ts';
+import { fieldValue } from '../formats/http-fields.ts';
+import { isHtmlType, mediaType } from '../formats/media-type.ts';
 import { replay } from '../replay/replay.ts';
 import { ProgressThrottle } from './export-types.ts';
 import type { ProgressFn } from './export-types.ts';
@@ -47,7 +48,6 @@ export interface MirrorExportResult {
   placeholders: number;
 }
 
-const HTML = new Set(['text/html', 'application/xhtml+xml']);
 const PLAN_FILE = '.trove-mirror-plan.sqlite';
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 
@@ -86,11 +86,11 @@ export async function exportMirror(archive: Archive, dir: string, opts: MirrorEx
       let body: Buffer;
       const res = await replay(archive, { url: f.url, at: f.ts });
       if (res.kind === 'archived') {
-        const ct = res.headers.find(([k]) => k.toLowerCase() === 'content-type')?.[1];
+        const ct = fieldValue(res.headers, 'content-type') ?? undefined;
         const type = mediaType(ct) ?? f.mime;
         body = res.body;
         let rewritten: Buffer | null = null;
-        if (type && HTML.has(type)) rewritten = rewriteHtml(body, ct, f.url, linkFrom);
+        if (isHtmlType(type)) rewritten = rewriteHtml(body, ct, f.url, linkFrom);
         else if (type === 'text/css') rewritten = rewriteStylesheet(body, (raw) => linkFrom(raw, new URL(f.url)));
         if (rewritten) {
           body = rewritten;

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
+import type { Writable } from 'node:stream';
 import { TroveError } from '../errors.ts';
 import { compareBytewise, sortCdxjLines as sortBytewise } from '../archive/cdxj.ts';
 
@@ -66,18 +67,27 @@ export async function* sortLines(source: AsyncIterable<string> | Iterable<string
   }
 }
 
+/**
+ * Write `lines`, each ending in `\n`, in batches of about 1 MiB (one string for millions of
+ * lines would pass V8's string limit), waiting for `drain` when the stream asks. Does not end it.
+ */
+export async function writeLines(out: Writable, lines: Iterable<string>): Promise<void> {
+  let batch = '';
+  for (const line of lines) {
+    batch += line + '\n';
+    if (batch.length >= 1 << 20) {
+      if (!out.write(batch)) await once(out, 'drain');
+      batch = '';
+    }
+  }
+  if (batch) out.write(batch);
+}
+
 async function writeRun(lines: string[], file: string): Promise<string> {
   const out = fs.createWriteStream(file);
   try {
-    let batch = '';
-    for (const line of lines) {
-      batch += line + '\n';
-      if (batch.length >= 1 << 20) {
-        if (!out.write(batch)) await once(out, 'drain');
-        batch = '';
-      }
-    }
-    out.end(batch);
+    await writeLines(out, lines);
+    out.end();
     await once(out, 'finish');
   } catch (err) {
     out.destroy();

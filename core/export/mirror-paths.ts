@@ -11,6 +11,7 @@
  * export-mirror.ts checks containment again before writing.
  */
 import { createHash } from 'node:crypto';
+import { mediaType } from '../formats/media-type.ts';
 
 /** Canonical extension for a MIME type, and the extensions a browser also takes for it. */
 const MIME_EXT: Record<string, [string, ...string[]]> = {
@@ -60,7 +61,7 @@ const MAX_SEGMENT = 120;
 /** The extensions of a media type (canonical first), or null when it has no known one. */
 export function extensionsFor(mime: string | null): readonly string[] | null {
   if (!mime) return null;
-  return MIME_EXT[mime.split(';', 1)[0]!.trim().toLowerCase()] ?? null;
+  return MIME_EXT[mediaType(mime) ?? ''] ?? null;
 }
 
 function shortHash(s: string, n = 10): string {

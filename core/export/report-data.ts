@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { Archive } from '../archive/archive-dir.ts';
-import { mediaType } from '../archive/archive-payload.ts';
+import { mediaType } from '../formats/media-type.ts';
 import { surtKey } from '../scope/surt.ts';
 
 export interface ReportSummary {

@@ -14,19 +14,11 @@
  * of crawl-report.txt lines, the `(… KiB)` form of byte counts there, the duration format
  * (`1h2m3s4ms`), `CRAWLED`/`NOTCRAWLED` as the seeds' status words, and hosts sorted by URL count.
  */
+import { formatBytes } from '../formats/byte-size.ts';
 import type { ReportData } from './report-data.ts';
 
-function humanBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${Math.round(v)} ${units[i]}`;
-}
+/** Heritrix's `(… KiB)` byte counts: whole units. */
+const humanBytes = (n: number): string => formatBytes(n, 0);
 
 /** Heritrix's conventional duration: `1h2m3s4ms`, leading zero units left out. */
 export function heritrixDuration(ms: number): string {

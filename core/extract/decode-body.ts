@@ -20,9 +20,6 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream';
 import type { Transform } from 'node:stream';
 
-export { dechunk } from './dechunk.ts';
-export type { Dechunked } from './dechunk.ts';
-
 export interface DecodedBody {
   body: Buffer;
   /** True when output was cut at maxBytes. */

@@ -15,6 +15,8 @@
  *
  * Never throws on bad input: an extractor failure keeps the header links and sets `error`.
  */
+import { fieldValue, fieldValues } from '../formats/http-fields.ts';
+import { isHtmlType, mediaType } from '../formats/media-type.ts';
 import { OutlinkList } from './outlink.ts';
 import type { Outlink } from './outlink.ts';
 import { extractHtml } from './html-links.ts';
@@ -55,12 +57,11 @@ export interface DocumentExtraction {
   error?: string;
 }
 
-const HTML_MIMES = new Set(['text/html', 'application/xhtml+xml', 'application/vnd.wap.xhtml+xml']);
 const GZIP_MIMES = new Set(['application/gzip', 'application/x-gzip', 'application/gzip-compressed', 'application/x-gunzip']);
 
 export function extractDocument(input: DocumentInput): DocumentExtraction {
-  const mime = input.mime.split(';')[0]!.trim().toLowerCase();
-  const contentType = headerValues(input.headers, 'content-type')[0];
+  const mime = mediaType(input.mime) ?? '';
+  const contentType = fieldValue(input.headers, 'content-type') ?? undefined;
   const kind = documentKind(mime, input);
 
   const result: DocumentExtraction = {
@@ -112,7 +113,7 @@ export function extractDocument(input: DocumentInput): DocumentExtraction {
   result.truncatedLinks ||= list.truncated;
 
   // Each X-Robots-Tag header separately: a `bot:` scope must not run on into the next header.
-  for (const value of headerValues(input.headers, 'x-robots-tag')) {
+  for (const value of fieldValues(input.headers, 'x-robots-tag')) {
     const d = parseRobotsDirectives(value, input.agentToken);
     result.nofollow ||= d.nofollow;
     result.noindex ||= d.noindex;
@@ -122,18 +123,12 @@ export function extractDocument(input: DocumentInput): DocumentExtraction {
 }
 
 function documentKind(mime: string, input: DocumentInput): DocumentKind {
-  if (HTML_MIMES.has(mime)) return 'html';
+  if (isHtmlType(mime)) return 'html';
   if (mime === 'text/css') return 'css';
   if (input.body.length === 0) return 'other';
   const xmlish = mime === 'text/xml' || mime === 'application/xml' || mime.endsWith('+xml') || GZIP_MIMES.has(mime);
   if ((xmlish || looksLikeSitemapUrl(input.url)) && sniffSitemapRoot(input.body) !== 'unknown') return 'sitemap';
   return 'other';
-}
-
-function headerValues(headers: [string, string][], name: string): string[] {
-  const out: string[] = [];
-  for (const [k, v] of headers) if (k.toLowerCase() === name) out.push(v);
-  return out;
 }
 
 /** CSS bytes to text: BOM, then the Content-Type charset, then `@charset "…";`, else UTF-8 (CSS Syntax §3.2). */

@@ -10,6 +10,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { TroveError } from '../errors.ts';
+import { isHtmlType, mediaType } from '../formats/media-type.ts';
 import type { DocumentExtraction, DocumentInput } from './extract-document.ts';
 import type { WorkerJob, WorkerMessage } from './extract-worker.ts';
 import { unpackExtraction } from './extract-message.ts';
@@ -178,7 +179,7 @@ export class ExtractPool {
 
 /** The answer for a job that produced nothing: no links, the error says why. */
 function failed(input: DocumentInput, error: string): PoolResult {
-  const mime = input.mime.split(';')[0]!.trim().toLowerCase();
+  const mime = mediaType(input.mime) ?? '';
   return {
     outlinks: [],
     title: null,
@@ -186,7 +187,7 @@ function failed(input: DocumentInput, error: string): PoolResult {
     nofollow: false,
     noindex: false,
     truncatedLinks: false,
-    isHtml: mime === 'text/html' || mime === 'application/xhtml+xml',
+    isHtml: isHtmlType(mime),
     kind: 'other',
     skipped: 0,
     error,

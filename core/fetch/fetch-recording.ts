@@ -4,12 +4,13 @@
  * end, the FetchResult. It is the WireRecorder a tapped socket reports to.
  */
 import { TroveError } from '../errors.ts';
-import { DigestStream } from './digest.ts';
+import { DigestStream } from '../formats/digest.ts';
 import { classifyFetchError } from './fetch-errors.ts';
 import type { FetchResult } from './fetch-types.ts';
 import { ResponseFramer } from './response-framer.ts';
 import type { FramerLimits, FramerSink } from './response-framer.ts';
-import type { BodyFraming, ResponseHead } from './response-head.ts';
+import type { ResponseHead } from '../formats/http-head.ts';
+import type { BodyFraming } from './body-framing.ts';
 import { SpoolWriter, spoolFromBuffer } from './spool.ts';
 import type { Spool } from './spool.ts';
 import type { WireRecorder } from './wire-tap.ts';

@@ -4,13 +4,13 @@
  * finds the exact byte where the message ends. It sees the bytes before undici does (see
  * wire-tap.ts) and is the authority on what was received; undici runs the connection.
  *
- * Hand-written for the reasons given in response-head.ts and chunked-decoder.ts: no library
+ * Hand-written for the reasons given in formats/http-head.ts and formats/chunked-coding.ts: no library
  * exposes the wire bytes and their boundaries.
  */
 import { TroveError } from '../errors.ts';
-import { ChunkedDecoder } from './chunked-decoder.ts';
-import { bodyFraming, parseResponseHead } from './response-head.ts';
-import type { BodyFraming, ResponseHead } from './response-head.ts';
+import { ChunkedDecoder } from '../formats/chunked-coding.ts';
+import { parseResponseHead, type ResponseHead } from '../formats/http-head.ts';
+import { bodyFraming, type BodyFraming } from './body-framing.ts';
 
 export interface FramerLimits {
   method: string;

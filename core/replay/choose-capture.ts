@@ -16,7 +16,7 @@ import { readStoredPayload } from '../archive/archive-payload.ts';
 import { padTimestamp, timestampSeconds } from '../archive/capture-timestamp.ts';
 import { prefixEnd, surtHost } from '../archive/record-query-sql.ts';
 import { surtKey } from '../scope/surt.ts';
-import { httpHeader } from '../warc/http-parse.ts';
+import { fieldValue } from '../formats/http-fields.ts';
 import { readRecordAt } from '../warc/read-records.ts';
 import { isStaticFile, meaningfulParams, paramSimilarity, withoutQuery } from './fuzzy-match.ts';
 import type { NearbyCapture } from './replay-types.ts';
@@ -96,7 +96,7 @@ async function check(archive: Archive, t: Target, row: CaptureRow): Promise<Verd
 async function redirectTarget(archive: Archive, row: CaptureRow): Promise<string | null> {
   const record = await readRecordAt(archive.resolveFile(row), row.offset, row.length);
   const { http } = await readStoredPayload(record, 0);
-  const location = http ? httpHeader(http, 'location') : null;
+  const location = http ? fieldValue(http.headers, 'location') : null;
   if (!location) return null;
   try {
     return new URL(location, row.targetUri ?? undefined).href;

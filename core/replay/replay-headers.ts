@@ -25,14 +25,6 @@ export function replayHeaders(archived: readonly [string, string][], bodyLength:
   return out;
 }
 
-/** First value of a header, case-insensitively. */
-export function headerOf(headers: readonly [string, string][] | undefined, name: string): string | null {
-  if (!headers) return null;
-  const lower = name.toLowerCase();
-  for (const [k, v] of headers) if (k.toLowerCase() === lower) return v;
-  return null;
-}
-
 export interface ByteRange {
   start: number;
   /** Inclusive. */

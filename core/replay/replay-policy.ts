@@ -24,6 +24,7 @@
  * The archived page's own CSP headers are dropped: they name live origins and would block the
  * guard script (an inline script); ours is the policy in force.
  */
+import { headMediaType, isHtmlType } from '../formats/media-type.ts';
 
 /** Schemes a replayed page may load at all (http and https are answered from the archive). */
 export const REPLAY_SCHEMES: readonly string[] = ['http:', 'https:', 'data:', 'blob:', 'about:'];
@@ -135,8 +136,7 @@ export const REPLAY_GUARD_SCRIPT = `<script data-trove-replay-guard>(${guard.toS
 const DROPPED = new Set(['content-security-policy', 'content-security-policy-report-only', 'service-worker-allowed', 'x-webkit-csp', 'x-content-security-policy']);
 
 function isHtml(headers: readonly [string, string][]): boolean {
-  const ct = headers.find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '';
-  return /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(ct);
+  return isHtmlType(headMediaType(headers));
 }
 
 /**

@@ -12,14 +12,14 @@
 import type { Archive } from '../archive/archive-dir.ts';
 import type { CaptureRow } from '../archive/capture-index.ts';
 import { decodePayload, readStoredPayload } from '../archive/archive-payload.ts';
-import { httpHeader, isChunked } from '../warc/http-parse.ts';
-import type { HttpHead } from '../warc/http-parse.ts';
+import { isChunked, type HttpHead } from '../formats/http-head.ts';
+import { fieldValue, listFieldValue } from '../formats/http-fields.ts';
 import { readRecordAt } from '../warc/read-records.ts';
 import type { WarcRecord } from '../warc/read-records.ts';
 import { chooseCapture } from './choose-capture.ts';
 import type { Choice } from './choose-capture.ts';
 import { jsonpCallback, renameJsonpCallback } from './fuzzy-match.ts';
-import { headerOf, parseRange, replayHeaders } from './replay-headers.ts';
+import { parseRange, replayHeaders } from './replay-headers.ts';
 import type { CaptureRef, NearbyCapture, NotArchived, ReplayHead, ReplayRequest, ReplayResponse } from './replay-types.ts';
 
 export type { CaptureRef, NotArchived, ReplayHead, ReplayRequest, ReplayResponse, ReplayResult } from './replay-types.ts';
@@ -77,7 +77,7 @@ function notArchived(req: ReplayRequest, url: string, nearest: NearbyCapture[]):
  */
 function servedSizeUndecoded(record: WarcRecord, http: HttpHead | null, url: string, capture: CaptureRow): number | null {
   if (http && isChunked(http)) return null;
-  const encoding = http ? httpHeader(http, 'content-encoding')?.trim().toLowerCase() : undefined;
+  const encoding = http ? listFieldValue(http.headers, 'content-encoding')?.trim().toLowerCase() : undefined;
   if (encoding && encoding !== 'identity') return null;
   const wanted = jsonpCallback(url);
   const archived = jsonpCallback(capture.targetUri ?? '');
@@ -145,7 +145,7 @@ function statusAndHeaders(head: HttpHead | null, payloadRecord: WarcRecord, body
 function applyRange(res: ReplayResponse, req: ReplayRequest): void {
   if (res.status !== 200) return;
   const size = res.body.length;
-  const range = parseRange(headerOf(req.headers, 'range'), size);
+  const range = parseRange(fieldValue(req.headers, 'range'), size);
   if (range === null) return;
   const others = res.headers.filter(([k]) => k.toLowerCase() !== 'content-length');
   if (range === 'unsatisfiable') {

@@ -20,10 +20,11 @@
  * are still captured.
  */
 import { TroveError } from '../errors.ts';
+import { isOneOf, SCOPE_PRESET_NAMES } from '../api/settings.ts';
 import type { CrawlSettings } from '../api/settings.ts';
 import { parseUrl } from './normalize-url.ts';
 import { buildExtraRule, compileAfterFetchRules, describeAfterFetchRules, isAfterFetchRule } from './extra-rules.ts';
-import { SCOPE_PRESETS, seedScopeRule } from './scope-presets.ts';
+import { seedScopeRule } from './scope-presets.ts';
 import type { SeedScopeRule } from './scope-presets.ts';
 import {
   excludeRegexRule,
@@ -50,13 +51,12 @@ export type {
   RuleDecision,
   RuleResult,
   ScopeCandidate,
-  ScopePresetName,
   ScopeSettings,
   TraceEntry,
 } from './scope-types.ts';
 export { decideAfterFetch, FILE_TYPE_PRESETS } from './extra-rules.ts';
 export type { FetchedInfo } from './extra-rules.ts';
-export { seedSurtPrefix, SCOPE_PRESETS } from './scope-presets.ts';
+export { seedSurtPrefix } from './scope-presets.ts';
 
 const HOPS_PATH = /^[LERXPIMS]*$/;
 
@@ -167,8 +167,8 @@ function toInput(candidate: ScopeCandidate): RuleInput {
 
 function checkSettings(s: ScopeSettings): void {
   if (!s || typeof s !== 'object') throw new TroveError('SCOPE_BAD_SETTING', 'Scope settings must be an object');
-  if (!SCOPE_PRESETS.includes(s.scope)) {
-    throw new TroveError('SCOPE_BAD_SETTING', `scope must be one of ${SCOPE_PRESETS.join(', ')}, got ${String(s.scope)}`, { scope: s.scope });
+  if (!isOneOf(SCOPE_PRESET_NAMES, s.scope)) {
+    throw new TroveError('SCOPE_BAD_SETTING', `scope must be one of ${SCOPE_PRESET_NAMES.join(', ')}, got ${String(s.scope)}`, { scope: s.scope });
   }
   for (const key of ['maxHops', 'transHops', 'maxPathRepeats', 'maxPathDepth', 'maxUrlLength'] as const) {
     const v = s[key];

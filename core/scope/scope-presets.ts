@@ -15,9 +15,8 @@
 import { getDomain } from 'tldts';
 import { canonicalize } from './canonicalize.ts';
 import { normalizeUrl } from './normalize-url.ts';
-import type { DecideRule, NotAccepted, RuleInput, ScopePresetName } from './scope-types.ts';
-
-export const SCOPE_PRESETS: readonly ScopePresetName[] = ['page', 'prefix', 'host', 'domain', 'any'];
+import type { ScopePreset } from '../api/settings.ts';
+import type { DecideRule, NotAccepted, RuleInput } from './scope-types.ts';
 
 interface SeedPrefix {
   /** Reversed host (+ `,` for names) and `:port`, e.g. `com,example,www,:8080`; a domain prefix has no port. */
@@ -35,12 +34,12 @@ export interface SeedScopeRule extends DecideRule {
 }
 
 /** The Heritrix SURT prefix a seed implies under `preset` (null for page and any). */
-export function seedSurtPrefix(preset: ScopePresetName, seedUrl: string): string | null {
+export function seedSurtPrefix(preset: ScopePreset, seedUrl: string): string | null {
   const p = prefixFor(preset, new URL(normalizeUrl(seedUrl)), seedUrl);
   return p ? formatPrefix(p) : null;
 }
 
-export function seedScopeRule(preset: ScopePresetName, seeds: readonly string[]): SeedScopeRule {
+export function seedScopeRule(preset: ScopePreset, seeds: readonly string[]): SeedScopeRule {
   const name = `scope-${preset}`;
   const pageKeys = new Map<string, string>(); // canonical key → seed
   const byHost = new Map<string, SeedPrefix[]>();
@@ -127,7 +126,7 @@ export function seedScopeRule(preset: ScopePresetName, seeds: readonly string[])
   return { name, describe, decide, whyNotAccepted, addSeed, prefixes: () => all.map(formatPrefix) };
 }
 
-function prefixFor(preset: ScopePresetName, url: URL, seed: string): SeedPrefix | null {
+function prefixFor(preset: ScopePreset, url: URL, seed: string): SeedPrefix | null {
   const { labels, isName, port } = authorityOf(url);
   const hostKey = isName ? `${labels.join(',')},${port}` : `${labels[0]}${port}`;
   switch (preset) {

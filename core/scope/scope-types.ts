@@ -1,4 +1,4 @@
-import type { ScopeRuleConfig } from '../api/settings.ts';
+import type { CrawlSettings, ScopeRuleConfig } from '../api/settings.ts';
 import type { RuleResult } from '../api/scope-decision.ts';
 
 /**
@@ -18,7 +18,6 @@ export interface ScopeCandidate {
   seed?: boolean;
 }
 
-export type ScopePresetName = 'page' | 'prefix' | 'host' | 'domain' | 'any';
 
 export type FileTypePreset = 'images' | 'audio' | 'video' | 'documents';
 
@@ -31,17 +30,11 @@ export type FileTypePreset = 'images' | 'audio' | 'video' | 'documents';
  */
 export type ExtraRuleConfig = ScopeRuleConfig;
 
-export interface ScopeSettings {
-  scope: ScopePresetName;
-  include: string[];
-  exclude: string[];
-  maxHops: number;
-  transHops: number;
-  maxPathRepeats: number;
-  maxPathDepth: number;
-  maxUrlLength: number;
-  rules?: ExtraRuleConfig[];
-}
+/** The crawl settings scope reads (core/api/settings.ts owns their meaning), and its extra rules. */
+export type ScopeSettings = Pick<
+  CrawlSettings,
+  'scope' | 'include' | 'exclude' | 'maxHops' | 'transHops' | 'maxPathRepeats' | 'maxPathDepth' | 'maxUrlLength'
+> & { rules?: ExtraRuleConfig[] };
 
 /** What a rule sees: the candidate plus the parsed URL (null when WHATWG cannot parse it). */
 export interface RuleInput {

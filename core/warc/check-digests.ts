@@ -14,9 +14,10 @@
  * A revisit's payload digest names another record's payload, so it is not checked here.
  */
 import type { Hash } from 'node:crypto';
-import { ChunkedDecoder } from '../fetch/chunked-decoder.ts';
+import { ChunkedDecoder } from '../formats/chunked-coding.ts';
 import type { FieldProblem } from './check-fields.ts';
-import { blockIsHttp, isChunked, parseHttpHead } from './http-parse.ts';
+import { isChunked, parseHttpHead } from '../formats/http-head.ts';
+import { blockIsHttp } from './http-block.ts';
 import { digestEncodingOf, hashFor, parseLabelledDigest } from './read-digest.ts';
 import type { WarcRecordHead } from './read-record.ts';
 

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
-import { base32 } from '../fetch/digest.ts';
+import { base32 } from '../formats/digest.ts';
 
 export type DigestEncoding = 'base32' | 'hex' | 'base64' | 'base64url';
 
@@ -43,11 +43,6 @@ export function digestEncodingOf(value: string, digest: Buffer): DigestEncoding 
   if (v === digest.toString('base64').replace(/=+$/, '')) return 'base64';
   if (v === digest.toString('base64url')) return 'base64url';
   return null;
-}
-
-/** `sha1:` + base32, the form CDX `digest` columns carry (without the label). */
-export function sha1Base32Of(hash: Hash): string {
-  return base32(hash.digest());
 }
 
 /** A hash for a WARC digest label, or null when Node cannot compute it. */

@@ -87,13 +87,6 @@ export function parseFieldLines(text: string): ParsedFields {
   return { headers, badLines, lineEnding: ending ?? 'crlf' };
 }
 
-/** First value of a field, case-insensitively, or null. */
-export function headerValue(headers: HeaderList, name: string): string | null {
-  const lower = name.toLowerCase();
-  for (const [k, v] of headers) if (k.length === lower.length && k.toLowerCase() === lower) return v;
-  return null;
-}
-
 /** A WARC-Target-URI without the `<…>` wget 1.14–1.20 wrapped it in. */
 export function unwrapTargetUri(value: string | null): string | null {
   if (value === null) return null;

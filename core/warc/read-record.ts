@@ -4,7 +4,8 @@
  */
 import type { ReadCursor } from './read-cursor.ts';
 import { WarcReadError } from './read-errors.ts';
-import { unwrapTargetUri } from './read-headers.ts';
+import { parseContentLength, unwrapTargetUri } from './read-headers.ts';
+import { fieldValue } from '../formats/http-fields.ts';
 import type { HeaderList } from './read-headers.ts';
 
 export interface WarcRecordHead {
@@ -117,6 +118,18 @@ abstract class RecordHeadBase implements WarcRecordHead {
     this.#byName = m;
     return m;
   }
+}
+
+/** A head known from its fields alone, with no block to read. */
+class FieldsHead extends RecordHeadBase {}
+
+/**
+ * The head of a record this process has just written, from the header fields the writer wrote
+ * (WrittenRecord.fields): what a reader of the file will see, without reading the file.
+ */
+export function headOfWrittenFields(fields: HeaderList, at: { offset: number; length: number; compressed: boolean }): WarcRecordHead {
+  const contentLength = parseContentLength(fieldValue(fields, 'Content-Length')) ?? 0;
+  return new FieldsHead({ offset: at.offset, length: at.length, version: 'WARC/1.1', headers: fields, contentLength, format: 'warc', compressed: at.compressed, headerLength: 0 });
 }
 
 /** The largest view handed out by block() at once. */

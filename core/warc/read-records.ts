@@ -21,7 +21,8 @@ import type { ArcHeaderLine } from './arc-reader.ts';
 import { ReadCursor } from './read-cursor.ts';
 import { WarcReadError } from './read-errors.ts';
 import type { WarcWarningCode, WarningHandler } from './read-errors.ts';
-import { headerValue, KNOWN_WARC_VERSIONS, lineEndingOf, parseContentLength, parseFieldLines, parseVersionLine, trimLineEnd } from './read-headers.ts';
+import { fieldValue } from '../formats/http-fields.ts';
+import { KNOWN_WARC_VERSIONS, lineEndingOf, parseContentLength, parseFieldLines, parseVersionLine, trimLineEnd } from './read-headers.ts';
 import { DetachedRecord, StreamedRecord } from './read-record.ts';
 import type { RecordHeadInit, WarcRecord } from './read-record.ts';
 import { openSource } from './read-source.ts';
@@ -241,9 +242,9 @@ class RecordScanner {
     for (const bad of fields.badLines) {
       this.#warn('WARC_BAD_HEADER_LINE', `dropped a header line that is not a field: ${JSON.stringify(bad.slice(0, 60))}`, offset);
     }
-    let contentLength = parseContentLength(headerValue(fields.headers, 'Content-Length'));
+    let contentLength = parseContentLength(fieldValue(fields.headers, 'Content-Length'));
     if (contentLength === null) {
-      const raw = headerValue(fields.headers, 'Content-Length');
+      const raw = fieldValue(fields.headers, 'Content-Length');
       this.#warn('WARC_BAD_CONTENT_LENGTH', raw === null ? 'no Content-Length: block taken as empty' : `Content-Length ${JSON.stringify(raw)} is not a number: block taken as empty`, offset);
       contentLength = 0;
     }

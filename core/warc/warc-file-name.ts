@@ -4,6 +4,7 @@
  * `….warc.gz.open` while in use and renamed on close.
  */
 import { TroveError } from '../errors.ts';
+import { isFourDigitYear, timestamp17 } from '../formats/timestamp.ts';
 
 export const OPEN_SUFFIX = '.open';
 
@@ -19,13 +20,12 @@ export interface WarcFileNameParts {
   gzip?: boolean;
 }
 
-/** 17-digit UTC timestamp, `yyyyMMddHHmmssSSS`, as Heritrix's ArchiveUtils.get17DigitDate. */
-export function timestamp17(d: Date): string {
-  const iso = d.toISOString(); // 2026-11-21T09:00:00.123Z
-  if (!/^\d{4}-/.test(iso)) {
-    throw new TroveError('WARC_BAD_FILE_NAME', `date out of range for a WARC file name: ${iso}`);
+/** The 17-digit timestamp of a file name's date; throws WARC_BAD_FILE_NAME for years past 9999. */
+function fileTimestamp(d: Date): string {
+  if (!isFourDigitYear(d)) {
+    throw new TroveError('WARC_BAD_FILE_NAME', `date out of range for a WARC file name: ${d.toISOString()}`);
   }
-  return iso.replace(/[-:T.Z]/g, '');
+  return timestamp17(d);
 }
 
 /** Host part: anything that is not safe in a file name on every OS becomes `-`. */
@@ -44,7 +44,7 @@ export function warcFileName(parts: WarcFileNameParts): string {
   }
   const serial = String(parts.serial).padStart(5, '0');
   const ext = parts.gzip === false ? '.warc' : '.warc.gz';
-  return `${parts.prefix}-${timestamp17(parts.date)}-${serial}-${parts.pid}~${safeHostLabel(parts.host)}${ext}`;
+  return `${parts.prefix}-${fileTimestamp(parts.date)}-${serial}-${parts.pid}~${safeHostLabel(parts.host)}${ext}`;
 }
 
 const NAME_RE = /^(.+)-(\d{17})-(\d{5,})-(\d+)~(.+?)\.warc(\.gz)?(\.open)?$/;

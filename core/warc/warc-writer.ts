@@ -44,6 +44,8 @@ export interface WrittenRecord {
   offset: number;
   /** Bytes on disk, including the gzip member's framing. */
   length: number;
+  /** The WARC header fields as written (what a reader of the file will see). */
+  fields: [string, string][];
 }
 
 export interface WarcWriterOptions {
@@ -216,17 +218,18 @@ export class WarcWriter {
     try {
       for (const item of records) {
         const rec = isPrecompressed(item) ? item.record : item;
+        const fields = rec.fields(rec.type === 'warcinfo' ? null : file.warcinfoId);
         let length: number;
         if (isPrecompressed(item) && item.member && item.warcinfoId === file.warcinfoId) {
           await writeFully(file.handle, item.member, at);
           length = item.member.length;
         } else {
-          const header = buildRecordHeader(rec.fields(rec.type === 'warcinfo' ? null : file.warcinfoId));
+          const header = buildRecordHeader(fields);
           // A record compressed for another file already had its declared digest checked.
           const check = isPrecompressed(item) && item.member !== null ? null : rec.check;
           length = await writeRecordAt(file.handle, at, { ...rec, header, check }, { gzip: this.#gzip, gzipLevel: this.#gzipLevel });
         }
-        written.push({ recordId: rec.recordId, type: rec.type, filename: file.name, offset: at, length });
+        written.push({ recordId: rec.recordId, type: rec.type, filename: file.name, offset: at, length, fields });
         at += length;
       }
     } catch (err) {

@@ -1,19 +1,11 @@
 /**
- * Block digests for the writer: `sha1:BASE32` computed for in-memory blocks (core/fetch/digest.ts),
- * and a running check of a caller's precomputed digest while a spooled block streams past, so a
- * spool file that changed after it was digested never reaches the WARC under a lying
- * WARC-Block-Digest.
+ * A running check of a caller's precomputed block digest while a spooled block streams past
+ * the writer, so a spool file that changed after it was digested never reaches the WARC under a
+ * lying WARC-Block-Digest.
  */
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
-import { base32 } from '../fetch/digest.ts';
-
-/** `sha1:` + base32 of the parts as one block (the classic WARC digest form), without concatenating them. */
-export function sha1OfParts(parts: Uint8Array[]): string {
-  const h = createHash('sha1');
-  for (const p of parts) h.update(p);
-  return `sha1:${base32(h.digest())}`;
-}
+import { base32 } from '../formats/digest.ts';
 
 /** Incremental check of a block against the digest the caller declared for it. */
 export interface BlockDigestCheck {

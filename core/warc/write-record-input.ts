@@ -5,7 +5,8 @@
  */
 import { TroveError } from '../errors.ts';
 import { checkFieldName, checkFieldValue, newRecordId, warcDate } from './record-header.ts';
-import { blockDigestCheck, sha1OfParts } from './write-block-digest.ts';
+import { sha1OfParts } from '../formats/digest.ts';
+import { blockDigestCheck } from './write-block-digest.ts';
 import type { BlockDigestCheck } from './write-block-digest.ts';
 import type { BlockSource } from './write-record.ts';
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createFetcher } from '../../core/fetch/fetcher.ts';
 import type { FetchOptions, FetchResult, Fetcher } from '../../core/fetch/fetcher.ts';
-import { sha1Base32 } from '../../core/fetch/digest.ts';
+import { sha1Base32 } from '../../core/formats/digest.ts';
 
 export function tempSpoolDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'trove-fetch-test-'));

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ChunkedDecoder } from '../../core/fetch/chunked-decoder.ts';
+import { ChunkedDecoder } from '../../core/formats/chunked-coding.ts';
 import { ResponseFramer } from '../../core/fetch/response-framer.ts';
 import type { FramerState } from '../../core/fetch/response-framer.ts';
-import { bodyFraming, parseResponseHead } from '../../core/fetch/response-head.ts';
+import { bodyFraming } from '../../core/fetch/body-framing.ts';
+import { parseResponseHead } from '../../core/formats/http-head.ts';
 
 interface Framed {
   state: FramerState;

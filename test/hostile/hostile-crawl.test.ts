@@ -26,7 +26,7 @@ import { startHostileSite, type HostileSite, type HostilePath } from '../fixture
 import { runCrawl, type CrawlRun, type LogLine } from '../helpers/run-crawl.ts';
 import { verifyCrawlDir } from '../helpers/verify-crawl-dir.ts';
 import type { ReadRecord } from '../helpers/read-warcs.ts';
-import { labelledDigest } from '../../core/fetch/digest.ts';
+import { labelledDigest } from '../../core/formats/digest.ts';
 
 const MiB = 1024 * 1024;
 const MAX_BODY = 5 * MiB;

@@ -18,7 +18,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Outcome } from '../../core/api/outcome-codes.ts';
-import { labelledDigest } from '../../core/fetch/digest.ts';
+import { labelledDigest } from '../../core/formats/digest.ts';
 import { runCrawl, type CrawlRun } from '../helpers/run-crawl.ts';
 import { verifyCrawlDir } from '../helpers/verify-crawl-dir.ts';
 import type { ReadRecord } from '../helpers/read-warcs.ts';

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { defaultSettings } from '../../core/api/settings.ts';
 import { buildScope, scopeSettingsFrom, seedSurtPrefix } from '../../core/scope/decide-rules.ts';
-import type { ScopePresetName } from '../../core/scope/decide-rules.ts';
+import type { ScopePreset } from '../../core/api/settings.ts';
 
-function scopeFor(preset: ScopePresetName, seeds: string[]) {
+function scopeFor(preset: ScopePreset, seeds: string[]) {
   return buildScope({ ...scopeSettingsFrom(defaultSettings()), scope: preset }, seeds);
 }
 
 /** Whether `url`, found by a link from a seed page, is in scope. */
-function inScope(preset: ScopePresetName, seeds: string[], url: string, hopsPath = 'L'): boolean {
+function inScope(preset: ScopePreset, seeds: string[], url: string, hopsPath = 'L'): boolean {
   return scopeFor(preset, seeds).decide({ url, hopsPath }).decision === 'ACCEPT';
 }
 

@@ -11,7 +11,7 @@ import { corpusPath, corpusWarcFiles, withoutMissingGpl } from '../helpers/corpu
 import { itUsing } from '../helpers/gpl-tests.ts';
 import { checkWarcFile, formatChunkedDigests, formatProblem } from '../../core/warc/check-warc.ts';
 import type { CheckResult } from '../../core/warc/check-warc.ts';
-import { base32 } from '../../core/fetch/digest.ts';
+import { base32 } from '../../core/formats/digest.ts';
 
 let dir: string;
 beforeAll(async () => {

@@ -8,7 +8,8 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { corpusPath, repoRoot, withoutMissingGpl } from '../helpers/corpus.ts';
 import { itUsing } from '../helpers/gpl-tests.ts';
-import { formatCdxj, sortCdxjLines, cdxjTimestamp } from '../../core/archive/cdxj.ts';
+import { formatCdxj, sortCdxjLines } from '../../core/archive/cdxj.ts';
+import { timestamp14 } from '../../core/archive/archive-warc-date.ts';
 import type { CdxjEntry } from '../../core/archive/cdxj.ts';
 import { indexFile } from '../../core/archive/cdxj-index.ts';
 import { postQuery } from '../../core/archive/cdxj-post-query.ts';
@@ -79,8 +80,8 @@ describe('CDXJ lines as upstream tests state them', () => {
   itUsing('warc/ukwa')('UKWA truncated WARC-Date 2019-08-15T01:02 gives 20190815010200', async () => {
     const e = await entries('ukwa', 'truncated_datetime.warc');
     expect(e.find((x) => x.offset === 1198)!.timestamp).toBe('20190815010200');
-    expect(cdxjTimestamp('2020-04-12T18:42:50.696509Z')).toBe('20200412184250');
-    expect(cdxjTimestamp('2008-04-30t20:48:25z')).toBe('20080430204825');
+    expect(timestamp14('2020-04-12T18:42:50.696509Z')).toBe('20200412184250');
+    expect(timestamp14('2008-04-30t20:48:25z')).toBe('20080430204825');
   });
 
   it('pywb bad.arc: ARC records at 134 (67) and 202 (59)', async () => {

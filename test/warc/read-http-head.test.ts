@@ -3,7 +3,8 @@
  * null (never a throw) for what is not HTTP.
  */
 import { describe, expect, it } from 'vitest';
-import { httpHeader, isChunked, parseHttpHead } from '../../core/warc/http-parse.ts';
+import { fieldValue } from '../../core/formats/http-fields.ts';
+import { isChunked, parseHttpHead } from '../../core/formats/http-head.ts';
 import { parseFieldLines, parseVersionLine } from '../../core/warc/read-headers.ts';
 import { arcDateToIso, parseArcHeaderLine } from '../../core/warc/arc-reader.ts';
 
@@ -30,7 +31,7 @@ describe('parseHttpHead', () => {
   it('parses a request head', () => {
     const h = parseHttpHead(b('POST /post?x=1 HTTP/1.1\r\nContent-Type: application/json\r\n\r\n{}'))!;
     expect(h).toMatchObject({ kind: 'request', method: 'POST', requestTarget: '/post?x=1', httpVersion: '1.1' });
-    expect(httpHeader(h, 'content-type')).toBe('application/json');
+    expect(fieldValue(h.headers, 'content-type')).toBe('application/json');
   });
 
   it('needs the empty line unless told the bytes are the whole block', () => {

@@ -1,10 +1,18 @@
 /**
- * Incremental decoder for `Transfer-Encoding: chunked` that also says exactly where the
- * message ends in the raw bytes. undici decodes chunking too, but it neither exposes the raw
- * framing nor where the last chunk and trailers end, and the archive needs both: the raw body
- * (framing kept) for the WARC block and the decoded entity for the payload digest, each cut at
- * the same byte. Leniency follows llhttp's defaults: chunk extensions are skipped, spaces
- * before `;` or the line end are allowed, bare LF line ends are accepted.
+ * HTTP/1.1 chunked transfer coding (RFC 9112 §7.1), decoded one way for live responses and for
+ * bodies read back from WARC records.
+ *
+ * `ChunkedDecoder` is incremental and says exactly where the message ends in the raw bytes.
+ * undici decodes chunking too, but it neither exposes the raw framing nor where the last chunk
+ * and trailers end, and the archive needs both: the raw body (framing kept) for the WARC block
+ * and the decoded entity for the payload digest, each cut at the same byte; and neither undici
+ * nor llhttp accepts a buffer at rest. Leniency follows llhttp's defaults: chunk extensions are
+ * skipped, spaces before `;` or the line end are allowed, bare LF line ends are accepted.
+ *
+ * `dechunk` decodes a stored body (replay, the archive reader) as tolerantly as pywb and warcio:
+ * besides the above, whitespace before a size, extra CRs and a missing CRLF after chunk data are
+ * accepted, and data that does not start with a chunk-size line is returned unchanged, because
+ * producers sometimes write `Transfer-Encoding: chunked` over a body they already de-chunked.
  */
 import { TroveError } from '../errors.ts';
 
@@ -20,15 +28,38 @@ export class ChunkedDecoder {
   #lineLength = 0;
   #remaining = 0;
   #sawSpace = false;
+  #sizeLines = 0;
+  #lastChunk = false;
   readonly #onEntity: (chunk: Buffer) => void;
+  readonly #lenient: boolean;
 
-  /** `onEntity` receives decoded bytes as views into the input (copy them to keep them). */
-  constructor(onEntity: (chunk: Buffer) => void) {
+  /**
+   * `onEntity` receives decoded bytes as views into the input (copy them to keep them).
+   * `lenient` (for stored bodies) also accepts whitespace before a size, extra CRs before a
+   * line's LF and chunk data not followed by a line end.
+   */
+  constructor(onEntity: (chunk: Buffer) => void, opts: { lenient?: boolean } = {}) {
     this.#onEntity = onEntity;
+    this.#lenient = opts.lenient ?? false;
   }
 
   get done(): boolean {
     return this.#state === 'done';
+  }
+
+  /** The zero-size last chunk has been read (trailers may still follow). */
+  get lastChunkSeen(): boolean {
+    return this.#lastChunk;
+  }
+
+  /** A size line has ended (so the input did start as chunked coding). */
+  get sawSizeLine(): boolean {
+    return this.#sizeLines > 0;
+  }
+
+  /** At the end of the input: whether a `0` size line was cut off before its line end. */
+  get endsInLastChunkLine(): boolean {
+    return this.#state === 'size' && this.#digits > 0 && this.#size === 0;
   }
 
   /**
@@ -61,13 +92,18 @@ export class ChunkedDecoder {
           else if (b === 0x0a) this.#endSizeLine();
           break;
         case 'size-lf':
+          if (b === 0x0d && this.#lenient) break;
           if (b !== 0x0a) throw bad('expected LF after chunk size');
           this.#endSizeLine();
           break;
         case 'data-cr':
           if (b === 0x0d) this.#state = 'data-lf';
           else if (b === 0x0a) this.#startLine('size');
-          else throw bad('chunk data not followed by CRLF');
+          else if (this.#lenient) {
+            // No line end after the data: the next size line starts here.
+            this.#startLine('size');
+            i--;
+          } else throw bad('chunk data not followed by CRLF');
           break;
         case 'data-lf':
           if (b !== 0x0a) throw bad('chunk data not followed by CRLF');
@@ -97,6 +133,7 @@ export class ChunkedDecoder {
       this.#size = this.#size * 16 + hex;
       return;
     }
+    if (this.#digits === 0 && this.#lenient && (b === 0x20 || b === 0x09)) return;
     if (this.#digits === 0) throw bad(`invalid chunk size byte 0x${b.toString(16).padStart(2, '0')}`);
     if (b === 0x20 || b === 0x09) this.#sawSpace = true;
     else if (b === 0x3b) this.#state = 'ext';
@@ -106,7 +143,9 @@ export class ChunkedDecoder {
   }
 
   #endSizeLine(): void {
+    this.#sizeLines++;
     if (this.#size === 0) {
+      this.#lastChunk = true;
       this.#startLine('trailer-start');
       return;
     }
@@ -135,4 +174,25 @@ function hexValue(b: number): number {
 
 function bad(message: string): TroveError {
   return new TroveError('FETCH_BAD_CHUNKING', `bad chunked encoding: ${message}`);
+}
+
+export interface Dechunked {
+  body: Buffer;
+  /** True when the terminating zero-size chunk was seen. */
+  complete: boolean;
+}
+
+/**
+ * De-chunk a stored body, tolerantly (see the top of this file): what decodes before any
+ * malformation or the end of the bytes is returned; unchanged when it is not chunked at all.
+ */
+export function dechunk(raw: Buffer): Dechunked {
+  const parts: Buffer[] = [];
+  const decoder = new ChunkedDecoder((b) => parts.push(b), { lenient: true });
+  try {
+    decoder.write(raw);
+  } catch {
+    if (!decoder.sawSizeLine) return { body: raw, complete: false };
+  }
+  return { body: Buffer.concat(parts), complete: decoder.lastChunkSeen || decoder.endsInLastChunkLine };
 }

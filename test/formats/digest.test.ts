@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { DigestStream, base32, labelledDigest, sha1Base32 } from '../../core/fetch/digest.ts';
+import { DigestStream, base32, labelledDigest, sha1Base32 } from '../../core/formats/digest.ts';
 
 describe('base32', () => {
   it('matches the RFC 4648 test vectors', () => {

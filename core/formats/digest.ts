@@ -1,6 +1,8 @@
 /**
  * WARC digests: `sha1:` + RFC 4648 base32, the classic form Heritrix, wget and pywb write in
- * WARC-Block-Digest and WARC-Payload-Digest (and what CDX `digest` columns carry). node:crypto
+ * WARC-Block-Digest and WARC-Payload-Digest (and what CDX `digest` columns carry). Here, not in
+ * fetch/ or warc/, because the fetcher (payload digests while bytes arrive), the WARC writer and
+ * reader, the indexer and the exporters all compute them. node:crypto
  * does the hashing; base32 is written here because Node has no base32 encoder and the
  * encoding is twelve lines.
  */
@@ -34,7 +36,14 @@ export function base32(buf: Uint8Array): string {
 
 /** `sha1:` + base32 of the data, as written in WARC digest headers. */
 export function sha1Base32(data: Uint8Array): string {
-  return 'sha1:' + base32(createHash('sha1').update(data).digest());
+  return sha1OfParts([data]);
+}
+
+/** `sha1:` + base32 of the parts as one block, without concatenating them. */
+export function sha1OfParts(parts: readonly Uint8Array[]): string {
+  const h = createHash('sha1');
+  for (const p of parts) h.update(p);
+  return 'sha1:' + base32(h.digest());
 }
 
 /** Labelled digest of `data`: `sha1:BASE32` or `sha256:BASE32`. */

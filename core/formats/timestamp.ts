@@ -1,0 +1,26 @@
+/**
+ * Fixed-width UTC timestamps made from a clock reading: 14 digits (`yyyyMMddHHmmss`, the WARC
+ * and CDX timestamp the capture index sorts by) and 17 digits (`yyyyMMddHHmmssSSS`, Heritrix's
+ * ArchiveUtils.get17DigitDate, used in WARC file names and crawl.log fetch timings). Both are
+ * cut from the ISO form, so they only hold for years 0000–9999; `isFourDigitYear` says whether
+ * a date has one, for callers that must refuse the rest.
+ */
+
+function digits(at: Date | number): string {
+  return new Date(at).toISOString().replace(/\D/g, '');
+}
+
+/** Whether the date's ISO form has a plain 4-digit year (0000–9999). */
+export function isFourDigitYear(at: Date | number): boolean {
+  return /^\d{4}-/.test(new Date(at).toISOString());
+}
+
+/** `yyyyMMddHHmmss`, UTC. */
+export function timestamp14(at: Date | number): string {
+  return digits(at).slice(0, 14);
+}
+
+/** `yyyyMMddHHmmssSSS`, UTC. */
+export function timestamp17(at: Date | number): string {
+  return digits(at).slice(0, 17);
+}
