@@ -7,7 +7,10 @@
  *
  * A .cpuprofile is V8's format (Chrome DevTools Protocol, Profiler.Profile): a call tree of nodes,
  * each with its call frame, and a list of samples (node ids) with the time since the previous
- * sample. A node's self time is the sum of the deltas of the samples that landed on it.
+ * sample. A node's self time is the sum of the deltas of the samples that landed on it. The
+ * sampler runs on wall-clock time per thread: on a loaded machine a thread that waits for a core
+ * is charged to wherever it stopped, so the sampled total can exceed the CPU time the process
+ * used. Compare shares and before/after ratios from runs on a similar load, not absolute figures.
  *
  * Run on its own: node bench/cpu-profile-table.ts <dir-of-cpuprofiles> [top-n]
  */
@@ -34,11 +37,13 @@ interface CpuProfile {
 export interface ProfileRow {
   name: string;
   ms: number;
+  /** Of which on the main thread (the rest: worker threads). */
+  mainMs: number;
 }
 
 export interface ProfileSummary {
-  /** One entry per profile file: main thread first (the file with the most samples). */
-  threads: { file: string; ms: number }[];
+  /** One entry per profile file, main thread first. */
+  threads: { file: string; main: boolean; ms: number }[];
   totalMs: number;
   byModule: ProfileRow[];
   byFunction: ProfileRow[];
@@ -73,14 +78,26 @@ function selfTimes(profile: CpuProfile): Map<number, number> {
   return self;
 }
 
+/** Node names profiles CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile; thread 0 is the main thread. */
+function isMainThread(file: string): boolean {
+  return file.split('.').at(-3) === '0';
+}
+
 export function summarizeProfiles(dir: string, opts: { exclude?: string[] } = {}): ProfileSummary {
-  const byModule = new Map<string, number>();
-  const byFunction = new Map<string, number>();
-  const threads: { file: string; ms: number }[] = [];
+  const byModule = new Map<string, [number, number]>();
+  const byFunction = new Map<string, [number, number]>();
+  const threads: { file: string; main: boolean; ms: number }[] = [];
+  const add = (m: Map<string, [number, number]>, key: string, us: number, main: boolean) => {
+    const e = m.get(key) ?? [0, 0];
+    e[0] += us;
+    if (main) e[1] += us;
+    m.set(key, e);
+  };
   let totalUs = 0;
   for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort()) {
     const profile = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
     const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+    const main = isMainThread(file);
     let threadUs = 0;
     for (const [id, us] of selfTimes(profile)) {
       const frame = nodes.get(id)!.callFrame;
@@ -89,16 +106,15 @@ export function summarizeProfiles(dir: string, opts: { exclude?: string[] } = {}
       const mod = moduleOf(frame.url, frame.functionName);
       if (opts.exclude?.some((e) => mod.startsWith(e))) continue;
       threadUs += us;
-      byModule.set(mod, (byModule.get(mod) ?? 0) + us);
-      const fn = `${frame.functionName || '(anonymous)'} ${mod}${frame.url ? `:${frame.lineNumber + 1}` : ''}`;
-      byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
+      add(byModule, mod, us, main);
+      add(byFunction, `${frame.functionName || '(anonymous)'} ${mod}${frame.url ? `:${frame.lineNumber + 1}` : ''}`, us, main);
     }
-    threads.push({ file, ms: threadUs / 1000 });
+    threads.push({ file, main, ms: threadUs / 1000 });
     totalUs += threadUs;
   }
-  const rows = (m: Map<string, number>) =>
-    [...m.entries()].map(([name, us]) => ({ name, ms: us / 1000 })).sort((a, b) => b.ms - a.ms);
-  threads.sort((a, b) => b.ms - a.ms);
+  const rows = (m: Map<string, [number, number]>) =>
+    [...m.entries()].map(([name, [us, mainUs]]) => ({ name, ms: us / 1000, mainMs: mainUs / 1000 })).sort((a, b) => b.ms - a.ms);
+  threads.sort((a, b) => Number(b.main) - Number(a.main) || b.ms - a.ms);
   return { threads, totalMs: totalUs / 1000, byModule: rows(byModule), byFunction: rows(byFunction) };
 }
 
@@ -106,11 +122,13 @@ export function summarizeProfiles(dir: string, opts: { exclude?: string[] } = {}
 export function formatSummary(s: ProfileSummary, top = 20): string {
   const pct = (ms: number) => `${((100 * ms) / s.totalMs).toFixed(1)}%`;
   const lines: string[] = [];
-  lines.push(`Sampled CPU ${(s.totalMs / 1000).toFixed(2)} s over ${s.threads.length} threads (${s.threads.map((t) => `${(t.ms / 1000).toFixed(2)} s`).join(', ')}).`);
-  lines.push('', '| module | self ms | share |', '|---|---:|---:|');
-  for (const r of s.byModule.slice(0, top)) lines.push(`| ${r.name} | ${r.ms.toFixed(0)} | ${pct(r.ms)} |`);
-  lines.push('', '| function (module:line) | self ms | share |', '|---|---:|---:|');
-  for (const r of s.byFunction.slice(0, top)) lines.push(`| ${r.name.replace(/\|/g, '\\|')} | ${r.ms.toFixed(0)} | ${pct(r.ms)} |`);
+  const threads = s.threads.map((t) => `${t.main ? 'main' : 'worker'} ${(t.ms / 1000).toFixed(2)} s`).join(', ');
+  lines.push(`Sampled ${(s.totalMs / 1000).toFixed(2)} s over ${s.threads.length} threads (${threads}).`);
+  const row = (name: string, r: ProfileRow) => `| ${name.replace(/\|/g, '\\|')} | ${r.ms.toFixed(0)} | ${r.mainMs.toFixed(0)} | ${(r.ms - r.mainMs).toFixed(0)} | ${pct(r.ms)} |`;
+  lines.push('', '| module | self ms | main | workers | share |', '|---|---:|---:|---:|---:|');
+  for (const r of s.byModule.slice(0, top)) lines.push(row(r.name, r));
+  lines.push('', '| function (module:line) | self ms | main | workers | share |', '|---|---:|---:|---:|---:|');
+  for (const r of s.byFunction.slice(0, top)) lines.push(row(r.name, r));
   return lines.join('\n');
 }
 

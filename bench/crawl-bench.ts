@@ -22,7 +22,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WARCParser } from 'warcio';
 import { nginxAvailable, startNginx } from './bench-nginx.ts';
-import { cliNodeFlags } from './cli-node-flags.ts';
+import { cliNodeEnv, cliNodeFlags } from './cli-node-flags.ts';
 import { formatSummary, summarizeProfiles } from './cpu-profile-table.ts';
 
 const DOCS = '/usr/share/doc/python3-doc/html';
@@ -41,7 +41,7 @@ interface ChildResult {
 }
 
 function runTrove(dir: string, settings: Record<string, unknown>, nodeFlags: string[] = []): ChildResult {
-  const r = spawnSync(process.execPath, [...cliNodeFlags(), ...nodeFlags, path.join(here, 'crawl-child.js'), dir, JSON.stringify(settings)], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, [...cliNodeFlags(), ...nodeFlags, path.join(here, 'crawl-child.js'), dir, JSON.stringify(settings)], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: cliNodeEnv() });
   if (r.status !== 0) throw new Error(`trove crawl child failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as ChildResult;
 }

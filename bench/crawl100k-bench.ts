@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { WARCParser } from 'warcio';
 import { nginxAvailable, startNginx } from './bench-nginx.ts';
-import { cliNodeFlags } from './cli-node-flags.ts';
+import { cliNodeEnv, cliNodeFlags } from './cli-node-flags.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -72,6 +72,7 @@ function runChild(dir: string, settings: Record<string, unknown>, marks: { uris:
   const r = spawnSync(process.execPath, [...cliNodeFlags(), path.join(here, 'crawl-sample-child.js'), dir, JSON.stringify(settings), JSON.stringify(marks)], {
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
+    env: cliNodeEnv(),
   });
   if (r.status !== 0) throw new Error(`crawl child failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as ChildResult;
