@@ -33,6 +33,8 @@ interface ChildResult {
   /** CPU time of the crawl process, every thread (user + system). */
   cpuMs: number;
   maxRssMb: number;
+  /** CPU ms by thread name of the threads still running at the end (thread-cpu.js). */
+  threads: Record<string, number>;
   downloaded: number;
   failed: number;
   state: string;
@@ -136,6 +138,15 @@ export async function runCrawlBench(opts: { runs?: number; profile?: boolean } =
       console.log(`  CPU: wget used ${secs(wgetCpuMs)} in ${secs(wgetMs)} (${((100 * wgetCpuMs) / wgetMs).toFixed(0)}% of one core); Trove's 8×8 crawl ${secs(a.cpuMs)} (${(a.cpuMs / wgetCpuMs).toFixed(2)}×), one connection ${secs(b.cpuMs)} (${(b.cpuMs / wgetCpuMs).toFixed(2)}×)`);
     }
     console.log(`  coverage: 8×8 run captured ${wgetUrls.length - missing.length}/${wgetUrls.length} of wget's 200 URLs; one-connection run ${wgetUrls.length - missingB.length}/${wgetUrls.length}`);
+    // Per thread: what ran where. The extraction worker has exited by the end (the pool closes
+    // with the crawl), so its CPU is what the process used beyond the threads still running.
+    const byThread = (r: ChildResult) => {
+      const alive = Object.values(r.threads).reduce((x, y) => x + y, 0);
+      const parts = Object.entries(r.threads).filter(([, v]) => v > 0).sort((x, y) => y[1] - x[1]).map(([k, v]) => `${k} ${secs(v)}`);
+      return [...parts, `exited threads (the extraction worker) ${secs(r.cpuMs - alive)}`].join(', ');
+    };
+    console.log(`  CPU by thread, 8×8 (first run): ${byThread(as[0]!)}`);
+    console.log(`  CPU by thread, one connection (first run): ${byThread(bs[0]!)}`);
     if (missing.length) console.log(`  missing (first 10): ${missing.slice(0, 10).join(' ')}`);
     const peak = Math.max(...as.map((r) => r.maxRssMb), ...bs.map((r) => r.maxRssMb));
     console.log(`  peak RSS ${peak.toFixed(0)} MiB (highest of all Trove runs), target ≤ 150 MiB: ${peak <= 150 ? 'met' : 'MISSED'}`);
