@@ -22,10 +22,11 @@ import { ClaimSlot, installWireTap } from './wire-tap.ts';
 // Only the two parts of undici the fetcher uses. Its index loads every feature it has (fetch,
 // WebSocket, EventSource, mocks, caches, HTTP/2): 28 MB of resident memory in the crawl process
 // against 14 MB for the Agent and the connector (measured with Node 24, undici 8.12). The
-// fetcher tests fail if a new undici moves these files.
-const require = createRequire(import.meta.url);
-const Agent = require('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
-const buildConnector = require('undici/lib/core/connect.js') as typeof Undici.buildConnector;
+// fetcher tests fail if a new undici moves these files. Not named `require`: the Electron
+// bundle declares one of its own at the top of the chunk (test/app/bundled-workers.test.ts).
+const undiciPart = createRequire(import.meta.url);
+const Agent = undiciPart('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
+const buildConnector = undiciPart('undici/lib/core/connect.js') as typeof Undici.buildConnector;
 
 export type { FetchOptions, FetchRequest, FetchResult, FetchTimers, Fetcher } from './fetch-types.ts';
 export type { Spool } from './spool.ts';
