@@ -13,7 +13,7 @@
  * database's bytes by table and index (SQLite's dbstat), and the WARC's records by type, read back
  * by warcio (an independent reader).
  *
- * Runs for minutes: not part of the default `npm run bench`. Run it with
+ * Runs for minutes (over an hour on a busy 2-core machine), so plain `npm run bench` skips it: run it with
  * `npm run bench -- crawl100k` (5 levels) or `node bench/crawl100k-bench.ts --levels=3` (1,111
  * pages, seconds).
  */
