@@ -1,6 +1,7 @@
 /**
- * The Node flags the `trove` CLI runs with (its shebang line, bin/trove.js), for benchmark
- * children that run Trove's code directly: they measure the CLI as users run it.
+ * The Node flags and environment the `trove` CLI runs with (its shebang line, bin/trove.js:
+ * `#!/usr/bin/env -S NAME=value … node --flag …`), for benchmark children that run Trove's code
+ * directly: they measure the CLI as users run it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,8 +9,25 @@ import { fileURLToPath } from 'node:url';
 
 const cli = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'trove.js');
 
-export function cliNodeFlags(): string[] {
+function shebangWords(): string[] {
   const shebang = fs.readFileSync(cli, 'utf8').split('\n', 1)[0]!;
-  const m = /^#!\/usr\/bin\/env -S node\b(.*)$/.exec(shebang);
+  const m = /^#!\/usr\/bin\/env -S (.*)$/.exec(shebang);
   return m ? m[1]!.trim().split(/\s+/).filter(Boolean) : [];
+}
+
+export function cliNodeFlags(): string[] {
+  const words = shebangWords();
+  const node = words.indexOf('node');
+  return node < 0 ? [] : words.slice(node + 1);
+}
+
+/** The environment for such a child: this process's, plus the shebang's NAME=value settings. */
+export function cliNodeEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  const words = shebangWords();
+  for (const w of words.slice(0, Math.max(0, words.indexOf('node')))) {
+    const eq = w.indexOf('=');
+    if (eq > 0) env[w.slice(0, eq)] = w.slice(eq + 1);
+  }
+  return env;
 }

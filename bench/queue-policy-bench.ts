@@ -33,7 +33,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { queueKeyFor } from '../core/frontier/queue-assignment.ts';
 import { nginxAvailable, startNginx, type Nginx } from './bench-nginx.ts';
-import { cliNodeFlags } from './cli-node-flags.ts';
+import { cliNodeEnv, cliNodeFlags } from './cli-node-flags.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const RESPONSE_MS = 20;
@@ -184,7 +184,7 @@ interface ChildResult {
 /** The crawl in its own process; asynchronously, since the site lives in this one's event loop. */
 function crawlInChild(dir: string, settings: Record<string, unknown>): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...cliNodeFlags(), path.join(here, 'crawl-child.js'), dir, JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...cliNodeFlags(), path.join(here, 'crawl-child.js'), dir, JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'pipe'], env: cliNodeEnv() });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -20,7 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { WARCParser } from 'warcio';
 import { checkWarcFile, formatProblem } from '../core/warc/check-warc.ts';
 import { startHostileSite, SLOW_PATHS } from '../test/fixtures/hostile-site.ts';
-import { cliNodeFlags } from './cli-node-flags.ts';
+import { cliNodeEnv, cliNodeFlags } from './cli-node-flags.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const TIMEOUT_S = 30;
@@ -39,7 +39,7 @@ interface ChildResult {
 /** Run bench/crawl-child.js without blocking this process (it serves the hostile site). */
 function crawlInChild(dir: string, settings: Record<string, unknown>): Promise<ChildResult & { sampledPeakMb: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...cliNodeFlags(), path.join(here, 'crawl-child.js'), dir, JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...cliNodeFlags(), path.join(here, 'crawl-child.js'), dir, JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'pipe'], env: cliNodeEnv() });
     let out = '';
     let err = '';
     let sampled = 0;

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=4
 // The `trove` CLI. Node ≥ 22.19 runs the TypeScript sources directly (type stripping).
 // A 4 MB semi-space: V8 would grow the young generation to 64–128 MB under a crawl's or an
 // import's allocation rate. The flag is process-wide and overrides worker threads' own limits
@@ -7,6 +7,10 @@
 // reliability crawl 415 MB (8 MB: 470–493; none: 431–442), `trove index` of a 306 MB WARC.gz
 // 1.28× a plain gunzip (8 MB: 1.11×), importing a 200 MB WARC.gz 204 MB. The benches start their
 // Trove children with these same flags (bench/cli-node-flags.ts).
+// MALLOC_ARENA_MAX=2: glibc gives each thread that allocates (the crawl thread, the extraction
+// worker, libuv's zlib and file threads, SQLite) an arena of its own, and freed memory stays
+// spread over them. Two arenas: Python docs crawl (8×8) peak RSS 193 MB against 222 MB, the
+// same CPU (12.9 s vs 13.3 s, one run each on a loaded 2-core machine; bench/README.md).
 // First: a one-line refusal on a Node too old for the .ts sources, before any of them loads.
 import './check-node.js';
 import { enableCompileCache } from './compile-cache.js';

@@ -92,6 +92,8 @@ export class ExtractPool {
 
   private spawn(): Slot {
     const worker = new Worker(this.workerUrl, {
+      // Its thread's name in the OS (top -H, /proc), so its CPU can be told from the crawl thread's.
+      name: 'trove-extract',
       // A small young generation: tokenizing a big page makes hundreds of MB of short-lived
       // strings, and with V8's default semi-spaces they pile up before a collection. Measured
       // (bench/reliability-bench.ts, a 512 MiB gzip bomb extracted to 32 MiB): crawler peak RSS
