@@ -94,8 +94,12 @@ export class PageRecorder {
       this.#wake(p.requestId);
     });
     const finished = (p: any): void => {
-      this.#notesOf(p.requestId).done = true;
-      this.#wake(p.requestId);
+      const n = this.#notes.get(p.requestId);
+      if (!n) return;
+      n.done = true;
+      wakeAll(n);
+      // Nothing more comes for this id; a pause still being handled keeps its own reference.
+      this.#notes.delete(p.requestId);
     };
     this.#listen('Network.loadingFinished', finished);
     this.#listen('Network.loadingFailed', finished);
