@@ -1,7 +1,8 @@
 /**
  * Serves test/fixtures/browser-site on 127.0.0.1, port 0: the static files, plus the few answers
  * a static directory cannot give and browser capture must handle: a redirect (/go/logo.png), a
- * POST that echoes its body (/api/echo), text gzip-encoded when the client accepts it (so the
+ * POST that echoes its body (/api/echo), a redirect to a page (/go/spa), the service worker
+ * script at the root (/sw.js), text gzip-encoded when the client accepts it (so the
  * recorder meets Content-Encoding it must rewrite), and two large bodies, one with a length and
  * one chunked (/big.bin, /big-chunked.bin). Range requests are answered with the whole file.
  * Everything is deterministic; every request is logged in `hits`.
@@ -49,10 +50,12 @@ export async function startBrowserSite(): Promise<BrowserSiteServer> {
   const server = await startHttpServer((req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
     hits.push({ method: req.method ?? 'GET', url: u.pathname + u.search });
-    if (u.pathname === '/go/logo.png') {
-      res.writeHead(302, { location: '/img/logo.png', 'content-length': '0' }).end();
+    if (u.pathname === '/go/logo.png' || u.pathname === '/go/spa') {
+      res.writeHead(302, { location: u.pathname === '/go/spa' ? '/spa.html' : '/img/logo.png', 'content-length': '0' }).end();
       return;
     }
+    // A service worker's script must come from within its scope: /sw.js for scope /.
+    if (u.pathname === '/sw.js') u.pathname = '/js/sw.js';
     if (u.pathname === '/api/echo' && req.method === 'POST') {
       const parts: Buffer[] = [];
       req.on('data', (d: Buffer) => parts.push(d));
