@@ -19,6 +19,7 @@ import { readWarcDir, type ReadRecord } from '../helpers/read-warcs.ts';
 import type { PageCapture } from '../../core/browser/capture-page.ts';
 import type { RecordedExchange } from '../../core/browser/recorded-exchange.ts';
 import { base32 } from '../../core/fetch/digest.ts';
+import { pageTextRecord, screenshotRecord } from '../../core/browser/page-resource-records.ts';
 
 const chromium = findChromium();
 if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
@@ -173,6 +174,22 @@ describe.skipIf(!chromium)('capturePage in Chromium', () => {
     for (const q of requests) expect(byId.get(q.concurrentTo[0]!)?.targetUri).toBe(q.targetUri);
     const post = requests.find((q) => q.targetUri!.endsWith('/api/echo'))!;
     expect(post.payload.toString()).toBe('{"viewed":"spa","count":3}');
+    await expect(blockDigestsVerify(dir)).resolves.toEqual([]);
+  });
+
+  it("the page's screenshot and text as resource records (urn:view:, urn:text:), read back with warcio", async () => {
+    const dir = path.join(tmp, 'resource-warcs');
+    const writer = newWarcWriter(dir, 'RES');
+    const { capture } = captures.get('/load-more.html')!;
+    const date = new Date('2026-01-02T03:04:05Z');
+    await writer.writeGroup([screenshotRecord(capture.url, date, capture.screenshot!), pageTextRecord(capture.url, date, capture.text)]);
+    await writer.close();
+    const [shot, text] = (await readWarcDir(dir)).filter((r) => r.type === 'resource');
+    expect(shot!.targetUri).toBe(`urn:view:${capture.url}`);
+    expect(shot!.warcHeaders['Content-Type']).toBe('image/png');
+    expect(shot!.payload.equals(capture.screenshot!)).toBe(true);
+    expect(text!.targetUri).toBe(`urn:text:${capture.url}`);
+    expect(text!.payload.toString('utf8')).toBe(capture.text);
     await expect(blockDigestsVerify(dir)).resolves.toEqual([]);
   });
 
