@@ -55,12 +55,14 @@ const LINKS = `(() => {
 export async function capturePage(session: CdpSession, url: string, opts: CapturePageOptions): Promise<PageCapture> {
   const o = { ...DEFAULT_BEHAVIORS, ...opts.behaviors };
   const clock: BrowserClock = opts.behaviors?.clock ?? realClock;
+  const net = new NetworkActivity(session, clock);
   const recorder = new PageRecorder(session, opts.sink, {
     ...(opts.spoolDir ? { spoolDir: opts.spoolDir } : {}),
     ...(opts.maxInMemory !== undefined ? { maxInMemory: opts.maxInMemory } : {}),
     now: () => new Date(clock.now()),
+    // A cross-site iframe's requests count for "the network is quiet" too.
+    onTarget: (child) => net.watch(child),
   });
-  const net = new NetworkActivity(session, clock);
   // The top document's status: the last main-frame Document response (after any redirects).
   let mainFrame: string | null = null;
   let status = 0;

@@ -23,6 +23,7 @@ import { parseHttpHead } from '../warc/http-parse.ts';
 import type { CdpSession } from './cdp-session.ts';
 import type { RecordedExchange, RecordSink } from './recorded-exchange.ts';
 import { headerList, storedBodyHeaders } from './stored-body-headers.ts';
+import { TargetSession } from './target-session.ts';
 
 export interface PageRecorderOptions {
   /** Where bodies over `maxInMemory` are spooled. Default: the OS temp directory. */
@@ -31,7 +32,16 @@ export interface PageRecorderOptions {
   maxInMemory?: number;
   /** The capture time of an exchange (tests inject one). */
   now?: () => Date;
+  /** Told of each child target recorded (a cross-site iframe, a worker), e.g. to watch its network too. */
+  onTarget?: (session: CdpSession) => void;
 }
+
+/**
+ * Child targets the recorder attaches to and records like the tab; others are only resumed. A
+ * dedicated worker's requests are paused by the tab's own Fetch domain (a worker target has no
+ * Fetch domain), so workers are not recorded separately.
+ */
+const RECORDED_TARGETS = new Set(['iframe']);
 
 export const DEFAULT_MAX_IN_MEMORY = 4 * 1024 * 1024;
 /** Bytes asked of IO.read at a time when streaming a large body. */
@@ -68,13 +78,26 @@ export class PageRecorder {
   #mainFrameId: string | null = null;
   #stopping = false;
   #listening: [string, (p: any) => void][] = [];
+  readonly #opts: PageRecorderOptions;
+  /** The tab's recorder: child targets' recorders report requests and problems to it. */
+  #root: PageRecorder;
+  readonly #children = new Map<string, { session: TargetSession; recorder: PageRecorder | null }>();
 
   constructor(session: CdpSession, sink: RecordSink, opts: PageRecorderOptions = {}) {
     this.#session = session;
     this.#sink = sink;
+    this.#opts = opts;
     this.#spoolDir = opts.spoolDir ?? os.tmpdir();
     this.#maxInMemory = opts.maxInMemory ?? DEFAULT_MAX_IN_MEMORY;
     this.#now = opts.now ?? (() => new Date());
+    this.#root = this;
+  }
+
+  /** A recorder for a child target of `root`'s tab. */
+  static #child(session: CdpSession, root: PageRecorder): PageRecorder {
+    const r = new PageRecorder(session, root.#sink, root.#opts);
+    r.#root = root;
+    return r;
   }
 
   async start(): Promise<void> {
@@ -104,9 +127,16 @@ export class PageRecorder {
     this.#listen('Network.loadingFinished', finished);
     this.#listen('Network.loadingFailed', finished);
 
+    this.#listen('Target.attachedToTarget', (p) => this.#track(this.#onAttached(p)));
+    this.#listen('Target.receivedMessageFromTarget', (p) => this.#children.get(p.sessionId)?.session.receive(p.message));
+    this.#listen('Target.detachedFromTarget', (p) => this.#children.get(p.sessionId)?.session.detached());
+
+    const child = this.#root !== this;
+    // A worker target has no cache or service-worker switches of its own: those may fail there.
+    const optional = (p: Promise<unknown>) => (child ? p.catch(() => {}) : p);
     await this.#session.send('Network.enable', {});
-    await this.#session.send('Network.setCacheDisabled', { cacheDisabled: true });
-    await this.#session.send('Network.setBypassServiceWorker', { bypass: true });
+    await optional(this.#session.send('Network.setCacheDisabled', { cacheDisabled: true }));
+    await optional(this.#session.send('Network.setBypassServiceWorker', { bypass: true }));
     try {
       const tree = await this.#session.send('Page.getFrameTree');
       this.#mainFrameId = tree?.frameTree?.frame?.id ?? null;
@@ -114,13 +144,37 @@ export class PageRecorder {
       this.#mainFrameId = null; // a target without frames (a worker): no page document
     }
     await this.#session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Response' }] });
+    // Cross-site iframes (own process under site isolation): attached paused, recorded, resumed.
+    await this.#session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false, filter: [{ type: 'iframe' }, { exclude: true }] }).catch(() => {});
+  }
+
+  async #onAttached(p: any): Promise<void> {
+    const sessionId: string = p.sessionId;
+    const child = new TargetSession(this.#session, sessionId);
+    const record = RECORDED_TARGETS.has(p.targetInfo?.type) && !this.#stopping;
+    const recorder = record ? PageRecorder.#child(child, this.#root) : null;
+    this.#children.set(sessionId, { session: child, recorder });
+    try {
+      if (recorder) {
+        await recorder.start();
+        this.#root.#opts.onTarget?.(child);
+      }
+    } catch (err) {
+      this.#root.problems.push({ url: p.targetInfo?.url ?? '', message: `child target not recorded: ${(err as Error)?.message ?? err}` });
+    } finally {
+      if (p.waitingForDebugger) await child.send('Runtime.runIfWaitingForDebugger').catch(() => {});
+      if (!recorder) await this.#session.send('Target.detachFromTarget', { sessionId }).catch(() => {});
+    }
   }
 
   /** Stop intercepting; resolves once every exchange already paused has reached the sink. */
   async stop(): Promise<void> {
     this.#stopping = true;
+    // No more targets held at start for a recorder that is going away.
+    if (this.#listening.length > 0) await this.#session.send('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: false }).catch(() => {});
     for (const n of this.#notes.values()) wakeAll(n);
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+    await Promise.allSettled([...this.#children.values()].map((c) => c.recorder?.stop()));
     for (const [event, l] of this.#listening) this.#session.off(event, l);
     this.#listening = [];
     await this.#session.send('Fetch.disable').catch(() => {});
@@ -133,7 +187,7 @@ export class PageRecorder {
 
   #track(p: Promise<void>): void {
     const tracked = p.catch((err) => {
-      this.problems.push({ url: '', message: String((err as Error)?.message ?? err) });
+      this.#root.problems.push({ url: '', message: String((err as Error)?.message ?? err) });
     });
     this.#pending.add(tracked);
     void tracked.finally(() => this.#pending.delete(tracked));
@@ -155,9 +209,10 @@ export class PageRecorder {
     // A redirect reuses the requestId: the hop before it ended with `redirectResponse`.
     if (p.redirectResponse) notes.responses.push(hopResponse(p.redirectResponse));
     const url: string = p.request?.url ?? '';
-    if (/^https?:/i.test(url) && !this.#requestedSet.has(url)) {
-      this.#requestedSet.add(url);
-      this.requested.push(url);
+    const root = this.#root;
+    if (/^https?:/i.test(url) && !root.#requestedSet.has(url)) {
+      root.#requestedSet.add(url);
+      root.requested.push(url);
     }
     wakeAll(notes);
   }
@@ -192,7 +247,7 @@ export class PageRecorder {
         }
       }
     } catch (err) {
-      this.problems.push({ url, message: `body not recorded: ${(err as Error)?.message ?? err}` });
+      this.#root.problems.push({ url, message: `body not recorded: ${(err as Error)?.message ?? err}` });
     } finally {
       if (!answered) await this.#continue(p.requestId);
     }
@@ -214,7 +269,7 @@ export class PageRecorder {
       date,
       ...(resp.remoteAddress ? { remoteAddress: resp.remoteAddress } : {}),
       resourceType: p.resourceType ?? 'Other',
-      isPageDocument: p.resourceType === 'Document' && this.#mainFrameId !== null && p.frameId === this.#mainFrameId,
+      isPageDocument: this.#root === this && p.resourceType === 'Document' && this.#mainFrameId !== null && p.frameId === this.#mainFrameId,
     };
     await this.#sink.exchange(exchange);
   }

@@ -3,7 +3,8 @@
  * traffic: an endless feed (stopped by the height budget, and by the time budget on a driven
  * clock), a seed that redirects (each hop an exchange, the page's status the final one), and a
  * service worker that answers a request itself (bypassed while recording, so the request goes to
- * the network and is archived). Assertions are on outcomes, never on how long anything took.
+ * the network and is archived), and requests made by a cross-site iframe (its own process) and a
+ * dedicated worker, which the tab's own session does not see. Assertions are on outcomes, never on how long anything took.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -102,5 +103,24 @@ describe.skipIf(!chromium)('capturePage budgets, redirects and service workers (
     expect(site.hits.map((h) => h.url)).toContain('/api/sw-data.json');
     const data = sink.exchanges.find((x) => x.url.endsWith('/api/sw-data.json'))!;
     expect(JSON.parse((data.body as Buffer).toString()).from).toBe('network');
+  }, 120_000);
+
+  it("a cross-site iframe's requests (through its own target) and a dedicated worker's are recorded", async () => {
+    site.hits.length = 0;
+    const sink = collectingSink();
+    const c = await captureInBrowser(browser, `${site.origin}/frames.html`, { sink, spoolDir: tmp, behaviors: { screenshot: false } });
+    const other = site.origin.replace('127.0.0.1', 'localhost');
+    expect(c.text).toContain('The worker says: hello from a worker fetch');
+    const recorded = new Set(sink.exchanges.map((x) => x.url));
+    for (const u of [`${other}/spa.html`, `${other}/js/spa.js`, `${other}/api/articles.json`, `${other}/img/logo.png`, `${site.origin}/js/worker.js`, `${site.origin}/api/worker-data.json`]) {
+      expect(recorded.has(u), u).toBe(true);
+    }
+    expect(sink.exchanges.find((x) => x.url === `${other}/api/echo`)?.requestBody?.toString()).toBe('{"viewed":"spa","count":3}');
+    // Every request the server saw, from any frame or worker, is an exchange; one page document only.
+    const paths = new Set(sink.exchanges.map((x) => `${x.method} ${new URL(x.url).pathname}`));
+    expect(site.hits.map((h) => `${h.method} ${h.url}`).filter((h) => !paths.has(h))).toEqual([]);
+    expect(c.requested.filter((u) => !recorded.has(u))).toEqual([]);
+    expect(sink.exchanges.filter((x) => x.isPageDocument).map((x) => x.url)).toEqual([`${site.origin}/frames.html`]);
+    expect(c.problems).toEqual([]);
   }, 120_000);
 });

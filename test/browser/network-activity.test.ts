@@ -66,6 +66,24 @@ describe('NetworkActivity', () => {
     net.stop();
   });
 
+  it("a request whose head arrived and that then went silent (its body went to another target) does not hold the page", async () => {
+    const s = emitterSession();
+    let started = 0;
+    const clock = drivenClock((now) => {
+      if (now - started === 100) s.emit('Network.requestWillBeSent', { requestId: 'frame-doc' });
+      if (now - started === 200) s.emit('Network.responseReceived', { requestId: 'frame-doc' });
+      if (now - started === 300) s.emit('Network.dataReceived', { requestId: 'frame-doc' });
+    });
+    const net = new NetworkActivity(s, clock);
+    net.start();
+    started = clock.now();
+    expect(await net.waitForQuiet({ quietMs: 500, maxMs: 10_000, pollMs: 100 })).toBe(true);
+    expect(clock.now() - started).toBe(800);
+    expect(net.inFlight).toBe(1);
+    expect(net.awaitingResponse).toBe(0);
+    net.stop();
+  });
+
   it('stops counting once stopped', () => {
     const s = emitterSession();
     const net = new NetworkActivity(s, drivenClock(() => {}));
