@@ -3,6 +3,11 @@
  * the network to go quiet, run the behaviors, then read what the page became (its text, its
  * links after script, a screenshot) and stop recording once every exchange reached the sink.
  * The crawl's browser fetcher and the app's Record window both come through here.
+ *
+ * Fails with TroveError BROWSER_NAVIGATION_FAILED when the browser could not load the URL at
+ * all (no response: refused, unresolvable…; an HTTP error status is a capture like any other),
+ * and BROWSER_CAPTURE_ABORTED when `signal` aborted it. Either way the recorder is stopped and
+ * exchanges already paused have reached the sink.
  */
 import { TroveError } from '../errors.ts';
 import { realClock, type BrowserClock } from './browser-clock.ts';
@@ -76,10 +81,15 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
     wakeLoad?.();
   };
 
+  const abortCheck = (): void => {
+    if (opts.signal?.aborted) throw new TroveError('BROWSER_CAPTURE_ABORTED', `capture of ${url} stopped`, { url });
+  };
+
   net.start();
   session.on('Network.responseReceived', onResponse);
   session.on('Page.loadEventFired', onLoad);
   try {
+    abortCheck();
     await recorder.start();
     await session.send('Page.enable');
     mainFrame = (await session.send('Page.getFrameTree'))?.frameTree?.frame?.id ?? null;
@@ -105,6 +115,7 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
       behaviors.budgetsHit.push(...r.budgetsHit);
     }
 
+    abortCheck();
     const page = await evaluate<{ href: string; title: string; text: string }>(
       session,
       '({ href: location.href, title: document.title, text: document.body ? document.body.innerText : "" })',
@@ -130,6 +141,10 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
       behaviors,
       problems: recorder.problems,
     };
+  } catch (err) {
+    // A wait cut short by the signal rejects with its AbortError: the capture was stopped.
+    abortCheck();
+    throw err;
   } finally {
     // Idempotent after the stop above; on an error it still hands over what was paused.
     await recorder.stop().catch(() => {});

@@ -15,6 +15,7 @@
  * the response events, so an exchange is handed to the sink once its hop's events are in, or
  * the load finished or failed, or the recorder stops.
  */
+import fsp from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import { SpoolWriter } from '../fetch/spool.ts';
@@ -330,7 +331,7 @@ export class PageRecorder {
    * string (CDP has no streaming fulfil), so this briefly holds it in memory once more.
    */
   async #fulfill(p: any, status: number, headers: [string, string][], body: Buffer | { path: string; size: number }): Promise<void> {
-    const bytes = Buffer.isBuffer(body) ? body : await import('node:fs/promises').then((fs) => fs.readFile(body.path));
+    const bytes = Buffer.isBuffer(body) ? body : await fsp.readFile(body.path);
     await this.#session.send('Fetch.fulfillRequest', {
       requestId: p.requestId,
       responseCode: status,

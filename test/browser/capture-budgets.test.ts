@@ -123,4 +123,32 @@ describe.skipIf(!chromium)('capturePage budgets, redirects and service workers (
     expect(sink.exchanges.filter((x) => x.isPageDocument).map((x) => x.url)).toEqual([`${site.origin}/frames.html`]);
     expect(c.problems).toEqual([]);
   }, 120_000);
+
+  it('a URL the browser cannot load fails with BROWSER_NAVIGATION_FAILED; an HTTP error status is a capture', async () => {
+    const closed = await startBrowserSite();
+    const dead = closed.origin;
+    await closed.close();
+    await expect(captureInBrowser(browser, `${dead}/spa.html`, { sink: collectingSink(), spoolDir: tmp, behaviors: { screenshot: false } })).rejects.toMatchObject({
+      code: 'BROWSER_NAVIGATION_FAILED',
+    });
+    const sink = collectingSink();
+    const c = await captureInBrowser(browser, `${site.origin}/no-such-page.html`, { sink, spoolDir: tmp, behaviors: { screenshot: false } });
+    expect(c.status).toBe(404);
+    expect(sink.exchanges.find((x) => x.isPageDocument)?.status).toBe(404);
+  }, 120_000);
+
+  it('an aborted capture fails with BROWSER_CAPTURE_ABORTED, after handing over what was recorded', async () => {
+    const ac = new AbortController();
+    const sink = collectingSink();
+    const inner = sink.exchange.bind(sink);
+    // Abort once the page's first batch of the endless feed is in: mid-behaviors.
+    sink.exchange = async (x) => {
+      await inner(x);
+      if (x.isPageDocument) ac.abort();
+    };
+    await expect(captureInBrowser(browser, `${site.origin}/endless.html`, { sink, spoolDir: tmp, signal: ac.signal, behaviors: { screenshot: false } })).rejects.toMatchObject({
+      code: 'BROWSER_CAPTURE_ABORTED',
+    });
+    expect(sink.exchanges.some((x) => x.isPageDocument)).toBe(true);
+  }, 120_000);
 });
