@@ -98,7 +98,8 @@ export async function exchangeCaptureInput(
 ): Promise<CaptureGroupInput> {
   const fetch = await exchangeFetchResult(x);
   return {
-    url: x.url,
+    // A fragment is never sent; CDP reports it apart, but a page-made URL may still carry one.
+    url: x.url.split('#')[0]!,
     date: x.date,
     fetch,
     revisitOf: opts.revisitOf ?? null,
