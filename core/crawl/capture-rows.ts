@@ -26,7 +26,7 @@ function ts14(d: Date): string {
 }
 
 export function captureRows(
-  ctx: CrawlContext,
+  ctx: Pick<CrawlContext, 'fileIds'>,
   url: string,
   date: Date,
   f: FetchResult,
