@@ -331,6 +331,7 @@ export type MenuAction =
   | 'go-new-crawl'
   | 'go-monitor'
   | 'go-browser'
+  | 'go-record'
   | 'import'
   | 'find'
   | 'pause-resume'
