@@ -207,10 +207,11 @@ export class RecordSession {
     try {
       const index = this.#archive.index;
       // The same payload already captured at this URL (a reload, a shared script): a revisit, as
-      // a crawl in its `url` dedup mode writes one.
+      // a crawl in its `url` dedup mode writes one. Not for the page itself: every page the
+      // archivist opens is a page of the archive, and a page is a response.
       let revisitOf: RevisitOf | null = null;
       const status = f.status ?? 0;
-      if (f.payloadDigest && status >= 200 && status < 300 && (f.entity?.size ?? 0) > 0) {
+      if (!x.isPageDocument && f.payloadDigest && status >= 200 && status < 300 && (f.entity?.size ?? 0) > 0) {
         const original = index
           .findCaptures(surtKey(x.url))
           .find((c) => c.recordType === 'response' && c.targetUri === x.url && c.payloadDigest === f.payloadDigest);

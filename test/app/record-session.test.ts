@@ -1,0 +1,109 @@
+/**
+ * RecordSession through the app service's record.* commands, with a real Chromium tab as the
+ * Record window (test/e2e/record-tab.ts) and a real HTTP site: recording into an archive that
+ * already exists, a reload written as revisits, the live DOM's title, the window closed by the
+ * archivist, and the WARC read back by warcio.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RecordStatus } from '../../core/api/app-types.ts';
+import { createAppService, type AppService } from '../../core/app/app-service.ts';
+import { findChromium, NO_CHROMIUM_MESSAGE } from '../e2e/harness.ts';
+import { recordTabs, type RecordTabs } from '../e2e/record-tab.ts';
+import { startRecordSite, type RecordSite } from '../fixtures/record-site.ts';
+import { readWarcFile } from '../helpers/read-warcs.ts';
+
+const chromium = findChromium();
+if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
+
+describe.skipIf(!chromium)('RecordSession (record.* commands) with a Chromium tab', () => {
+  let site: RecordSite;
+  let tabs: RecordTabs;
+  let service: AppService;
+  let libraryDir: string;
+  const progress: RecordStatus[] = [];
+
+  beforeAll(async () => {
+    site = await startRecordSite();
+    tabs = recordTabs(chromium!);
+    libraryDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-record-'));
+    service = createAppService({
+      libraryDir,
+      emit: (name, payload) => {
+        if (name === 'record.progress') progress.push(payload as RecordStatus);
+      },
+      openRecordTab: () => tabs.open(),
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await service?.close();
+    await tabs?.close();
+    await site?.close();
+    if (libraryDir) fs.rmSync(libraryDir, { recursive: true, force: true });
+  });
+
+  const h = () => service.handlers;
+  const status = async () => (await h()['record.status']({}))!;
+  const ready = async (pathname: string) =>
+    expect.poll(() => tabs.page()!.evaluate((p) => (location.pathname === p ? (document.body?.dataset.ready ?? '') : ''), pathname), { timeout: 15_000 }).toBe('1');
+
+  it('records into an existing archive, twice; a reload is written as revisits; each recording has its own WARC', async () => {
+    const first = await h()['record.start']({ newArchiveName: 'Kept', url: `${site.origin}/` });
+    const id = first.archiveId;
+    expect(first.state).toBe('recording');
+    await ready('/');
+    await expect.poll(async () => (await status()).pages.length, { timeout: 15_000 }).toBe(1);
+    const stopped = (await h()['record.stop']({}))!;
+    expect(stopped.state).toBe('stopped');
+    expect(stopped.pages[0]).toMatchObject({ url: `${site.origin}/`, title: 'Record home', status: 200 });
+    expect(progress.at(-1)?.state).toBe('stopped');
+
+    // Again into the same archive: the home page twice (a reload), then the second page.
+    await h()['record.start']({ archiveId: id, url: `${site.origin}/` });
+    await ready('/');
+    await tabs.page()!.reload();
+    await ready('/');
+    await h()['record.navigate']({ url: `${site.origin}/second` });
+    await ready('/second');
+    await expect.poll(async () => (await status()).pages.length, { timeout: 15_000 }).toBe(3);
+    const again = (await h()['record.stop']({}))!;
+    // Every page opened is a page (the reload too); what it loads again unchanged is a revisit.
+    expect(again.pages.map((p) => new URL(p.url).pathname)).toEqual(['/', '/', '/second']);
+
+    const warcs = fs.readdirSync(path.join(libraryDir, id, 'warcs')).sort();
+    expect(warcs).toHaveLength(2);
+    expect(warcs.every((n) => /^rec-.*\.warc\.gz$/.test(n))).toBe(true);
+    const records = await readWarcFile(path.join(libraryDir, id, 'warcs', warcs[1]!));
+    const revisits = records.filter((r) => r.type === 'revisit');
+    expect(revisits.map((r) => new URL(r.targetUri!).pathname)).toContain('/app.js');
+    for (const r of revisits) {
+      expect(r.warcHeaders['WARC-Profile']).toBe('http://netpreserve.org/warc/1.1/revisit/identical-payload-digest');
+      expect(r.warcHeaders['WARC-Refers-To']).toMatch(/^<urn:uuid:/);
+    }
+    // Each file's fixity was recorded when it closed, as a crawl's is.
+    const files = service.archive(id).index.files();
+    expect(files.map((f) => f.name).sort()).toEqual(warcs);
+    for (const f of files) expect(f.size).toBe(fs.statSync(path.join(libraryDir, id, f.path)).size);
+    // Search finds the script-built text (the live DOM's, not the HTML's "loading…").
+    const hits = await h()['records.search']({ archiveId: id, q: 'ledger' });
+    expect(hits.length).toBeGreaterThan(0);
+  }, 90_000);
+
+  it('the archivist closing the Record window stops the recording and keeps what it wrote', async () => {
+    const s = await h()['record.start']({ newArchiveName: 'Closed early', url: `${site.origin}/` });
+    await ready('/');
+    await expect.poll(async () => (await status()).pages.length, { timeout: 15_000 }).toBe(1);
+    await tabs.page()!.close();
+    await expect.poll(async () => (await status()).state, { timeout: 15_000 }).toBe('stopped');
+    const end = await status();
+    expect(end.message).toMatch(/Record window was closed/);
+    const warcs = fs.readdirSync(path.join(libraryDir, s.archiveId, 'warcs'));
+    expect(warcs).toHaveLength(1);
+    expect(warcs[0]).not.toMatch(/\.open$/);
+    const records = await readWarcFile(path.join(libraryDir, s.archiveId, 'warcs', warcs[0]!));
+    expect(records.some((r) => r.type === 'response' && r.targetUri === `${site.origin}/`)).toBe(true);
+  }, 60_000);
+});
