@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Frame, Page } from 'playwright-core';
 import { ARTIFACTS, findChromium, NO_CHROMIUM_MESSAGE, startAppSession, type AppSession, type Harness } from './harness.ts';
 import { recordTabs, type RecordTabs } from './record-tab.ts';
+import { expectNothingCutOff } from './layout-checks.ts';
 import { HOME_SCRIPT_TEXT, PIXEL_PNG, SECOND_SCRIPT_TEXT, startRecordSite, type RecordSite } from '../fixtures/record-site.ts';
 import { readWarcFile } from '../helpers/read-warcs.ts';
 
@@ -59,6 +60,10 @@ describe.skipIf(!chromium)('Record by browsing in Chromium', () => {
     await expect.poll(() => tab.evaluate(() => (location.pathname === '/second' ? (document.body?.dataset.ready ?? '') : '')), { timeout: 15_000 }).toBe('1');
     await expect.poll(recorded, { timeout: 15_000 }).toEqual(['Second page', 'Record home']);
     await page.screenshot({ path: path.join(ARTIFACTS, '30-record-1280x800.png') });
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await expectNothingCutOff(page, '[data-testid=record-screen] :is(button, input, select)');
+    await page.screenshot({ path: path.join(ARTIFACTS, '30-record-1024x700.png') });
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     await byTestId('record-stop').click();
     await expect.poll(() => byTestId('recording-indicator').count(), { timeout: 15_000 }).toBe(0);
