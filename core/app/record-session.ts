@@ -85,7 +85,14 @@ export class RecordSession {
   #failure: unknown = null;
   #progressTimer: ReturnType<typeof setTimeout> | null = null;
   #stopping: Promise<RecordStatus> | null = null;
-  readonly #onLoad = () => this.#enqueue(() => this.#takeDomText());
+  /**
+   * The live DOM's text is taken at load and again when the network goes quiet (Chromium's
+   * `networkIdle` lifecycle event): a page that fetches its content by script has it only then.
+   */
+  readonly #onLoad = () => void this.#enqueue(() => this.#takeDomText());
+  readonly #onLifecycle = (e: { name?: string }) => {
+    if (e.name === 'networkIdle') this.#onLoad();
+  };
 
   constructor(opts: RecordSessionOptions) {
     this.archiveId = opts.archiveId;
@@ -125,7 +132,9 @@ export class RecordSession {
     await this.#recorder.start();
     // The live DOM's title and text (after script) for the Pages list and search.
     await this.#tab.session.send('Page.enable').catch(() => {});
+    await this.#tab.session.send('Page.setLifecycleEventsEnabled', { enabled: true }).catch(() => {});
     this.#tab.session.on('Page.loadEventFired', this.#onLoad);
+    this.#tab.session.on('Page.lifecycleEvent', this.#onLifecycle);
     await this.navigate(url);
   }
 
@@ -160,9 +169,12 @@ export class RecordSession {
   }
 
   async #stop(reason: string | null): Promise<RecordStatus> {
+    // The page on screen as it is now (unless the window is gone).
+    if (!reason) await this.#enqueue(() => this.#takeDomText());
     this.#state = 'stopping';
     if (reason) this.#message = reason;
     this.#tab.session.off('Page.loadEventFired', this.#onLoad);
+    this.#tab.session.off('Page.lifecycleEvent', this.#onLifecycle);
     try {
       await this.#recorder.stop();
     } catch {
