@@ -85,13 +85,17 @@ export class RecordSession {
   #failure: unknown = null;
   #progressTimer: ReturnType<typeof setTimeout> | null = null;
   #stopping: Promise<RecordStatus> | null = null;
+  /** The tab's top-level frame (its lifecycle events and navigations are the page's). */
+  #mainFrame = '';
   /**
-   * The live DOM's text is taken at load and again when the network goes quiet (Chromium's
-   * `networkIdle` lifecycle event): a page that fetches its content by script has it only then.
+   * The live DOM's title and text are taken at load, again when the network goes quiet
+   * (Chromium's `networkIdle` lifecycle event: a page that fetches its content by script has it
+   * only then) and at stop. (Not as the page is left: Runtime.evaluate then races the commit of
+   * the next document and may read that one instead.)
    */
-  readonly #onLoad = () => void this.#enqueue(() => this.#takeDomText());
-  readonly #onLifecycle = (e: { name?: string }) => {
-    if (e.name === 'networkIdle') this.#onLoad();
+  readonly #onLoad = () => void this.#snapshotDom();
+  readonly #onLifecycle = (e: { name?: string; frameId?: string }) => {
+    if (e.name === 'networkIdle' && e.frameId === this.#mainFrame) void this.#snapshotDom();
   };
 
   constructor(opts: RecordSessionOptions) {
@@ -133,8 +137,11 @@ export class RecordSession {
     // The live DOM's title and text (after script) for the Pages list and search.
     await this.#tab.session.send('Page.enable').catch(() => {});
     await this.#tab.session.send('Page.setLifecycleEventsEnabled', { enabled: true }).catch(() => {});
+    const tree = (await this.#tab.session.send('Page.getFrameTree').catch(() => null)) as { frameTree?: { frame?: { id?: string } } } | null;
+    this.#mainFrame = tree?.frameTree?.frame?.id ?? '';
     this.#tab.session.on('Page.loadEventFired', this.#onLoad);
     this.#tab.session.on('Page.lifecycleEvent', this.#onLifecycle);
+
     await this.navigate(url);
   }
 
@@ -170,11 +177,12 @@ export class RecordSession {
 
   async #stop(reason: string | null): Promise<RecordStatus> {
     // The page on screen as it is now (unless the window is gone).
-    if (!reason) await this.#enqueue(() => this.#takeDomText());
+    if (!reason) await this.#snapshotDom();
     this.#state = 'stopping';
     if (reason) this.#message = reason;
     this.#tab.session.off('Page.loadEventFired', this.#onLoad);
     this.#tab.session.off('Page.lifecycleEvent', this.#onLifecycle);
+
     try {
       await this.#recorder.stop();
     } catch {
@@ -265,8 +273,12 @@ export class RecordSession {
     }
   }
 
-  /** After a load: the page's title and text as the live DOM has them (script-built pages have no other). */
-  async #takeDomText(): Promise<void> {
+  /**
+   * The page's title and text as the live DOM has them now (script-built pages have no other),
+   * read at once (the page may be about to go) and stored after the writes queued before it, so
+   * the page's own record is indexed by then.
+   */
+  async #snapshotDom(): Promise<void> {
     if (this.#state !== 'recording') return;
     let value: { url?: string; title?: string; text?: string } | undefined;
     try {
@@ -278,16 +290,20 @@ export class RecordSession {
     } catch {
       return; // navigated away or closed meanwhile
     }
-    if (!value?.url) return;
-    const id = this.#pageRows.get(value.url);
-    if (id === undefined) return;
-    const title = (value.title ?? '').trim();
-    this.#archive.index.addPageText(id, title, (value.text ?? '').slice(0, defaultSettings().maxExtractBytes));
-    const p = this.#pages.findLast((pg) => pg.url === value!.url);
-    if (p && title) {
-      p.title = title;
-      this.#progress(true);
-    }
+    const url = value?.url;
+    // Nothing to say yet (a document just committed, before it has a body).
+    if (!url || (!value.title && !value.text)) return;
+    await this.#enqueue(async () => {
+      const id = this.#pageRows.get(url);
+      if (id === undefined) return;
+      const title = (value.title ?? '').trim();
+      this.#archive.index.addPageText(id, title, (value.text ?? '').slice(0, defaultSettings().maxExtractBytes));
+      const p = this.#pages.findLast((pg) => pg.url === url);
+      if (p && title && p.title !== title) {
+        p.title = title;
+        this.#progress(true);
+      }
+    });
   }
 
   #progress(now: boolean): void {
