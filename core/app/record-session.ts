@@ -147,9 +147,8 @@ export class RecordSession {
 
   async navigate(url: string): Promise<void> {
     if (this.#state !== 'recording') throw new TroveError('RECORD_NOT_RUNNING', 'the recording has stopped');
-    const r = (await this.#tab.session.send('Page.navigate', { url: checkRecordUrl(url) })) as { errorText?: string } | undefined;
     // A page that cannot load (DNS, refused) is the archivist's to see in the window, not an error here.
-    void r;
+    await this.#tab.session.send('Page.navigate', { url: checkRecordUrl(url) });
   }
 
   status(): RecordStatus {
@@ -291,13 +290,14 @@ export class RecordSession {
       return; // navigated away or closed meanwhile
     }
     const url = value?.url;
+    const title = (value?.title ?? '').trim();
+    const text = value?.text ?? '';
     // Nothing to say yet (a document just committed, before it has a body).
-    if (!url || (!value.title && !value.text)) return;
+    if (!url || (!title && !text)) return;
     await this.#enqueue(async () => {
       const id = this.#pageRows.get(url);
       if (id === undefined) return;
-      const title = (value.title ?? '').trim();
-      this.#archive.index.addPageText(id, title, (value.text ?? '').slice(0, defaultSettings().maxExtractBytes));
+      this.#archive.index.addPageText(id, title, text.slice(0, defaultSettings().maxExtractBytes));
       const p = this.#pages.findLast((pg) => pg.url === url);
       if (p && title && p.title !== title) {
         p.title = title;
