@@ -489,6 +489,6 @@ export interface RecordStatus {
   records: number;
   bytes: number;
   pages: RecordedPage[];
-  /** Set when the recording stopped on an error (the Record window closed, a write failed). */
+  /** A note: an earlier recording cut short and recovered at start, the Record window closed, a write that failed. */
   message: string | null;
 }

@@ -32,7 +32,7 @@ import { crawlPaths } from '../crawl/crawl-dir.ts';
 import { compileRegex } from '../scope/standard-rules.ts';
 import { queuedMatching, queuedPage } from '../frontier/frontier-view.ts';
 import { capturesMatching } from '../archive/capture-preview.ts';
-import { checkRecordUrl, RecordSession, type OpenRecordTab } from './record-session.ts';
+import { checkRecordUrl, recoverRecordings, RecordSession, type OpenRecordTab } from './record-session.ts';
 
 /** A WACZ package's `title` from its datapackage.json (what an imported package is named after), or null. */
 async function waczTitle(file: string): Promise<string | null> {
@@ -400,11 +400,14 @@ export function createAppService(opts: AppServiceOptions): AppService {
       }
       let tab: Awaited<ReturnType<OpenRecordTab>> | null = null;
       try {
+        // A recording cut short by a crash is finished first (its file closed, indexed, sealed).
+        const recovered = await recoverRecordings(archive(id));
         tab = await open();
         const session = new RecordSession({
           archive: archive(id),
           archiveId: id,
           tab,
+          note: recovered.length > 0 ? recovered.join('; ') : null,
           onProgress: (status: RecordStatus) => {
             emit('record.progress', status);
             if (status.state === 'stopped') emit('library.changed', { id });

@@ -29,6 +29,8 @@ import { exchangeCaptureInput } from '../browser/exchange-records.ts';
 import { buildCaptureGroup, REVISIT_PROFILE_IDENTICAL, type RevisitOf } from '../crawl/capture-records.ts';
 import { captureRows, headerValue, mimeOf } from '../crawl/capture-rows.ts';
 import { WarcSealer } from '../crawl/warc-sealer.ts';
+import { reconcileIndex } from '../crawl/reconcile-index.ts';
+import { listOpenWarcs, recoverOpenWarc } from '../warc/recover-open-warc.ts';
 import { decodeBodyStream } from '../extract/decode-body.ts';
 import { extractDocument } from '../extract/extract-document.ts';
 import { surtKey } from '../scope/surt.ts';
@@ -59,6 +61,8 @@ export interface RecordSessionOptions {
   onProgress(status: RecordStatus): void;
   /** Host part of the WARC name (default os.hostname()). */
   hostLabel?: string;
+  /** Said in the status from the start (what recoverRecordings did). */
+  note?: string | null;
 }
 
 export class RecordSession {
@@ -103,6 +107,7 @@ export class RecordSession {
     this.#archive = opts.archive;
     this.#tab = opts.tab;
     this.#onProgress = opts.onProgress;
+    this.#message = opts.note ?? null;
     const warcDir = path.join(opts.archive.dir, WARCS_FOLDER);
     fs.mkdirSync(warcDir, { recursive: true });
     this.#spoolDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-record-'));
@@ -178,7 +183,7 @@ export class RecordSession {
     // The page on screen as it is now (unless the window is gone).
     if (!reason) await this.#snapshotDom();
     this.#state = 'stopping';
-    if (reason) this.#message = reason;
+    if (reason) this.#message = this.#message ? `${this.#message}; ${reason}` : reason;
     this.#tab.session.off('Page.loadEventFired', this.#onLoad);
     this.#tab.session.off('Page.lifecycleEvent', this.#onLifecycle);
 
@@ -197,7 +202,7 @@ export class RecordSession {
       fs.rmSync(this.#spoolDir, { recursive: true, force: true });
       await this.#tab.close().catch(() => {});
       this.#state = 'stopped';
-      if (this.#failure && !this.#message) this.#message = messageOf(this.#failure);
+      if (this.#failure) this.#message = `writing stopped: ${messageOf(this.#failure)}`;
       this.#onProgress(this.status());
     }
     return this.status();
@@ -319,6 +324,32 @@ export class RecordSession {
     }, PROGRESS_EVERY_MS);
     this.#progressTimer.unref?.();
   }
+}
+
+/**
+ * A recording the app did not stop (a crash, a kill) leaves its `rec-….warc.gz.open`: recover it
+ * as a crawl's resume does — cut the torn tail, rename, index what the index missed, record the
+ * fixity. Called before a new recording into the archive (none is running there then). Returns
+ * what was done, for the log.
+ */
+export async function recoverRecordings(archive: Archive): Promise<string[]> {
+  const notes: string[] = [];
+  const recovered: string[] = [];
+  for (const open of await listOpenWarcs(path.join(archive.dir, WARCS_FOLDER))) {
+    if (!path.basename(open).startsWith(`${RECORD_WARC_PREFIX}-`)) continue;
+    const r = await recoverOpenWarc(open);
+    if (r.removed) notes.push(`removed ${path.basename(open)}: it held no complete record`);
+    else {
+      recovered.push(path.basename(r.finalPath));
+      notes.push(`recovered ${path.basename(r.finalPath)}: ${r.records} records kept${r.cutBytes > 0 ? `, torn last record cut (${r.cutBytes} bytes)` : ''}`);
+    }
+  }
+  if (recovered.length === 0) return notes;
+  notes.push(...(await reconcileIndex(archive.db, archive.index, archive.dir, recovered)).notes);
+  const sealer = new WarcSealer(archive.db);
+  sealer.sealUnsealed(archive.index, archive.dir);
+  await sealer.settle();
+  return notes;
 }
 
 /** Only web pages are recorded: http and https URLs (a typed `example.org` gets https://). */

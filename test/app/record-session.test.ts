@@ -1,8 +1,8 @@
 /**
  * RecordSession through the app service's record.* commands, with a real Chromium tab as the
  * Record window (test/e2e/record-tab.ts) and a real HTTP site: recording into an archive that
- * already exists, a reload written as revisits, the live DOM's title, the window closed by the
- * archivist, and the WARC read back by warcio.
+ * already exists, a reload written as revisits, the live DOM's text, the window closed by the
+ * archivist, a recording cut short by a crash recovered, and the WARC read back by warcio.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -105,5 +105,29 @@ describe.skipIf(!chromium)('RecordSession (record.* commands) with a Chromium ta
     expect(warcs[0]).not.toMatch(/\.open$/);
     const records = await readWarcFile(path.join(libraryDir, s.archiveId, 'warcs', warcs[0]!));
     expect(records.some((r) => r.type === 'response' && r.targetUri === `${site.origin}/`)).toBe(true);
+  }, 60_000);
+
+  it('a recording cut short by a crash (its .open WARC left, its tail torn, rows not committed) is recovered before the next one', async () => {
+    const id = 'Closed early';
+    const a = service.archive(id);
+    const dir = path.join(libraryDir, id, 'warcs');
+    const [closed] = fs.readdirSync(dir);
+    const before = a.index.count();
+    // What a kill -9 leaves: the file registered at open, written past its last committed row, a torn record at the end.
+    const name = 'rec-20260101000000000-00000-1~crashed.warc.gz';
+    const bytes = fs.readFileSync(path.join(dir, closed!));
+    fs.writeFileSync(path.join(dir, name + '.open'), Buffer.concat([bytes, bytes.subarray(0, 100)]));
+    const fileId = a.index.addFile({ path: `warcs/${name}`, name, source: 'crawl' });
+
+    const s = await h()['record.start']({ archiveId: id, url: `${site.origin}/second` });
+    expect(s.message).toMatch(/recovered rec-20260101000000000-00000-1~crashed\.warc\.gz: \d+ records kept, torn last record cut \(100 bytes\)/);
+    await h()['record.stop']({});
+    expect(fs.existsSync(path.join(dir, name + '.open'))).toBe(false);
+    expect(fs.statSync(path.join(dir, name)).size).toBe(bytes.length);
+    const records = await readWarcFile(path.join(dir, name));
+    // Every record of the recovered file is indexed now (warcinfo aside), and its fixity recorded.
+    expect(a.index.files().find((f) => f.id === fileId)?.records).toBe(records.length - 1);
+    expect(a.index.count()).toBeGreaterThanOrEqual(before + records.length - 1);
+    expect(a.db.prepare('SELECT COUNT(*) AS n FROM file_fixity WHERE file_id = ?').get(fileId)).toEqual({ n: 1 });
   }, 60_000);
 });
