@@ -3,15 +3,16 @@
  * (`persist:trove-record`, so logins made while recording survive for the next recording and
  * never mix with the replay or app sessions), sandboxed and context-isolated, with no preload:
  * the pages the archivist browses get no access to Trove at all. Its `webContents.debugger`,
- * through DebuggerSession, is the CdpSession core's RecordSession records with; the address to
- * load comes from the Record screen of the app window (`record.start`, `record.navigate`).
+ * through core's `debuggerSession` adapter (sendCommand → send, 'message' events → on/off), is
+ * the CdpSession core's RecordSession records with; the address to load comes from the Record
+ * screen of the app window (`record.start`, `record.navigate`).
  *
  * Pop-ups (target=_blank, window.open) load in the same window, so what they show is recorded
  * too. Everything else about recording lives in core/app/record-session.ts.
  */
 import { BrowserWindow, session } from 'electron';
 import type { OpenRecordTab, RecordTab } from '../../core/app/record-session.ts';
-import { DebuggerSession } from './debugger-session.ts';
+import { debuggerSession } from '../../core/browser/cdp-session.ts';
 
 export const RECORD_PARTITION = 'persist:trove-record';
 
@@ -56,11 +57,10 @@ export function recordWindowOpener(log: (message: string, err?: unknown) => void
     await w.webContents.loadURL('about:blank');
     const dbg = w.webContents.debugger;
     dbg.attach('1.3');
-    const cdp = new DebuggerSession(dbg);
+    const cdp = debuggerSession(dbg);
     const closedListeners: (() => void)[] = [];
     let closing = false;
     w.on('closed', () => {
-      cdp.dispose();
       if (!closing) for (const l of closedListeners) l();
     });
     return {
