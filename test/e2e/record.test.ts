@@ -73,6 +73,8 @@ describe.skipIf(!chromium)('Record by browsing in Chromium', () => {
 
     await byTestId('record-stop').click();
     await expect.poll(() => byTestId('recording-indicator').count(), { timeout: 15_000 }).toBe(0);
+    // What the site served while recording, from its own log: all of it must be in the WARC.
+    const served = new Set(site.requests);
     const status = (await app.service.handlers['record.status']({}))!;
     expect(status.state).toBe('stopped');
     expect(status.pages.map((p) => p.url)).toEqual([`${site.origin}/`, `${site.origin}/second`]);
@@ -95,6 +97,7 @@ describe.skipIf(!chromium)('Record by browsing in Chromium', () => {
       expect(responses.has(p), `response for ${p}`).toBe(true);
       expect(responses.get(p)!.status).toBe(200);
     }
+    for (const p of served) expect(responses.has(p), `the site served ${p} while recording: its response is in the WARC`).toBe(true);
     expect(responses.get('/img/dot.png')!.payload.equals(PIXEL_PNG)).toBe(true);
     expect(JSON.parse(responses.get('/data.json')!.payload.toString()).text).toBe(HOME_SCRIPT_TEXT);
     // Each response has its request record, pointing at it.
