@@ -302,6 +302,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
     },
 
     'crawl.resume': async ({ id, settings }) => {
+      if (isRecordingInto(id)) throw new TroveError('RECORDING', `stop recording into ${id} before resuming its crawl`, { id });
       if (runner.isRunning(id)) {
         if (!settings || Object.keys(settings).length === 0) {
           runner.resume(id);
