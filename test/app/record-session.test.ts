@@ -87,6 +87,10 @@ describe.skipIf(!chromium)('RecordSession (record.* commands) with a Chromium ta
     const files = service.archive(id).index.files();
     expect(files.map((f) => f.name).sort()).toEqual(warcs);
     for (const f of files) expect(f.size).toBe(fs.statSync(path.join(libraryDir, id, f.path)).size);
+    // Once stopped, the archive exports as any other: a WACZ listing the pages of both recordings.
+    const wacz = await h()['export.run']({ archiveId: id, format: 'wacz' });
+    expect(fs.statSync(wacz.path).size).toBe(wacz.bytes);
+    expect(wacz.summary.pages).toBe(4);
     // Search finds the script-built text (the live DOM's, not the HTML's "loading…").
     const hits = await h()['records.search']({ archiveId: id, q: 'ledger' });
     expect(hits.length).toBeGreaterThan(0);

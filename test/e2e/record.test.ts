@@ -153,6 +153,7 @@ describe.skipIf(!chromium)('Record by browsing in Chromium', () => {
     try {
       await expect(call(() => h['record.start']({ newArchiveName: 'Third', url: `${site.origin}/` }))).rejects.toMatchObject({ code: 'RECORDING' });
       await expect(call(() => h['library.prepareDelete']({ id: started.archiveId }))).rejects.toMatchObject({ code: 'RECORDING' });
+      await expect(call(() => h['export.run']({ archiveId: started.archiveId, format: 'wacz' }))).rejects.toMatchObject({ code: 'RECORDING' });
     } finally {
       await h['record.stop']({});
     }
