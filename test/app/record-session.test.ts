@@ -2,7 +2,8 @@
  * RecordSession through the app service's record.* commands, with a real Chromium tab as the
  * Record window (test/e2e/record-tab.ts) and a real HTTP site: recording into an archive that
  * already exists, a reload written as revisits, the live DOM's text, the window closed by the
- * archivist, a recording cut short by a crash recovered, and the WARC read back by warcio.
+ * archivist, a recording cut short by a crash recovered, the browser fixture site browsed by
+ * hand with every request it served found in the WARC, all read back by warcio.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,6 +15,7 @@ import { findChromium, NO_CHROMIUM_MESSAGE } from '../e2e/harness.ts';
 import { recordTabs, type RecordTabs } from '../e2e/record-tab.ts';
 import { startRecordSite, type RecordSite } from '../fixtures/record-site.ts';
 import { readWarcFile } from '../helpers/read-warcs.ts';
+import { startBrowserSite } from '../helpers/browser-site-server.ts';
 
 const chromium = findChromium();
 if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
@@ -134,4 +136,42 @@ describe.skipIf(!chromium)('RecordSession (record.* commands) with a Chromium ta
     expect(a.index.count()).toBeGreaterThanOrEqual(before + records.length - 1);
     expect(a.db.prepare('SELECT COUNT(*) AS n FROM file_fixity WHERE file_id = ?').get(fileId)).toEqual({ n: 1 });
   }, 60_000);
+
+  it('the browser fixture site browsed by hand (an SPA, a redirect, a POST, gzip, lazy images scrolled into view): every request the site saw is in the WARC', async () => {
+    const fixture = await startBrowserSite();
+    try {
+      const s = await h()['record.start']({ newArchiveName: 'Fixture site', url: `${fixture.origin}/spa.html` });
+      const tab = tabs.page()!;
+      const hit = (u: string) => fixture.hits.some((x) => x.url === u);
+      await expect.poll(() => hit('/api/articles.json') && hit('/img/logo.png') && hit('/api/echo'), { timeout: 15_000 }).toBe(true);
+      await h()['record.navigate']({ url: `${fixture.origin}/lazy.html` });
+      await expect.poll(() => tab.evaluate(() => document.readyState).catch(() => ''), { timeout: 15_000 }).toBe('complete');
+      // The archivist scrolls down the gallery: each image loads as it comes into view.
+      for (let n = 1; n <= 6; n++) {
+        await tab.evaluate((i) => document.querySelectorAll('img.lazy')[i - 1]!.scrollIntoView(), n);
+        await expect.poll(() => hit(`/img/lazy-${n}.png`), { timeout: 10_000 }).toBe(true);
+      }
+      // Every request has reached the WARC once the recording says so.
+      const seen = [...new Set(fixture.hits.map((x) => x.url))];
+      const end = (await h()['record.stop']({}))!;
+      expect(end.pages.map((p) => new URL(p.url).pathname)).toEqual(['/spa.html', '/lazy.html']);
+      const [name] = fs.readdirSync(path.join(libraryDir, s.archiveId, 'warcs'));
+      const records = await readWarcFile(path.join(libraryDir, s.archiveId, 'warcs', name!));
+      const url = (r: { targetUri: string | null }) => {
+        const u = new URL(r.targetUri!);
+        return u.pathname + u.search;
+      };
+      const recorded = new Set(records.filter((r) => r.type === 'response').map(url));
+      // Coverage: 100% of what the server was asked while recording.
+      expect(seen.filter((x) => !recorded.has(x))).toEqual([]);
+      // The POST went in with its body; the redirect hop and its target are both there.
+      const post = records.find((r) => r.type === 'request' && url(r) === '/api/echo')!;
+      expect(JSON.parse(post.payload.toString())).toMatchObject({ viewed: 'spa' });
+      expect(records.find((r) => r.type === 'response' && url(r) === '/go/logo.png')?.status).toBe(302);
+      expect(records.find((r) => r.type === 'response' && url(r) === '/img/logo.png')?.status).toBe(200);
+    } finally {
+      await h()['record.stop']({});
+      await fixture.close();
+    }
+  }, 90_000);
 });
