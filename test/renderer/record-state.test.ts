@@ -37,6 +37,16 @@ describe('RecordState', () => {
     // App.svelte hands every record.progress event to onProgress.
     rec.onProgress(status({ pages: [{ url: 'https://example.org/', title: 'Home', ts: '20260101000000', status: 200 }] }));
     expect(rec.status?.pages.map((p) => p.title)).toEqual(['Home']);
+    // The address follows the window (a link clicked there)…
+    const page = (url: string) => ({ url, title: null, ts: '20260101000001', status: 200 });
+    rec.onProgress(status({ pages: [page('https://example.org/'), page('https://example.org/about')] }));
+    expect(rec.url).toBe('https://example.org/about');
+    rec.onProgress(status({ pages: [page('https://example.org/'), page('https://example.org/about'), page('https://example.org/news')] }));
+    expect(rec.url).toBe('https://example.org/news');
+    // …but not over an address the archivist is typing.
+    rec.url = 'https://example.org/con';
+    rec.onProgress(status({ pages: [page('https://example.org/'), page('https://example.org/x')] }));
+    expect(rec.url).toBe('https://example.org/con');
 
     await rec.stop();
     expect(rec.recording).toBe(false);

@@ -18,6 +18,8 @@ export class RecordState {
   error = $state<string | null>(null);
 
   readonly api: TroveApi;
+  /** The address as last set from the Record window; while the field still shows it, it follows the window. */
+  private synced: string | null = null;
 
   constructor(api: TroveApi) {
     this.api = api;
@@ -37,6 +39,12 @@ export class RecordState {
 
   onProgress(s: RecordStatus): void {
     this.status = s;
+    // The address follows the pages the archivist opens, unless they are typing another one.
+    const latest = s.pages.at(-1)?.url;
+    if (s.state === 'recording' && latest && (this.synced === null || this.url === this.synced)) {
+      this.url = latest;
+      this.synced = latest;
+    }
   }
 
   async start(): Promise<string | null> {
@@ -46,6 +54,7 @@ export class RecordState {
     try {
       const req = this.target === NEW_ARCHIVE ? { newArchiveName: this.newName.trim(), url: this.url.trim() } : { archiveId: this.target, url: this.url.trim() };
       this.status = await unwrap(this.api.record.start(req));
+      this.synced = this.url;
       return this.status.archiveId;
     } catch (err) {
       this.error = messageOf(err);
@@ -61,6 +70,7 @@ export class RecordState {
     this.error = null;
     try {
       await unwrap(this.api.record.navigate({ url: this.url.trim() }));
+      this.synced = this.url;
     } catch (err) {
       this.error = messageOf(err);
     }
