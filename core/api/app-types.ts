@@ -332,6 +332,7 @@ export type MenuAction =
   | 'go-new-crawl'
   | 'go-monitor'
   | 'go-browser'
+  | 'go-record'
   | 'import'
   | 'find'
   | 'pause-resume'
@@ -454,4 +455,41 @@ export interface ReplayMissing {
   /** The page they were asked for by. */
   page: string;
   urls: string[];
+}
+
+// ── record by browsing (issue #17 item 5) ────────────────────────────────────────────────
+
+/** Start recording: into an archive of the library, or into a new one named `newArchiveName`. */
+export interface RecordStartRequest {
+  archiveId?: string;
+  newArchiveName?: string;
+  /** The first page the Record window opens (http or https). */
+  url: string;
+}
+
+/** A top-level page the Record window loaded, as the archive's pages list shows it. */
+export interface RecordedPage {
+  url: string;
+  title: string | null;
+  /** 14-digit capture timestamp. */
+  ts: string;
+  status: number;
+}
+
+/** Where a recording stands: what it has written so far. */
+export interface RecordStatus {
+  archiveId: string;
+  state: 'recording' | 'stopping' | 'stopped';
+  /** ms since epoch. */
+  startedAt: number;
+  /** The WARC file this recording writes (base name; `.open` on disk until stopped). */
+  warcFile: string | null;
+  /** Request/response pairs written so far. */
+  exchanges: number;
+  /** WARC records written so far. */
+  records: number;
+  bytes: number;
+  pages: RecordedPage[];
+  /** A note: an earlier recording cut short and recovered at start, the Record window closed, a write that failed. */
+  message: string | null;
 }

@@ -8,7 +8,7 @@
  * it into the page as source text.
  */
 import type { CrawlSnapshot, CrawlState, FinishReason } from './crawl-snapshot.ts';
-import type { ExportProgressInfo, ImportProgress, MenuAction, ReplayInfo, ReplayMissing } from './app-types.ts';
+import type { ExportProgressInfo, ImportProgress, MenuAction, RecordStatus, ReplayInfo, ReplayMissing } from './app-types.ts';
 import type { CommandName, PayloadOf, ResultOf } from './commands.ts';
 import type { CrawlLogCode } from './error-codes.ts';
 import type { Result } from './result.ts';
@@ -38,6 +38,8 @@ export interface Events {
   'replay.navigated': { archiveId: string; url: string; info: ReplayInfo | null };
   /** The replayed page asked for URLs the archive does not hold (all of them so far, for that page). */
   'replay.missing': ReplayMissing;
+  /** The recording's progress: after each page and every few exchanges, and when it stops. */
+  'record.progress': RecordStatus;
   /** A native menu item or its shortcut. */
   menu: { action: MenuAction };
 }
@@ -53,6 +55,7 @@ const EVENT_LIST = [
   'export.progress',
   'replay.navigated',
   'replay.missing',
+  'record.progress',
   'menu',
 ] as const satisfies readonly EventName[];
 

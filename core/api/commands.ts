@@ -34,6 +34,8 @@ import type {
   PageList,
   QueuedPage,
   RecordDetail,
+  RecordStartRequest,
+  RecordStatus,
   RecordFilter,
   RecordPage,
   ReplayBounds,
@@ -224,6 +226,19 @@ export const COMMANDS = {
     obj({ x: num({ min: 0, max: 1e5 }), y: num({ min: 0, max: 1e5 }), width: num({ min: 0, max: 1e5 }), height: num({ min: 0, max: 1e5 }), visible: bool() }),
   ),
   'replay.close': cmd<Record<string, never>, null>()('shell', empty()),
+
+  // ── record by browsing (issue #17 item 5): the Record window, recorded into an archive ──
+  /** Open the Record window on `url` and record everything it loads into the archive (a new one when `newArchiveName`). */
+  'record.start': cmd<RecordStartRequest, RecordStatus>()(
+    'core',
+    obj({ archiveId: optional(id()), newArchiveName: optional(str({ min: 1, max: 200 })), url: url() }),
+  ),
+  /** Load another URL in the Record window (as typing it in its address bar). */
+  'record.navigate': cmd<{ url: string }, null>()('core', obj({ url: url() })),
+  /** Stop recording: pending exchanges written, the WARC closed and sealed, the Record window closed. */
+  'record.stop': cmd<Record<string, never>, RecordStatus | null>()('core', empty()),
+  /** The recording under way (or the last one), or null. */
+  'record.status': cmd<Record<string, never>, RecordStatus | null>()('core', empty()),
 
   'shell.chooseFiles': cmd<{ purpose: FilePurpose }, string[]>()('shell', obj({ purpose: oneOf(['import', 'seeds', 'robots'] as const) })),
   'shell.setTheme': cmd<{ theme: ThemeSource }, null>()('shell', obj({ theme: oneOf(['system', 'light', 'dark'] as const) })),

@@ -195,9 +195,16 @@ export const APP_ERRORS = [
   'NOT_AVAILABLE',
   'NOT_A_CRAWL',
   'PAYLOAD_INVALID',
+  'RECORDING',
+  'RECORD_BAD_URL',
+  'RECORD_NOT_RUNNING',
+  'RECORD_NO_ARCHIVE',
   'SEED_INVALID',
   'UNKNOWN_COMMAND',
 ] as const;
+
+/** Browser capture over CDP (core/browser): a page that would not load, a capture cut short. */
+export const BROWSER_ERRORS = ['BROWSER_CAPTURE_ABORTED', 'BROWSER_NAVIGATION_FAILED'] as const;
 
 /** The `trove` command line (core/cli): commander's usage errors and a bad --out. */
 export const CLI_ERRORS = ['CLI_USAGE', 'CRAWL_OUT_INVALID'] as const;
@@ -214,6 +221,7 @@ export type ArchiveErrorCode = (typeof ARCHIVE_ERRORS)[number];
 export type CrawlErrorCode = (typeof CRAWL_ERRORS)[number];
 export type ExportErrorCode = (typeof EXPORT_ERRORS)[number];
 export type AppErrorCode = (typeof APP_ERRORS)[number];
+export type BrowserErrorCode = (typeof BROWSER_ERRORS)[number];
 export type CliErrorCode = (typeof CLI_ERRORS)[number];
 
 /** Every code a TroveError may carry. */
@@ -230,6 +238,7 @@ export type ErrorCode =
   | CrawlErrorCode
   | ExportErrorCode
   | AppErrorCode
+  | BrowserErrorCode
   | CliErrorCode;
 
 export const ERROR_CODES: readonly ErrorCode[] = [
@@ -245,6 +254,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   ...CRAWL_ERRORS,
   ...EXPORT_ERRORS,
   ...APP_ERRORS,
+  ...BROWSER_ERRORS,
   ...CLI_ERRORS,
 ];
 

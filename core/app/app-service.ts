@@ -13,7 +13,7 @@ import { defaultSettings, POLITENESS_PRESETS, TROVE_VERSION } from '../api/setti
 import type { CrawlSettings } from '../api/settings.ts';
 import type { CoreCommandName, Handlers } from '../api/commands.ts';
 import type { Emit } from '../api/channels.ts';
-import type { ExportRequest, ExportResult, ImportResult, LibraryDetail, LibraryEntry } from '../api/app-types.ts';
+import type { ExportRequest, ExportResult, ImportResult, LibraryDetail, LibraryEntry, RecordStatus } from '../api/app-types.ts';
 import { TroveError } from '../errors.ts';
 import { openArchive, type Archive } from '../archive/archive-dir.ts';
 import { openWacz } from '../archive/wacz-read.ts';
@@ -31,6 +31,7 @@ import { readLogTail } from './crawl-log-tail.ts';
 import { crawlPaths } from '../crawl/crawl-dir.ts';
 import { compileRegex } from '../scope/standard-rules.ts';
 import { capturesMatching } from '../archive/capture-preview.ts';
+import { checkRecordUrl, recoverRecordings, RecordSession, type OpenRecordTab } from './record-session.ts';
 
 /** A WACZ package's `title` from its datapackage.json (what an imported package is named after), or null. */
 async function waczTitle(file: string): Promise<string | null> {
@@ -59,6 +60,11 @@ export interface AppServiceOptions {
   shell?: 'electron' | 'browser';
   /** Override the crawl worker entry (tests). */
   crawlWorkerUrl?: URL;
+  /**
+   * Opens the Record window's tab (Electron: a window in its own session partition; the e2e
+   * harness: a Chromium page). Without it `record.*` answers NOT_AVAILABLE.
+   */
+  openRecordTab?: OpenRecordTab;
 }
 
 
@@ -92,6 +98,9 @@ export function createAppService(opts: AppServiceOptions): AppService {
   const emit = opts.emit;
   const exports = new ExportRunner();
   const imports = new ImportRunner();
+  /** The recording under way (one Record window at a time), or the last one, stopped. */
+  let recording: RecordSession | null = null;
+  const isRecordingInto = (id: string) => recording !== null && recording.archiveId === id && recording.status().state !== 'stopped';
 
   const runner = new CrawlRunner({
     workerUrl: opts.crawlWorkerUrl,
@@ -164,6 +173,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
   async function exportArchive(req: ExportRequest, outDir?: string): Promise<ExportResult> {
     const dir = library.requireEntry(req.archiveId);
     if (runner.isRunning(req.archiveId)) throw new TroveError('CRAWL_RUNNING', `stop the crawl ${req.archiveId} before exporting it`, { id: req.archiveId });
+    if (isRecordingInto(req.archiveId)) throw new TroveError('RECORDING', `stop recording into ${req.archiveId} before exporting it`, { id: req.archiveId });
     if (outDir !== undefined && !fs.statSync(outDir, { throwIfNoEntry: false })?.isDirectory()) {
       throw new TroveError('EXPORT_FOLDER_INVALID', `cannot export into ${outDir}: not a folder`, { outDir });
     }
@@ -210,11 +220,13 @@ export function createAppService(opts: AppServiceOptions): AppService {
     },
 
     'library.prepareDelete': ({ id }) => {
+      if (isRecordingInto(id)) throw new TroveError('RECORDING', `stop recording into ${id} before deleting it`, { id });
       if (runner.isRunning(id)) throw new TroveError('CRAWL_RUNNING', `stop the crawl ${id} before deleting it`, { id });
       return library.prepareDelete(id, entry(id));
     },
 
     'library.delete': ({ id, token }) => {
+      if (isRecordingInto(id)) throw new TroveError('RECORDING', `stop recording into ${id} before deleting it`, { id });
       if (runner.isRunning(id)) throw new TroveError('CRAWL_RUNNING', `stop the crawl ${id} before deleting it`, { id });
       closeArchive(id);
       library.delete(id, token);
@@ -228,6 +240,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
       if (into !== undefined) {
         library.requireEntry(into);
         if (runner.isRunning(into)) throw new TroveError('CRAWL_RUNNING', `cannot import into ${into} while it is crawling`, { id: into });
+        if (isRecordingInto(into)) throw new TroveError('RECORDING', `cannot import into ${into} while recording into it`, { id: into });
         id = into;
       } else {
         id = library.allocateId(name || (await waczTitle(files[0]!)) || path.basename(files[0]!).replace(/\.(warc|arc|wacz)(\.gz)?$/i, '') || 'import');
@@ -289,6 +302,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
     },
 
     'crawl.resume': async ({ id, settings }) => {
+      if (isRecordingInto(id)) throw new TroveError('RECORDING', `stop recording into ${id} before resuming its crawl`, { id });
       if (runner.isRunning(id)) {
         if (!settings || Object.keys(settings).length === 0) {
           runner.resume(id);
@@ -361,6 +375,68 @@ export function createAppService(opts: AppServiceOptions): AppService {
     'export.list': ({ archiveId }) => exports.list(library.requireEntry(archiveId)),
 
     'replay.info': ({ archiveId, url, at }) => replayInfo(archive(archiveId), url, at),
+
+    // ── record by browsing (issue #17 item 5) ──
+    'record.start': async ({ archiveId, newArchiveName, url }) => {
+      const open = opts.openRecordTab;
+      if (!open) throw new TroveError('NOT_AVAILABLE', 'recording needs the desktop app’s Record window');
+      if (recording && recording.status().state !== 'stopped') {
+        throw new TroveError('RECORDING', `already recording into ${recording.archiveId}: stop it first`, { id: recording.archiveId });
+      }
+      const first = checkRecordUrl(url);
+      if ((archiveId === undefined) === (newArchiveName === undefined || newArchiveName.trim() === '')) {
+        throw new TroveError('RECORD_NO_ARCHIVE', 'record into an archive of the library or a new one: give archiveId or newArchiveName, not both');
+      }
+      let id: string;
+      let created = false;
+      if (archiveId !== undefined) {
+        library.requireEntry(archiveId);
+        if (runner.isRunning(archiveId)) throw new TroveError('CRAWL_RUNNING', `cannot record into ${archiveId} while it is crawling`, { id: archiveId });
+        id = archiveId;
+      } else {
+        id = library.allocateId(newArchiveName!.trim());
+        fs.mkdirSync(library.pathOf(id), { recursive: true });
+        archives.set(id, openArchive(library.pathOf(id)));
+        created = true;
+      }
+      let tab: Awaited<ReturnType<OpenRecordTab>> | null = null;
+      try {
+        // A recording cut short by a crash is finished first (its file closed, indexed, sealed).
+        const recovered = await recoverRecordings(archive(id));
+        tab = await open();
+        const session = new RecordSession({
+          archive: archive(id),
+          archiveId: id,
+          tab,
+          note: recovered.length > 0 ? recovered.join('; ') : null,
+          onProgress: (status: RecordStatus) => {
+            emit('record.progress', status);
+            if (status.state === 'stopped') emit('library.changed', { id });
+          },
+        });
+        recording = session;
+        if (created) emit('library.changed', { id });
+        await session.start(first);
+        return session.status();
+      } catch (err) {
+        if (recording) await recording.stop().catch(() => {});
+        else await tab?.close().catch(() => {});
+        recording = null;
+        if (created) {
+          closeArchive(id);
+          fs.rmSync(library.pathOf(id), { recursive: true, force: true });
+          emit('library.changed', { id });
+        }
+        throw err;
+      }
+    },
+    'record.navigate': async ({ url }) => {
+      if (!recording || recording.status().state !== 'recording') throw new TroveError('RECORD_NOT_RUNNING', 'nothing is being recorded');
+      await recording.navigate(url);
+      return null;
+    },
+    'record.stop': async () => (recording ? recording.stop() : null),
+    'record.status': () => recording?.status() ?? null,
   };
 
   return {
@@ -369,7 +445,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
     archive,
     exportTo: (req: ExportRequest, outDir: string) => exportArchive(req, outDir),
     async close() {
-      await Promise.all([runner.close(), exports.close(), imports.close()]);
+      await Promise.all([runner.close(), exports.close(), imports.close(), recording?.stop()]);
       for (const id of [...archives.keys()]) closeArchive(id);
     },
   };

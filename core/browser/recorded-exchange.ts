@@ -1,6 +1,6 @@
 /**
  * One request/response pair a page made, as the network saw it: the shape the CDP recorder hands
- * to whatever stores it (the crawl's WARC writer through exchange-records.ts, the app's Record
+ * to whatever stores it (the crawl's WARC writer through core/crawl/exchange-records.ts, the app's Record
  * window, a test). Bodies are the browser's: already content-decoded (see docs/FORMATS.md).
  */
 

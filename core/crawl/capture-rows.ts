@@ -21,7 +21,7 @@ import type { RevisitOf } from './capture-records.ts';
  * in the signature for the caller.
  */
 export function captureRows(
-  ctx: CrawlContext,
+  ctx: Pick<CrawlContext, 'fileIds'>,
   _url: string,
   _date: Date,
   f: FetchResult,

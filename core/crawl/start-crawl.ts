@@ -41,7 +41,7 @@ import { reconcileIndex } from './reconcile-index.ts';
 import type { CrawlNote } from '../api/error-codes.ts';
 import { isDiskFullError } from './disk-guard.ts';
 import { PriorCaptures } from './prior-captures.ts';
-import { WarcSealer } from './warc-sealer.ts';
+import { WarcSealer } from '../archive/warc-sealer.ts';
 import { PendingOriginals } from './pending-originals.ts';
 
 export interface StartCrawlOptions {

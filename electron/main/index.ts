@@ -1,7 +1,7 @@
 /**
  * Trove's main process: the composition root. It builds the app service (core/app, plain Node;
  * crawls run in worker threads), opens one locked-down window, registers the one IPC gate,
- * forwards events to the window and hosts the replay view.
+ * forwards events to the window and hosts the replay view and the Record window.
  *
  * Window: sandbox, context isolation, no node integration, strict CSP (renderer/index.html), no
  * navigation away from the renderer, no new windows, no permissions, and no http(s) request from
@@ -16,6 +16,7 @@ import { createAppService, type AppService } from '../../core/app/app-service.ts
 import { registerIpcGate } from './ipc-gate.ts';
 import { buildMenu } from './menu.ts';
 import { ReplayView } from './replay-view.ts';
+import { recordWindowOpener } from './record-window.ts';
 import { chooseLibraryLocation, libraryLocation } from './library-location.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -149,7 +150,7 @@ async function main(): Promise<void> {
     contents.on('will-attach-webview', (ev) => ev.preventDefault());
   });
 
-  const svc = createAppService({ libraryDir, emit, shell: 'electron' });
+  const svc = createAppService({ libraryDir, emit, shell: 'electron', openRecordTab: recordWindowOpener(log) });
   service = svc;
   registerIpcGate({ handlers: { ...svc.handlers, ...shellHandlers(svc) }, window: () => win?.webContents ?? null, rendererUrl, log });
   Menu.setApplicationMenu(

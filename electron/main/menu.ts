@@ -36,6 +36,7 @@ export function buildMenu(send: (action: MenuAction) => void, opts: { dev: boole
         item('New Crawl', 'CmdOrCtrl+2', 'go-new-crawl'),
         item('Monitor', 'CmdOrCtrl+3', 'go-monitor'),
         item('WARC Browser', 'CmdOrCtrl+4', 'go-browser'),
+        item('Record', 'CmdOrCtrl+5', 'go-record'),
         { type: 'separator' },
         item('Find in Archive', 'CmdOrCtrl+F', 'find'),
         { type: 'separator' },

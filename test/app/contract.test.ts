@@ -54,6 +54,7 @@ const LAYERS: Record<string, readonly string[]> = {
   storage: ['api', 'errors'],
   warc: ['api', 'errors', 'formats'],
   fetch: ['api', 'errors', 'formats'],
+  browser: ['api', 'errors', 'formats', 'fetch', 'warc'],
   scope: ['api', 'errors'],
   robots: ['api', 'errors', 'scope', 'fetch'],
   extract: ['api', 'errors', 'formats', 'scope', 'robots'],
@@ -61,9 +62,9 @@ const LAYERS: Record<string, readonly string[]> = {
   archive: ['api', 'errors', 'formats', 'storage', 'warc', 'scope', 'extract', 'frontier'],
   replay: ['api', 'errors', 'formats', 'storage', 'warc', 'scope', 'extract', 'archive'],
   export: ['api', 'errors', 'formats', 'storage', 'warc', 'scope', 'extract', 'archive', 'replay'],
-  crawl: ['api', 'errors', 'formats', 'storage', 'warc', 'fetch', 'scope', 'robots', 'extract', 'frontier', 'archive'],
-  app: ['api', 'errors', 'formats', 'storage', 'warc', 'fetch', 'scope', 'robots', 'extract', 'frontier', 'archive', 'replay', 'export', 'crawl'],
-  cli: ['api', 'errors', 'formats', 'storage', 'warc', 'fetch', 'scope', 'robots', 'extract', 'frontier', 'archive', 'replay', 'export', 'crawl'],
+  crawl: ['api', 'errors', 'formats', 'storage', 'warc', 'fetch', 'browser', 'scope', 'robots', 'extract', 'frontier', 'archive'],
+  app: ['api', 'errors', 'formats', 'storage', 'warc', 'fetch', 'browser', 'scope', 'robots', 'extract', 'frontier', 'archive', 'replay', 'export', 'crawl'],
+  cli: ['api', 'errors', 'formats', 'storage', 'warc', 'fetch', 'browser', 'scope', 'robots', 'extract', 'frontier', 'archive', 'replay', 'export', 'crawl'],
 };
 
 /** Single imports the table does not allow yet, each with the change that removes it. */

@@ -18,7 +18,7 @@ import { captureInBrowser, collectingSink, newWarcWriter, warcSink } from '../he
 import { readWarcDir, type ReadRecord } from '../helpers/read-warcs.ts';
 import type { PageCapture } from '../../core/browser/capture-page.ts';
 import type { RecordedExchange } from '../../core/browser/recorded-exchange.ts';
-import { base32 } from '../../core/fetch/digest.ts';
+import { base32 } from '../../core/formats/digest.ts';
 import { pageTextRecord, screenshotRecord } from '../../core/browser/page-resource-records.ts';
 
 const chromium = findChromium();

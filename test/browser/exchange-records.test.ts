@@ -9,9 +9,9 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildCaptureGroup } from '../../core/crawl/capture-records.ts';
-import { exchangeCaptureInput, exchangeFetchResult, requestBlock, responseHead } from '../../core/browser/exchange-records.ts';
+import { exchangeCaptureInput, exchangeFetchResult, requestBlock, responseHead } from '../../core/crawl/exchange-records.ts';
 import type { RecordedExchange } from '../../core/browser/recorded-exchange.ts';
-import { base32 } from '../../core/fetch/digest.ts';
+import { base32 } from '../../core/formats/digest.ts';
 import { newWarcWriter } from '../helpers/browser-archive.ts';
 import { readWarcDir } from '../helpers/read-warcs.ts';
 

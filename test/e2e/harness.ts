@@ -23,6 +23,7 @@ import { COMMAND_NAMES, type Handlers, type ShellCommandName } from '../../core/
 import { EVENT_NAMES } from '../../core/api/channels.ts';
 import type { ReplayInfo } from '../../core/api/app-types.ts';
 import { createAppService, type AppService } from '../../core/app/app-service.ts';
+import type { OpenRecordTab } from '../../core/app/record-session.ts';
 import { dispatch } from '../../core/app/gate.ts';
 import { replayInfo, replayResponse } from '../../core/app/replay-bridge.ts';
 import { REPLAY_WEBRTC_POLICY, replaySchemeAllowed } from '../../core/replay/replay-policy.ts';
@@ -132,6 +133,8 @@ export interface HarnessOptions {
   chooseFolder?: () => string | null;
   viewport?: { width: number; height: number };
   colorScheme?: 'light' | 'dark';
+  /** The Record window's tab (test/e2e/record-tab.ts), standing in for electron/main/record-window.ts. */
+  openRecordTab?: OpenRecordTab;
 }
 
 export interface Harness {
@@ -179,7 +182,7 @@ export async function openApp(opts: HarnessOptions): Promise<Harness> {
     if (!pageReady || page.isClosed()) return;
     page.evaluate(([channel, p]) => (window as unknown as { __troveEmit(c: string, p: unknown): void }).__troveEmit(channel, p), ['trove:event:' + name, payload] as const).catch(() => {});
   };
-  const service = createAppService({ libraryDir: opts.libraryDir, emit, shell: 'browser' });
+  const service = createAppService({ libraryDir: opts.libraryDir, emit, shell: 'browser', openRecordTab: opts.openRecordTab });
 
   // The replay context the iframe's requests are answered in.
   let replayCtx: { archiveId: string; at?: string; url: string; missing: MissingResources } | null = null;

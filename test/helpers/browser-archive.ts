@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { buildCaptureGroup } from '../../core/crawl/capture-records.ts';
-import { exchangeCaptureInput } from '../../core/browser/exchange-records.ts';
+import { exchangeCaptureInput } from '../../core/crawl/exchange-records.ts';
 import { capturePage, type CapturePageOptions, type PageCapture } from '../../core/browser/capture-page.ts';
 import type { CdpSession } from '../../core/browser/cdp-session.ts';
 import type { RecordedExchange, RecordSink } from '../../core/browser/recorded-exchange.ts';

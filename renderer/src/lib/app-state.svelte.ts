@@ -6,13 +6,14 @@ import type { AppInfo, MenuAction, ThemeSource } from '../../../core/api/app-typ
 import { messageOf, unwrap, type TroveApi } from './bridge.ts';
 import type { Tone } from './format.ts';
 
-export type Screen = 'library' | 'new-crawl' | 'monitor' | 'browser';
+export type Screen = 'library' | 'new-crawl' | 'monitor' | 'browser' | 'record';
 
 export const SCREENS: { id: Screen; label: string; key: string }[] = [
   { id: 'library', label: 'Library', key: '1' },
   { id: 'new-crawl', label: 'New crawl', key: '2' },
   { id: 'monitor', label: 'Monitor', key: '3' },
   { id: 'browser', label: 'WARC browser', key: '4' },
+  { id: 'record', label: 'Record', key: '5' },
 ];
 
 export interface Toast {
@@ -100,6 +101,9 @@ export class AppState {
       case 'go-browser':
         this.go('browser');
         return true;
+      case 'go-record':
+        this.go('record');
+        return true;
       case 'find':
         this.go('browser');
         this.findRequest++;
@@ -120,6 +124,7 @@ export function shortcutAction(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaK
     if (key === '2' || key === 'n') return 'go-new-crawl';
     if (key === '3') return 'go-monitor';
     if (key === '4') return 'go-browser';
+    if (key === '5') return 'go-record';
     if (key === 'i' || key === 'o') return 'import';
     if (key === 'f') return 'find';
     if (key === 'p') return 'pause-resume';

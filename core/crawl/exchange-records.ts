@@ -1,5 +1,5 @@
 /**
- * A browser-recorded exchange as the crawl's capture input (core/crawl/capture-records.ts), so
+ * A browser-recorded exchange (core/browser) as the crawl's capture input (capture-records.ts), so
  * browser captures get the same request/response records, digests, revisits and index rows as
  * HTTP captures: the exchange becomes a FetchResult whose heads are rebuilt from the headers
  * CDP reported and whose body is the one the browser got.
@@ -13,13 +13,13 @@
  * request head plus the request body (POST, PUT).
  */
 import fs from 'node:fs';
-import { DigestStream } from '../fetch/digest.ts';
+import { DigestStream } from '../formats/digest.ts';
 import { spoolFromBuffer, spoolFromFile, type Spool } from '../fetch/spool.ts';
 import type { FetchResult } from '../fetch/fetcher.ts';
-import type { CaptureGroupInput, RevisitOf } from '../crawl/capture-records.ts';
-import { headerValue } from '../crawl/capture-rows.ts';
-import type { RecordedExchange } from './recorded-exchange.ts';
-import { storedBodyHeaders } from './stored-body-headers.ts';
+import type { CaptureGroupInput, RevisitOf } from './capture-records.ts';
+import { fieldValue as headerValue } from '../formats/http-fields.ts';
+import type { RecordedExchange } from '../browser/recorded-exchange.ts';
+import { storedBodyHeaders } from '../browser/stored-body-headers.ts';
 
 /** A field value safe to write on one header line. */
 function oneLine(v: string): string {

@@ -3,12 +3,15 @@
  * closed file is read back from the page cache and hashed a megabyte at a time between the
  * crawl's other work. `settle()` waits for the hashing still running (before the database
  * closes); a crawl killed before then leaves the file unsealed, and the next run seals it.
+ * It lives with the archive because fixity is an archive fact: crawls and recordings both seal.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import type { CaptureIndex } from '../archive/capture-index.ts';
-import { recordedFixity, sealFile } from '../archive/file-fixity.ts';
+import type { Archive } from './archive-dir.ts';
+import { databaseOf } from './archive-dir.ts';
+import type { CaptureIndex } from './capture-index.ts';
+import { recordedFixity, sealFile } from './file-fixity.ts';
 
 export class WarcSealer {
   readonly #db: Database.Database;
@@ -42,4 +45,9 @@ export class WarcSealer {
       await last;
     } while (last !== this.#chain);
   }
+}
+
+/** A sealer for an open archive's files (a recording's WARCs), without handing out its database. */
+export function archiveSealer(archive: Archive): WarcSealer {
+  return new WarcSealer(databaseOf(archive));
 }

@@ -1,0 +1,92 @@
+/**
+ * The Record screen's state: which archive to record into (one of the library or a new one), the
+ * address to open, and the recording under way as the core reports it (`record.progress`): the
+ * pages captured so far, growing as the archivist browses in the Record window.
+ */
+import type { RecordStatus } from '../../../core/api/app-types.ts';
+import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+
+/** `new` records into a new archive named `newName`; anything else is a library entry id. */
+export const NEW_ARCHIVE = '';
+
+export class RecordState {
+  target = $state<string>(NEW_ARCHIVE);
+  newName = $state('');
+  url = $state('');
+  status = $state.raw<RecordStatus | null>(null);
+  busy = $state(false);
+  error = $state<string | null>(null);
+
+  readonly api: TroveApi;
+  /** The address as last set from the Record window; while the field still shows it, it follows the window. */
+  private synced: string | null = null;
+
+  constructor(api: TroveApi) {
+    this.api = api;
+  }
+
+  recording = $derived(this.status !== null && this.status.state !== 'stopped');
+  canStart = $derived(!this.busy && !this.recording && this.url.trim() !== '' && (this.target !== NEW_ARCHIVE || this.newName.trim() !== ''));
+
+  /** The recording under way when the screen opens (the app window may have been reloaded). */
+  async refresh(): Promise<void> {
+    try {
+      this.status = await unwrap(this.api.record.status());
+    } catch (err) {
+      this.error = messageOf(err);
+    }
+  }
+
+  onProgress(s: RecordStatus): void {
+    this.status = s;
+    // The address follows the pages the archivist opens, unless they are typing another one.
+    const latest = s.pages.at(-1)?.url;
+    if (s.state === 'recording' && latest && (this.synced === null || this.url === this.synced)) {
+      this.url = latest;
+      this.synced = latest;
+    }
+  }
+
+  async start(): Promise<string | null> {
+    if (!this.canStart) return null;
+    this.busy = true;
+    this.error = null;
+    try {
+      const req = this.target === NEW_ARCHIVE ? { newArchiveName: this.newName.trim(), url: this.url.trim() } : { archiveId: this.target, url: this.url.trim() };
+      this.status = await unwrap(this.api.record.start(req));
+      this.synced = this.url;
+      return this.status.archiveId;
+    } catch (err) {
+      this.error = messageOf(err);
+      return null;
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** Load the address in the Record window. */
+  async go(): Promise<void> {
+    if (!this.recording || this.url.trim() === '') return;
+    this.error = null;
+    try {
+      await unwrap(this.api.record.navigate({ url: this.url.trim() }));
+      this.synced = this.url;
+    } catch (err) {
+      this.error = messageOf(err);
+    }
+  }
+
+  async stop(): Promise<RecordStatus | null> {
+    this.busy = true;
+    try {
+      const s = await unwrap(this.api.record.stop());
+      if (s) this.status = s;
+      return s;
+    } catch (err) {
+      this.error = messageOf(err);
+      return null;
+    } finally {
+      this.busy = false;
+    }
+  }
+}
