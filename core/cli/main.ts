@@ -14,6 +14,7 @@ import { registerCheckCommand } from './check-command.ts';
 import { registerExportCommand } from './export-command.ts';
 import { registerGetCommand } from './get-command.ts';
 import { registerImportCommand } from './import-command.ts';
+import { registerSharedCrawlCommands } from './shared-crawl-command.ts';
 import { CliExit, codeOfCommanderError, exitCodeFor, formatCliError, formatSettingsProblems } from './cli-errors.ts';
 
 const processIo: CommandIo = { stdout: process.stdout, stderr: process.stderr };
@@ -35,6 +36,7 @@ export function buildProgram(io: CommandIo = processIo): Command {
   registerImportCommand(program);
   registerGetCommand(program);
   registerExportCommand(program);
+  registerSharedCrawlCommands(program, io);
   return program;
 }
 

@@ -5,14 +5,18 @@
  * settings. Every worker is an ordinary crawl directory (its own WARCs, named with the worker's
  * name as Heritrix names them with the host; its own capture index, logs and stats) whose
  * frontier and robots.txt cache are the shared ones, so `trove export`/replay work on each worker's
- * directory, and on the union by exporting or indexing each directory in turn.
+ * directory, and on the union by importing every worker's WARCs into one archive (`trove import`).
+ * Each worker reports its totals into the crawl's database, where `trove status <crawl-url>`
+ * reads the whole crawl; `trove pause|stop|resume <crawl-url>` act on every worker at once.
  */
 import os from 'node:os';
 import type { Command } from 'commander';
 import type { CrawlSettings } from '../api/settings.ts';
 import { startCrawl, type CrawlController } from '../crawl/start-crawl.ts';
 import { TroveError } from '../errors.ts';
-import { createPostgresFrontier, type PostgresFrontier } from '../frontier/postgres-frontier.ts';
+import type { CrawlSnapshot, WorkerRow } from '../api/crawl-snapshot.ts';
+import { createPostgresFrontier, type PostgresFrontier, type WorkerReport } from '../frontier/postgres-frontier.ts';
+import { workerRows } from '../frontier/postgres-crawl-view.ts';
 
 const SETTINGS_KEY = 'settings';
 
@@ -42,16 +46,37 @@ export interface SharedCrawlOptions {
   leaseMs?: number;
   /** Given: create the shared crawl with these settings (`trove crawl --frontier`); absent: join it. */
   settings?: Partial<CrawlSettings>;
+  /** How often this worker reports its totals and reads the crawl's control (default 1 s). */
+  reportMs?: number;
 }
 
-/** Start this process's part of a shared crawl; the frontier closes when the crawl finishes. */
+const REPORT_MS = 1000;
+
+/** A worker's crawl snapshot as the totals it reports into the shared crawl. */
+function reportOf(s: CrawlSnapshot): WorkerReport {
+  return {
+    state: s.state,
+    downloaded: s.downloaded,
+    failed: s.failed,
+    pages: s.pages,
+    bytes: s.bytes,
+    warcBytes: s.warcBytes,
+    urisPerSec: s.urisPerSec,
+    kbPerSec: s.kbPerSec,
+    warcFiles: s.warcFiles.length,
+    dir: s.dir,
+  };
+}
+
+/**
+ * Start this process's part of a shared crawl; the frontier closes when the crawl finishes.
+ * Every `reportMs` the worker reports its totals and reads the crawl's control: the operator's
+ * pause (`trove pause <crawl-url>`) pauses it (the database already refuses every worker's
+ * claims, so in-flight URIs finish and nothing new starts), `trove resume` lets it carry on, and
+ * `trove stop` stops it as Ctrl-C would (in-flight URIs finish, WARCs sealed, the process exits).
+ */
 export async function startSharedCrawl(opts: SharedCrawlOptions): Promise<CrawlController> {
   const { url, crawl } = parseSharedCrawlUrl(opts.frontier);
-  // The page limit holds page URIs back in the frontier (claim with { pages: false }); the shared
-  // frontier cannot do that yet, so it would overshoot. Refuse rather than miscount.
-  if (opts.settings?.limitPages) {
-    throw new TroveError('SETTINGS_INVALID', 'a page limit is not supported on a shared (PostgreSQL) crawl yet; use --limit-uris or --limit-time', { setting: 'limitPages' });
-  }
   const worker = opts.worker ?? `${os.hostname()}-${process.pid}`;
   const setup = createPostgresFrontier({ url, crawl, worker: `${worker}-setup` });
   let shared: Partial<CrawlSettings> | undefined;
@@ -60,23 +85,65 @@ export async function startSharedCrawl(opts: SharedCrawlOptions): Promise<CrawlC
     if (opts.settings) {
       shared = { ...(shared ?? {}), ...opts.settings, seeds: [...new Set([...(shared?.seeds ?? []), ...(opts.settings.seeds ?? [])])] };
       setup.setMeta(SETTINGS_KEY, shared);
+      // Starting the crawl (again, with seeds or settings) is the operator's word that it runs.
+      setup.setControl('running');
+    } else if (shared && setup.control().control === 'stopped') {
+      throw new TroveError('CRAWL_STOPPED', `the shared crawl "${crawl}" was stopped; trove resume ${opts.frontier} lets workers join it again`, { crawl });
     }
   } finally {
     setup.close();
   }
   if (!shared) throw new TroveError('CRAWL_NOT_FOUND', `no shared crawl "${crawl}" in that database (create it with trove crawl --frontier)`, { crawl });
   let frontier: PostgresFrontier | undefined;
+  let rows: WorkerRow[] = [];
   const controller = await startCrawl({
     dir: opts.dir,
     settings: { ...shared, warcPrefix: `${shared.warcPrefix ?? 'TROVE'}-${worker}` },
-    frontier: ({ defaultMaxInFlight }) => (frontier = createPostgresFrontier({ url, crawl, worker, defaultMaxInFlight, leaseMs: opts.leaseMs })),
+    frontier: ({ defaultMaxInFlight }) =>
+      (frontier = createPostgresFrontier({ url, crawl, worker, defaultMaxInFlight, leaseMs: opts.leaseMs, pageLimit: shared.limitPages ?? 0 })),
     robotsStore: {
       get: (origin) => frontier!.getRobots(origin),
       set: (origin, value, now) => frontier!.setRobots(origin, value, now),
     },
+    workers: () => rows,
   });
-  const close = () => frontier?.close();
-  void controller.finished().then(close, close);
+  let last: CrawlSnapshot | null = null;
+  const off = controller.on((e) => {
+    if (e.type === 'snapshot') last = e.snapshot;
+  });
+  let pausedByCrawl = false;
+  const poll = () => {
+    if (!frontier) return;
+    try {
+      const control = frontier.report(reportOf(last ?? controller.snapshot()));
+      rows = workerRows(frontier);
+      if (control === 'paused' && controller.state === 'running') {
+        pausedByCrawl = true;
+        controller.pause();
+      } else if (control === 'running' && pausedByCrawl && (controller.state === 'paused' || controller.state === 'pausing')) {
+        pausedByCrawl = false;
+        controller.resume();
+      } else if (control === 'stopped') {
+        controller.stop();
+      }
+    } catch {
+      /* the database is away: the frontier pauses the crawl itself until it is back */
+    }
+  };
+  poll();
+  const timer = setInterval(poll, opts.reportMs ?? REPORT_MS);
+  timer.unref();
+  const close = (final?: CrawlSnapshot) => {
+    clearInterval(timer);
+    off();
+    try {
+      if (final) frontier?.report(reportOf(final));
+    } catch {
+      /* the last report is advisory */
+    }
+    frontier?.close();
+  };
+  void controller.finished().then(close, () => close());
   return controller;
 }
 

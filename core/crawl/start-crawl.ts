@@ -33,6 +33,7 @@ import { acquireLock, crawlPaths, prepareCrawlDir } from './crawl-dir.ts';
 import { CrawlStats, type StatsTallies, type StatsTotals } from './crawl-stats.ts';
 import { RobotsGate, type RobotsStateStore } from './robots-gate.ts';
 import { CrawlController } from './crawl-controller.ts';
+import type { WorkerRow } from '../api/crawl-snapshot.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { validateSettings } from './validate-settings.ts';
 import { TrapDetector } from './trap-detector.ts';
@@ -50,6 +51,8 @@ export interface StartCrawlOptions {
   frontier?: (opts: { defaultMaxInFlight: number }) => Frontier;
   /** With `frontier`: where robots.txt states are kept, shared by the crawl's workers. */
   robotsStore?: RobotsStateStore;
+  /** With `frontier`: the shared crawl's workers, for the snapshot. */
+  workers?: () => WorkerRow[];
 }
 
 export { CrawlController } from './crawl-controller.ts';
@@ -227,6 +230,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         warcFiles: () => fs.readdirSync(paths.warcs).filter((n) => n.includes('.warc')).sort(),
         traps: () => traps.warnings(),
         robotsFor: (queueKey) => robots.describe(`http://${queueKey.split('#')[0]}/`),
+        workers: opts.workers,
         persist,
         reconcile: async () => {
           const current = writer.currentFile ? path.basename(writer.currentFile).replace(/\.open$/, '') : null;

@@ -23,7 +23,7 @@
 import os from 'node:os';
 import pg from 'pg';
 import { TroveError } from '../errors.ts';
-import type { Candidate, ClaimedUri, FrontierCounts, Outcome, QueueInfo } from './frontier.ts';
+import type { Candidate, ClaimOptions, ClaimedUri, FrontierCounts, Outcome, QueueInfo } from './frontier.ts';
 import { checkCandidate, checkLimit, checkOutcome, checkTime, notInFlight, queueInfo } from './frontier-checks.ts';
 import type { QueueCounters } from './frontier-checks.ts';
 import { schemaSql, sql, UriState } from './postgres-frontier-statements.ts';
@@ -39,6 +39,28 @@ export interface PostgresFrontierOptions {
   clock?: 'database' | 'caller';
   /** How long a worker's leases outlive its last heartbeat. Default 30 s. */
   leaseMs?: number;
+  /**
+   * The crawl's page limit (0 or absent: none), held across every worker: a claim of a URI that
+   * may be a page takes a page slot while pages captured plus slots held stay under it.
+   */
+  pageLimit?: number;
+}
+
+/** What the operator asked of the whole crawl: every worker reads it with its report. */
+export type CrawlControl = 'running' | 'paused' | 'stopped';
+
+/** A worker's crawl totals as it last reported them (its crawl snapshot's counters). */
+export interface WorkerReport {
+  state: string;
+  downloaded: number;
+  failed: number;
+  pages: number;
+  bytes: number;
+  warcBytes: number;
+  urisPerSec: number;
+  kbPerSec: number;
+  warcFiles: number;
+  dir: string;
 }
 
 export interface WorkerInfo {
@@ -47,7 +69,11 @@ export interface WorkerInfo {
   pid: number;
   startedAt: number;
   leaseUntil: number | null;
+  /** The worker's last heartbeat (its lease renewal), on the caller's clock. */
+  heartbeatAt: number | null;
   leases: number;
+  /** Its last report (rate, totals), if it made one. */
+  report: WorkerReport | null;
 }
 
 /** At most this many waiting URIs become claimable per claim, as in the SQLite frontier. */
@@ -120,7 +146,7 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
   await connect();
   // DDL only when the crawl is new: CREATE INDEX IF NOT EXISTS still locks its table, and would
   // deadlock with the claims of workers already running.
-  if ((await db.query(`SELECT to_regclass($1) AS t`, [`${opts.crawl}.workers`])).rows[0].t === null) {
+  if ((await db.query(`SELECT to_regclass($1) AS t`, [`${opts.crawl}.crawl_state`])).rows[0].t === null) {
     await db.query(`BEGIN; ${schemaSql(opts.crawl)} COMMIT;`);
   }
 
@@ -182,13 +208,15 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
     });
 
   if (dbClock) await measureSkew();
+  const pageLimit = opts.pageLimit ?? 0;
   await db.query(sql.registerWorker, [me, os.hostname(), process.pid, nowToDb(Date.now()), dbClock ? nowToDb(Date.now()) + leaseMs : null]);
   let heartbeat: NodeJS.Timeout | undefined;
   if (dbClock) {
     heartbeat = setInterval(() => {
       void serial(async () => {
         await measureSkew();
-        await db.query(sql.renewWorker, [me, nowToDb(Date.now()) + leaseMs]);
+        const t = nowToDb(Date.now());
+        await db.query(sql.renewWorker, [me, t + leaseMs, t]);
       }).catch(() => {}); // a lost heartbeat is retried at the next tick; the lease covers several
     }, Math.max(50, Math.floor(leaseMs / 3)));
     heartbeat.unref();
@@ -303,14 +331,26 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
         return n === 1;
       }),
 
-    claim: (now: number): Promise<ClaimedUri | null> => {
+    /**
+     * Under a page limit a claim that may hand out a page first locks the crawl_state row (as a
+     * page completion does, before anything else, so the two never wait on each other in a
+     * cycle), counts pages plus slots held, and claims a page only with room left.
+     */
+    claim: (now: number, opts: ClaimOptions = {}): Promise<ClaimedUri | null> => {
       checkTime(now, 'now');
       const t = nowToDb(now);
       return tx(async () => {
+        const limited = pageLimit > 0 && opts.pages !== false;
+        if (limited) await db.query(sql.lockPages);
         const dead = (await db.query<{ name: string }>(sql.renewAndReap, [me, t, t + leaseMs])).rows.map((r) => r.name);
         if (dead.length > 0) await recover(dead);
         await promoteDue(t);
-        const u = (await db.query(sql.claim, [t, me])).rows[0];
+        let pages = opts.pages !== false;
+        if (limited) {
+          const p = (await db.query<{ pages: number; held: number }>(sql.pagesHeld)).rows[0]!;
+          pages = p.pages + p.held < pageLimit;
+        }
+        const u = (await db.query(pages ? sql.claim : sql.claimNonPage, pages ? [t, me, limited] : [t, me])).rows[0];
         if (!u) return null;
         if (u.id === null) throw new TroveError('FRONTIER_INCONSISTENT', `queue ${u.key} counts pending URIs but has none`, { queueKey: u.key });
         return {
@@ -331,6 +371,8 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
       checkOutcome(outcome);
       return tx(async () => {
         const retry = outcome.retryAt !== undefined;
+        // A page under a page limit: its slot (this URI's page_slot) becomes a counted page.
+        if (pageLimit > 0 && outcome.page && !retry) await db.query(sql.addPage);
         const res = retry
           ? await db.query(sql.requeue, [uri.id, toDb(outcome.retryAt!), outcome.status, outcome.note ?? null, me])
           : await db.query(sql.finish, [uri.id, outcome.status, outcome.bytes ?? null, outcome.mime ?? null, outcome.digest ?? null, outcome.note ?? null, me]);
@@ -397,12 +439,41 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
      * complete with new outlinks before then, or die and leave their URIs to us), so a worker does
      * not take "nothing for me now" for "the crawl is over".
      */
-    nextReadyAt: (): Promise<number | null> =>
+    nextReadyAt: (opts: ClaimOptions = {}): Promise<number | null> =>
       serial(async () => {
-        const { q, w, others } = (await db.query<{ q: number | null; w: number | null; others: number | null }>(sql.nextReady, [me])).rows[0]!;
+        const { q, w, others } = (await db.query<{ q: number | null; w: number | null; others: number | null }>(opts.pages === false ? sql.nextReadyNonPage : sql.nextReady, [me])).rows[0]!;
         const ts = [q, w, others].filter((x): x is number => x !== null);
         return ts.length === 0 ? null : fromDb(Math.min(...ts));
       }),
+
+    /** Under the page limit: pages captured crawl-wide plus page slots held are below it (always true without one). */
+    pagesOpen: (): Promise<boolean> =>
+      pageLimit <= 0
+        ? Promise.resolve(true)
+        : serial(async () => {
+            const p = (await db.query<{ pages: number; held: number }>(sql.pagesHeld)).rows[0]!;
+            return p.pages + p.held < pageLimit;
+          }),
+
+    /** What the operator asked of the whole crawl, and when (caller's clock). */
+    control: (): Promise<{ control: CrawlControl; changedAt: number }> =>
+      serial(async () => {
+        const r = (await db.query(sql.getControl)).rows[0];
+        return { control: r.control, changedAt: fromDb(r.changed_at) };
+      }),
+    setControl: (control: CrawlControl): Promise<void> => {
+      if (!['running', 'paused', 'stopped'].includes(control)) throw new TroveError('SETTINGS_INVALID', `crawl control is running, paused or stopped, not ${control}`);
+      return serial(async () => void (await db.query(sql.setControl, [control, nowToDb(Date.now())])));
+    },
+    /** Store this worker's totals (kept after it leaves) and read the crawl's control in the same trip. */
+    report: (stats: WorkerReport): Promise<CrawlControl> =>
+      serial(async () => {
+        await db.query(sql.report, [me, os.hostname(), JSON.stringify(stats), nowToDb(Date.now())]);
+        return (await db.query(sql.getControl)).rows[0].control;
+      }),
+    /** Every worker's last report, those gone included. */
+    reports: (): Promise<{ name: string; host: string; stats: WorkerReport; updatedAt: number }[]> =>
+      serial(async () => (await db.query(sql.workerStats)).rows.map((r) => ({ name: r.name, host: r.host, stats: r.stats, updatedAt: fromDb(r.updated_at) }))),
 
     /** This worker's leases left from an earlier run under its name go back to pending. */
     recoverInFlight: (): Promise<number> => tx(() => recover([me])),
@@ -444,7 +515,9 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
           pid: r.pid,
           startedAt: fromDb(r.started_at),
           leaseUntil: r.lease_until === null ? null : fromDb(r.lease_until),
+          heartbeatAt: r.heartbeat_at === null ? null : fromDb(r.heartbeat_at),
           leases: r.leases,
+          report: r.stats ?? null,
         })),
       ),
 
@@ -458,7 +531,7 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
       serial(async () => void (await db.query(sql.setRobots, [origin, JSON.stringify(value), now]))),
 
     /** Renew this worker's lease outright (`clock: 'caller'`: at the time given). */
-    heartbeat: (now = Date.now()): Promise<void> => serial(async () => void (await db.query(sql.renewWorker, [me, nowToDb(now) + leaseMs]))),
+    heartbeat: (now = Date.now()): Promise<void> => serial(async () => void (await db.query(sql.renewWorker, [me, nowToDb(now) + leaseMs, nowToDb(now)]))),
 
     close: async (): Promise<void> => {
       clearInterval(heartbeat);
