@@ -52,12 +52,15 @@ export interface SharedCrawlOptions {
 
 const REPORT_MS = 1000;
 
-/** A worker's crawl snapshot as the totals it reports into the shared crawl. */
-function reportOf(s: CrawlSnapshot): WorkerReport {
+/**
+ * A worker's crawl snapshot as the totals it reports into the shared crawl. The snapshot's
+ * downloaded/failed are the shared frontier's (the whole crawl's); the worker's own are its stats.
+ */
+function reportOf(s: CrawlSnapshot, own: { downloaded: number; failed: number }): WorkerReport {
   return {
     state: s.state,
-    downloaded: s.downloaded,
-    failed: s.failed,
+    downloaded: own.downloaded,
+    failed: own.failed,
     pages: s.pages,
     bytes: s.bytes,
     warcBytes: s.warcBytes,
@@ -115,7 +118,7 @@ export async function startSharedCrawl(opts: SharedCrawlOptions): Promise<CrawlC
   const poll = () => {
     if (!frontier) return;
     try {
-      const control = frontier.report(reportOf(last ?? controller.snapshot()));
+      const control = frontier.report(reportOf(last ?? controller.snapshot(), controller.ctx.stats.totals));
       rows = workerRows(frontier);
       if (control === 'paused' && controller.state === 'running') {
         pausedByCrawl = true;
@@ -137,7 +140,7 @@ export async function startSharedCrawl(opts: SharedCrawlOptions): Promise<CrawlC
     clearInterval(timer);
     off();
     try {
-      if (final) frontier?.report(reportOf(final));
+      if (final) frontier?.report(reportOf(final, controller.ctx.stats.totals));
     } catch {
       /* the last report is advisory */
     }
