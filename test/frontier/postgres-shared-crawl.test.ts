@@ -9,12 +9,12 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/corpus.ts';
 import { startTestPostgres } from '../helpers/postgres-server.ts';
 import { readWarcDir } from '../helpers/read-warcs.ts';
 import { sharedCrawlFlags, sitePages, startSite, trove, whenSettingsStored } from '../helpers/shared-crawl-site.ts';
+import { runDoneWhen } from '../helpers/shared-crawl-run.ts';
 
 const server = await startTestPostgres();
 if (typeof server === 'string') console.warn(`shared crawl test skipped: ${server}`);
@@ -77,60 +77,11 @@ describe.skipIf(typeof server === 'string')('trove crawl --frontier and trove wo
     }
   }, 120_000);
 
-  it('three processes, one killed with SIGKILL: its leases go to the others, every page is captured, its WARC recovered on restart', async () => {
+  it('three processes, one killed with SIGKILL: its leases go to the others, every page is captured, its WARC recovered on restart (the pg-5000 run, small)', async () => {
     const pgs = server as Exclude<typeof server, string>;
-    const hostCount = 20;
-    const pages = 10;
-    const delayMs = 100;
-    const hosts = await startSite({ hosts: hostCount, pages });
-    try {
-      const crawl = pgs.freshSchema('killed');
-      const crawlUrl = `${pgs.url}/${crawl}`;
-      const dir = (w: string) => path.join(tmp, `k-${w}`);
-      const a = trove(['crawl', ...hosts.map((h) => `${h.s.origin}/p0.html`), '--frontier', crawlUrl, '--worker-name', 'a', '--out', dir('a'), ...sharedCrawlFlags(delayMs)]);
-      await whenSettingsStored(pgs.url, crawl);
-      const b = trove(['worker', crawlUrl, '--worker-name', 'b', '--lease-s', '2', '--out', dir('b'), '--no-progress']);
-      const c = trove(['worker', crawlUrl, '--worker-name', 'c', '--out', dir('c'), '--no-progress']);
-      const db = new pg.Client({ connectionString: pgs.url });
-      await db.connect();
-      const q = async (sql: string) => (await db.query(sql)).rows;
-      // Kill b mid-crawl, once it has finished some pages and holds leases.
-      for (;;) {
-        const [r] = await q(`SELECT count(*) FILTER (WHERE state = 3 AND status = 200)::int AS done, count(*) FILTER (WHERE state = 2 AND leased_by = 'b')::int AS held FROM ${crawl}.uris`);
-        if (r.done >= 40 && r.held > 0) break;
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      b.proc.kill('SIGKILL');
-      expect(await b).toMatchObject({ signal: 'SIGKILL' });
-      const held = (await q(`SELECT url FROM ${crawl}.uris WHERE state = 2 AND leased_by = 'b'`)).map((r) => r.url as string);
-      const killedAt = Date.now();
-      let takenOverMs = -1;
-      while (takenOverMs < 0) {
-        const [r] = await q(`SELECT count(*)::int AS n FROM ${crawl}.uris WHERE state = 2 AND leased_by = 'b'`);
-        if (r.n === 0) takenOverMs = Date.now() - killedAt;
-        else await new Promise((r) => setTimeout(r, 20));
-      }
-      expect(await a).toMatchObject({ code: 0 });
-      expect(await c).toMatchObject({ code: 0 });
-      // b's open WARC is recovered when b starts again (nothing is left for it to crawl).
-      const openBefore = fs.readdirSync(path.join(dir('b'), 'warcs')).filter((n) => n.endsWith('.open'));
-      expect(await trove(['worker', crawlUrl, '--worker-name', 'b', '--out', dir('b'), '--no-progress'])).toMatchObject({ code: 0 });
-      expect(fs.readdirSync(path.join(dir('b'), 'warcs')).filter((n) => n.endsWith('.open'))).toEqual([]);
-      await db.end();
-
-      const recs = (await Promise.all(['a', 'b', 'c'].map((w) => readWarcDir(path.join(dir(w), 'warcs'))))).flat();
-      const captured = recs.filter((r) => r.type === 'response' && r.targetUri!.endsWith('.html')).map((r) => r.targetUri!);
-      const expected = sitePages(hosts, pages);
-      expect([...new Set(captured)].sort()).toEqual(expected.sort());
-      const twice = [...new Set(captured.filter((u, i) => captured.indexOf(u) !== i))];
-      for (const u of twice) expect(held).toContain(u); // only what b held in flight was fetched again
-      for (const h of hosts) {
-        expect(h.maxActive).toBe(1);
-        expect(h.minGap).toBeGreaterThanOrEqual(delayMs);
-      }
-      console.log(`b held ${held.length} leases at SIGKILL (${openBefore.length} open WARC); taken over after ${takenOverMs} ms (lease 2 s); ${twice.length} pages captured twice; ${captured.length} responses for ${expected.length} pages`);
-    } finally {
-      await Promise.all(hosts.map((h) => h.s.close()));
-    }
+    const r = await runDoneWhen({ dbUrl: pgs.url, crawl: pgs.freshSchema('killed'), dir: path.join(tmp, 'killed'), hosts: 20, pages: 10, latencyMs: 10, delayMs: 100, concurrency: 4, killAt: 0.2, leaseS: 2 });
+    for (const c of r.conditions) expect({ [c.name]: c.ok, detail: c.detail }).toEqual({ [c.name]: true, detail: c.detail });
+    expect(r.heldAtKill).toBeGreaterThan(0);
+    console.log(`killed worker held ${r.heldAtKill} leases; taken over after ${r.takeoverMs} ms (lease 2 s); ${r.capturedTwice} pages captured twice; ${r.pages} pages`);
   }, 180_000);
 });
