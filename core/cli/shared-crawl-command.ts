@@ -5,7 +5,8 @@
  * in-flight URIs finish and nothing new starts on any worker; stop then seals each worker's WARCs
  * and ends it. `trove resume <crawl-url>` (crawl-command.ts) sets it running again: paused workers
  * carry on, and workers started again with `trove worker` join. `trove status <crawl-url>` prints
- * the whole crawl from its database: the frontier's counts and every worker's reported totals.
+ * the whole crawl from its database: the frontier's counts, every worker's reported totals and
+ * the capture-index rows they copied there (`--url` lists where each capture of one URL is).
  */
 import type { Command } from 'commander';
 import type { CommandIo } from './robots-command.ts';
@@ -13,6 +14,7 @@ import { createPostgresFrontier, type CrawlControl } from '../frontier/postgres-
 import { sharedCrawlStatus, type SharedCrawlStatus } from '../frontier/postgres-crawl-view.ts';
 import { formatBytes, formatWorkers } from './crawl-progress.ts';
 import { parseSharedCrawlUrl } from './worker-command.ts';
+import { surtKey } from '../scope/surt.ts';
 
 /** Open the crawl's frontier under a name of its own for one look or one change, then close it. */
 function withCrawl<T>(crawlUrl: string, fn: (f: ReturnType<typeof createPostgresFrontier>) => T): T {
@@ -49,6 +51,7 @@ export function formatSharedStatus(crawlUrl: string, s: SharedCrawlStatus): stri
     `  pages       ${s.totals.pages} HTML pages`,
     `  bytes       ${formatBytes(s.totals.bytes)}; WARC ${formatBytes(s.totals.warcBytes)} in ${s.totals.warcFiles} files`,
     `  rate        ${s.totals.urisPerSec.toFixed(1)} URI/s across the running workers`,
+    `  index       ${s.index.reduce((n, i) => n + i.records, 0)} records (${s.index.reduce((n, i) => n + i.responses, 0)} responses, ${s.index.reduce((n, i) => n + i.pages, 0)} pages) in ${s.index.reduce((n, i) => n + i.files, 0)} WARC files: ${s.index.map((i) => `${i.worker} ${i.records}`).join(', ') || '-'}`,
     `  folders     ${s.reports.map((r) => `${r.name}@${r.host}:${r.stats.dir}`).join(', ') || '-'}`,
     s.workers.length > 0 ? `  workers in the crawl now` : `  no worker is in the crawl now`,
     ...(s.workers.length > 0 ? formatWorkers(s.workers).map((l) => `  ${l}`) : []),
@@ -74,7 +77,15 @@ export function registerSharedCrawlCommands(program: Command, io: CommandIo): vo
     .description('The whole of a shared crawl from its database: totals across workers, and every worker')
     .argument('<crawl-url>', 'postgres://user@host:port/<database>/<crawl>')
     .option('--json', 'print the status as JSON')
-    .action((crawlUrl: string, opts: { json?: boolean }) => {
+    .option('--url <url>', 'instead: every capture of this URL, in which worker\'s WARC file and where')
+    .action((crawlUrl: string, opts: { json?: boolean; url?: string }) => {
+      if (opts.url) {
+        const rows = withCrawl(crawlUrl, (f) => f.capturesOf(surtKey(opts.url)));
+        if (opts.json) io.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+        else for (const r of rows) io.stdout.write(`${r.ts} ${r.status ?? '-'} ${r.recordType} ${r.worker} ${r.warcFile} ${r.offset} ${r.length} ${r.targetUri}\n`);
+        if (rows.length === 0) process.exitCode = 1;
+        return;
+      }
       const s = readSharedCrawlStatus(crawlUrl);
       io.stdout.write(opts.json ? JSON.stringify(s, null, 2) + '\n' : formatSharedStatus(crawlUrl, s).join('\n') + '\n');
     });

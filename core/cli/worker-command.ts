@@ -15,7 +15,7 @@ import type { CrawlSettings } from '../api/settings.ts';
 import { startCrawl, type CrawlController } from '../crawl/start-crawl.ts';
 import { TroveError } from '../errors.ts';
 import type { CrawlSnapshot, WorkerRow } from '../api/crawl-snapshot.ts';
-import { createPostgresFrontier, type PostgresFrontier, type WorkerReport } from '../frontier/postgres-frontier.ts';
+import { createPostgresFrontier, type PostgresFrontier, type SharedCapture, type WorkerReport } from '../frontier/postgres-frontier.ts';
 import { workerRows } from '../frontier/postgres-crawl-view.ts';
 
 const SETTINGS_KEY = 'settings';
@@ -51,6 +51,9 @@ export interface SharedCrawlOptions {
 }
 
 const REPORT_MS = 1000;
+/** Index rows copied per report at most, and how many missing ids in a row end a copy. */
+const CAPTURE_BATCH = 5000;
+const CAPTURE_GAP = 50;
 
 /**
  * A worker's crawl snapshot as the totals it reports into the shared crawl. The snapshot's
@@ -99,6 +102,7 @@ export async function startSharedCrawl(opts: SharedCrawlOptions): Promise<CrawlC
   if (!shared) throw new TroveError('CRAWL_NOT_FOUND', `no shared crawl "${crawl}" in that database (create it with trove crawl --frontier)`, { crawl });
   let frontier: PostgresFrontier | undefined;
   let rows: WorkerRow[] = [];
+  let timer: NodeJS.Timeout | undefined;
   const controller = await startCrawl({
     dir: opts.dir,
     settings: { ...shared, warcPrefix: `${shared.warcPrefix ?? 'TROVE'}-${worker}` },
@@ -109,15 +113,46 @@ export async function startSharedCrawl(opts: SharedCrawlOptions): Promise<CrawlC
       set: (origin, value, now) => frontier!.setRobots(origin, value, now),
     },
     workers: () => rows,
+    beforeClose: (final) => {
+      clearInterval(timer);
+      try {
+        copyCaptures(Infinity);
+        frontier?.report(reportOf(final, controller.ctx.stats.totals));
+      } catch {
+        /* the last report is advisory; the index rows follow at the worker's next start */
+      }
+    },
   });
   let last: CrawlSnapshot | null = null;
   const off = controller.on((e) => {
     if (e.type === 'snapshot') last = e.snapshot;
   });
+  // This worker's capture-index rows go to the shared crawl with each report, in id order (ids
+  // may have gaps where a disk-full recovery dropped rows: CAPTURE_GAP missing ids end a copy).
+  let lastCopied = frontier!.lastCapture();
+  const copyCaptures = (max: number) => {
+    const batch: SharedCapture[] = [];
+    for (let id = lastCopied + 1, miss = 0; batch.length < max && miss < CAPTURE_GAP; id++) {
+      const r = controller.ctx.captures.byId(id);
+      if (!r) {
+        miss++;
+        continue;
+      }
+      miss = 0;
+      batch.push({
+        id: r.id, warcFile: r.fileName, offset: r.offset, length: r.length, recordType: r.recordType, recordId: r.recordId, targetUri: r.targetUri,
+        urlkey: r.urlkey, ts: r.ts, mime: r.mime, status: r.status, payloadDigest: r.payloadDigest, page: r.page,
+      });
+    }
+    if (batch.length === 0) return;
+    frontier!.addCaptures(batch);
+    lastCopied = batch[batch.length - 1]!.id;
+  };
   let pausedByCrawl = false;
   const poll = () => {
     if (!frontier) return;
     try {
+      copyCaptures(CAPTURE_BATCH);
       const control = frontier.report(reportOf(last ?? controller.snapshot(), controller.ctx.stats.totals));
       rows = workerRows(frontier);
       if (control === 'paused' && controller.state === 'running') {
@@ -134,19 +169,14 @@ export async function startSharedCrawl(opts: SharedCrawlOptions): Promise<CrawlC
     }
   };
   poll();
-  const timer = setInterval(poll, opts.reportMs ?? REPORT_MS);
+  timer = setInterval(poll, opts.reportMs ?? REPORT_MS);
   timer.unref();
-  const close = (final?: CrawlSnapshot) => {
+  const close = () => {
     clearInterval(timer);
     off();
-    try {
-      if (final) frontier?.report(reportOf(final, controller.ctx.stats.totals));
-    } catch {
-      /* the last report is advisory */
-    }
     frontier?.close();
   };
-  void controller.finished().then(close, () => close());
+  void controller.finished().then(close, close);
   return controller;
 }
 

@@ -33,7 +33,7 @@ import { acquireLock, crawlPaths, prepareCrawlDir } from './crawl-dir.ts';
 import { CrawlStats, type StatsTallies, type StatsTotals } from './crawl-stats.ts';
 import { RobotsGate, type RobotsStateStore } from './robots-gate.ts';
 import { CrawlController } from './crawl-controller.ts';
-import type { WorkerRow } from '../api/crawl-snapshot.ts';
+import type { CrawlSnapshot, WorkerRow } from '../api/crawl-snapshot.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { validateSettings } from './validate-settings.ts';
 import { TrapDetector } from './trap-detector.ts';
@@ -53,6 +53,8 @@ export interface StartCrawlOptions {
   robotsStore?: RobotsStateStore;
   /** With `frontier`: the shared crawl's workers, for the snapshot. */
   workers?: () => WorkerRow[];
+  /** Called once the crawl is over, before its database closes (a shared crawl copies its last index rows). */
+  beforeClose?: (final: CrawlSnapshot) => void;
 }
 
 export { CrawlController } from './crawl-controller.ts';
@@ -247,6 +249,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
           prior?.close();
         },
         closeStore: async (final) => {
+          opts.beforeClose?.(final);
           try {
             pageText.flush();
             persist();

@@ -2,7 +2,8 @@
  * The whole of a shared crawl as one process sees it from the crawl's database: every worker
  * (host, rate, leases, last heartbeat, from `workers` and the reports in `worker_stats`) and the
  * totals across them. The crawl snapshot of each worker, the CLI progress and `trove status`
- * all read these, so a worker row means the same everywhere.
+ * all read these, so a worker row means the same everywhere. The index rows the workers copy
+ * into the crawl's database say where in which worker's WARCs each capture is.
  */
 import type { WorkerRow } from '../api/crawl-snapshot.ts';
 import type { FrontierCounts } from './frontier.ts';
@@ -33,6 +34,8 @@ export interface SharedCrawlStatus {
   reports: { name: string; host: string; stats: WorkerReport; updatedAt: number }[];
   /** The workers in the crawl now (those that left without leases are gone from it). */
   workers: WorkerRow[];
+  /** The shared copy of the workers' capture indexes, per worker. */
+  index: { worker: string; records: number; pages: number; responses: number; files: number }[];
 }
 
 export function sharedCrawlStatus(frontier: PostgresFrontier, now = Date.now()): SharedCrawlStatus {
@@ -53,5 +56,6 @@ export function sharedCrawlStatus(frontier: PostgresFrontier, now = Date.now()):
     },
     reports,
     workers,
+    index: frontier.captureTotals(),
   };
 }

@@ -15,6 +15,8 @@
  *     slots go back with its leases.
  *   - `worker_stats`: each worker's last report (its crawl totals and rate), kept after it leaves,
  *     so one process can show the whole crawl.
+ *   - `captures`: each worker's capture-index rows (which WARC file, where, what), copied from
+ *     its own index with its reports: the whole crawl's index in one place, by worker and id.
  *   - No crawl-wide counter row: every claim would update (and lock) it, serialising all workers;
  *     counts sum the per-queue counters instead (one row per host).
  * Times are bigint milliseconds on the frontier's clock (the database's, see postgres-frontier-store.ts).
@@ -103,6 +105,24 @@ export function schemaSql(schema: string): string {
       stats      jsonb NOT NULL,
       updated_at bigint NOT NULL
     );
+    CREATE TABLE IF NOT EXISTS ${s}.captures (
+      worker         text NOT NULL,
+      id             bigint NOT NULL,
+      warc_file      text NOT NULL,
+      "offset"       bigint NOT NULL,
+      length         bigint NOT NULL,
+      record_type    text NOT NULL,
+      record_id      text,
+      target_uri     text,
+      urlkey         text,
+      ts             text,
+      mime           text,
+      status         integer,
+      payload_digest text,
+      page           boolean NOT NULL,
+      PRIMARY KEY (worker, id)
+    );
+    CREATE INDEX IF NOT EXISTS captures_urlkey ON ${s}.captures (urlkey, ts);
     CREATE TABLE IF NOT EXISTS ${s}.crawl_state (
       id         smallint PRIMARY KEY DEFAULT 1 CHECK (id = 1),
       control    text NOT NULL DEFAULT 'running',
@@ -199,6 +219,15 @@ export const sql = {
   report: `INSERT INTO worker_stats (name, host, stats, updated_at) VALUES ($1, $2, $3, $4)
     ON CONFLICT (name) DO UPDATE SET host = EXCLUDED.host, stats = EXCLUDED.stats, updated_at = EXCLUDED.updated_at`,
   workerStats: `SELECT name, host, stats, updated_at FROM worker_stats ORDER BY name`,
+  lastCapture: `SELECT coalesce(max(id), 0)::bigint AS id FROM captures WHERE worker = $1`,
+  addCaptures: `INSERT INTO captures (worker, id, warc_file, "offset", length, record_type, record_id, target_uri, urlkey, ts, mime, status, payload_digest, page)
+    SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+      $12::integer[], $13::text[], $14::boolean[]) ON CONFLICT DO NOTHING`,
+  captureTotals: `SELECT worker, count(*)::bigint AS records, (count(*) FILTER (WHERE page))::bigint AS pages,
+      (count(*) FILTER (WHERE record_type = 'response'))::bigint AS responses, count(DISTINCT warc_file)::bigint AS files
+    FROM captures GROUP BY worker ORDER BY worker`,
+  capturesOf: `SELECT worker, warc_file, "offset", length, record_type, target_uri, ts, mime, status, payload_digest, page FROM captures
+    WHERE urlkey = $1 ORDER BY ts, worker, id`,
 
   counts: `SELECT coalesce(sum(pending + waiting), 0)::bigint AS pending, coalesce(sum(waiting), 0)::bigint AS waiting,
       coalesce(sum(done), 0)::bigint AS done, coalesce(sum(failed), 0)::bigint AS failed, coalesce(sum(seen), 0)::bigint AS seen,

@@ -49,6 +49,23 @@ export interface PostgresFrontierOptions {
 /** What the operator asked of the whole crawl: every worker reads it with its report. */
 export type CrawlControl = 'running' | 'paused' | 'stopped';
 
+/** One capture-index row as the shared crawl keeps it (see postgres-frontier-statements.ts `captures`). */
+export interface SharedCapture {
+  id: number;
+  warcFile: string;
+  offset: number;
+  length: number;
+  recordType: string;
+  recordId: string | null;
+  targetUri: string | null;
+  urlkey: string | null;
+  ts: string | null;
+  mime: string | null;
+  status: number | null;
+  payloadDigest: string | null;
+  page: boolean;
+}
+
 /** A worker's crawl totals as it last reported them (its crawl snapshot's counters). */
 export interface WorkerReport {
   state: string;
@@ -474,6 +491,31 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
     /** Every worker's last report, those gone included. */
     reports: (): Promise<{ name: string; host: string; stats: WorkerReport; updatedAt: number }[]> =>
       serial(async () => (await db.query(sql.workerStats)).rows.map((r) => ({ name: r.name, host: r.host, stats: r.stats, updatedAt: fromDb(r.updated_at) }))),
+
+    /** The highest capture id of this worker the shared crawl holds (0: none): copy from the next. */
+    lastCapture: (): Promise<number> => serial(async () => (await db.query(sql.lastCapture, [me])).rows[0].id),
+    /** Copy this worker's capture-index rows into the shared crawl (a row already there is kept). */
+    addCaptures: (rows: readonly SharedCapture[]): Promise<void> =>
+      rows.length === 0
+        ? Promise.resolve()
+        : serial(async () => {
+            const col = <T>(f: (r: SharedCapture) => T) => rows.map(f);
+            await db.query(sql.addCaptures, [
+              me, col((r) => r.id), col((r) => r.warcFile), col((r) => r.offset), col((r) => r.length), col((r) => r.recordType), col((r) => r.recordId),
+              col((r) => r.targetUri), col((r) => r.urlkey), col((r) => r.ts), col((r) => r.mime), col((r) => r.status), col((r) => r.payloadDigest), col((r) => r.page),
+            ]);
+          }),
+    /** Index rows per worker: records, pages, responses, WARC files. */
+    captureTotals: (): Promise<{ worker: string; records: number; pages: number; responses: number; files: number }[]> =>
+      serial(async () => (await db.query(sql.captureTotals)).rows),
+    /** Every capture of one URL key across all workers, oldest first. */
+    capturesOf: (urlkey: string): Promise<(Omit<SharedCapture, 'id' | 'recordId' | 'urlkey'> & { worker: string })[]> =>
+      serial(async () =>
+        (await db.query(sql.capturesOf, [urlkey])).rows.map((r) => ({
+          worker: r.worker, warcFile: r.warc_file, offset: r.offset, length: r.length, recordType: r.record_type, targetUri: r.target_uri,
+          ts: r.ts, mime: r.mime, status: r.status, payloadDigest: r.payload_digest, page: r.page,
+        })),
+      ),
 
     /** This worker's leases left from an earlier run under its name go back to pending. */
     recoverInFlight: (): Promise<number> => tx(() => recover([me])),

@@ -18,9 +18,11 @@
 import { receiveMessageOnPort, MessageChannel, Worker } from 'node:worker_threads';
 import { TroveError } from '../errors.ts';
 import type { Frontier } from './frontier.ts';
-import type { CrawlControl, PostgresFrontierOptions, WorkerInfo, WorkerReport } from './postgres-frontier-store.ts';
+import type { CrawlControl, PostgresFrontierOptions, PostgresFrontierStore, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store.ts';
 
-export type { CrawlControl, PostgresFrontierOptions, WorkerInfo, WorkerReport } from './postgres-frontier-store.ts';
+export type { CrawlControl, PostgresFrontierOptions, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store.ts';
+
+type Answer<K extends keyof PostgresFrontierStore> = PostgresFrontierStore[K] extends (...a: never[]) => Promise<infer R> ? R : never;
 
 export interface PostgresFrontier extends Frontier {
   /** This worker's name in the crawl. */
@@ -43,6 +45,11 @@ export interface PostgresFrontier extends Frontier {
   /** Every worker's last report, those gone included. */
   reports(): { name: string; host: string; stats: WorkerReport; updatedAt: number }[];
   pagesOpen(): boolean;
+  /** The shared copy of the workers' capture indexes (see the store). */
+  lastCapture(): number;
+  addCaptures(rows: readonly SharedCapture[]): void;
+  captureTotals(): Answer<'captureTotals'>;
+  capturesOf(urlkey: string): Answer<'capturesOf'>;
   /** Ends the connection and the thread. Leases held stay in the database until they expire. */
   close(): void;
 }
@@ -113,6 +120,10 @@ export function createPostgresFrontier(options: PostgresFrontierOptions): Postgr
     setControl: (control) => void call('setControl', control),
     report: (stats) => call('report', stats) as CrawlControl,
     reports: () => call('reports') as ReturnType<PostgresFrontier['reports']>,
+    lastCapture: () => call('lastCapture') as number,
+    addCaptures: (rows) => void call('addCaptures', rows),
+    captureTotals: () => call('captureTotals') as Answer<'captureTotals'>,
+    capturesOf: (urlkey) => call('capturesOf', urlkey) as Answer<'capturesOf'>,
     recoverInFlight: () => call('recoverInFlight') as number,
     counts: (now) => call('counts', now) as ReturnType<Frontier['counts']>,
     queues: (limit, offset, now) => call('queues', limit, offset, now) as ReturnType<Frontier['queues']>,

@@ -6,7 +6,9 @@
  * `trove resume` lets them carry on; `trove stop` ends both with their WARCs sealed; a worker
  * started on the stopped crawl is refused; after `trove resume` a fresh worker joins and
  * finishes, and every page is captured exactly once across the three folders (read back with
- * warcio). And `--limit-pages` holds across two workers: exactly the limit of pages, in all.
+ * warcio); the workers' capture-index rows in the database say where each page is (file and
+ * offset, checked against warcio's). And `--limit-pages` holds across two workers: exactly the
+ * limit of pages, in all.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -119,6 +121,20 @@ describe.skipIf(typeof server === 'string')('pause, stop and resume a shared cra
       expect(final.reports.reduce((n: number, r: { stats: { downloaded: number } }) => n + r.stats.downloaded, 0)).toBe(final.counts.done);
       expect(final.totals.pages).toBe(captured.length);
       expect(final.reports.map((r: { name: string }) => r.name)).toEqual(['a', 'b', 'c']);
+      // The workers' capture-index rows are in the crawl's database: one page each, and where it is.
+      const index = final.index as { worker: string; pages: number; responses: number }[];
+      expect(index.map((i) => i.worker)).toEqual(['a', 'b', 'c']);
+      expect(index.reduce((n, i) => n + i.pages, 0)).toBe(captured.length);
+      expect(index.reduce((n, i) => n + i.responses, 0)).toBe(recs.filter((r) => r.type === 'response').length);
+      const where = await trove(['status', url, '--url', captured[0]!]);
+      expect(where).toMatchObject({ code: 0 });
+      const [line, ...more] = where.out.trim().split('\n');
+      expect(more).toEqual([]);
+      const [, code, type, worker, file, offset] = line!.split(' ');
+      expect([code, type]).toEqual(['200', 'response']);
+      const rec = recs.find((r) => r.file === file && r.offset === Number(offset))!;
+      expect(rec.targetUri).toBe(captured[0]);
+      expect(file).toMatch(new RegExp(`^TROVE-${worker}-`));
     } finally {
       await db.end();
       await Promise.all(hosts.map((h) => h.s.close()));
