@@ -145,7 +145,7 @@ async function atScale(f: Ops, n: number, k: number): Promise<{ withLinksPerSec:
 }
 
 async function scaleMain(n: number): Promise<void> {
-  const k = 3000;
+  const k = 1000;
   const server = await startTestPostgres();
   if (typeof server === 'string') {
     console.log(`pg bench skipped: ${server}`);
