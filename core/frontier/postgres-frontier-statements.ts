@@ -242,18 +242,23 @@ export const sql = {
     FROM workers w LEFT JOIN worker_stats s ON s.name = w.name ORDER BY w.name`,
 } as const;
 
-/** A claim from queues whose pending URIs pass `uriFilter` (over `uris`), setting `page_slot` to `pageSlot`. */
+/**
+ * A claim from queues whose pending URIs pass `uriFilter` (over `uris`), setting `page_slot` to
+ * `pageSlot`. The queue's first URI is a scalar subquery, so it is read off the uris_pending index
+ * in its order, one row; as a join, the planner read and sorted every pending URI of the queue
+ * (5,000 per claim at 1M URIs over 200 hosts).
+ */
 function claimSql(uriFilter: string, pageSlot: string): string {
   const any = uriFilter === 'true' ? '' : `AND EXISTS (SELECT 1 FROM uris WHERE uris.queue_id = queues.id AND uris.state = ${UriState.PENDING} AND ${uriFilter})`;
   // Nothing is claimed while the operator has the whole crawl paused or stopped (crawl_state).
   return `WITH q AS (SELECT id, key FROM queues WHERE ${CLAIMABLE} AND ready_at <= $1 AND ${MINE.replace('$me', '$2')} ${any}
         AND (SELECT control FROM crawl_state WHERE id = 1) = 'running'
         ORDER BY ready_at, id LIMIT 1 FOR UPDATE SKIP LOCKED),
-      u AS (SELECT uris.id FROM uris JOIN q ON uris.queue_id = q.id WHERE uris.state = ${UriState.PENDING} AND ${uriFilter}
-        ORDER BY uris.directive DESC, uris.id LIMIT 1),
+      u AS (SELECT (SELECT uris.id FROM uris WHERE uris.queue_id = q.id AND uris.state = ${UriState.PENDING} AND ${uriFilter}
+        ORDER BY uris.directive DESC, uris.id LIMIT 1) AS id FROM q),
       mu AS (UPDATE uris SET state = ${UriState.IN_FLIGHT}, leased_by = $2, slot_released = false, page_slot = ${pageSlot} FROM u WHERE uris.id = u.id
         RETURNING uris.id, uris.url, uris.hops_path, uris.via, uris.via_context, uris.seed, uris.attempts, uris.directive),
-      mq AS (UPDATE queues SET pending = pending - 1, in_flight = in_flight + 1, lease_owner = $2 FROM q, u WHERE queues.id = q.id)
+      mq AS (UPDATE queues SET pending = pending - 1, in_flight = in_flight + 1, lease_owner = $2 FROM q, u WHERE queues.id = q.id AND u.id IS NOT NULL)
     SELECT q.key, mu.* FROM q LEFT JOIN mu ON true`;
 }
 
