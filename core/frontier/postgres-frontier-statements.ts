@@ -227,7 +227,7 @@ export const sql = {
       (count(*) FILTER (WHERE record_type = 'response'))::bigint AS responses, count(DISTINCT warc_file)::bigint AS files
     FROM captures GROUP BY worker ORDER BY worker`,
   capturesOf: `SELECT worker, warc_file, "offset", length, record_type, target_uri, ts, mime, status, payload_digest, page FROM captures
-    WHERE urlkey = $1 ORDER BY ts, worker, id`,
+    WHERE urlkey = $1 AND record_type IN ('response', 'revisit', 'resource') ORDER BY ts, worker, id`,
 
   counts: `SELECT coalesce(sum(pending + waiting), 0)::bigint AS pending, coalesce(sum(waiting), 0)::bigint AS waiting,
       coalesce(sum(done), 0)::bigint AS done, coalesce(sum(failed), 0)::bigint AS failed, coalesce(sum(seen), 0)::bigint AS seen,

@@ -508,7 +508,7 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
     /** Index rows per worker: records, pages, responses, WARC files. */
     captureTotals: (): Promise<{ worker: string; records: number; pages: number; responses: number; files: number }[]> =>
       serial(async () => (await db.query(sql.captureTotals)).rows),
-    /** Every capture of one URL key across all workers, oldest first. */
+    /** Every capture (response, revisit, resource) of one URL key across all workers, oldest first. */
     capturesOf: (urlkey: string): Promise<(Omit<SharedCapture, 'id' | 'recordId' | 'urlkey'> & { worker: string })[]> =>
       serial(async () =>
         (await db.query(sql.capturesOf, [urlkey])).rows.map((r) => ({
