@@ -17,7 +17,8 @@
  * limit, whatever the number of connections, and once the limit is reached it still fetches
  * the embeds and redirects of the pages it captured (stylesheets, their @imports and images)
  * before it finishes with "limit-pages". The URI limit is exact too: a URI is claimed only while
- * those finished plus those in flight stay under it.
+ * those finished plus those in flight stay under it. A frontier shared by several crawlers holds
+ * the page slots itself, crawl-wide (Frontier.pagesOpen), and the loop asks it instead.
  */
 import path from 'node:path';
 import type { CrawlSnapshot, CrawlState, FinishReason, HostRow, TrapWarning, WorkerRow } from '../api/crawl-snapshot.ts';

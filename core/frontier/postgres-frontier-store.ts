@@ -16,6 +16,12 @@
  *     back on the way out, so a worker whose clock is wrong keeps its delays relative to the one
  *     clock all workers share. `clock: 'caller'` takes times as given (the contract suite's
  *     synthetic times); lease expiry then follows the times passed to `claim`.
+ *   - The operator's pause or stop of the whole crawl is the `crawl_state` row, which every claim
+ *     reads: no worker claims from the moment it is set, whatever its own loop is doing.
+ *   - A page limit (`pageLimit`) is held in the database: a claim that may hand out a page locks
+ *     `crawl_state` first, counts pages captured plus page slots held (in-flight rows with
+ *     `page_slot`), and takes a slot only under the limit; a completion with `page: true` turns
+ *     its slot into a counted page under the same lock. A dead worker's slots go back with its URIs.
  *   - Every multi-row change takes queue row locks in ascending id order and inserts URIs in
  *     fingerprint order, so concurrent transactions do not deadlock; a deadlock or serialisation
  *     failure that still happens is retried.
