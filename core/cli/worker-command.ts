@@ -149,6 +149,7 @@ export async function startSharedCrawl(opts: SharedCrawlOptions): Promise<CrawlC
     lastCopied = batch[batch.length - 1]!.id;
   };
   let pausedByCrawl = false;
+  let stopAsked = false;
   const poll = () => {
     if (!frontier) return;
     try {
@@ -161,7 +162,9 @@ export async function startSharedCrawl(opts: SharedCrawlOptions): Promise<CrawlC
       } else if (control === 'running' && pausedByCrawl && (controller.state === 'paused' || controller.state === 'pausing')) {
         pausedByCrawl = false;
         controller.resume();
-      } else if (control === 'stopped') {
+      } else if (control === 'stopped' && !stopAsked) {
+        // Once: a second stop() is "stop now", which would abort the in-flight fetches.
+        stopAsked = true;
         controller.stop();
       }
     } catch {
