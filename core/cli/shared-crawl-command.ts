@@ -20,7 +20,7 @@ import { surtKey } from '../scope/surt.ts';
 function withCrawl<T>(crawlUrl: string, fn: (f: ReturnType<typeof createPostgresFrontier>) => T): T {
   const { url, crawl } = parseSharedCrawlUrl(crawlUrl);
   // A short lease: this connection holds no URIs, and its row goes when it closes.
-  const f = createPostgresFrontier({ url, crawl, worker: `trove-cli-${process.pid}`, leaseMs: 5000 });
+  const f = createPostgresFrontier({ url, crawl, worker: `trove-cli-${process.pid}`, leaseMs: 5000, mustExist: true });
   try {
     return fn(f);
   } finally {

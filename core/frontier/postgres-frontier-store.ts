@@ -50,6 +50,8 @@ export interface PostgresFrontierOptions {
    * may be a page takes a page slot while pages captured plus slots held stay under it.
    */
   pageLimit?: number;
+  /** Only open a crawl that exists (CRAWL_NOT_FOUND otherwise), creating nothing: the operator's commands. */
+  mustExist?: boolean;
 }
 
 /** What the operator asked of the whole crawl: every worker reads it with its report. */
@@ -170,6 +172,10 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
   // DDL only when the crawl is new: CREATE INDEX IF NOT EXISTS still locks its table, and would
   // deadlock with the claims of workers already running.
   if ((await db.query(`SELECT to_regclass($1) AS t`, [`${opts.crawl}.crawl_state`])).rows[0].t === null) {
+    if (opts.mustExist) {
+      await db.end();
+      throw new TroveError('CRAWL_NOT_FOUND', `no shared crawl "${opts.crawl}" in that database (create it with trove crawl --frontier)`, { crawl: opts.crawl });
+    }
     await db.query(`BEGIN; ${schemaSql(opts.crawl)} COMMIT;`);
   }
 

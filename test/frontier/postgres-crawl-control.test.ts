@@ -59,6 +59,10 @@ describe.skipIf(typeof server === 'string')('pause, stop and resume a shared cra
       const b = trove(['worker', url, '--worker-name', 'b', '--out', dir('b'), '--no-progress']);
       await until('20 pages done', async () => (await one(`SELECT count(*)::int AS n FROM ${crawl}.uris WHERE state = 3`)).n >= 20);
 
+      const nowhere = await trove(['pause', `${pgs.url}/no_such_crawl`]);
+      expect(nowhere.code).toBe(1);
+      expect(nowhere.err).toMatch(/no shared crawl "no_such_crawl".*\[CRAWL_NOT_FOUND\]/);
+      expect((await db.query(`SELECT to_regnamespace('no_such_crawl') AS s`)).rows[0].s).toBeNull(); // nothing created
       const paused = await trove(['pause', url]);
       expect(paused).toMatchObject({ code: 0 });
       expect(paused.out).toMatch(/paused/);
