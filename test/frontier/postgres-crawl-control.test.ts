@@ -60,7 +60,7 @@ describe.skipIf(typeof server === 'string')('pause, stop and resume a shared cra
       await until('20 pages done', async () => (await one(`SELECT count(*)::int AS n FROM ${crawl}.uris WHERE state = 3`)).n >= 20);
 
       const nowhere = await trove(['pause', `${pgs.url}/no_such_crawl`]);
-      expect(nowhere.code).toBe(1);
+      expect(nowhere.code).toBe(2); // a usage error: nothing done
       expect(nowhere.err).toMatch(/no shared crawl "no_such_crawl".*\[CRAWL_NOT_FOUND\]/);
       expect((await db.query(`SELECT to_regnamespace('no_such_crawl') AS s`)).rows[0].s).toBeNull(); // nothing created
       const paused = await trove(['pause', url]);
