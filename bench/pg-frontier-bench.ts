@@ -12,9 +12,15 @@
  * Needs PostgreSQL: a throw-away cluster as the tests start (Debian package postgresql), or
  * TROVE_TEST_PG_URL. Skips with a message without one.
  *
- * Run: node bench/pg-frontier-bench.ts [uris]   (default 20,000; the crawl bench is not here yet)
+ * Run: node bench/pg-frontier-bench.ts [uris]   (default 20,000; the crawl bench is pg-crawl-bench.ts)
+ *
+ * At scale: `npm run bench -- pg --uris 1000000` fills each frontier with that many URIs first
+ * (batches of 10,000 through `schedule`: one multi-row INSERT … SELECT FROM unnest(…) per batch on
+ * PostgreSQL, so a million loads in about a minute rather than as a million round trips), then
+ * measures claim + complete with 20 new outlinks, and claim + complete, on the full frontier.
  */
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,8 +48,8 @@ function candidate(i: number, via: string | null): Candidate {
   const h = via === null ? i : (i * 7919) % HOSTS;
   const host = `www.host${h}.test`;
   const url = via === null ? `https://${host}/` : `https://${host}/section/${i % 97}/page-${i}.html`;
-  let fp = 0xcbf29ce484222325n;
-  for (let k = 0; k < url.length; k++) fp = ((fp ^ BigInt(url.charCodeAt(k))) * 0x100000001b3n) & 0xffffffffffffffffn;
+  // A 64-bit fingerprint from a native hash: a million of them in a second, not a BigInt loop per character.
+  const fp = createHash('md5').update(url).digest().readBigUInt64LE(0);
   return { url, canonical: url, fingerprint: fp, queueKey: host, hopsPath: via === null ? '' : 'L', via, seed: via === null };
 }
 
@@ -106,11 +112,75 @@ async function workerMain(url: string, crawl: string, name: string, ms: number):
   process.stdout.write(`${done}\n`);
 }
 
+const FILL_BATCH = 10_000;
+
+/** Fill with n URIs (seeds of HOSTS hosts, the rest as outlinks), in batches; URIs loaded per second. */
+async function fill(f: Ops, n: number): Promise<number> {
+  const t0 = performance.now();
+  await f.schedule(Array.from({ length: HOSTS }, (_, h) => candidate(h, null)));
+  for (let i = HOSTS; i < n; i += FILL_BATCH) {
+    await f.schedule(Array.from({ length: Math.min(FILL_BATCH, n - i) }, (_, k) => candidate(i + k, 'https://www.host0.test/')));
+  }
+  return n / ((performance.now() - t0) / 1000);
+}
+
+/** On a frontier holding n URIs: claim + complete with 20 new outlinks (k times), then claim + complete (k times). */
+async function atScale(f: Ops, n: number, k: number): Promise<{ withLinksPerSec: number; claimCompletePerSec: number }> {
+  let now = 1;
+  let next = n;
+  const t0 = performance.now();
+  for (let i = 0; i < k; i++) {
+    const uri = (await f.claim(now++))!;
+    const links: Candidate[] = [];
+    for (let j = 0; j < OUTLINKS; j++) links.push(candidate(next++, uri.url));
+    await f.complete(uri, { status: 200, queueReadyAt: now, bytes: 1000, mime: 'text/html' }, links);
+  }
+  const withLinksPerSec = k / ((performance.now() - t0) / 1000);
+  const t1 = performance.now();
+  for (let i = 0; i < k; i++) {
+    const uri = (await f.claim(now++))!;
+    await f.complete(uri, { status: 200, queueReadyAt: now });
+  }
+  return { withLinksPerSec, claimCompletePerSec: k / ((performance.now() - t1) / 1000) };
+}
+
+async function scaleMain(n: number): Promise<void> {
+  const k = 1000;
+  const server = await startTestPostgres();
+  if (typeof server === 'string') {
+    console.log(`pg bench skipped: ${server}`);
+    return;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-pg-bench-'));
+  try {
+    const db = openDatabase(path.join(dir, 'crawl.sqlite'));
+    const sqliteF = createSqliteFrontier(db);
+    const sqliteLoad = await fill(sqliteF, n);
+    const sqlite = await atScale(sqliteF, n, k);
+    closeDatabase(db);
+    const pgF = createPostgresFrontier({ url: server.url, crawl: server.freshSchema('scale'), clock: 'caller' });
+    const pgLoad = await fill(pgF, n);
+    const pgRes = await atScale(pgF, n, k);
+    pgF.close();
+    const row = (name: string, s: number, p: number) => console.log(`${name.padEnd(40)} ${s.toFixed(0).padStart(9)} ${p.toFixed(0).padStart(9)}   PG/SQLite ${(p / s).toFixed(3)}`);
+    console.log(`frontier at ${n.toLocaleString('en')} URIs over ${HOSTS} hosts (${k.toLocaleString('en')} operations each, on the full frontier), ${os.cpus().length} CPUs`);
+    console.log(`${'per second'.padEnd(40)} ${'SQLite'.padStart(9)} ${'PG'.padStart(9)}`);
+    row(`bulk load (batches of ${FILL_BATCH.toLocaleString('en')})`, sqliteLoad, pgLoad);
+    row('claim + complete with 20 outlinks', sqlite.withLinksPerSec, pgRes.withLinksPerSec);
+    row('claim + complete', sqlite.claimCompletePerSec, pgRes.claimCompletePerSec);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+    await server.stop();
+  }
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === '--worker') {
     const [, , , url, crawl, name, ms] = process.argv;
     return workerMain(url!, crawl!, name!, Number(ms));
   }
+  const at = process.argv.indexOf('--uris');
+  if (at >= 0) return scaleMain(Number(process.argv[at + 1]));
   const n = Number(process.argv[2] ?? 20_000);
   const server = await startTestPostgres();
   if (typeof server === 'string') {

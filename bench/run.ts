@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark, each in its own process (so peak-RSS figures are each
  * bench's own), one after another. Results are printed as ratios against a reference measured
- * in the same run. `npm run bench -- crawl index` runs only those.
+ * in the same run. `npm run bench -- crawl index` runs only those; any other arguments (flags such
+ * as `npm run bench -- pg --uris 1000000`) go to each bench run.
  *
  * Some need Debian packages: nginx, python3-doc and wget (the crawl and index benches use the
  * Python docs served by nginx); they say so and skip when missing.
@@ -28,19 +29,20 @@ const BENCHES: [string, string, string][] = [
   ['traps', 'trap-bench.ts', 'trap detector precision and recall on fixture sites and the Python docs (issue 14)'],
   ['pg', 'pg-frontier-bench.ts', 'PostgreSQL frontier vs SQLite, 1/2/4 workers (issue 18)'],
   ['pg-crawl', 'pg-crawl-bench.ts', '20-host crawl with 1/2/4 workers on PostgreSQL vs one SQLite crawl (issue 18)'],
+  ['pg-5000', 'pg-5000-bench.ts', 'three workers, 5,000 pages on 20 hosts, one killed: the shared crawl\'s done-when conditions (issue 18)'],
 ];
 
-// Names pick benches; `--flags` go to each bench picked (`npm run bench -- crawl --profile`).
-const args = process.argv.slice(2);
-const wanted = args.filter((a) => !a.startsWith('--'));
-const flags = args.filter((a) => a.startsWith('--'));
+// Names pick benches; every other argument goes to each bench picked (`npm run bench -- crawl --profile`, `npm run bench -- pg --uris 1000000`).
+const names = new Set(BENCHES.map(([name]) => name));
+const wanted = process.argv.slice(2).filter((a) => names.has(a));
+const passed = process.argv.slice(2).filter((a) => !names.has(a));
 let failed = 0;
 // Runs for many minutes (over an hour on a busy 2-core machine): only when asked for by name.
 const NAMED_ONLY = new Set(['crawl100k']);
 for (const [name, file, what] of BENCHES) {
   if (wanted.length > 0 ? !wanted.includes(name) : NAMED_ONLY.has(name)) continue;
   console.log(`\n=== ${name}: ${what}`);
-  const r = spawnSync(process.execPath, [path.join(here, file), ...flags], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [path.join(here, file), ...passed], { stdio: 'inherit' });
   if (r.status !== 0) {
     failed++;
     console.log(`=== ${name} exited ${r.status ?? r.signal}`);

@@ -61,6 +61,24 @@ export interface TrapWarning {
   excludeCheck?: { checked: number; trap: number; other: number; otherSamples: string[] };
 }
 
+/** One worker of a crawl shared by several (a PostgreSQL frontier), as the crawl's database knows it. */
+export interface WorkerRow {
+  name: string;
+  host: string;
+  pid: number;
+  /** Its state as it last reported it (running, paused, …), or "-" before its first report. */
+  state: string;
+  /** URIs/s over its last few seconds, as it last reported. */
+  urisPerSec: number;
+  downloaded: number;
+  /** URIs it holds in flight in the shared frontier. */
+  leases: number;
+  /** ms since its last heartbeat, on the database's clock; null if it has none. */
+  heartbeatAgoMs: number | null;
+  /** False once its lease ran out without a heartbeat (dead or cut off: its URIs go to others). */
+  alive: boolean;
+}
+
 export interface CrawlSnapshot {
   name: string;
   dir: string;
@@ -98,4 +116,6 @@ export interface CrawlSnapshot {
   recent: RecentUri[];
   traps: TrapWarning[];
   warcFiles: string[];
+  /** Only on a shared crawl: every worker, this one included. */
+  workers?: WorkerRow[];
 }

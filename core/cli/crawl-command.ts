@@ -13,7 +13,8 @@ import { resumeCrawl, startCrawl, type CrawlController } from '../crawl/start-cr
 import type { CommandIo } from './robots-command.ts';
 import { addCrawlOptions, settingsFromOptions } from './crawl-options.ts';
 import { CrawlProgress, formatSummary } from './crawl-progress.ts';
-import { registerWorkerCommand, startSharedCrawl } from './worker-command.ts';
+import { parseSharedCrawlUrl, registerWorkerCommand, startSharedCrawl } from './worker-command.ts';
+import { setSharedCrawlControl } from './shared-crawl-command.ts';
 
 const defaultIo: CommandIo = { stdout: process.stdout, stderr: process.stderr };
 
@@ -41,9 +42,14 @@ export function registerCrawlCommands(program: Command, io: CommandIo = defaultI
   addCrawlOptions(
     program
       .command('resume')
-      .description('Continue an interrupted or finished crawl from its database (flags override, e.g. a higher limit)')
-      .argument('<dir>', 'crawl directory'),
+      .description('Continue an interrupted or finished crawl from its database (flags override, e.g. a higher limit); given a shared crawl\'s postgres:// URL, let all its workers carry on')
+      .argument('<dir>', 'crawl directory, or postgres://user@host:port/<database>/<crawl>'),
   ).action(async (dir: string, opts: Record<string, unknown>) => {
+    if (/^postgres(ql)?:\/\//.test(dir)) {
+      const n = setSharedCrawlControl(dir, 'running');
+      io.stdout.write(`crawl ${parseSharedCrawlUrl(dir).crawl} running: ${n} worker${n === 1 ? '' : 's'} in the crawl carry on; start stopped ones again with trove worker ${dir} --out <dir>\n`);
+      return;
+    }
     await run(io, opts, () => resumeCrawl(dir, settingsFromOptions(opts, [])), dir);
   });
 }

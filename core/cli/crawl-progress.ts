@@ -5,7 +5,7 @@
  * it happens (a full disk: "paused: only 3.2 MiB free …"), on a terminal and in plain output.
  */
 import cliProgress from 'cli-progress';
-import type { CrawlSnapshot } from '../api/crawl-snapshot.ts';
+import type { CrawlSnapshot, WorkerRow } from '../api/crawl-snapshot.ts';
 import { formatBytes } from '../formats/byte-size.ts';
 import type { CommandIo } from './robots-command.ts';
 
@@ -14,6 +14,21 @@ export function formatElapsed(ms: number): string {
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);
   return `${h > 0 ? `${h}:` : ''}${String(m).padStart(h > 0 ? 2 : 1, '0')}:${String(s % 60).padStart(2, '0')}`;
+}
+
+/** A shared crawl's workers, one line each: name, host/pid, state, rate, leases, last heartbeat. */
+export function formatWorkers(rows: readonly WorkerRow[]): string[] {
+  const w = Math.max(6, ...rows.map((r) => r.name.length));
+  const h = Math.max(4, ...rows.map((r) => `${r.host}/${r.pid}`.length));
+  return [
+    `  ${'worker'.padEnd(w)}  ${'host'.padEnd(h)}  ${'state'.padEnd(8)}  ${'URI/s'.padStart(6)}  ${'done'.padStart(7)}  ${'leases'.padStart(6)}  heartbeat`,
+    ...rows.map(
+      (r) =>
+        `  ${r.name.padEnd(w)}  ${`${r.host}/${r.pid}`.padEnd(h)}  ${r.state.padEnd(8)}  ${r.urisPerSec.toFixed(1).padStart(6)}  ${String(r.downloaded).padStart(7)}  ${String(r.leases).padStart(6)}  ${
+          r.heartbeatAgoMs === null ? '-' : `${(r.heartbeatAgoMs / 1000).toFixed(1)} s ago`
+        }${r.alive ? '' : ' (lease expired)'}`,
+    ),
+  ];
 }
 
 export class CrawlProgress {
@@ -52,7 +67,7 @@ export class CrawlProgress {
       rate: (s?.urisPerSec ?? 0).toFixed(1),
       kbps: Math.round(s?.kbPerSec ?? 0),
       elapsed: formatElapsed(s?.elapsedMs ?? 0),
-      state: s ? stateText(s) : 'starting',
+      state: s ? stateText(s) + (s.workers ? ` | ${shortWorkers(s.workers)}` : '') : 'starting',
     };
   }
 
@@ -73,6 +88,7 @@ export class CrawlProgress {
       this.io.stderr.write(
         `[${formatElapsed(s.elapsedMs)}] ${s.downloaded} done, ${s.queued} queued, ${s.failed} failed, ${s.urisPerSec.toFixed(1)} URI/s, ${Math.round(s.kbPerSec)} KB/s | ${state}\n`,
       );
+      if (s.workers?.length) this.io.stderr.write(formatWorkers(s.workers).join('\n') + '\n');
     }
   }
 
@@ -87,6 +103,13 @@ export class CrawlProgress {
     this.bar?.stop();
     this.bar = null;
   }
+}
+
+/** Each worker in a few characters for the bar: `a 2.1/s 1L 0.4s`. */
+function shortWorkers(rows: readonly WorkerRow[]): string {
+  return rows
+    .map((r) => `${r.name} ${r.urisPerSec.toFixed(1)}/s ${r.leases}L ${r.heartbeatAgoMs === null ? '-' : `${(r.heartbeatAgoMs / 1000).toFixed(1)}s`}${r.alive ? '' : ' dead'}`)
+    .join(', ');
 }
 
 /** The state word, or, while pausing or paused, the reason (which starts "paused: …"). */
@@ -114,6 +137,7 @@ export function formatSummary(s: CrawlSnapshot): string[] {
     `  MIME types  ${top(s.mimeTypes, 8)}`,
     `  out of scope ${top(s.scopeRejections, 6)}`,
     `  WARC files  ${s.warcFiles.join(', ') || '-'}`,
+    ...(s.workers?.length ? ['  workers of the shared crawl', ...formatWorkers(s.workers).map((l) => `  ${l}`)] : []),
     ...s.traps.map((t) => `  possible trap on ${t.host}: ${t.count}× ${t.pattern}${t.evidence ? ` (${t.evidence})` : ''} — consider --exclude '${t.suggestedExclude}'`),
   ];
 }

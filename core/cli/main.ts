@@ -15,6 +15,7 @@ import { registerExportCommand } from './export-command.ts';
 import { registerGetCommand } from './get-command.ts';
 import { registerImportCommand } from './import-command.ts';
 import { exitCodeFor } from '../api/error-codes.ts';
+import { registerSharedCrawlCommands } from './shared-crawl-command.ts';
 import { CliExit, codeOfCommanderError, formatCliError, formatSettingsProblems } from './cli-errors.ts';
 
 const processIo: CommandIo = { stdout: process.stdout, stderr: process.stderr };
@@ -36,6 +37,7 @@ export function buildProgram(io: CommandIo = processIo): Command {
   registerImportCommand(program);
   registerGetCommand(program);
   registerExportCommand(program);
+  registerSharedCrawlCommands(program, io);
   return program;
 }
 

@@ -17,10 +17,11 @@
  * limit, whatever the number of connections, and once the limit is reached it still fetches
  * the embeds and redirects of the pages it captured (stylesheets, their @imports and images)
  * before it finishes with "limit-pages". The URI limit is exact too: a URI is claimed only while
- * those finished plus those in flight stay under it.
+ * those finished plus those in flight stay under it. A frontier shared by several crawlers holds
+ * the page slots itself, crawl-wide (Frontier.pagesOpen), and the loop asks it instead.
  */
 import path from 'node:path';
-import type { CrawlSnapshot, CrawlState, FinishReason, HostRow, TrapWarning } from '../api/crawl-snapshot.ts';
+import type { CrawlSnapshot, CrawlState, FinishReason, HostRow, TrapWarning, WorkerRow } from '../api/crawl-snapshot.ts';
 import type { ClaimedUri } from '../frontier/frontier.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { processUri } from './process-uri.ts';
@@ -44,6 +45,8 @@ export interface ControllerHooks {
   warcFiles(): string[];
   traps(): TrapWarning[];
   robotsFor(queueKey: string): string;
+  /** A shared crawl's workers (absent: not shared). */
+  workers?(): WorkerRow[];
   /** Bytes of WARC written by earlier runs of this crawl (for --max-total-warc-bytes). */
   previousWarcBytes: number;
   /** Called at each snapshot to persist counters (resume keeps totals). */
@@ -232,6 +235,7 @@ export class CrawlController {
       recent: stats.recent.slice(0, 20),
       traps: this.hooks.traps(),
       warcFiles: this.hooks.warcFiles(),
+      ...(this.hooks.workers ? { workers: this.hooks.workers() } : {}),
     };
   }
 
@@ -309,6 +313,7 @@ export class CrawlController {
   /** Whether a URI that may be a page can be claimed now (always, without a page limit). */
   private pagesOpen(): boolean {
     const limit = this.ctx.settings.limitPages;
+    if (limit > 0 && this.ctx.frontier.pagesOpen) return this.ctx.frontier.pagesOpen(); // a shared frontier counts crawl-wide
     return limit <= 0 || this.ctx.stats.totals.pages + this.pageSlotsHeld < limit;
   }
 

@@ -397,7 +397,7 @@ async function handleFetched(
       if (retry) {
         ctx.frontier.complete(uri, { status, retryAt: Math.max(queueReadyAt, now + retryDelay(ctx, uri.attempts + 1)), queueReadyAt });
       } else {
-        ctx.frontier.complete(uri, { status: outcome, queueReadyAt, bytes: f.bytesReceived, mime: mime ?? undefined, digest: f.payloadDigest ?? undefined }, candidates);
+        ctx.frontier.complete(uri, { status: outcome, queueReadyAt, bytes: f.bytesReceived, mime: mime ?? undefined, digest: f.payloadDigest ?? undefined, page }, candidates);
       }
       return ctx.captures.addRecords(rows);
     })();

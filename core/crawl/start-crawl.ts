@@ -33,6 +33,7 @@ import { acquireLock, crawlPaths, prepareCrawlDir } from './crawl-dir.ts';
 import { CrawlStats, type StatsTallies, type StatsTotals } from './crawl-stats.ts';
 import { RobotsGate, type RobotsStateStore } from './robots-gate.ts';
 import { CrawlController } from './crawl-controller.ts';
+import type { CrawlSnapshot, WorkerRow } from '../api/crawl-snapshot.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { validateSettings } from './validate-settings.ts';
 import { TrapDetector } from './trap-detector.ts';
@@ -51,6 +52,10 @@ export interface StartCrawlOptions {
   frontier?: (opts: { defaultMaxInFlight: number }) => Frontier;
   /** With `frontier`: where robots.txt states are kept, shared by the crawl's workers. */
   robotsStore?: RobotsStateStore;
+  /** With `frontier`: the shared crawl's workers, for the snapshot. */
+  workers?: () => WorkerRow[];
+  /** Called once the crawl is over, before its database closes (a shared crawl copies its last index rows). */
+  beforeClose?: (final: CrawlSnapshot) => void;
 }
 
 export { CrawlController } from './crawl-controller.ts';
@@ -229,6 +234,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         warcFiles: () => fs.readdirSync(paths.warcs).filter((n) => n.includes('.warc')).sort(),
         traps: () => traps.warnings(),
         robotsFor: (queueKey) => robots.describeHost(queueKey.split('#')[0]!),
+        workers: opts.workers,
         persist,
         reconcile: async () => {
           const current = writer.currentFile ? path.basename(writer.currentFile).replace(/\.open$/, '') : null;
@@ -245,6 +251,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
           prior?.close();
         },
         closeStore: async (final) => {
+          opts.beforeClose?.(final);
           try {
             pageText.flush();
             persist();

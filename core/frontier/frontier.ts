@@ -77,6 +77,8 @@ export interface Outcome {
   mime?: string;
   digest?: string;
   note?: string;
+  /** The response was a page (counted against a page limit); a shared frontier counts it crawl-wide. */
+  page?: boolean;
 }
 
 export type QueueState = 'ready' | 'in-process' | 'snoozed' | 'exhausted' | 'retired';
@@ -167,6 +169,14 @@ export interface Frontier {
    * many. On a shared frontier: only this worker's own leases (others' expire with their heartbeat).
    */
   recoverInFlight(): number;
+  /**
+   * Only on a frontier shared by several crawlers, which holds a page limit across all of them:
+   * whether a URI that may be a page can still be claimed (pages captured crawl-wide plus page
+   * slots held by claimed URIs, under the limit). Its `claim` takes the slot in the same
+   * transaction, and `complete` with `page: true` turns it into a counted page. Absent: the
+   * crawl loop counts pages and slots itself.
+   */
+  pagesOpen?(): boolean;
   counts(now?: number): FrontierCounts;
   /** Queues in creation order. */
   queues(limit?: number, offset?: number, now?: number): QueueInfo[];

@@ -17,3 +17,6 @@ export function mayBePage(hopsPath: string): boolean {
 
 /** The same test over the `uris.hops_path` column. */
 export const MAY_BE_PAGE_SQL = `substr(rtrim(hops_path, 'R'), -1) IN ('', ${PAGE_HOPS.map((h) => `'${h}'`).join(', ')})`;
+
+/** And in PostgreSQL, whose substr does not count from the end. */
+export const MAY_BE_PAGE_PG_SQL = `right(rtrim(hops_path, 'R'), 1) IN ('', ${PAGE_HOPS.map((h) => `'${h}'`).join(', ')})`;

@@ -9,6 +9,14 @@
  *     dead, and the next claim by any worker puts its leases back.
  *   - `meta`: crawl-wide facts every worker reads (the crawl settings), as JSON by key.
  *   - `robots`: each origin's robots.txt state, so one fetch serves every worker.
+ *   - `crawl_state`: one row, what the operator asked of the whole crawl (running, paused,
+ *     stopped), which every worker reads with its report; and, under a page limit, the pages
+ *     captured crawl-wide. Page slots are `uris.page_slot` on in-flight rows, so a dead worker's
+ *     slots go back with its leases.
+ *   - `worker_stats`: each worker's last report (its crawl totals and rate), kept after it leaves,
+ *     so one process can show the whole crawl.
+ *   - `captures`: each worker's capture-index rows (which WARC file, where, what), copied from
+ *     its own index with its reports: the whole crawl's index in one place, by worker and id.
  *   - No crawl-wide counter row: every claim would update (and lock) it, serialising all workers;
  *     counts sum the per-queue counters instead (one row per host).
  * Times are bigint milliseconds on the frontier's clock (the database's, see postgres-frontier-store.ts).
@@ -16,12 +24,14 @@
  */
 
 import { UriState } from './frontier.ts';
+import { MAY_BE_PAGE_PG_SQL } from './page-hops.ts';
 
 export { UriState };
 
 /**
  * Run in one transaction under an advisory lock, so workers starting together do not race on DDL;
- * `workers` is created last, so its presence means the crawl's tables are all there.
+ * `crawl_state` is created last, so its presence means the crawl's tables are all there. The
+ * ADD COLUMNs bring a crawl made before page slots and reports up to date.
  */
 export function schemaSql(schema: string): string {
   const s = quoteIdent(schema);
@@ -63,8 +73,10 @@ export function schemaSql(schema: string): string {
       digest        text,
       note          text,
       leased_by     text,
-      slot_released boolean NOT NULL DEFAULT false
+      slot_released boolean NOT NULL DEFAULT false,
+      page_slot     boolean NOT NULL DEFAULT false
     );
+    ALTER TABLE ${s}.uris ADD COLUMN IF NOT EXISTS page_slot boolean NOT NULL DEFAULT false;
     CREATE INDEX IF NOT EXISTS uris_pending ON ${s}.uris (queue_id, directive DESC, id) WHERE state = 0;
     CREATE INDEX IF NOT EXISTS uris_waiting ON ${s}.uris (not_before) WHERE state = 1;
     CREATE INDEX IF NOT EXISTS uris_in_flight ON ${s}.uris (leased_by) WHERE state = 2;
@@ -83,8 +95,41 @@ export function schemaSql(schema: string): string {
       host        text NOT NULL,
       pid         integer NOT NULL,
       started_at  bigint NOT NULL,
-      lease_until bigint
+      lease_until bigint,
+      heartbeat_at bigint
     );
+    ALTER TABLE ${s}.workers ADD COLUMN IF NOT EXISTS heartbeat_at bigint;
+    CREATE TABLE IF NOT EXISTS ${s}.worker_stats (
+      name       text PRIMARY KEY,
+      host       text NOT NULL,
+      stats      jsonb NOT NULL,
+      updated_at bigint NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS ${s}.captures (
+      worker         text NOT NULL,
+      id             bigint NOT NULL,
+      warc_file      text NOT NULL,
+      "offset"       bigint NOT NULL,
+      length         bigint NOT NULL,
+      record_type    text NOT NULL,
+      record_id      text,
+      target_uri     text,
+      urlkey         text,
+      ts             text,
+      mime           text,
+      status         integer,
+      payload_digest text,
+      page           boolean NOT NULL,
+      PRIMARY KEY (worker, id)
+    );
+    CREATE INDEX IF NOT EXISTS captures_urlkey ON ${s}.captures (urlkey, ts);
+    CREATE TABLE IF NOT EXISTS ${s}.crawl_state (
+      id         smallint PRIMARY KEY DEFAULT 1 CHECK (id = 1),
+      control    text NOT NULL DEFAULT 'running',
+      changed_at bigint NOT NULL DEFAULT 0,
+      pages      integer NOT NULL DEFAULT 0
+    );
+    INSERT INTO ${s}.crawl_state (id) VALUES (1) ON CONFLICT DO NOTHING;
   `;
 }
 
@@ -104,12 +149,13 @@ export const sql = {
   setRobots: `INSERT INTO robots (origin, value, updated_at) VALUES ($1, $2, $3)
     ON CONFLICT (origin) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at`,
   dbNow: `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS t`,
-  registerWorker: `INSERT INTO workers (name, host, pid, started_at, lease_until) VALUES ($1, $2, $3, $4, $5)
-                   ON CONFLICT (name) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, started_at = EXCLUDED.started_at, lease_until = EXCLUDED.lease_until`,
-  renewWorker: `UPDATE workers SET lease_until = $2 WHERE name = $1`,
+  registerWorker: `INSERT INTO workers (name, host, pid, started_at, lease_until, heartbeat_at) VALUES ($1, $2, $3, $4, $5, $4)
+                   ON CONFLICT (name) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, started_at = EXCLUDED.started_at,
+                   lease_until = EXCLUDED.lease_until, heartbeat_at = EXCLUDED.heartbeat_at`,
+  renewWorker: `UPDATE workers SET lease_until = $2, heartbeat_at = $3 WHERE name = $1`,
   leaveCrawl: `DELETE FROM workers WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM uris WHERE state = ${UriState.IN_FLIGHT} AND leased_by = $1)`,
   // Renew this worker's lease ($3) and remove the workers whose lease ran out before $2.
-  renewAndReap: `WITH renew AS (UPDATE workers SET lease_until = $3 WHERE name = $1)
+  renewAndReap: `WITH renew AS (UPDATE workers SET lease_until = $3, heartbeat_at = $2 WHERE name = $1)
     DELETE FROM workers WHERE lease_until < $2 AND name <> $1 RETURNING name`,
 
   queueIds: `SELECT id, key FROM queues WHERE key = ANY($1::text[])`,
@@ -134,14 +180,15 @@ export const sql = {
     UPDATE uris u SET state = ${UriState.PENDING}, not_before = NULL FROM due WHERE u.id = due.id RETURNING u.queue_id`,
   // One statement: lock the queue ready longest (skipping rows other workers hold), take its
   // first URI, lease both. A queue row without a URI comes back with a null id (inconsistent).
-  claim: `WITH q AS (SELECT id, key FROM queues WHERE ${CLAIMABLE} AND ready_at <= $1 AND ${MINE.replace('$me', '$2')}
-        ORDER BY ready_at, id LIMIT 1 FOR UPDATE SKIP LOCKED),
-      u AS (SELECT uris.id FROM uris JOIN q ON uris.queue_id = q.id WHERE uris.state = ${UriState.PENDING}
-        ORDER BY uris.directive DESC, uris.id LIMIT 1),
-      mu AS (UPDATE uris SET state = ${UriState.IN_FLIGHT}, leased_by = $2, slot_released = false FROM u WHERE uris.id = u.id
-        RETURNING uris.id, uris.url, uris.hops_path, uris.via, uris.via_context, uris.seed, uris.attempts, uris.directive),
-      mq AS (UPDATE queues SET pending = pending - 1, in_flight = in_flight + 1, lease_owner = $2 FROM q, u WHERE queues.id = q.id)
-    SELECT q.key, mu.* FROM q LEFT JOIN mu ON true`,
+  // $3: this claim holds a page slot if the URI may be a page (a page limit with room left).
+  claim: claimSql('true', `($3::boolean AND ${MAY_BE_PAGE_PG_SQL})`),
+  // The same, passing over URIs that may be pages (a page limit whose slots are all taken).
+  claimNonPage: claimSql(`NOT (${MAY_BE_PAGE_PG_SQL})`, 'false'),
+  /** Under a page limit: the row every page claim and page completion lock, in that order first. */
+  lockPages: `SELECT pages FROM crawl_state WHERE id = 1 FOR UPDATE`,
+  pagesHeld: `SELECT (SELECT pages FROM crawl_state WHERE id = 1) AS pages,
+      (SELECT count(*) FROM uris WHERE state = ${UriState.IN_FLIGHT} AND page_slot)::integer AS held`,
+  addPage: `UPDATE crawl_state SET pages = pages + 1 WHERE id = 1`,
 
   finish: `UPDATE uris SET state = ${UriState.FINISHED}, status = $2, bytes = $3, mime = $4, digest = $5, note = $6, not_before = NULL, leased_by = NULL
     WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $7 RETURNING queue_id, slot_released`,
@@ -156,7 +203,7 @@ export const sql = {
   // Every lease of the given workers goes back to pending; returns per queue how many, and how
   // many of them still held a slot.
   recover: `WITH old AS (SELECT id, queue_id, slot_released FROM uris WHERE state = ${UriState.IN_FLIGHT} AND leased_by = ANY($1::text[]) FOR UPDATE),
-      upd AS (UPDATE uris u SET state = ${UriState.PENDING}, leased_by = NULL, slot_released = false FROM old WHERE u.id = old.id)
+      upd AS (UPDATE uris u SET state = ${UriState.PENDING}, leased_by = NULL, slot_released = false, page_slot = false FROM old WHERE u.id = old.id)
     SELECT queue_id, count(*)::integer AS n, (count(*) FILTER (WHERE NOT slot_released))::integer AS slots FROM old GROUP BY queue_id ORDER BY queue_id`,
   queueRecovered: `UPDATE queues SET pending = pending + $2, in_flight = GREATEST(in_flight - $3, 0),
       lease_owner = CASE WHEN lease_owner = ANY($4::text[]) OR in_flight - $3 <= 0 THEN NULL ELSE lease_owner END WHERE id = $1`,
@@ -165,11 +212,23 @@ export const sql = {
   setQueueLimit: `UPDATE queues SET max_in_flight = $2 WHERE id = $1`,
   setQueueReadyAt: `UPDATE queues SET ready_at = $2 WHERE id = $1`,
 
-  nextReady: `SELECT
-      (SELECT ready_at FROM queues WHERE ${CLAIMABLE} AND ${MINE.replace('$me', '$1')} ORDER BY ready_at LIMIT 1) AS q,
-      (SELECT min(not_before) FROM uris WHERE state = ${UriState.WAITING}) AS w,
-      (SELECT min(w.lease_until) FROM workers w WHERE w.name <> $1
-        AND EXISTS (SELECT 1 FROM uris WHERE state = ${UriState.IN_FLIGHT} AND leased_by = w.name)) AS others`,
+  nextReady: nextReadySql('true'),
+  nextReadyNonPage: nextReadySql(`NOT (${MAY_BE_PAGE_PG_SQL})`),
+  getControl: `SELECT control, changed_at FROM crawl_state WHERE id = 1`,
+  setControl: `UPDATE crawl_state SET control = $1, changed_at = $2 WHERE id = 1`,
+  report: `INSERT INTO worker_stats (name, host, stats, updated_at) VALUES ($1, $2, $3, $4)
+    ON CONFLICT (name) DO UPDATE SET host = EXCLUDED.host, stats = EXCLUDED.stats, updated_at = EXCLUDED.updated_at`,
+  workerStats: `SELECT name, host, stats, updated_at FROM worker_stats ORDER BY name`,
+  lastCapture: `SELECT coalesce(max(id), 0)::bigint AS id FROM captures WHERE worker = $1`,
+  addCaptures: `INSERT INTO captures (worker, id, warc_file, "offset", length, record_type, record_id, target_uri, urlkey, ts, mime, status, payload_digest, page)
+    SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+      $12::integer[], $13::text[], $14::boolean[]) ON CONFLICT DO NOTHING`,
+  captureTotals: `SELECT worker, count(*)::bigint AS records, (count(*) FILTER (WHERE page))::bigint AS pages,
+      (count(*) FILTER (WHERE record_type = 'response'))::bigint AS responses, count(DISTINCT warc_file)::bigint AS files
+    FROM captures GROUP BY worker ORDER BY worker`,
+  capturesOf: `SELECT worker, warc_file, "offset", length, record_type, target_uri, ts, mime, status, payload_digest, page FROM captures
+    WHERE urlkey = $1 AND record_type IN ('response', 'revisit', 'resource') ORDER BY ts, worker, id`,
+
   counts: `SELECT coalesce(sum(pending + waiting), 0)::bigint AS pending, coalesce(sum(waiting), 0)::bigint AS waiting,
       coalesce(sum(done), 0)::bigint AS done, coalesce(sum(failed), 0)::bigint AS failed, coalesce(sum(seen), 0)::bigint AS seen,
       count(*) AS queues, count(*) FILTER (WHERE ${CLAIMABLE} AND ready_at <= $1) AS ready,
@@ -178,6 +237,37 @@ export const sql = {
     FROM queues`,
   queuePage: `SELECT * FROM queues ORDER BY id LIMIT $1 OFFSET $2`,
   queueByKey: `SELECT * FROM queues WHERE key = $1`,
-  workers: `SELECT w.name, w.host, w.pid, w.started_at, w.lease_until,
-      (SELECT count(*) FROM uris WHERE state = ${UriState.IN_FLIGHT} AND leased_by = w.name) AS leases FROM workers w ORDER BY w.name`,
+  workers: `SELECT w.name, w.host, w.pid, w.started_at, w.lease_until, w.heartbeat_at, s.stats,
+      (SELECT count(*) FROM uris WHERE state = ${UriState.IN_FLIGHT} AND leased_by = w.name) AS leases
+    FROM workers w LEFT JOIN worker_stats s ON s.name = w.name ORDER BY w.name`,
 } as const;
+
+/**
+ * A claim from queues whose pending URIs pass `uriFilter` (over `uris`), setting `page_slot` to
+ * `pageSlot`. The queue's first URI is a scalar subquery, so it is read off the uris_pending index
+ * in its order, one row; as a join, the planner read and sorted every pending URI of the queue
+ * (5,000 per claim at 1M URIs over 200 hosts).
+ */
+function claimSql(uriFilter: string, pageSlot: string): string {
+  const any = uriFilter === 'true' ? '' : `AND EXISTS (SELECT 1 FROM uris WHERE uris.queue_id = queues.id AND uris.state = ${UriState.PENDING} AND ${uriFilter})`;
+  // Nothing is claimed while the operator has the whole crawl paused or stopped (crawl_state).
+  return `WITH q AS (SELECT id, key FROM queues WHERE ${CLAIMABLE} AND ready_at <= $1 AND ${MINE.replace('$me', '$2')} ${any}
+        AND (SELECT control FROM crawl_state WHERE id = 1) = 'running'
+        ORDER BY ready_at, id LIMIT 1 FOR UPDATE SKIP LOCKED),
+      u AS (SELECT (SELECT uris.id FROM uris WHERE uris.queue_id = q.id AND uris.state = ${UriState.PENDING} AND ${uriFilter}
+        ORDER BY uris.directive DESC, uris.id LIMIT 1) AS id FROM q),
+      mu AS (UPDATE uris SET state = ${UriState.IN_FLIGHT}, leased_by = $2, slot_released = false, page_slot = ${pageSlot} FROM u WHERE uris.id = u.id
+        RETURNING uris.id, uris.url, uris.hops_path, uris.via, uris.via_context, uris.seed, uris.attempts, uris.directive),
+      mq AS (UPDATE queues SET pending = pending - 1, in_flight = in_flight + 1, lease_owner = $2 FROM q, u WHERE queues.id = q.id AND u.id IS NOT NULL)
+    SELECT q.key, mu.* FROM q LEFT JOIN mu ON true`;
+}
+
+/** The earliest time a claim of URIs passing `uriFilter` may succeed, and other workers' lease expiry. */
+function nextReadySql(uriFilter: string): string {
+  const any = uriFilter === 'true' ? '' : `AND EXISTS (SELECT 1 FROM uris WHERE uris.queue_id = queues.id AND uris.state = ${UriState.PENDING} AND ${uriFilter})`;
+  return `SELECT
+      (SELECT ready_at FROM queues WHERE ${CLAIMABLE} AND ${MINE.replace('$me', '$1')} ${any} ORDER BY ready_at LIMIT 1) AS q,
+      (SELECT min(not_before) FROM uris WHERE state = ${UriState.WAITING} AND ${uriFilter}) AS w,
+      (SELECT min(w.lease_until) FROM workers w WHERE w.name <> $1
+        AND EXISTS (SELECT 1 FROM uris WHERE state = ${UriState.IN_FLIGHT} AND leased_by = w.name)) AS others`;
+}

@@ -16,6 +16,12 @@
  *     back on the way out, so a worker whose clock is wrong keeps its delays relative to the one
  *     clock all workers share. `clock: 'caller'` takes times as given (the contract suite's
  *     synthetic times); lease expiry then follows the times passed to `claim`.
+ *   - The operator's pause or stop of the whole crawl is the `crawl_state` row, which every claim
+ *     reads: no worker claims from the moment it is set, whatever its own loop is doing.
+ *   - A page limit (`pageLimit`) is held in the database: a claim that may hand out a page locks
+ *     `crawl_state` first, counts pages captured plus page slots held (in-flight rows with
+ *     `page_slot`), and takes a slot only under the limit; a completion with `page: true` turns
+ *     its slot into a counted page under the same lock. A dead worker's slots go back with its URIs.
  *   - Every multi-row change takes queue row locks in ascending id order and inserts URIs in
  *     fingerprint order, so concurrent transactions do not deadlock; a deadlock or serialisation
  *     failure that still happens is retried.
@@ -23,7 +29,7 @@
 import os from 'node:os';
 import pg from 'pg';
 import { TroveError } from '../errors.ts';
-import type { Candidate, ClaimedUri, FrontierCounts, Outcome, QueueInfo } from './frontier.ts';
+import type { Candidate, ClaimOptions, ClaimedUri, FrontierCounts, Outcome, QueueInfo } from './frontier.ts';
 import { checkCandidate, checkLimit, checkOutcome, checkTime, notInFlight, queueInfo } from './frontier-checks.ts';
 import type { QueueCounters } from './frontier-checks.ts';
 import { schemaSql, sql, UriState } from './postgres-frontier-statements.ts';
@@ -39,6 +45,47 @@ export interface PostgresFrontierOptions {
   clock?: 'database' | 'caller';
   /** How long a worker's leases outlive its last heartbeat. Default 30 s. */
   leaseMs?: number;
+  /**
+   * The crawl's page limit (0 or absent: none), held across every worker: a claim of a URI that
+   * may be a page takes a page slot while pages captured plus slots held stay under it.
+   */
+  pageLimit?: number;
+  /** Only open a crawl that exists (CRAWL_NOT_FOUND otherwise), creating nothing: the operator's commands. */
+  mustExist?: boolean;
+}
+
+/** What the operator asked of the whole crawl: every worker reads it with its report. */
+export type CrawlControl = 'running' | 'paused' | 'stopped';
+
+/** One capture-index row as the shared crawl keeps it (see postgres-frontier-statements.ts `captures`). */
+export interface SharedCapture {
+  id: number;
+  warcFile: string;
+  offset: number;
+  length: number;
+  recordType: string;
+  recordId: string | null;
+  targetUri: string | null;
+  urlkey: string | null;
+  ts: string | null;
+  mime: string | null;
+  status: number | null;
+  payloadDigest: string | null;
+  page: boolean;
+}
+
+/** A worker's crawl totals as it last reported them (its crawl snapshot's counters). */
+export interface WorkerReport {
+  state: string;
+  downloaded: number;
+  failed: number;
+  pages: number;
+  bytes: number;
+  warcBytes: number;
+  urisPerSec: number;
+  kbPerSec: number;
+  warcFiles: number;
+  dir: string;
 }
 
 export interface WorkerInfo {
@@ -47,7 +94,11 @@ export interface WorkerInfo {
   pid: number;
   startedAt: number;
   leaseUntil: number | null;
+  /** The worker's last heartbeat (its lease renewal), on the caller's clock. */
+  heartbeatAt: number | null;
   leases: number;
+  /** Its last report (rate, totals), if it made one. */
+  report: WorkerReport | null;
 }
 
 /** At most this many waiting URIs become claimable per claim, as in the SQLite frontier. */
@@ -120,7 +171,11 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
   await connect();
   // DDL only when the crawl is new: CREATE INDEX IF NOT EXISTS still locks its table, and would
   // deadlock with the claims of workers already running.
-  if ((await db.query(`SELECT to_regclass($1) AS t`, [`${opts.crawl}.workers`])).rows[0].t === null) {
+  if ((await db.query(`SELECT to_regclass($1) AS t`, [`${opts.crawl}.crawl_state`])).rows[0].t === null) {
+    if (opts.mustExist) {
+      await db.end();
+      throw new TroveError('CRAWL_NOT_FOUND', `no shared crawl "${opts.crawl}" in that database (create it with trove crawl --frontier)`, { crawl: opts.crawl });
+    }
     await db.query(`BEGIN; ${schemaSql(opts.crawl)} COMMIT;`);
   }
 
@@ -182,13 +237,15 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
     });
 
   if (dbClock) await measureSkew();
+  const pageLimit = opts.pageLimit ?? 0;
   await db.query(sql.registerWorker, [me, os.hostname(), process.pid, nowToDb(Date.now()), dbClock ? nowToDb(Date.now()) + leaseMs : null]);
   let heartbeat: NodeJS.Timeout | undefined;
   if (dbClock) {
     heartbeat = setInterval(() => {
       void serial(async () => {
         await measureSkew();
-        await db.query(sql.renewWorker, [me, nowToDb(Date.now()) + leaseMs]);
+        const t = nowToDb(Date.now());
+        await db.query(sql.renewWorker, [me, t + leaseMs, t]);
       }).catch(() => {}); // a lost heartbeat is retried at the next tick; the lease covers several
     }, Math.max(50, Math.floor(leaseMs / 3)));
     heartbeat.unref();
@@ -303,14 +360,26 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
         return n === 1;
       }),
 
-    claim: (now: number): Promise<ClaimedUri | null> => {
+    /**
+     * Under a page limit a claim that may hand out a page first locks the crawl_state row (as a
+     * page completion does, before anything else, so the two never wait on each other in a
+     * cycle), counts pages plus slots held, and claims a page only with room left.
+     */
+    claim: (now: number, opts: ClaimOptions = {}): Promise<ClaimedUri | null> => {
       checkTime(now, 'now');
       const t = nowToDb(now);
       return tx(async () => {
+        const limited = pageLimit > 0 && opts.pages !== false;
+        if (limited) await db.query(sql.lockPages);
         const dead = (await db.query<{ name: string }>(sql.renewAndReap, [me, t, t + leaseMs])).rows.map((r) => r.name);
         if (dead.length > 0) await recover(dead);
         await promoteDue(t);
-        const u = (await db.query(sql.claim, [t, me])).rows[0];
+        let pages = opts.pages !== false;
+        if (limited) {
+          const p = (await db.query<{ pages: number; held: number }>(sql.pagesHeld)).rows[0]!;
+          pages = p.pages + p.held < pageLimit;
+        }
+        const u = (await db.query(pages ? sql.claim : sql.claimNonPage, pages ? [t, me, limited] : [t, me])).rows[0];
         if (!u) return null;
         if (u.id === null) throw new TroveError('FRONTIER_INCONSISTENT', `queue ${u.key} counts pending URIs but has none`, { queueKey: u.key });
         return {
@@ -331,6 +400,8 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
       checkOutcome(outcome);
       return tx(async () => {
         const retry = outcome.retryAt !== undefined;
+        // A page under a page limit: its slot (this URI's page_slot) becomes a counted page.
+        if (pageLimit > 0 && outcome.page && !retry) await db.query(sql.addPage);
         const res = retry
           ? await db.query(sql.requeue, [uri.id, toDb(outcome.retryAt!), outcome.status, outcome.note ?? null, me])
           : await db.query(sql.finish, [uri.id, outcome.status, outcome.bytes ?? null, outcome.mime ?? null, outcome.digest ?? null, outcome.note ?? null, me]);
@@ -397,12 +468,66 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
      * complete with new outlinks before then, or die and leave their URIs to us), so a worker does
      * not take "nothing for me now" for "the crawl is over".
      */
-    nextReadyAt: (): Promise<number | null> =>
+    nextReadyAt: (opts: ClaimOptions = {}): Promise<number | null> =>
       serial(async () => {
-        const { q, w, others } = (await db.query<{ q: number | null; w: number | null; others: number | null }>(sql.nextReady, [me])).rows[0]!;
+        const { q, w, others } = (await db.query<{ q: number | null; w: number | null; others: number | null }>(opts.pages === false ? sql.nextReadyNonPage : sql.nextReady, [me])).rows[0]!;
         const ts = [q, w, others].filter((x): x is number => x !== null);
         return ts.length === 0 ? null : fromDb(Math.min(...ts));
       }),
+
+    /** Under the page limit: pages captured crawl-wide plus page slots held are below it (always true without one). */
+    pagesOpen: (): Promise<boolean> =>
+      pageLimit <= 0
+        ? Promise.resolve(true)
+        : serial(async () => {
+            const p = (await db.query<{ pages: number; held: number }>(sql.pagesHeld)).rows[0]!;
+            return p.pages + p.held < pageLimit;
+          }),
+
+    /** What the operator asked of the whole crawl, and when (caller's clock). */
+    control: (): Promise<{ control: CrawlControl; changedAt: number }> =>
+      serial(async () => {
+        const r = (await db.query(sql.getControl)).rows[0];
+        return { control: r.control, changedAt: fromDb(r.changed_at) };
+      }),
+    setControl: (control: CrawlControl): Promise<void> => {
+      if (!['running', 'paused', 'stopped'].includes(control)) throw new TroveError('SETTINGS_INVALID', `crawl control is running, paused or stopped, not ${control}`);
+      return serial(async () => void (await db.query(sql.setControl, [control, nowToDb(Date.now())])));
+    },
+    /** Store this worker's totals (kept after it leaves) and read the crawl's control in the same trip. */
+    report: (stats: WorkerReport): Promise<CrawlControl> =>
+      serial(async () => {
+        await db.query(sql.report, [me, os.hostname(), JSON.stringify(stats), nowToDb(Date.now())]);
+        return (await db.query(sql.getControl)).rows[0].control;
+      }),
+    /** Every worker's last report, those gone included. */
+    reports: (): Promise<{ name: string; host: string; stats: WorkerReport; updatedAt: number }[]> =>
+      serial(async () => (await db.query(sql.workerStats)).rows.map((r) => ({ name: r.name, host: r.host, stats: r.stats, updatedAt: fromDb(r.updated_at) }))),
+
+    /** The highest capture id of this worker the shared crawl holds (0: none): copy from the next. */
+    lastCapture: (): Promise<number> => serial(async () => (await db.query(sql.lastCapture, [me])).rows[0].id),
+    /** Copy this worker's capture-index rows into the shared crawl (a row already there is kept). */
+    addCaptures: (rows: readonly SharedCapture[]): Promise<void> =>
+      rows.length === 0
+        ? Promise.resolve()
+        : serial(async () => {
+            const col = <T>(f: (r: SharedCapture) => T) => rows.map(f);
+            await db.query(sql.addCaptures, [
+              me, col((r) => r.id), col((r) => r.warcFile), col((r) => r.offset), col((r) => r.length), col((r) => r.recordType), col((r) => r.recordId),
+              col((r) => r.targetUri), col((r) => r.urlkey), col((r) => r.ts), col((r) => r.mime), col((r) => r.status), col((r) => r.payloadDigest), col((r) => r.page),
+            ]);
+          }),
+    /** Index rows per worker: records, pages, responses, WARC files. */
+    captureTotals: (): Promise<{ worker: string; records: number; pages: number; responses: number; files: number }[]> =>
+      serial(async () => (await db.query(sql.captureTotals)).rows),
+    /** Every capture (response, revisit, resource) of one URL key across all workers, oldest first. */
+    capturesOf: (urlkey: string): Promise<(Omit<SharedCapture, 'id' | 'recordId' | 'urlkey'> & { worker: string })[]> =>
+      serial(async () =>
+        (await db.query(sql.capturesOf, [urlkey])).rows.map((r) => ({
+          worker: r.worker, warcFile: r.warc_file, offset: r.offset, length: r.length, recordType: r.record_type, targetUri: r.target_uri,
+          ts: r.ts, mime: r.mime, status: r.status, payloadDigest: r.payload_digest, page: r.page,
+        })),
+      ),
 
     /** This worker's leases left from an earlier run under its name go back to pending. */
     recoverInFlight: (): Promise<number> => tx(() => recover([me])),
@@ -444,7 +569,9 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
           pid: r.pid,
           startedAt: fromDb(r.started_at),
           leaseUntil: r.lease_until === null ? null : fromDb(r.lease_until),
+          heartbeatAt: r.heartbeat_at === null ? null : fromDb(r.heartbeat_at),
           leases: r.leases,
+          report: r.stats ?? null,
         })),
       ),
 
@@ -458,7 +585,7 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
       serial(async () => void (await db.query(sql.setRobots, [origin, JSON.stringify(value), now]))),
 
     /** Renew this worker's lease outright (`clock: 'caller'`: at the time given). */
-    heartbeat: (now = Date.now()): Promise<void> => serial(async () => void (await db.query(sql.renewWorker, [me, nowToDb(now) + leaseMs]))),
+    heartbeat: (now = Date.now()): Promise<void> => serial(async () => void (await db.query(sql.renewWorker, [me, nowToDb(now) + leaseMs, nowToDb(now)]))),
 
     close: async (): Promise<void> => {
       clearInterval(heartbeat);

@@ -19,9 +19,11 @@ import { receiveMessageOnPort, MessageChannel, Worker } from 'node:worker_thread
 import { TroveError } from '../errors.ts';
 import { isErrorCode } from '../api/error-codes.ts';
 import type { Frontier } from './frontier.ts';
-import type { PostgresFrontierOptions, WorkerInfo } from './postgres-frontier-store.ts';
+import type { CrawlControl, PostgresFrontierOptions, PostgresFrontierStore, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store.ts';
 
-export type { PostgresFrontierOptions, WorkerInfo } from './postgres-frontier-store.ts';
+export type { CrawlControl, PostgresFrontierOptions, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store.ts';
+
+type Answer<K extends keyof PostgresFrontierStore> = PostgresFrontierStore[K] extends (...a: never[]) => Promise<infer R> ? R : never;
 
 export interface PostgresFrontier extends Frontier {
   /** This worker's name in the crawl. */
@@ -36,6 +38,19 @@ export interface PostgresFrontier extends Frontier {
   /** The crawl's shared robots.txt cache (see crawl/robots-gate.ts RobotsStateStore). */
   getRobots<T>(origin: string): T | null;
   setRobots(origin: string, value: unknown, now: number): void;
+  /** What the operator asked of the whole crawl (running, paused, stopped), and when. */
+  control(): { control: CrawlControl; changedAt: number };
+  setControl(control: CrawlControl): void;
+  /** Store this worker's totals for the crawl-wide view; returns the crawl's control. */
+  report(stats: WorkerReport): CrawlControl;
+  /** Every worker's last report, those gone included. */
+  reports(): { name: string; host: string; stats: WorkerReport; updatedAt: number }[];
+  pagesOpen(): boolean;
+  /** The shared copy of the workers' capture indexes (see the store). */
+  lastCapture(): number;
+  addCaptures(rows: readonly SharedCapture[]): void;
+  captureTotals(): Answer<'captureTotals'>;
+  capturesOf(urlkey: string): Answer<'capturesOf'>;
   /** Ends the connection and the thread. Leases held stay in the database until they expire. */
   close(): void;
 }
@@ -90,7 +105,7 @@ export function createPostgresFrontier(options: PostgresFrontierOptions): Postgr
     worker,
     schedule: (cands) => call('schedule', cands) as number,
     forceSchedule: (c) => call('forceSchedule', c) as boolean,
-    claim: (now) => call('claim', now) as ReturnType<Frontier['claim']>,
+    claim: (now, opts) => call('claim', now, opts) as ReturnType<Frontier['claim']>,
     complete: (uri, outcome, outlinks) => void call('complete', uri, outcome, outlinks),
     releaseSlot: (uri, queueReadyAt) => {
       if (uri.slotReleased) return;
@@ -100,7 +115,16 @@ export function createPostgresFrontier(options: PostgresFrontierOptions): Postgr
     defer: (uri, until) => void call('defer', uri, until),
     setQueueLimit: (key, maxInFlight) => void call('setQueueLimit', key, maxInFlight),
     setQueueReadyAt: (key, at) => void call('setQueueReadyAt', key, at),
-    nextReadyAt: () => call('nextReadyAt') as number | null,
+    nextReadyAt: (opts) => call('nextReadyAt', opts) as number | null,
+    pagesOpen: () => call('pagesOpen') as boolean,
+    control: () => call('control') as { control: CrawlControl; changedAt: number },
+    setControl: (control) => void call('setControl', control),
+    report: (stats) => call('report', stats) as CrawlControl,
+    reports: () => call('reports') as ReturnType<PostgresFrontier['reports']>,
+    lastCapture: () => call('lastCapture') as number,
+    addCaptures: (rows) => void call('addCaptures', rows),
+    captureTotals: () => call('captureTotals') as Answer<'captureTotals'>,
+    capturesOf: (urlkey) => call('capturesOf', urlkey) as Answer<'capturesOf'>,
     recoverInFlight: () => call('recoverInFlight') as number,
     counts: (now) => call('counts', now) as ReturnType<Frontier['counts']>,
     queues: (limit, offset, now) => call('queues', limit, offset, now) as ReturnType<Frontier['queues']>,

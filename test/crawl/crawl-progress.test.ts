@@ -5,8 +5,8 @@
  * its values instead of its raw `{downloaded} done…` template.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { CrawlSnapshot } from '../../core/api/crawl-snapshot.ts';
-import { CrawlProgress } from '../../core/cli/crawl-progress.ts';
+import type { CrawlSnapshot, WorkerRow } from '../../core/api/crawl-snapshot.ts';
+import { CrawlProgress, formatSummary, formatWorkers } from '../../core/cli/crawl-progress.ts';
 
 function snap(over: Partial<CrawlSnapshot>): CrawlSnapshot {
   return {
@@ -63,5 +63,24 @@ describe('crawl progress', () => {
     } finally {
       delete (process.stderr as { isTTY?: boolean }).isTTY;
     }
+  });
+
+  it('a shared crawl: every worker on a line of its own (host, rate, leases, heartbeat), on the plain lines, the bar and the summary', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const workers: WorkerRow[] = [
+      { name: 'a', host: 'box1', pid: 11, state: 'running', urisPerSec: 2.25, downloaded: 40, leases: 2, heartbeatAgoMs: 400, alive: true },
+      { name: 'worker-b', host: 'box2', pid: 7, state: 'paused', urisPerSec: 0, downloaded: 3, leases: 0, heartbeatAgoMs: 31_000, alive: false },
+    ];
+    expect(formatWorkers(workers)).toEqual([
+      '  worker    host     state      URI/s     done  leases  heartbeat',
+      '  a         box1/11  running      2.3       40       2  0.4 s ago',
+      '  worker-b  box2/7   paused       0.0        3       0  31.0 s ago (lease expired)',
+    ]);
+    const lines: string[] = [];
+    const p = new CrawlProgress({ stdout: { write: () => true }, stderr: { write: (c: string) => lines.push(c) } }, { tty: false, enabled: false });
+    p.update(snap({ workers }));
+    expect(lines.join('')).toContain(formatWorkers(workers).join('\n'));
+    expect(formatSummary(snap({ workers })).slice(-4)).toEqual(['  workers of the shared crawl', ...formatWorkers(workers).map((l) => `  ${l}`)]);
+    expect(formatSummary(snap({}))).not.toContain('  workers of the shared crawl');
   });
 });

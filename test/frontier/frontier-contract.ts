@@ -40,13 +40,7 @@ export function cand(url: string, extra: Partial<Candidate> = {}): Candidate {
 
 const ok = (queueReadyAt = 0) => ({ status: 200, queueReadyAt });
 
-/** What a frontier does not do yet, each with the reason its cases are skipped. */
-export interface ContractGaps {
-  /** Holding page URIs back (claim with `{ pages: false }`), for an exact page limit. */
-  pageHoldBack?: string;
-}
-
-export function frontierContract(name: string, factory: FrontierFactory, gaps: ContractGaps = {}): void {
+export function frontierContract(name: string, factory: FrontierFactory): void {
   describe(`Frontier contract: ${name}`, () => {
     let h: FrontierHarness;
     let f: Frontier;
@@ -71,7 +65,7 @@ export function frontierContract(name: string, factory: FrontierFactory, gaps: C
       expect(f.counts(0)).toMatchObject({ seen: 2, pending: 1, done: 1, inFlight: 0, queues: 1 });
     });
 
-    it.skipIf(gaps.pageHoldBack !== undefined)(`with pages held back, hands out only URIs that cannot be pages, across queues and from waiting${gaps.pageHoldBack ? ` (skipped: ${gaps.pageHoldBack})` : ''}`, () => {
+    it('with pages held back, hands out only URIs that cannot be pages, across queues and from waiting', () => {
       f.schedule([
         cand('http://a.test/page', { hopsPath: 'L' }),
         cand('http://a.test/moved', { hopsPath: 'LR' }),

@@ -14,6 +14,9 @@ import type { PostgresFrontier } from '../../core/frontier/postgres-frontier.ts'
 import { startFixtureSite } from '../fixtures/fixture-site.ts';
 import { readWarcDir } from '../helpers/read-warcs.ts';
 import { startTestPostgres } from '../helpers/postgres-server.ts';
+import { startSharedCrawl } from '../../core/cli/worker-command.ts';
+import { readSharedCrawlStatus } from '../../core/cli/shared-crawl-command.ts';
+import type { WorkerRow } from '../../core/api/crawl-snapshot.ts';
 
 const server = await startTestPostgres();
 if (typeof server === 'string') console.warn(`PostgreSQL crawl test skipped: ${server}`);
@@ -61,6 +64,35 @@ describe.skipIf(typeof server === 'string')('a crawl over the PostgreSQL frontie
       expect(viaPg.captured.length).toBeGreaterThan(10);
       expect(viaPg.captured).toEqual(sqlite.captured);
       for (const k of ['downloaded', 'failed'] as const) expect(viaPg.final[k]).toBe(sqlite.final[k]);
+    } finally {
+      await site.close();
+    }
+  }, 120_000);
+
+  it('a shared crawl\'s snapshot lists its workers (what the CLI progress and the app Monitor show), and its report stays in the database', async () => {
+    const pgs = server as Exclude<typeof server, string>;
+    const site = await startFixtureSite();
+    try {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-pg-snap-'));
+      dirs.push(dir);
+      const url = `${pgs.url}/${pgs.freshSchema('snap')}`;
+      const crawl = await startSharedCrawl({ frontier: url, dir, worker: 'solo', settings: settings(site.origin), reportMs: 50 });
+      const seen: WorkerRow[][] = [];
+      crawl.on((e) => {
+        if (e.type === 'snapshot' && e.snapshot.workers) seen.push(e.snapshot.workers);
+      });
+      const final = await crawl.finished();
+      expect(final.state).toBe('finished');
+      const mine = seen.flat().filter((w) => w.name === 'solo');
+      expect(mine.length).toBeGreaterThan(0);
+      expect(mine[0]).toMatchObject({ host: os.hostname(), pid: process.pid, alive: true });
+      expect(mine.every((w) => w.heartbeatAgoMs !== null && w.heartbeatAgoMs >= 0)).toBe(true);
+      expect(final.workers?.map((w) => w.name)).toEqual(['solo']);
+      const status = readSharedCrawlStatus(url);
+      expect(status.control).toBe('running');
+      expect(status.workers).toEqual([]); // it left the crawl when it finished
+      expect(status.reports).toEqual([expect.objectContaining({ name: 'solo', stats: expect.objectContaining({ state: 'finished', downloaded: final.downloaded, pages: final.pages, dir: path.resolve(dir) }) })]);
+      expect(status.counts.done).toBe(final.downloaded);
     } finally {
       await site.close();
     }

@@ -40,7 +40,7 @@ if (skip) {
       close: () => h.frontier.close(),
     };
     return h;
-  }, { pageHoldBack: 'the shared frontier does not hold pages back yet; trove refuses --limit-pages with --frontier' });
+  });
 
   describe('PostgreSQL frontier shared by two workers', () => {
     const pair = (opts: Partial<PostgresFrontierOptions> = {}) => {
@@ -49,6 +49,96 @@ if (skip) {
       const b = open(crawl, { worker: 'b', leaseMs: 1000, ...opts });
       return { a, b, close: () => (a.close(), b.close()) };
     };
+
+    it('holds a page limit across workers: a page slot is taken in the claim, counted at completion, and given back by a non-page', () => {
+      const { a, b, close } = pair({ pageLimit: 2 });
+      try {
+        a.schedule([cand('http://x.test/p', { hopsPath: 'L' }), cand('http://y.test/p', { hopsPath: 'L' }), cand('http://z.test/p', { hopsPath: 'L' }), cand('http://zz.test/logo.png', { hopsPath: 'LE' })]);
+        const ux = a.claim(0)!;
+        const uy = b.claim(0)!;
+        expect([ux.url, uy.url]).toEqual(['http://x.test/p', 'http://y.test/p']);
+        // Two slots held crawl-wide: neither worker may claim a third page, embeds still go out.
+        expect(a.pagesOpen()).toBe(false);
+        expect(b.pagesOpen()).toBe(false);
+        const logo = a.claim(0)!;
+        expect(logo.url).toBe('http://zz.test/logo.png');
+        a.complete(logo, { status: 200, queueReadyAt: 0 });
+        expect(a.claim(0)).toBeNull();
+        // y turned out not to be a page (a 404): its slot comes back, and a takes z.
+        b.complete(uy, { status: 404, queueReadyAt: 0, page: false });
+        expect(a.pagesOpen()).toBe(true);
+        const uz = a.claim(0)!;
+        expect(uz.url).toBe('http://z.test/p');
+        a.complete(ux, { status: 200, queueReadyAt: 0, page: true });
+        a.complete(uz, { status: 200, queueReadyAt: 0, page: true });
+        expect(b.pagesOpen()).toBe(false);
+        b.schedule([cand('http://x.test/q', { hopsPath: 'LL' })]);
+        expect(b.claim(0)).toBeNull();
+        expect(b.nextReadyAt({ pages: false })).toBeNull();
+      } finally {
+        close();
+      }
+    });
+
+    it('a dead worker\'s page slots go back with its leases', () => {
+      const { a, b, close } = pair({ pageLimit: 1 });
+      try {
+        a.schedule([cand('http://x.test/p', { hopsPath: 'L' }), cand('http://y.test/p', { hopsPath: 'L' })]);
+        expect(a.claim(0)!.url).toBe('http://x.test/p');
+        expect(b.claim(10)).toBeNull(); // the one slot is a's
+        // a stops heartbeating; past its lease b puts x back and, the slot free again, claims a page.
+        const u = b.claim(1001)!;
+        expect(u.hopsPath).toBe('L');
+        b.complete(u, { status: 200, queueReadyAt: 1001, page: true });
+        expect(b.pagesOpen()).toBe(false);
+        expect(b.claim(1002)).toBeNull();
+      } finally {
+        close();
+      }
+    });
+
+    it('the crawl\'s control row: paused or stopped, no worker claims; running again, they do', () => {
+      const { a, b, close } = pair();
+      try {
+        a.schedule([cand('http://x.test/1'), cand('http://y.test/1'), cand('http://z.test/1')]);
+        const u = a.claim(0)!;
+        b.setControl('paused');
+        expect(a.control().control).toBe('paused');
+        expect(a.claim(0)).toBeNull();
+        expect(b.claim(0)).toBeNull();
+        a.complete(u, { status: 200, queueReadyAt: 0 }); // in flight finishes
+        b.setControl('stopped');
+        expect(b.claim(0)).toBeNull();
+        expect(a.report({ state: 'stopping', downloaded: 1, failed: 0, pages: 1, bytes: 10, warcBytes: 20, urisPerSec: 1.5, kbPerSec: 0, warcFiles: 1, dir: '/a' })).toBe('stopped');
+        b.setControl('running');
+        expect(b.claim(0)).not.toBeNull();
+        expect(() => a.setControl('gone' as 'running')).toThrow(expect.objectContaining({ code: 'SETTINGS_INVALID' }));
+      } finally {
+        close();
+      }
+    });
+
+    it('every worker sees every worker: host, heartbeat, leases and its last report, kept after it leaves', () => {
+      const { a, b, close } = pair();
+      try {
+        a.schedule([cand('http://x.test/1')]);
+        a.claim(0);
+        a.heartbeat(500);
+        a.report({ state: 'running', downloaded: 7, failed: 1, pages: 5, bytes: 1000, warcBytes: 900, urisPerSec: 2.5, kbPerSec: 1, warcFiles: 1, dir: '/crawl/a' });
+        const rows = b.workers();
+        expect(rows.map((w) => w.name)).toEqual(['a', 'b']);
+        expect(rows[0]).toMatchObject({ leases: 1, heartbeatAt: 500, leaseUntil: 1500, report: { downloaded: 7, urisPerSec: 2.5, dir: '/crawl/a' } });
+        expect(rows[0]!.host).toBeTruthy();
+        expect(rows[1]!.report).toBeNull();
+        b.report({ state: 'finished', downloaded: 3, failed: 0, pages: 3, bytes: 10, warcBytes: 20, urisPerSec: 0, kbPerSec: 0, warcFiles: 1, dir: '/crawl/b' });
+        b.close();
+        expect(a.workers().map((w) => w.name)).toEqual(['a']);
+        expect(a.reports().map((r) => [r.name, r.stats.downloaded])).toEqual([['a', 7], ['b', 3]]);
+      } finally {
+        a.close();
+        close();
+      }
+    });
 
     it('leases a queue to one worker at a time', () => {
       const { a, b, close } = pair({ defaultMaxInFlight: 2 });

@@ -5,17 +5,16 @@
  * that imports both folders, each worker's WARC names carry its name, and no host sees
  * more than one request at once or a gap below the politeness delay, across both workers.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/corpus.ts';
-import { startHttpServer, type LocalServer } from '../helpers/local-server.ts';
 import { startTestPostgres } from '../helpers/postgres-server.ts';
 import { readWarcDir } from '../helpers/read-warcs.ts';
+import { sharedCrawlFlags, sitePages, startSite, trove, whenSettingsStored } from '../helpers/shared-crawl-site.ts';
+import { runDoneWhen } from '../helpers/shared-crawl-run.ts';
 
 const server = await startTestPostgres();
 if (typeof server === 'string') console.warn(`shared crawl test skipped: ${server}`);
@@ -30,78 +29,15 @@ const PAGES = 15;
 const DELAY_MS = 200;
 const bin = path.join(repoRoot, 'bin', 'trove.js');
 
-interface Host {
-  s: LocalServer;
-  active: number;
-  maxActive: number;
-  lastEnd: number;
-  minGap: number;
-}
-
-async function startSite(count: number, pages: number): Promise<Host[]> {
-  const hosts: Host[] = [];
-  for (let h = 0; h < count; h++) {
-    const host = { active: 0, maxActive: 0, lastEnd: 0, minGap: Infinity } as Host;
-    host.s = await startHttpServer((req, res) => {
-      const start = Date.now();
-      if (host.lastEnd > 0) host.minGap = Math.min(host.minGap, start - host.lastEnd);
-      host.active++;
-      host.maxActive = Math.max(host.maxActive, host.active);
-      const m = /^\/p(\d+)\.html$/.exec(req.url!);
-      if (!m) {
-        setTimeout(() => {
-          host.active--;
-          host.lastEnd = Date.now();
-          res.writeHead(404, { 'content-type': 'text/plain' }).end(`no ${req.url} on host ${h}`);
-        }, 10);
-        return;
-      }
-      const i = Number(m[1]);
-      const next = hosts[(h + 1) % count]!.s.origin;
-      const links = [i + 1, 2 * i + 1].filter((k) => k < pages).map((k) => `<a href="/p${k}.html">${k}</a>`);
-      links.push(`<a href="${next}/p${i}.html">next host</a>`);
-      setTimeout(() => {
-        host.active--;
-        host.lastEnd = Date.now();
-        res.writeHead(200, { 'content-type': 'text/html' });
-        res.end(`<!doctype html><title>${h}/${i}</title>${links.join(' ')}`);
-      }, 10);
-    });
-    hosts.push(host);
-  }
-  return hosts;
-}
-
-function trove(args: string[]): Promise<{ code: number | null; signal: string | null; err: string }> & { proc: ChildProcess } {
-  const proc = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  proc.stderr!.on('data', (d) => (err += d));
-  const done = new Promise<{ code: number | null; signal: string | null; err: string }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal, err })));
-  return Object.assign(done, { proc });
-}
-
-async function whenSettingsStored(url: string, crawl: string): Promise<void> {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  for (;;) {
-    const r = await db.query(`SELECT to_regclass($1) IS NOT NULL AND EXISTS (SELECT 1 FROM ${crawl}.meta WHERE key = 'settings') AS ok`, [`${crawl}.meta`]).catch(() => ({ rows: [{ ok: false }] }));
-    if (r.rows[0].ok) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  await db.end();
-}
-
-const flagsFor = (delayMs: number) => ['--robots', 'ignore', '--per-host', '1', '--concurrency', '4', '--min-delay-ms', String(delayMs), '--max-delay-ms', String(delayMs), '--delay-factor', '0', '--max-retries', '0', '--min-free-disk', '0', '--no-progress'];
-
 describe.skipIf(typeof server === 'string')('trove crawl --frontier and trove worker', () => {
   it('two processes share one crawl politely and capture every page once', async () => {
     const pgs = server as Exclude<typeof server, string>;
-    const hosts = await startSite(HOSTS, PAGES);
+    const hosts = await startSite({ hosts: HOSTS, pages: PAGES });
     try {
       const crawl = pgs.freshSchema('shared');
       const crawlUrl = `${pgs.url}/${crawl}`;
       const seeds = hosts.map((h) => `${h.s.origin}/p0.html`);
-      const flags = flagsFor(DELAY_MS);
+      const flags = sharedCrawlFlags(DELAY_MS);
       const a = trove(['crawl', ...seeds, '--frontier', crawlUrl, '--worker-name', 'a', '--out', path.join(tmp, 'a'), ...flags]);
       // The worker joins once the crawl's settings are in the database.
       await whenSettingsStored(pgs.url, crawl);
@@ -116,7 +52,7 @@ describe.skipIf(typeof server === 'string')('trove crawl --frontier and trove wo
       // robots.txt: the robots cache is shared in the database, so once per host.
       const robots = fetched.filter((u) => u.endsWith('/robots.txt'));
       expect(robots.sort()).toEqual(hosts.map((h) => `${h.s.origin}/robots.txt`).sort());
-      const expected = hosts.flatMap((h) => Array.from({ length: PAGES }, (_, i) => `${h.s.origin}/p${i}.html`));
+      const expected = sitePages(hosts, PAGES);
       expect(pages.sort()).toEqual(expected.sort());
       const names = (w: string) => fs.readdirSync(path.join(tmp, w, 'warcs')).filter((n) => n.includes('.warc'));
       expect(names('a').length).toBeGreaterThan(0);
@@ -141,60 +77,11 @@ describe.skipIf(typeof server === 'string')('trove crawl --frontier and trove wo
     }
   }, 120_000);
 
-  it('three processes, one killed with SIGKILL: its leases go to the others, every page is captured, its WARC recovered on restart', async () => {
+  it('three processes, one killed with SIGKILL: its leases go to the others, every page is captured, its WARC recovered on restart (the pg-5000 run, small)', async () => {
     const pgs = server as Exclude<typeof server, string>;
-    const hostCount = 20;
-    const pages = 10;
-    const delayMs = 100;
-    const hosts = await startSite(hostCount, pages);
-    try {
-      const crawl = pgs.freshSchema('killed');
-      const crawlUrl = `${pgs.url}/${crawl}`;
-      const dir = (w: string) => path.join(tmp, `k-${w}`);
-      const a = trove(['crawl', ...hosts.map((h) => `${h.s.origin}/p0.html`), '--frontier', crawlUrl, '--worker-name', 'a', '--out', dir('a'), ...flagsFor(delayMs)]);
-      await whenSettingsStored(pgs.url, crawl);
-      const b = trove(['worker', crawlUrl, '--worker-name', 'b', '--lease-s', '2', '--out', dir('b'), '--no-progress']);
-      const c = trove(['worker', crawlUrl, '--worker-name', 'c', '--out', dir('c'), '--no-progress']);
-      const db = new pg.Client({ connectionString: pgs.url });
-      await db.connect();
-      const q = async (sql: string) => (await db.query(sql)).rows;
-      // Kill b mid-crawl, once it has finished some pages and holds leases.
-      for (;;) {
-        const [r] = await q(`SELECT count(*) FILTER (WHERE state = 3 AND status = 200)::int AS done, count(*) FILTER (WHERE state = 2 AND leased_by = 'b')::int AS held FROM ${crawl}.uris`);
-        if (r.done >= 40 && r.held > 0) break;
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      b.proc.kill('SIGKILL');
-      expect(await b).toMatchObject({ signal: 'SIGKILL' });
-      const held = (await q(`SELECT url FROM ${crawl}.uris WHERE state = 2 AND leased_by = 'b'`)).map((r) => r.url as string);
-      const killedAt = Date.now();
-      let takenOverMs = -1;
-      while (takenOverMs < 0) {
-        const [r] = await q(`SELECT count(*)::int AS n FROM ${crawl}.uris WHERE state = 2 AND leased_by = 'b'`);
-        if (r.n === 0) takenOverMs = Date.now() - killedAt;
-        else await new Promise((r) => setTimeout(r, 20));
-      }
-      expect(await a).toMatchObject({ code: 0 });
-      expect(await c).toMatchObject({ code: 0 });
-      // b's open WARC is recovered when b starts again (nothing is left for it to crawl).
-      const openBefore = fs.readdirSync(path.join(dir('b'), 'warcs')).filter((n) => n.endsWith('.open'));
-      expect(await trove(['worker', crawlUrl, '--worker-name', 'b', '--out', dir('b'), '--no-progress'])).toMatchObject({ code: 0 });
-      expect(fs.readdirSync(path.join(dir('b'), 'warcs')).filter((n) => n.endsWith('.open'))).toEqual([]);
-      await db.end();
-
-      const recs = (await Promise.all(['a', 'b', 'c'].map((w) => readWarcDir(path.join(dir(w), 'warcs'))))).flat();
-      const captured = recs.filter((r) => r.type === 'response' && r.targetUri!.endsWith('.html')).map((r) => r.targetUri!);
-      const expected = hosts.flatMap((h) => Array.from({ length: pages }, (_, i) => `${h.s.origin}/p${i}.html`));
-      expect([...new Set(captured)].sort()).toEqual(expected.sort());
-      const twice = [...new Set(captured.filter((u, i) => captured.indexOf(u) !== i))];
-      for (const u of twice) expect(held).toContain(u); // only what b held in flight was fetched again
-      for (const h of hosts) {
-        expect(h.maxActive).toBe(1);
-        expect(h.minGap).toBeGreaterThanOrEqual(delayMs);
-      }
-      console.log(`b held ${held.length} leases at SIGKILL (${openBefore.length} open WARC); taken over after ${takenOverMs} ms (lease 2 s); ${twice.length} pages captured twice; ${captured.length} responses for ${expected.length} pages`);
-    } finally {
-      await Promise.all(hosts.map((h) => h.s.close()));
-    }
+    const r = await runDoneWhen({ dbUrl: pgs.url, crawl: pgs.freshSchema('killed'), dir: path.join(tmp, 'killed'), hosts: 20, pages: 10, latencyMs: 10, delayMs: 100, concurrency: 4, killAt: 0.2, leaseS: 2 });
+    for (const c of r.conditions) expect({ [c.name]: c.ok, detail: c.detail }).toEqual({ [c.name]: true, detail: c.detail });
+    expect(r.heldAtKill).toBeGreaterThan(0);
+    console.log(`killed worker held ${r.heldAtKill} leases; taken over after ${r.takeoverMs} ms (lease 2 s); ${r.capturedTwice} pages captured twice; ${r.pages} pages`);
   }, 180_000);
 });

@@ -56,4 +56,30 @@ describe('MonitorScreen', () => {
     expect(calls.some((c) => c.name === 'crawl.pause')).toBe(true);
     expect(container.querySelectorAll('polyline, text').length).toBeGreaterThan(0);
   });
+
+  it('a shared crawl: a small table of every worker (host, state, rate, leases, last heartbeat); none on a crawl of one process', async () => {
+    const workers = [
+      { name: 'a', host: 'box1', pid: 11, state: 'running', urisPerSec: 2.5, downloaded: 40, leases: 2, heartbeatAgoMs: 400, alive: true },
+      { name: 'b', host: 'box2', pid: 7, state: 'running', urisPerSec: 0, downloaded: 3, leases: 1, heartbeatAgoMs: 31_000, alive: false },
+    ];
+    for (const shared of [true, false]) {
+      const { api } = fakeApi({ 'crawl.snapshot': () => snapshot(shared ? { workers } : {}) });
+      const monitor = new MonitorState(api);
+      await monitor.attach('c1');
+      const { queryByTestId, unmount } = render(MonitorScreen, { app: new AppState(api), monitor });
+      flushSync();
+      const table = queryByTestId('workers-table');
+      if (!shared) {
+        expect(table).toBeNull();
+      } else {
+        const rows = [...table!.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.replace(/\s+/g, ' ').trim()));
+        expect(rows[0]!.slice(0, 3)).toEqual(['a', 'box1 pid 11', 'running']);
+        expect(rows[0]![5]).toBe('2');
+        expect(rows[0]![6]).toBe('0.4 s ago');
+        expect(rows[1]![6]).toContain('31.0 s ago');
+        expect(rows[1]![6]).toContain('lease expired');
+      }
+      unmount();
+    }
+  });
 });
