@@ -42,6 +42,7 @@ import { isDiskFullError } from './disk-guard.ts';
 import { PriorCaptures } from './prior-captures.ts';
 import { WarcSealer } from './warc-sealer.ts';
 import { PendingOriginals } from './pending-originals.ts';
+import { buildUriChain } from './chain/uri-chain.ts';
 
 export interface StartCrawlOptions {
   dir: string;
@@ -195,6 +196,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       extractor,
       robots,
       chain,
+      uriChain: buildUriChain(),
       stats,
       crawlLog,
       pageText,

@@ -1,0 +1,37 @@
+/**
+ * Disposition: the frontier gets the URI's outcome (final or retry) together with its outlinks
+ * and its capture-index rows, in one database transaction; then the page's search text (for rows
+ * that committed) and the payload claim other fetches may be waiting on (dedup-digest.ts).
+ */
+import type { CrawlUri, Processor } from './crawl-uri.ts';
+
+export const completeUri: Processor = {
+  name: 'complete-uri',
+  shouldProcess: (_ctx, curi) => !curi.completed && curi.disposition !== undefined && curi.disposition.kind !== 'deferred',
+  process(ctx, curi) {
+    const { uri } = curi;
+    const d = curi.disposition as Exclude<CrawlUri['disposition'], { kind: 'deferred' } | undefined>;
+    const outcome =
+      d.kind === 'retry'
+        ? { status: d.status, retryAt: d.retryAt, queueReadyAt: d.queueReadyAt }
+        : { status: d.status, queueReadyAt: d.queueReadyAt, ...(d.fetched ? { bytes: d.fetched.bytes, mime: d.fetched.mime, digest: d.fetched.digest } : {}) };
+    const candidates = d.kind === 'final' ? curi.candidates : [];
+    let ids: number[] = [];
+    if (curi.rows.length === 0 && candidates.length === 0) {
+      ctx.frontier.complete(uri, outcome);
+    } else {
+      ids = ctx.db.transaction(() => {
+        ctx.frontier.complete(uri, outcome, candidates);
+        return ctx.captures.addRecords(curi.rows);
+      })();
+    }
+    curi.completed = true;
+    if (curi.htmlPage && curi.text && ids.length > 0) ctx.pageText.add(ids[0]!, curi.title ?? '', curi.text);
+    const responseRow = curi.rows.find((r) => r.recordType === 'response');
+    if (curi.originalClaim && curi.head?.responseId && responseRow?.date) {
+      curi.originalClaim.settle({ recordId: curi.head.responseId, targetUri: uri.url, date: responseRow.date });
+      curi.originalClaim = null;
+    }
+    return 'proceed';
+  },
+};
