@@ -8,7 +8,7 @@ import { finishWith, type Processor } from './crawl-uri.ts';
 
 export const checkAfterFetchScope: Processor = {
   name: 'check-after-fetch-scope',
-  shouldProcess: (ctx, curi) => curi.fetch !== undefined && ctx.settings.scopeRules.some((r) => r.type === 'mime' || r.type === 'content-length'),
+  shouldProcess: (ctx, curi) => curi.fetch !== undefined && !curi.captured && ctx.settings.scopeRules.some((r) => r.type === 'mime' || r.type === 'content-length'),
   process(ctx, curi) {
     const { uri } = curi;
     const d = decideAfterFetch(ctx.settings.scopeRules, { mime: curi.mime, contentLength: curi.fetch!.entity?.size ?? null });

@@ -26,10 +26,11 @@ export const completeUri: Processor = {
       })();
     }
     curi.completed = true;
-    if (curi.htmlPage && curi.text && ids.length > 0) ctx.pageText.add(ids[0]!, curi.title ?? '', curi.text);
-    const responseRow = curi.rows.find((r) => r.recordType === 'response');
-    if (curi.originalClaim && curi.head?.responseId && responseRow?.date) {
-      curi.originalClaim.settle({ recordId: curi.head.responseId, targetUri: uri.url, date: responseRow.date });
+    // Search text for the page's row (the first one for an HTTP capture).
+    if (curi.htmlPage && curi.text && ids.length > 0) ctx.pageText.add(ids[Math.max(0, curi.rows.findIndex((r) => r.page))]!, curi.title ?? '', curi.text);
+    const responseRow = curi.rows.find((r) => r.recordType === 'response' && r.targetUri === uri.url);
+    if (curi.originalClaim && responseRow?.recordId && responseRow.date) {
+      curi.originalClaim.settle({ recordId: responseRow.recordId, targetUri: uri.url, date: responseRow.date });
       curi.originalClaim = null;
     }
     return 'proceed';

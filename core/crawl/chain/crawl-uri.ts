@@ -52,6 +52,13 @@ export interface CrawlUri {
   prior: PriorCapture | null;
   /** The HTTP response (or its failure), disposed of by the chain once the URI is done. */
   fetch?: FetchResult;
+  /**
+   * The fetch processor wrote the capture itself (the browser: every exchange as it arrived): the
+   * HTTP write and extract processors pass it by; its index rows and links are already here.
+   */
+  captured: boolean;
+  /** Bytes the fetch cost its host when more than the response (a page and its resources). */
+  politenessBytes?: number;
   /** robots.txt only: the URI is not retried and no R candidate is made (its redirects are followed by the fetch). */
   noRetry: boolean;
   redirectFollowed: boolean;
@@ -112,6 +119,7 @@ export function newCrawlUri(uri: ClaimedUri, slot: number, fetchDone?: () => voi
     hs: undefined as unknown as HostSettings, // set by the precondition processors, before any use
     crawlDelayS: null,
     prior: null,
+    captured: false,
     noRetry: false,
     redirectFollowed: false,
     extraOutlinks: [],

@@ -15,7 +15,7 @@ const EXTRACTABLE = /^(text\/html|application\/xhtml\+xml|text\/css|application\
 
 export const extractLinks: Processor = {
   name: 'extract-links',
-  shouldProcess: (_ctx, curi) => curi.fetch !== undefined,
+  shouldProcess: (_ctx, curi) => curi.fetch !== undefined && !curi.captured,
   async process(ctx, curi): Promise<ProcessResult> {
     const { uri } = curi;
     const f = curi.fetch!;

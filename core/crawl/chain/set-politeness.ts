@@ -18,7 +18,7 @@ export const setPoliteness: Processor = {
     const now = Date.now();
     const note = queueNote(ctx, curi.uri.queueKey);
     const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(headerValue(f.headers, 'retry-after'), now) : null;
-    const delay = politenessDelay(curi.hs, { fetchDurationMs: f.durationMs, bytes: f.bytesReceived, robotsCrawlDelayS: curi.crawlDelayS, retryAfterMs });
+    const delay = politenessDelay(curi.hs, { fetchDurationMs: f.durationMs, bytes: curi.politenessBytes ?? f.bytesReceived, robotsCrawlDelayS: curi.crawlDelayS, retryAfterMs });
     curi.queueReadyAt = now + delay.delayMs;
     note.delayMs = delay.delayMs;
     note.delayReason = delay.reason;

@@ -9,7 +9,7 @@ import type { ProcessResult, Processor } from './crawl-uri.ts';
 
 export const startRecords: Processor = {
   name: 'start-records',
-  shouldProcess: (_ctx, curi) => curi.fetch !== undefined,
+  shouldProcess: (_ctx, curi) => curi.fetch !== undefined && !curi.captured,
   async process(ctx, curi): Promise<ProcessResult> {
     const f = curi.fetch!;
     const prior = curi.prior;
