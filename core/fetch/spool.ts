@@ -116,6 +116,11 @@ export function spoolFromBuffer(buf: Buffer): Spool {
   return new MemorySpool([buf], buf.length);
 }
 
+/** A spool over a file that already holds the bytes (a body another component spooled); dispose() removes it. */
+export function spoolFromFile(file: string, size: number): Spool {
+  return new FileSpool(file, size);
+}
+
 function writeAll(fd: number, chunk: Uint8Array): void {
   let off = 0;
   while (off < chunk.length) off += fs.writeSync(fd, chunk, off, chunk.length - off);

@@ -1,0 +1,155 @@
+/**
+ * One page captured in a browser tab: record every exchange, navigate, wait for the load and for
+ * the network to go quiet, run the behaviors, then read what the page became (its text, its
+ * links after script, a screenshot) and stop recording once every exchange reached the sink.
+ * The crawl's browser fetcher and the app's Record window both come through here.
+ *
+ * Fails with TroveError BROWSER_NAVIGATION_FAILED when the browser could not load the URL at
+ * all (no response: refused, unresolvable…; an HTTP error status is a capture like any other),
+ * and BROWSER_CAPTURE_ABORTED when `signal` aborted it. Either way the recorder is stopped and
+ * exchanges already paused have reached the sink.
+ */
+import { TroveError } from '../errors.ts';
+import { realClock, type BrowserClock } from './browser-clock.ts';
+import type { CdpSession } from './cdp-session.ts';
+import { NetworkActivity } from './network-activity.ts';
+import { DEFAULT_BEHAVIORS, evaluate, runBehaviors, type BehaviorOptions, type BehaviorReport } from './page-behaviors.ts';
+import { PageRecorder } from './page-recorder.ts';
+import type { RecordSink } from './recorded-exchange.ts';
+
+export type { BehaviorOptions } from './page-behaviors.ts';
+
+export interface PageCapture {
+  url: string;
+  finalUrl: string;
+  status: number;
+  title: string;
+  /** document.body.innerText after the behaviors. */
+  text: string;
+  /** <a href>, <area href> from the live DOM after script (L hops). */
+  outlinks: string[];
+  /** Every URL the page loaded but the page itself (E hops). */
+  embeds: string[];
+  /** PNG. */
+  screenshot?: Buffer;
+  requested: string[];
+  behaviors: BehaviorReport;
+  /** Exchanges the recorder could not keep whole (a body the browser would not hand out). */
+  problems: { url: string; message: string }[];
+}
+
+export interface CapturePageOptions {
+  sink: RecordSink;
+  behaviors?: BehaviorOptions;
+  signal?: AbortSignal;
+  spoolDir?: string;
+  /** Bytes of a body kept in memory before it is spooled (PageRecorder's maxInMemory). */
+  maxInMemory?: number;
+}
+
+// Links as the live DOM has them: resolved by the browser against the document's base URL.
+const LINKS = `(() => {
+  const out = new Set();
+  for (const a of document.querySelectorAll('a[href], area[href]')) {
+    const h = a.href;
+    if (typeof h === 'string' && /^https?:/i.test(h)) out.add(h.split('#')[0]);
+  }
+  return [...out];
+})()`;
+
+export async function capturePage(session: CdpSession, url: string, opts: CapturePageOptions): Promise<PageCapture> {
+  const o = { ...DEFAULT_BEHAVIORS, ...opts.behaviors };
+  const clock: BrowserClock = opts.behaviors?.clock ?? realClock;
+  const net = new NetworkActivity(session, clock);
+  const recorder = new PageRecorder(session, opts.sink, {
+    ...(opts.spoolDir ? { spoolDir: opts.spoolDir } : {}),
+    ...(opts.maxInMemory !== undefined ? { maxInMemory: opts.maxInMemory } : {}),
+    now: () => new Date(clock.now()),
+    // A cross-site iframe's requests count for "the network is quiet" too.
+    onTarget: (child) => net.watch(child),
+  });
+  // The top document's status: the last main-frame Document response (after any redirects).
+  let mainFrame: string | null = null;
+  let status = 0;
+  const onResponse = (p: any): void => {
+    if (p.type === 'Document' && (mainFrame === null || p.frameId === mainFrame)) status = p.response?.status ?? status;
+  };
+  let loaded = false;
+  let wakeLoad: (() => void) | null = null;
+  const onLoad = (): void => {
+    loaded = true;
+    wakeLoad?.();
+  };
+
+  const abortCheck = (): void => {
+    if (opts.signal?.aborted) throw new TroveError('BROWSER_CAPTURE_ABORTED', `capture of ${url} stopped`, { url });
+  };
+
+  net.start();
+  session.on('Network.responseReceived', onResponse);
+  session.on('Page.loadEventFired', onLoad);
+  try {
+    abortCheck();
+    await recorder.start();
+    await session.send('Page.enable');
+    mainFrame = (await session.send('Page.getFrameTree'))?.frameTree?.frame?.id ?? null;
+
+    const nav = await session.send('Page.navigate', { url });
+    if (nav?.errorText) throw new TroveError('BROWSER_NAVIGATION_FAILED', `the browser could not load ${url}: ${nav.errorText}`, { url, errorText: nav.errorText });
+    // The load event, within its budget (a page whose last image never arrives still gets captured).
+    const loadBy = clock.now() + o.loadTimeoutMs;
+    while (!loaded && clock.now() < loadBy && !opts.signal?.aborted) {
+      await Promise.race([new Promise<void>((r) => (wakeLoad = r)), clock.sleep(Math.min(100, o.loadTimeoutMs), opts.signal).catch(() => {})]);
+    }
+    wakeLoad = null;
+    const behaviors: BehaviorReport = { detailsOpened: 0, mediaPlayed: 0, scrolls: 0, clicks: 0, budgetsHit: loaded ? [] : ['load'] };
+    if (!opts.signal?.aborted && !(await net.waitForQuiet({ quietMs: o.quietMs, maxMs: o.quietMaxMs, signal: opts.signal }).catch(() => false))) {
+      behaviors.budgetsHit.push('quiet');
+    }
+    if (!opts.signal?.aborted) {
+      const r = await runBehaviors(session, net, clock, o, opts.signal);
+      behaviors.detailsOpened = r.detailsOpened;
+      behaviors.mediaPlayed = r.mediaPlayed;
+      behaviors.scrolls = r.scrolls;
+      behaviors.clicks = r.clicks;
+      behaviors.budgetsHit.push(...r.budgetsHit);
+    }
+
+    abortCheck();
+    const page = await evaluate<{ href: string; title: string; text: string }>(
+      session,
+      '({ href: location.href, title: document.title, text: document.body ? document.body.innerText : "" })',
+    );
+    const outlinks = await evaluate<string[]>(session, LINKS);
+    let screenshot: Buffer | undefined;
+    if (o.screenshot) {
+      const shot = await session.send('Page.captureScreenshot', { format: 'png' });
+      screenshot = Buffer.from(shot.data, 'base64');
+    }
+    await recorder.stop();
+    const self = new Set([url, page.href]);
+    return {
+      url,
+      finalUrl: page.href,
+      status,
+      title: page.title,
+      text: page.text,
+      outlinks,
+      embeds: recorder.requested.filter((u) => !self.has(u)),
+      ...(screenshot ? { screenshot } : {}),
+      requested: [...recorder.requested],
+      behaviors,
+      problems: recorder.problems,
+    };
+  } catch (err) {
+    // A wait cut short by the signal rejects with its AbortError: the capture was stopped.
+    abortCheck();
+    throw err;
+  } finally {
+    // Idempotent after the stop above; on an error it still hands over what was paused.
+    await recorder.stop().catch(() => {});
+    net.stop();
+    session.off('Network.responseReceived', onResponse);
+    session.off('Page.loadEventFired', onLoad);
+  }
+}

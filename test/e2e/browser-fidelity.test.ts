@@ -1,0 +1,211 @@
+/**
+ * Fidelity of browser capture (issue #17, "Measured"): each page of the browser-site fixture is
+ * captured live in Chromium with the behaviors (its text after them is the reference), written
+ * through the crawl's record builder and WarcWriter, imported into an archive, and then, with the
+ * live site shut, replayed
+ *   1. in Trove's replay: a Chromium page whose every request is paused over CDP (Fetch) and
+ *      answered by `replayResponse`, the handler Electron's replay protocol uses; and
+ *   2. in ReplayWeb.page, after a WACZ export,
+ * with the same behaviors run in the replayed page. Each must show the live page's innerText,
+ * with every lazy image loaded (naturalWidth > 0).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, CDPSession, Frame, Page } from 'playwright-core';
+import { openArchive, type Archive } from '../../core/archive/archive-dir.ts';
+import { importFiles } from '../../core/archive/import-warc.ts';
+import { exportWacz } from '../../core/export/export-wacz.ts';
+import { replayResponse } from '../../core/app/replay-bridge.ts';
+import { realClock } from '../../core/browser/browser-clock.ts';
+import type { CdpSession } from '../../core/browser/cdp-session.ts';
+import { NetworkActivity } from '../../core/browser/network-activity.ts';
+import { DEFAULT_BEHAVIORS, runBehaviors } from '../../core/browser/page-behaviors.ts';
+import { BROWSER_SITE_PAGES, startBrowserSite } from '../helpers/browser-site-server.ts';
+import { captureInBrowser, newWarcWriter, warcSink } from '../helpers/browser-archive.ts';
+import { ARTIFACTS, CHROMIUM_ARGS, findChromium, NO_CHROMIUM_MESSAGE } from './harness.ts';
+import { serveReplayWebPage, type ReplayWebPageServer } from './replaywebpage-server.ts';
+
+const chromium = findChromium();
+if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
+
+/** What the fidelity compares: the text after behaviors, and the images on the page. */
+interface Seen {
+  text: string;
+  lazyImages: { src: string; naturalWidth: number }[];
+  brokenImages: string[];
+}
+
+const SEEN = `(() => ({
+  text: document.body.innerText,
+  lazyImages: [...document.querySelectorAll('img.lazy')].map((i) => ({ src: i.currentSrc || i.src, naturalWidth: i.naturalWidth })),
+  brokenImages: [...document.images].filter((i) => (i.currentSrc || i.src) && i.complete && i.naturalWidth === 0).map((i) => i.currentSrc || i.src),
+}))()`;
+
+const BEHAVIORS = { ...DEFAULT_BEHAVIORS, screenshot: false };
+
+describe.skipIf(!chromium)('browser capture fidelity: live vs Trove replay vs ReplayWeb.page', () => {
+  let browser: Browser;
+  let tmp: string;
+  let origin = '';
+  let archiveDir = '';
+  let wacz = '';
+  const live = new Map<string, Seen>();
+
+  beforeAll(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-fidelity-'));
+    const site = await startBrowserSite();
+    origin = site.origin;
+    const { chromium: pw } = await import('playwright-core');
+    browser = await pw.launch({ executablePath: chromium!, args: CHROMIUM_ARGS });
+    const warcDir = path.join(tmp, 'warcs');
+    const writer = newWarcWriter(warcDir);
+    try {
+      for (const p of BROWSER_SITE_PAGES) {
+        const capture = await captureInBrowser(browser, origin + p, { sink: warcSink(writer), spoolDir: tmp, behaviors: { screenshot: false } });
+        live.set(p, { text: capture.text, lazyImages: [], brokenImages: [] });
+      }
+    } finally {
+      await writer.close();
+      // From here on nothing can come from the live site.
+      await site.close();
+    }
+    archiveDir = path.join(tmp, 'archive');
+    const warcs = fs.readdirSync(warcDir).map((n) => path.join(warcDir, n));
+    expect((await importFiles(archiveDir, warcs)).problems).toEqual([]);
+    wacz = path.join(tmp, 'browser-site.wacz');
+    const archive = openArchive(archiveDir, { create: false });
+    try {
+      await exportWacz(archive, wacz);
+    } finally {
+      archive.close();
+    }
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('the live pages show what the fixtures render only with script', () => {
+    expect(live.get('/spa.html')!.text).toContain('Archiving the dynamic web');
+    expect(live.get('/infinite.html')!.text).toContain('Batch 3, item 5');
+    expect(live.get('/load-more.html')!.text).toContain('Story 6');
+  });
+
+  describe("Trove's replay (CDP Fetch answered by the Electron replay handler)", () => {
+    let archive: Archive;
+    beforeAll(() => {
+      archive = openArchive(archiveDir, { create: false });
+    });
+    afterAll(() => archive?.close());
+
+    it.each([...BROWSER_SITE_PAGES])('%s: same innerText as live, every lazy image loaded', async (p) => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const answered: { url: string; status: number }[] = [];
+      try {
+        const page = await context.newPage();
+        const session = await context.newCDPSession(page);
+        await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+        session.on('Fetch.requestPaused', (e) => {
+          void (async () => {
+            if (!/^https?:/.test(e.request.url)) {
+              await session.send('Fetch.continueRequest', { requestId: e.requestId }).catch(() => {});
+              return;
+            }
+            const r = await replayResponse(archive, { url: e.request.url, method: e.request.method, headers: Object.entries(e.request.headers) });
+            answered.push({ url: e.request.url, status: r.status });
+            await session
+              .send('Fetch.fulfillRequest', {
+                requestId: e.requestId,
+                responseCode: r.status,
+                ...(r.statusText ? { responsePhrase: r.statusText } : {}),
+                responseHeaders: r.headers.map(([name, value]) => ({ name, value })),
+                body: r.body.toString('base64'),
+              })
+              .catch(() => {});
+          })();
+        });
+        await page.goto(origin + p, { waitUntil: 'load' });
+        const seen = await behaveAndLook(page, session, page.mainFrame());
+        await page.screenshot({ path: path.join(ARTIFACTS, `browser-fidelity-trove${p.replace(/\W+/g, '-')}.png`) });
+        expect(seen.text, p).toBe(live.get(p)!.text);
+        expect(seen.brokenImages, p).toEqual([]);
+        for (const img of seen.lazyImages) expect(img.naturalWidth, img.src).toBeGreaterThan(0);
+        if (p === '/lazy.html') expect(seen.lazyImages).toHaveLength(6);
+        // Everything came out of the archive (the live site is shut): no not-archived answers.
+        expect(answered.filter((a) => a.status === 404 && !a.url.endsWith('/favicon.ico')), p).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }, 90_000);
+  });
+
+  describe('ReplayWeb.page, after a WACZ export', () => {
+    let server: ReplayWebPageServer;
+    let source = '';
+    beforeAll(async () => {
+      server = await serveReplayWebPage();
+      source = server.addWacz('browser-site.wacz', wacz);
+    });
+    afterAll(async () => server?.close());
+
+    it.each([...BROWSER_SITE_PAGES])('%s: same innerText as live, every lazy image loaded', async (p) => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      try {
+        const page = await context.newPage();
+        await page.goto(`${server.origin}/?source=${encodeURIComponent(source)}#view=pages`);
+        const url = origin + p;
+        await page.locator('wr-page-entry').filter({ has: page.locator(`keyword-mark[title="${url}"]`) }).locator('a').first().click({ timeout: 30_000 });
+        let frame: Frame | undefined;
+        await expect
+          .poll(() => (frame = page.frames().find((f) => /\/w\/[^/]+\/.*\d{14}mp_\//.test(f.url()) && f.url().endsWith('mp_/' + url))) !== undefined, { timeout: 30_000 })
+          .toBe(true);
+        await frame!.waitForFunction(() => document.readyState === 'complete', undefined, { timeout: 30_000 });
+        const session = await context.newCDPSession(page);
+        const seen = await behaveAndLook(page, session, frame!);
+        await page.screenshot({ path: path.join(ARTIFACTS, `browser-fidelity-rwp${p.replace(/\W+/g, '-')}.png`) });
+        expect(seen.text, p).toBe(live.get(p)!.text);
+        expect(seen.brokenImages, p).toEqual([]);
+        for (const img of seen.lazyImages) expect(img.naturalWidth, img.src).toBeGreaterThan(0);
+        if (p === '/lazy.html') expect(seen.lazyImages).toHaveLength(6);
+      } finally {
+        await context.close();
+      }
+    }, 120_000);
+  });
+});
+
+/**
+ * The capture's behaviors, run in a replayed page (`frame`: the page itself, or ReplayWeb.page's
+ * replay iframe), then what it shows. Page scripts are evaluated in the frame; the network
+ * events that say when it is quiet come from the page's CDP session.
+ */
+async function behaveAndLook(page: Page, session: CDPSession, frame: Frame): Promise<Seen> {
+  const cdp = session as unknown as CdpSession;
+  const inFrame: CdpSession = {
+    send: async (method, params) => {
+      if (method !== 'Runtime.evaluate') return cdp.send(method, params);
+      try {
+        return { result: { value: await frame.evaluate(String(params!.expression)) } };
+      } catch (err) {
+        return { exceptionDetails: { text: String(err) } };
+      }
+    },
+    on: (e, l) => cdp.on(e, l),
+    off: (e, l) => cdp.off(e, l),
+  };
+  await cdp.send('Network.enable', {});
+  const net = new NetworkActivity(inFrame, realClock);
+  net.start();
+  try {
+    await net.waitForQuiet({ quietMs: BEHAVIORS.quietMs, maxMs: BEHAVIORS.quietMaxMs });
+    await runBehaviors(inFrame, net, realClock, BEHAVIORS);
+  } finally {
+    net.stop();
+  }
+  void page;
+  return (await frame.evaluate(SEEN)) as Seen;
+}
