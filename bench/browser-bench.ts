@@ -10,7 +10,7 @@
  *   by nginx (apt-get install nginx python3-doc; the first 40 pages, a page limit), with CPU
  *   seconds per page and peak RSS, both including the browser's processes.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,15 +37,26 @@ interface Child {
   archived: string[];
 }
 
-/** Through bash, whose `times` reports the CPU of the crawl and of the Chromium it waited for. */
-function crawl(dir: string, settings: Record<string, unknown>): Child {
+/**
+ * Through bash, whose `times` reports the CPU of the crawl and of the Chromium it waited for.
+ * Spawned, not spawnSync: the fixture site is served by this process and must go on answering.
+ */
+function crawl(dir: string, settings: Record<string, unknown>): Promise<Child> {
   const args = [...cliNodeFlags(), path.join(here, 'browser-crawl-child.js'), dir, JSON.stringify(settings)];
-  const r = spawnSync('bash', ['-c', '"$@"; s=$?; times; exit $s', 'bash', process.execPath, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`crawl child failed: ${r.stderr}`);
-  const lines = r.stdout.trim().split('\n');
-  const m = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/.exec(lines.at(-1)!.trim());
-  const cpuMs = m ? (Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000 : NaN;
-  return { ...(JSON.parse(lines.at(-3)!) as Omit<Child, 'cpuMs'>), cpuMs };
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', '"$@"; s=$?; times; exit $s', 'bash', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`crawl child failed (${code}): ${err}`));
+      const lines = out.trim().split('\n');
+      const m = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/.exec(lines.at(-1)!.trim());
+      const cpuMs = m ? (Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000 : NaN;
+      resolve({ ...(JSON.parse(lines.at(-3)!) as Omit<Child, 'cpuMs'>), cpuMs });
+    });
+  });
 }
 
 /** Every URL each fixture page requests when loaded live with the crawl's behaviors. */
@@ -86,8 +97,9 @@ export async function runBrowserBench(): Promise<void> {
   try {
     const seed = `${site.origin}/`;
     const live = await liveRequests(executablePath, site.origin);
-    const http = crawl(path.join(work, 'http'), { ...fast, seeds: [seed] });
-    const runs = [1, 2, 4].map((tabs) => ({ tabs, r: crawl(path.join(work, `browser-${tabs}`), { ...fast, ...browser(tabs), seeds: [seed] }) }));
+    const http = await crawl(path.join(work, 'http'), { ...fast, seeds: [seed] });
+    const runs: { tabs: number; r: Child }[] = [];
+    for (const tabs of [1, 2, 4]) runs.push({ tabs, r: await crawl(path.join(work, `browser-${tabs}`), { ...fast, ...browser(tabs), seeds: [seed] }) });
 
     console.log(`\ncoverage: share of the URLs each fixture page requested live that are in the archive (${site.origin})`);
     console.log('  page'.padEnd(22) + 'requested'.padStart(10) + 'HTTP-only'.padStart(12) + '--browser'.padStart(12));
@@ -113,8 +125,8 @@ export async function runBrowserBench(): Promise<void> {
       const nginx = await startNginx(fs.realpathSync(DOCS));
       try {
         const docs = { ...fast, seeds: [`${nginx.origin}/`], limitPages: DOCS_PAGES };
-        rows.push([`Python docs (${DOCS_PAGES} pages), HTTP-only`, crawl(path.join(work, 'docs-http'), docs)]);
-        for (const tabs of [1, 2, 4]) rows.push([`Python docs (${DOCS_PAGES} pages), --browser-tabs ${tabs}`, crawl(path.join(work, `docs-browser-${tabs}`), { ...docs, ...browser(tabs) })]);
+        rows.push([`Python docs (${DOCS_PAGES} pages), HTTP-only`, await crawl(path.join(work, 'docs-http'), docs)]);
+        for (const tabs of [1, 2, 4]) rows.push([`Python docs (${DOCS_PAGES} pages), --browser-tabs ${tabs}`, await crawl(path.join(work, `docs-browser-${tabs}`), { ...docs, ...browser(tabs) })]);
       } finally {
         await nginx.close();
       }

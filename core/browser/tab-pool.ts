@@ -38,7 +38,9 @@ export class TabPool {
   readonly size: number;
   private browser: Browser;
   private idle: Tab[] = [];
-  private waiters: ((t: Tab) => void)[] = [];
+  private waiters: { resolve: (t: Tab) => void; reject: (err: Error) => void }[] = [];
+  /** Tabs that exist (idle or handed out): fewer than `size` once a replacement could not be opened. */
+  private alive = 0;
   private nextId = 1;
   private closed = false;
 
@@ -63,6 +65,7 @@ export class TabPool {
     pool.userAgent = opts.userAgent;
     try {
       for (let i = 0; i < opts.tabs; i++) pool.idle.push(await pool.open());
+      pool.alive = opts.tabs;
     } catch (err) {
       await browser.close().catch(() => {});
       throw err;
@@ -80,12 +83,16 @@ export class TabPool {
     return { id: this.nextId++, context, page, session };
   }
 
-  /** A free tab, waiting for one if all are busy. */
+  /** A free tab, waiting for one if all are busy; fails once the browser has no tab left. */
   acquire(): Promise<BrowserTab> {
-    if (this.closed) return Promise.reject(new TroveError('BROWSER_CLOSED', 'the crawl\'s browser is closed'));
+    if (this.closed || this.alive === 0) return Promise.reject(this.gone());
     const t = this.idle.pop();
     if (t) return Promise.resolve(t);
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  private gone(): TroveError {
+    return this.closed ? new TroveError('BROWSER_CLOSED', "the crawl's browser is closed") : new TroveError('BROWSER_GONE', "the crawl's browser has no tab left (it crashed or was killed)");
   }
 
   /** Give a tab back; `broken` replaces it with a fresh one (after a failed or aborted capture). */
@@ -97,24 +104,22 @@ export class TabPool {
       try {
         t = await this.open();
       } catch {
-        // The browser itself is gone: the next acquire fails and the URI is a −5, said once per URI.
+        // The browser itself is gone: one tab fewer; with none left, every page waiting for one
+        // fails (a −5 each, in crawl.log and the stats) instead of waiting for ever.
+        this.alive--;
+        if (this.alive === 0) for (const w of this.waiters.splice(0)) w.reject(this.gone());
         return;
       }
     }
     const w = this.waiters.shift();
-    if (w) w(t);
+    if (w) w.resolve(t);
     else this.idle.push(t);
-  }
-
-  /** Process ids of the browser (for peak-RSS figures); empty when unknown. */
-  browserPid(): number | null {
-    const proc = (this.browser as unknown as { _process?: { pid?: number } })._process;
-    return proc?.pid ?? null;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const w of this.waiters.splice(0)) w.reject(this.gone());
     await this.browser.close().catch(() => {});
   }
 }

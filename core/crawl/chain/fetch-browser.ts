@@ -15,8 +15,9 @@
  * - the whole page (document and resources, start to end) counts against its host's politeness:
  *   the delay follows its duration and bytes, as for one HTTP fetch.
  *
- * A page the browser cannot load (connection refused, DNS, a download rather than a document) is
- * fetched by HTTP instead, so it ends with the same outcome codes and retries as any URI.
+ * A page the browser cannot load (connection refused, DNS, a download rather than a document, a
+ * capture over --fetch-timeout-s) is fetched by HTTP instead, so it ends with the same outcome
+ * codes and retries as any URI.
  */
 import { capturePage, type PageCapture } from '../../browser/capture-page.ts';
 import type { TabPool } from '../../browser/tab-pool.ts';
@@ -45,7 +46,9 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
       let capture: PageCapture | null = null;
       let failure: unknown = null;
       try {
-        capture = await capturePage(tab.session, uri.url, { sink, signal: ctx.hardStop, spoolDir: ctx.paths.tmp, behaviors: { screenshot: true, ...behaviors } });
+        // The whole page within --fetch-timeout-s, as one HTTP fetch: a tab that hangs costs one page.
+        const signal = AbortSignal.any([ctx.hardStop, AbortSignal.timeout(ctx.settings.fetchTimeoutS * 1000)]);
+        capture = await capturePage(tab.session, uri.url, { sink, signal, spoolDir: ctx.paths.tmp, behaviors: { screenshot: true, ...behaviors } });
       } catch (err) {
         failure = err;
       } finally {
