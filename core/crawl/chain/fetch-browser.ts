@@ -8,10 +8,10 @@
  * - links from the live DOM (after script) are queued as L hops; what the page loaded but that
  *   was not captured (an exchange the browser would not hand out) as E hops, fetched by HTTP.
  *   What the browser captured is not queued again;
- * - the page's text after script is its search text, and its screenshot is a `resource` record
- *   `urn:view:<url>`, WARC-Concurrent-To the page's response, with the metadata record (outlinks):
- *   the names Browsertrix Crawler uses for its viewport screenshot, so tools that know those
- *   find it;
+ * - the page's text after script is its search text (in the index, not a WARC record: the
+ *   crawl's HTTP pages keep theirs the same way), and its screenshot is a `resource` record
+ *   `urn:view:<url>` (page-resource-records.ts, Browsertrix Crawler's name for it),
+ *   WARC-Concurrent-To the page's response, written with the metadata record (outlinks);
  * - the whole page (document and resources, start to end) counts against its host's politeness:
  *   the delay follows its duration and bytes, as for one HTTP fetch.
  *
@@ -20,6 +20,7 @@
  * codes and retries as any URI.
  */
 import { capturePage, type PageCapture } from '../../browser/capture-page.ts';
+import { SCREENSHOT_URN_PREFIX, screenshotRecord } from '../../browser/page-resource-records.ts';
 import type { TabPool } from '../../browser/tab-pool.ts';
 import type { BehaviorOptions } from '../../browser/page-behaviors.ts';
 import { mayBePage } from '../../frontier/page-hops.ts';
@@ -123,10 +124,8 @@ async function finishCapture(
   if (pageId) {
     const date = new Date(last.doc.fetch.startedAt);
     const records = [metadataRecord(last.url, date, pageId, { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: durationMs, outlinks })];
-    const shotUri = `urn:view:${last.url}`;
-    if (capture.screenshot) {
-      records.push({ type: 'resource', targetUri: shotUri, date, contentType: 'image/png', fields: [['WARC-Concurrent-To', pageId]], blockParts: [capture.screenshot] });
-    }
+    const shotUri = SCREENSHOT_URN_PREFIX + last.url;
+    if (capture.screenshot) records.push(screenshotRecord(last.url, date, capture.screenshot, pageId));
     const written = await ctx.writer.writeGroup(records);
     const ts = rows.find((r) => r.recordId === pageId)?.ts ?? null;
     const fileId = (name: string) => ctx.fileIds.get(name) ?? 0;
