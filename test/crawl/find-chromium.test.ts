@@ -3,12 +3,14 @@
  * pick another browser), then $TROVE_CHROMIUM, then the usual install paths; without one, an
  * error naming every path tried and how to install Chromium. Real files in a temp directory.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chromiumCandidates, findChromium } from '../../core/browser/find-chromium.ts';
 import { isTroveError } from '../../core/errors.ts';
+import { repoRoot } from '../helpers/corpus.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-find-chromium-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -56,5 +58,15 @@ describe('findChromium', () => {
     expect(message).toContain(notExe);
     expect(message).toContain('apt install chromium');
     expect(message).toContain('--browser-path');
+  });
+});
+
+describe('trove crawl --browser-path', () => {
+  it('names the flag and exits 2 when the browser named does not exist, writing nothing', () => {
+    const out = path.join(tmp, 'crawl-out');
+    const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'trove.js'), 'crawl', 'http://127.0.0.1:9/', '--out', out, '--browser-path', path.join(tmp, 'nope')], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--browser-path: .*nope: no such file/);
+    expect(fs.existsSync(out)).toBe(false);
   });
 });
