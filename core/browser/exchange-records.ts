@@ -9,7 +9,7 @@
  * response head is written from the reported fields with `Content-Encoding` and
  * `Transfer-Encoding` kept as `x-orig-…` and `Content-Length` set to the stored body
  * (stored-body-headers.ts); HTTP/2 and HTTP/3 responses are written with an HTTP/1.1 status
- * line, as Browsertrix does, since WARC readers expect one. The request record's block is the
+ * line, since WARC readers (warcio, pywb, Trove's own) expect an HTTP/1.x one. The request record's block is the
  * request head plus the request body (POST, PUT).
  */
 import fs from 'node:fs';
@@ -98,7 +98,8 @@ export async function exchangeCaptureInput(
 ): Promise<CaptureGroupInput> {
   const fetch = await exchangeFetchResult(x);
   return {
-    url: x.url,
+    // A fragment is never sent; CDP reports it apart, but a page-made URL may still carry one.
+    url: x.url.split('#')[0]!,
     date: x.date,
     fetch,
     revisitOf: opts.revisitOf ?? null,

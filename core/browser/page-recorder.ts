@@ -14,6 +14,10 @@
  * requestWillBeSentExtraInfo / responseReceivedExtraInfo / response. The pause arrives before
  * the response events, so an exchange is handed to the sink once its hop's events are in, or
  * the load finished or failed, or the recorder stops.
+ *
+ * A cross-site iframe lives in its own renderer process and its requests are not the tab's: the
+ * recorder auto-attaches to it (held at start until recording) and a child recorder on its own
+ * session (target-session.ts) records it into the same sink.
  */
 import fsp from 'node:fs/promises';
 import http from 'node:http';
@@ -33,7 +37,7 @@ export interface PageRecorderOptions {
   maxInMemory?: number;
   /** The capture time of an exchange (tests inject one). */
   now?: () => Date;
-  /** Told of each child target recorded (a cross-site iframe, a worker), e.g. to watch its network too. */
+  /** Told of each child target recorded (a cross-site iframe), e.g. to watch its network too. */
   onTarget?: (session: CdpSession) => void;
 }
 
@@ -133,7 +137,7 @@ export class PageRecorder {
     this.#listen('Target.detachedFromTarget', (p) => this.#children.get(p.sessionId)?.session.detached());
 
     const child = this.#root !== this;
-    // A worker target has no cache or service-worker switches of its own: those may fail there.
+    // A child target (a cross-site iframe) may refuse the tab-wide cache and service-worker switches.
     const optional = (p: Promise<unknown>) => (child ? p.catch(() => {}) : p);
     await this.#session.send('Network.enable', {});
     await optional(this.#session.send('Network.setCacheDisabled', { cacheDisabled: true }));
@@ -142,7 +146,7 @@ export class PageRecorder {
       const tree = await this.#session.send('Page.getFrameTree');
       this.#mainFrameId = tree?.frameTree?.frame?.id ?? null;
     } catch {
-      this.#mainFrameId = null; // a target without frames (a worker): no page document
+      this.#mainFrameId = null; // a target without frames: no page document
     }
     await this.#session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Response' }] });
     // Cross-site iframes (own process under site isolation): attached paused, recorded, resumed.

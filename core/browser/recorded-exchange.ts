@@ -16,21 +16,22 @@ export interface RecordedExchange {
   httpVersion: string;
   /** As received (Network.responseReceivedExtraInfo when present), before any fix-up. */
   responseHeaders: [string, string][];
-  /** The body the browser got, content-decoded; large bodies spooled to a file the sink owns. */
+  /**
+   * The body the browser got, content-decoded; large bodies spooled to a file, which the sink
+   * owns from then on (exchange-records.ts hands it to the capture's spool, which removes it).
+   */
   body: Buffer | { path: string; size: number };
   date: Date;
   remoteAddress?: string;
   /** CDP resource type: Document, Script, Image, XHR, Fetch, Font, Media, … */
   resourceType: string;
-  /** The top-level document of the page being captured (a main-frame navigation). */
+  /**
+   * The top-level document of the page being captured: a Document in the tab's main frame. Each
+   * hop of a redirecting navigation is one (the last is the page; its status is the page's).
+   */
   isPageDocument: boolean;
 }
 
 export interface RecordSink {
   exchange(x: RecordedExchange): Promise<void>;
-}
-
-/** Bytes held by an exchange's body. */
-export function bodySize(x: RecordedExchange): number {
-  return Buffer.isBuffer(x.body) ? x.body.length : x.body.size;
 }

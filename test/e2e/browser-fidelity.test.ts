@@ -7,7 +7,8 @@
  *      answered by `replayResponse`, the handler Electron's replay protocol uses; and
  *   2. in ReplayWeb.page, after a WACZ export,
  * with the same behaviors run in the replayed page. Each must show the live page's innerText,
- * with every lazy image loaded (naturalWidth > 0).
+ * with every lazy image loaded (naturalWidth > 0), no image broken, the web font loaded and
+ * the video decoded.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -35,13 +36,28 @@ interface Seen {
   text: string;
   lazyImages: { src: string; naturalWidth: number }[];
   brokenImages: string[];
+  /** Web fonts that loaded. */
+  fonts: string[];
+  /** Decoded width of each <video> (0: its media did not load). */
+  videoWidths: number[];
 }
 
 const SEEN = `(() => ({
   text: document.body.innerText,
   lazyImages: [...document.querySelectorAll('img.lazy')].map((i) => ({ src: i.currentSrc || i.src, naturalWidth: i.naturalWidth })),
   brokenImages: [...document.images].filter((i) => (i.currentSrc || i.src) && i.complete && i.naturalWidth === 0).map((i) => i.currentSrc || i.src),
+  fonts: [...document.fonts].filter((f) => f.status === 'loaded').map((f) => f.family.replace(/["']/g, '')),
+  videoWidths: [...document.querySelectorAll('video')].map((v) => v.videoWidth),
 }))()`;
+
+/** What, beyond the text, each page must show in replay as it did live. */
+function expectMedia(p: string, seen: Seen): void {
+  if (p === '/lazy.html') expect(seen.lazyImages).toHaveLength(6);
+  for (const img of seen.lazyImages) expect(img.naturalWidth, img.src).toBeGreaterThan(0);
+  expect(seen.brokenImages, p).toEqual([]);
+  if (p === '/font-bg.html') expect(seen.fonts, p).toContain('Fixture Mono');
+  if (p === '/video.html') expect(seen.videoWidths, p).toEqual([64]);
+}
 
 const BEHAVIORS = { ...DEFAULT_BEHAVIORS, screenshot: false };
 
@@ -64,7 +80,7 @@ describe.skipIf(!chromium)('browser capture fidelity: live vs Trove replay vs Re
     try {
       for (const p of BROWSER_SITE_PAGES) {
         const capture = await captureInBrowser(browser, origin + p, { sink: warcSink(writer), spoolDir: tmp, behaviors: { screenshot: false } });
-        live.set(p, { text: capture.text, lazyImages: [], brokenImages: [] });
+        live.set(p, { text: capture.text, lazyImages: [], brokenImages: [], fonts: [], videoWidths: [] });
       }
     } finally {
       await writer.close();
@@ -102,7 +118,7 @@ describe.skipIf(!chromium)('browser capture fidelity: live vs Trove replay vs Re
     });
     afterAll(() => archive?.close());
 
-    it.each([...BROWSER_SITE_PAGES])('%s: same innerText as live, every lazy image loaded', async (p) => {
+    it.each([...BROWSER_SITE_PAGES])('%s: same innerText as live; lazy images, font and video loaded', async (p) => {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       const answered: { url: string; status: number }[] = [];
       try {
@@ -132,9 +148,7 @@ describe.skipIf(!chromium)('browser capture fidelity: live vs Trove replay vs Re
         const seen = await behaveAndLook(page, session, page.mainFrame());
         await page.screenshot({ path: path.join(ARTIFACTS, `browser-fidelity-trove${p.replace(/\W+/g, '-')}.png`) });
         expect(seen.text, p).toBe(live.get(p)!.text);
-        expect(seen.brokenImages, p).toEqual([]);
-        for (const img of seen.lazyImages) expect(img.naturalWidth, img.src).toBeGreaterThan(0);
-        if (p === '/lazy.html') expect(seen.lazyImages).toHaveLength(6);
+        expectMedia(p, seen);
         // Everything came out of the archive (the live site is shut): no not-archived answers.
         expect(answered.filter((a) => a.status === 404 && !a.url.endsWith('/favicon.ico')), p).toEqual([]);
       } finally {
@@ -152,7 +166,7 @@ describe.skipIf(!chromium)('browser capture fidelity: live vs Trove replay vs Re
     });
     afterAll(async () => server?.close());
 
-    it.each([...BROWSER_SITE_PAGES])('%s: same innerText as live, every lazy image loaded', async (p) => {
+    it.each([...BROWSER_SITE_PAGES])('%s: same innerText as live; lazy images, font and video loaded', async (p) => {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       try {
         const page = await context.newPage();
@@ -168,9 +182,7 @@ describe.skipIf(!chromium)('browser capture fidelity: live vs Trove replay vs Re
         const seen = await behaveAndLook(page, session, frame!);
         await page.screenshot({ path: path.join(ARTIFACTS, `browser-fidelity-rwp${p.replace(/\W+/g, '-')}.png`) });
         expect(seen.text, p).toBe(live.get(p)!.text);
-        expect(seen.brokenImages, p).toEqual([]);
-        for (const img of seen.lazyImages) expect(img.naturalWidth, img.src).toBeGreaterThan(0);
-        if (p === '/lazy.html') expect(seen.lazyImages).toHaveLength(6);
+        expectMedia(p, seen);
       } finally {
         await context.close();
       }
