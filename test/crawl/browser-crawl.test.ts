@@ -106,6 +106,10 @@ describe.skipIf(!chromium)('browser crawl', () => {
       const spaLine = log.find((f) => f[3] === spa)!;
       expect(spaLine[1]).toBe('200');
       expect(spaLine[11]).toMatch(/browser:\d+/);
+      // What the tabs captured was not fetched again by HTTP: apart from robots.txt, every URI of
+      // this crawl is a page loaded in a tab.
+      const byHttp = log.filter((f) => !/browser:\d+/.test(f[11] ?? ''));
+      expect(byHttp.map((f) => f[3])).toEqual([`${site.origin}/robots.txt`]);
       expect(final.pages).toBeGreaterThanOrEqual(8);
     }, 240_000);
   });
