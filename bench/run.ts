@@ -28,6 +28,7 @@ const BENCHES: [string, string, string][] = [
   ['log-tail', 'log-tail-bench.ts', "the Monitor's crawl.log view on a 100 MB log vs tail (issue 16)"],
   ['traps', 'trap-bench.ts', 'trap detector precision and recall on fixture sites and the Python docs (issue 14)'],
   ['pg', 'pg-frontier-bench.ts', 'PostgreSQL frontier vs SQLite, 1/2/4 workers (issue 18)'],
+  ['browser', 'browser-bench.ts', 'browser crawl: coverage of what pages request live and pages/s with 1/2/4 tabs, beside HTTP-only (issue 17)'],
   ['pg-crawl', 'pg-crawl-bench.ts', '20-host crawl with 1/2/4 workers on PostgreSQL vs one SQLite crawl (issue 18)'],
   ['pg-5000', 'pg-5000-bench.ts', 'three workers, 5,000 pages on 20 hosts, one killed: the shared crawl\'s done-when conditions (issue 18)'],
 ];

@@ -204,8 +204,15 @@ export const APP_ERRORS = [
   'UNKNOWN_COMMAND',
 ] as const;
 
-/** Browser capture over CDP (core/browser): a page that would not load, a capture cut short. */
-export const BROWSER_ERRORS = ['BROWSER_CAPTURE_ABORTED', 'BROWSER_NAVIGATION_FAILED'] as const;
+/** Browser capture over CDP (core/browser): no Chromium to launch, a browser that died, a page that would not load, a capture cut short. */
+export const BROWSER_ERRORS = [
+  'BROWSER_CAPTURE_ABORTED',
+  'BROWSER_CLOSED',
+  'BROWSER_GONE',
+  'BROWSER_LAUNCH_FAILED',
+  'BROWSER_NAVIGATION_FAILED',
+  'BROWSER_NOT_FOUND',
+] as const;
 
 /** The `trove` command line (core/cli): commander's usage errors and a bad --out. */
 export const CLI_ERRORS = ['CLI_USAGE', 'CRAWL_OUT_INVALID'] as const;

@@ -8,7 +8,7 @@
  * `robotsFile` is deliberately not accepted from the renderer: it names a file the main process
  * would read. The UI sends the custom robots.txt as text (`customRobots`) and the app writes it
  * into the crawl directory. `dedupFrom` (paths of earlier crawls or CDXJ files to read) is kept
- * from the renderer for the same reason.
+ * from the renderer for the same reason, and so is `browser.path` (an executable it would run).
  */
 import { DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES } from './settings.ts';
 import type { CrawlSettings, HostOverride, ScopeRuleConfig } from './settings.ts';
@@ -104,6 +104,7 @@ const FIELDS: { [K in keyof Required<SettingsPatch>]: Validator<CrawlSettings[K]
   maxRetries: typed(),
   retryDelayS: typed(),
   retryBackoff: oneOf(['exponential', 'fixed'] as const),
+  browser: obj({ enabled: bool(), tabs: typed() }),
   warcMaxBytes: count(),
   warcPrefix: str({ max: 100 }),
   dedup: oneOf(DEDUP_MODE_NAMES),

@@ -118,6 +118,17 @@ export interface CrawlSettings {
   limitTimeS: number;
   maxTotalWarcBytes: number;
   minFreeDiskBytes: number;
+
+  /** Browser capture: seeds and pages are loaded in Chromium tabs, everything else by HTTP. */
+  browser: BrowserSettings;
+}
+
+export interface BrowserSettings {
+  enabled: boolean;
+  /** The Chromium (or Chrome) executable; found on the system when not given. */
+  path?: string;
+  /** Tabs at once: each is one connection against its page's host. */
+  tabs: number;
 }
 
 export const POLITENESS_PRESETS: Record<PolitenessPreset, Pick<CrawlSettings, 'delayFactor' | 'minDelayMs' | 'maxDelayMs' | 'perHost'>> = {
@@ -182,5 +193,6 @@ export function defaultSettings(): CrawlSettings {
     limitTimeS: 0,
     maxTotalWarcBytes: 0,
     minFreeDiskBytes: 1024 ** 3,
+    browser: { enabled: false, tabs: 2 },
   };
 }

@@ -50,7 +50,7 @@ function kebab(key: string): string {
 export function flagNameOf(key: string, flags: readonly string[]): string {
   const o = /^overrides\[(\d+)\]\.(\w+)$/.exec(key);
   if (o) return `--override #${Number(o[1]) + 1} ${kebab(o[2]!)}`;
-  const flag = `--${kebab(key)}`;
+  const flag = `--${kebab(key.replace(/\./g, '-'))}`; // browser.path → --browser-path
   for (const f of [flag, flag.replace(/-(s|ms)$/, '')]) if (flags.includes(f)) return f;
   return key;
 }

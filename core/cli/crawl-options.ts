@@ -121,6 +121,9 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--no-limit-time', 'resume: clear the time limit')
     .option('--max-total-warc-bytes <size>', 'stop once the WARCs reach this size', parseBytes)
     .option('--min-free-disk <size>', 'pause when free disk falls under this (1GiB)', parseBytes)
+    .option('--browser', 'load seeds and pages in Chromium tabs (script-built content, lazy images, fonts…); embeds and everything else by HTTP')
+    .option('--browser-path <path>', 'the Chromium or Chrome executable for --browser (else $TROVE_CHROMIUM, then the usual install paths)')
+    .option('--browser-tabs <n>', 'browser tabs at once, each one connection to its page\'s host (2)', int('--browser-tabs'))
     .option('--no-progress', 'no progress bar (plain log lines)');
 }
 
@@ -169,5 +172,12 @@ export function settingsFromOptions(opts: Opts, seeds: string[]): Partial<CrawlS
   if (typeof opts.candidateAgents === 'string') s.candidateAgents = opts.candidateAgents.split(',').map((a) => a.trim()).filter(Boolean);
   if (Array.isArray(opts.dedupFrom)) s.dedupFrom = opts.dedupFrom as string[];
   if (Array.isArray(opts.override)) s.overrides = (opts.override as string[]).map(parseOverride);
+  if (opts.browser === true || opts.browserPath !== undefined || opts.browserTabs !== undefined) {
+    s.browser = {
+      enabled: true,
+      tabs: (opts.browserTabs as number | undefined) ?? s.browser?.tabs ?? 2,
+      ...(typeof opts.browserPath === 'string' ? { path: opts.browserPath } : s.browser?.path ? { path: s.browser.path } : {}),
+    };
+  }
   return s;
 }

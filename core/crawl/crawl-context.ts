@@ -18,6 +18,7 @@ import type { PageTextBuffer } from './page-text-buffer.ts';
 import type { PriorCaptures } from './prior-captures.ts';
 import type { PendingOriginals } from './pending-originals.ts';
 import type { TrapDetector } from './trap-detector.ts';
+import type { UriChain } from './chain/uri-chain.ts';
 
 export interface QueueNote {
   delayMs: number;
@@ -38,7 +39,10 @@ export interface CrawlContext {
   fetcher: Fetcher;
   extractor: ExtractPool;
   robots: RobotsGate;
+  /** Scopes and queues the links found (the candidate chain). */
   chain: CandidateChain;
+  /** The processors each claimed URI goes through (chain/uri-chain.ts), built for this crawl's settings. */
+  uriChain: UriChain;
   stats: CrawlStats;
   crawlLog: LineLog;
   pageText: PageTextBuffer;
@@ -62,4 +66,14 @@ export interface CrawlContext {
   excluded?(url: string): string | null;
   /** A seed redirected: its target becomes a seed too (Heritrix seedsRedirectNewSeeds). */
   addRedirectSeed(url: string): void;
+}
+
+/** The politeness note of a queue, made on first use. */
+export function queueNote(ctx: CrawlContext, queueKey: string): QueueNote {
+  let n = ctx.queueNotes.get(queueKey);
+  if (!n) {
+    n = { delayMs: 0, delayReason: '-', backoffs: 0, consecutiveErrors: 0 };
+    ctx.queueNotes.set(queueKey, n);
+  }
+  return n;
 }

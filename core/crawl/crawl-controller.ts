@@ -24,9 +24,8 @@ import path from 'node:path';
 import type { CrawlSnapshot, CrawlState, FinishReason, HostRow, TrapWarning, WorkerRow } from '../api/crawl-snapshot.ts';
 import type { ClaimedUri } from '../frontier/frontier.ts';
 import type { CrawlContext } from './crawl-context.ts';
-import { processUri } from './process-uri.ts';
+import { processUri } from './chain/uri-chain.ts';
 import { mayBePage } from '../frontier/page-hops.ts';
-import { Outcome } from '../api/outcome-codes.ts';
 import type { CrawlLogCode, CrawlNote } from '../api/error-codes.ts';
 import { isTroveError } from '../errors.ts';
 import { DiskGuard, isDiskFullError } from './disk-guard.ts';
@@ -339,7 +338,11 @@ export class CrawlController {
       this.poke();
     };
     const p: Promise<void> = processUri(this.ctx, uri, slot, freeSlot)
-      .then(() => undefined)
+      .then((r) => {
+        // An unexpected error ended this URI as a −5 through the chain's disposition (crawl.log,
+        // stats); its stack goes to the crawl's error log.
+        if (r.error !== undefined) this.log('error', 'URI_FAILED', `${uri.url}: ${(r.error as Error)?.stack ?? r.error}`);
+      })
       .catch((err) => {
         if (isDiskFullError(err)) {
           const warc = isTroveError(err, 'WARC_WRITE_FAILED');
@@ -358,14 +361,9 @@ export class CrawlController {
           this.diskPause(`${what} (${(err as Error).message})`);
           return;
         }
-        // An unexpected error is this URI's outcome (−5); the crawl goes on.
+        // Not even a −5 could be recorded (a hard stop may have closed the database): the lease
+        // is put back in the queue on resume.
         this.log('error', 'URI_FAILED', `${uri.url}: ${(err as Error).stack ?? err}`);
-        try {
-          this.ctx.frontier.complete(uri, { status: Outcome.RUNTIME_EXCEPTION, queueReadyAt: Date.now() + this.ctx.settings.minDelayMs });
-          this.ctx.crawlLog.write(`${new Date().toISOString()} ${String(Outcome.RUNTIME_EXCEPTION).padStart(5)} ${'0'.padStart(10)} ${uri.url} ${uri.hopsPath || '-'} ${uri.via || '-'} - #${String(slot).padStart(3, '0')} - - - ${((err as Error).message ?? 'error').replace(/\s+/g, '_').slice(0, 200)}`);
-        } catch {
-          /* a hard stop may have closed the database; the lease is re-queued on resume */
-        }
       })
       .finally(() => {
         this.inflight.delete(p);

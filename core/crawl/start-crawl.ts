@@ -44,6 +44,10 @@ import { isDiskFullError } from './disk-guard.ts';
 import { PriorCaptures } from './prior-captures.ts';
 import { WarcSealer } from '../archive/warc-sealer.ts';
 import { PendingOriginals } from './pending-originals.ts';
+import { buildUriChain } from './chain/uri-chain.ts';
+import { fetchBrowser } from './chain/fetch-browser.ts';
+import { findChromium } from '../browser/find-chromium.ts';
+import { TabPool } from '../browser/tab-pool.ts';
 
 export interface StartCrawlOptions {
   dir: string;
@@ -79,6 +83,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
   const paths = prepareCrawlDir(opts.dir);
   const releaseLock = acquireLock(paths);
   const db = openDatabase(paths.db);
+  let tabs: TabPool | null = null;
   try {
     const stored = getMeta<CrawlSettings>(db, 'settings');
     const settings: CrawlSettings = { ...defaultSettings(), ...(stored ?? {}), ...given };
@@ -94,6 +99,11 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     }
     const redirectSeeds = getMeta<string[]>(db, 'redirectSeeds') ?? [];
     const scope = buildScope(scopeSettingsFrom(settings), [...settings.seeds, ...redirectSeeds]);
+
+    // Browser mode: Chromium is found and started before the crawl begins, so a missing one is
+    // said at once (with the paths tried) rather than as a failure of every page, and
+    // before anything of the crawl is written or started.
+    tabs = settings.browser?.enabled ? await TabPool.launch({ executablePath: findChromium({ path: settings.browser.path }), tabs: settings.browser.tabs }) : null;
 
     // Everything is valid: from here on the directory is the crawl's.
     setMeta(db, 'settings', settings);
@@ -202,6 +212,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       extractor,
       robots,
       chain,
+      uriChain: buildUriChain(tabs ? { browser: fetchBrowser(tabs) } : {}),
       stats,
       crawlLog,
       pageText,
@@ -244,6 +255,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         closeFiles: async () => {
           if (closed) return;
           closed = true;
+          await tabs?.close();
           await writer.close();
           await sealer.settle();
           await fetcher.close();
@@ -274,6 +286,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     controller.startNotes.push(...notes);
     return controller;
   } catch (err) {
+    await tabs?.close();
     try {
       db.close();
     } catch {

@@ -127,6 +127,17 @@ function overrideProblems(o: HostOverride, at: string, out: SettingProblem[]): v
   if (o.userAgent !== undefined && (o.userAgent.trim() === '' || /[\r\n]/.test(o.userAgent))) out.push({ key: `${at}.userAgent`, message: 'must be one non-empty line' });
 }
 
+/** Browser capture: on or off, an executable if one is named, 1 to 16 tabs. */
+function browserProblems(b: CrawlSettings['browser'] | undefined, out: SettingProblem[]): void {
+  if (b === undefined) return; // settings stored before browser capture existed
+  if (typeof b !== 'object' || b === null) return void out.push({ key: 'browser', message: 'must be { enabled, path?, tabs }' });
+  if (typeof b.enabled !== 'boolean') out.push({ key: 'browser.enabled', message: 'must be true or false' });
+  const tabs = numberProblem(whole(1, 16), b.tabs);
+  if (tabs) out.push({ key: 'browser.tabs', message: tabs });
+  if (b.path !== undefined && (typeof b.path !== 'string' || b.path.trim() === '')) out.push({ key: 'browser.path', message: 'must be the path of a Chromium or Chrome executable' });
+  else if (b.enabled && b.path !== undefined && !fs.existsSync(b.path)) out.push({ key: 'browser.path', message: `${b.path}: no such file` });
+}
+
 /** Why a pattern does not compile, in the engine's words without its repeat of the pattern. */
 function regexReason(pattern: string): string | null {
   if (typeof pattern !== 'string' || pattern === '') return 'an empty pattern matches everything: remove the line';
@@ -178,6 +189,7 @@ export function settingsProblems(s: CrawlSettings, opts: { requireSeeds: boolean
 
   if (typeof s.userAgent !== 'string' || s.userAgent.trim() === '' || /[\r\n]/.test(s.userAgent)) add('userAgent', 'must be one non-empty line');
   if (typeof s.warcPrefix !== 'string' || !/^[A-Za-z0-9._-]+$/.test(s.warcPrefix)) add('warcPrefix', 'may hold only letters, digits, ".", "_" and "-"');
+  browserProblems(s.browser, out);
   for (const src of s.dedupFrom ?? []) {
     if (!fs.existsSync(src)) add('dedupFrom', `${src}: no such crawl directory or CDXJ file`);
   }

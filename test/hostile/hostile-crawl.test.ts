@@ -4,7 +4,7 @@
  * crawl.log, with the right annotations and the right WARC records (or none), the crawl must
  * finish, the directory must verify, and the process must stay within a modest memory budget.
  *
- * Outcomes decided here (and documented in process-uri.ts):
+ * Outcomes decided here (and documented in core/crawl/chain/):
  * - A response that breaks off after its head (idle or whole-fetch timeout, reset, bad chunking)
  *   logs the failure (−4, −3, −50), and the bytes that came are archived as a response record
  *   marked WARC-Truncated (time / disconnect). The prefix is kept as received, even after bad

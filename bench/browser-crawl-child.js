@@ -1,0 +1,52 @@
+/**
+ * One crawl (HTTP-only or --browser) in a fresh process for the browser bench: `node
+ * bench/browser-crawl-child.js <dir> <settings-json>` prints one JSON line with the time, pages,
+ * URIs, the peak RSS of this process *and every process under it* (Chromium's browser, GPU and
+ * renderer processes), sampled every 50 ms from /proc, and the URLs archived. CPU time including
+ * the browser is taken by the parent (bash `times` over this child, which waits for Chromium).
+ */
+import fs from 'node:fs';
+import { enableCompileCache } from '../bin/compile-cache.js';
+
+enableCompileCache();
+const { startCrawl } = await import('../core/crawl/start-crawl.ts');
+const { readWarcDir } = await import('../test/helpers/read-warcs.ts');
+
+/** Resident bytes of `root` and all its descendants, from /proc (Linux). */
+function treeRssBytes(root) {
+  const children = new Map();
+  const rss = new Map();
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const status = fs.readFileSync(`/proc/${name}/status`, 'utf8');
+      const ppid = Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+      const kb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+      rss.set(Number(name), kb * 1024);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(name));
+    } catch {
+      /* the process ended meanwhile */
+    }
+  }
+  let total = 0;
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop();
+    total += rss.get(pid) ?? 0;
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return total;
+}
+
+const [dir, json] = process.argv.slice(2);
+let peak = 0;
+const sampler = setInterval(() => (peak = Math.max(peak, treeRssBytes(process.pid))), 50);
+const t0 = performance.now();
+const crawl = await startCrawl({ dir, settings: JSON.parse(json) });
+const final = await crawl.finished();
+const ms = performance.now() - t0;
+clearInterval(sampler);
+const records = await readWarcDir(`${dir}/warcs`);
+const archived = [...new Set(records.filter((r) => r.type === 'response' || r.type === 'revisit').map((r) => r.targetUri))];
+process.stdout.write(JSON.stringify({ ms, pages: final.pages, uris: final.downloaded + final.failed, peakRssMb: peak / 1048576, state: final.state, reason: final.finishReason, archived }) + '\n');

@@ -1,0 +1,131 @@
+/**
+ * Where a browser tab's exchanges go in a crawl: each one through the crawl's own capture path
+ * (exchange-records.ts → buildCaptureGroup → the WARC writer → capture-index rows), with the
+ * same revisit decision as an HTTP response (dedup-digest.ts), as it arrives. So a page's
+ * scripts, images, fonts and XHR answers are archived and indexed exactly like HTTP captures.
+ *
+ * The page's own document is held back: its index rows are committed by the chain's
+ * disposition with the URI's frontier outcome, as for an HTTP page, and its records carry the
+ * page's title. Everything else is indexed at once, in its own transaction (as a robots.txt
+ * redirect hop is); a kill between the WARC write and that transaction is mended at start-up by
+ * reconcile-index.ts like any crawl write.
+ *
+ * robots.txt holds for what the page loads: an exchange of a host whose robots.txt (already
+ * known to the crawl) forbids the URL is not written. The browser did send that request (the
+ * recorder pauses responses, not requests), so this keeps the archive to what robots allow
+ * rather than stopping the request itself. Scope does not: like Browsertrix, everything the page
+ * loads is kept (a page needs its CDN's images and fonts to replay), and only in-scope URLs are
+ * queued from it.
+ */
+import fs from 'node:fs/promises';
+import type { FetchResult } from '../../fetch/fetcher.ts';
+import type { RecordRow } from '../../archive/capture-index.ts';
+import { exchangeCaptureInput } from '../exchange-records.ts';
+import type { RecordedExchange, RecordSink } from '../../browser/recorded-exchange.ts';
+import type { WrittenRecord } from '../../warc/warc-writer.ts';
+import { buildCaptureGroup, type RevisitOf } from '../capture-records.ts';
+import { captureRows } from '../capture-rows.ts';
+import { hostSettings } from '../host-settings.ts';
+import type { CrawlContext } from '../crawl-context.ts';
+import { dedupApplies, revisitFor, type RevisitDecision } from './dedup-digest.ts';
+import { disposeFetch } from './dispose-fetch.ts';
+
+/** The page's document as captured: its response, records and revisit, indexed by the disposition. */
+export interface PageDocument {
+  fetch: FetchResult;
+  written: WrittenRecord[];
+  responseId: string | null;
+  revisitOf: RevisitOf | null;
+  originalClaim: RevisitDecision['originalClaim'];
+  annotation: string | null;
+}
+
+export class BrowserRecordSink implements RecordSink {
+  /** URLs written (and indexed) from this page, the document aside. */
+  readonly captured = new Set<string>();
+  /** Exchanges left out because robots.txt forbids them. */
+  robotsDropped = 0;
+  /** Bytes of every exchange the page made (for politeness). */
+  bytes = 0;
+  exchanges = 0;
+  /** The page document(s), in order: a redirected navigation has one per hop. */
+  readonly documents: { url: string; doc: PageDocument }[] = [];
+  private ctx: CrawlContext;
+
+  constructor(ctx: CrawlContext) {
+    this.ctx = ctx;
+  }
+
+  async exchange(x: RecordedExchange): Promise<void> {
+    const ctx = this.ctx;
+    if (!x.isPageDocument && this.forbidden(x.url)) {
+      this.robotsDropped++;
+      if (!Buffer.isBuffer(x.body)) await fs.rm(x.body.path, { force: true });
+      return;
+    }
+    const input = await exchangeCaptureInput(x);
+    const f = input.fetch;
+    let keep = false;
+    let claim: RevisitDecision['originalClaim'] = null;
+    try {
+      this.exchanges++;
+      this.bytes += f.bytesReceived;
+      const d: RevisitDecision = dedupApplies(ctx, f, x.status) ? await revisitFor(ctx, x.url, f.payloadDigest!) : { revisitOf: null, annotation: null, originalClaim: null };
+      claim = d.originalClaim;
+      const group = buildCaptureGroup({ ...input, revisitOf: d.revisitOf, bodyBuffer: d.revisitOf ? null : input.bodyBuffer });
+      const written = await ctx.writer.writeGroup(group.records);
+      if (x.isPageDocument) {
+        this.documents.push({ url: x.url, doc: { fetch: f, written, responseId: group.responseId, revisitOf: d.revisitOf, originalClaim: claim, annotation: d.annotation } });
+        claim = null; // settled by the disposition, with the page's rows
+        keep = true;
+        return;
+      }
+      const rows: RecordRow[] = captureRows(ctx, x.url, x.date, f, written, null, d.revisitOf);
+      for (const r of rows) if (r.recordType === 'request') r.method = x.method;
+      ctx.db.transaction(() => ctx.captures.addRecords(rows))();
+      this.captured.add(x.url);
+      const resp = rows.find((r) => r.recordType === 'response');
+      if (claim && group.responseId && resp?.date) claim.settle({ recordId: group.responseId, targetUri: x.url, date: resp.date });
+      claim = null;
+    } finally {
+      claim?.settle(null);
+      if (!keep) await disposeFetch(f);
+    }
+  }
+
+  /** robots.txt of the exchange's host, if the crawl knows it, forbids this URL. */
+  private forbidden(url: string): boolean {
+    let host: string;
+    try {
+      host = new URL(url).hostname;
+    } catch {
+      return false;
+    }
+    const hs = hostSettings(this.ctx.settings, host);
+    const gate = this.ctx.robots.check(url, hs.robots, hs.userAgent, Date.now());
+    return gate.kind === 'precluded';
+  }
+
+  /** Index rows of a captured document (the disposition commits them with the URI's outcome). */
+  documentRows(d: { url: string; doc: PageDocument }, title: string | null, page: boolean): RecordRow[] {
+    const f = d.doc.fetch;
+    return captureRows(this.ctx, d.url, new Date(f.startedAt), f, d.doc.written, title, d.doc.revisitOf, page);
+  }
+
+  /**
+   * A capture that is not used (it failed, or a hard stop cut it): the documents already written
+   * are indexed all the same (the WARC and the index must agree), then let go.
+   */
+  async discard(): Promise<void> {
+    const rows = this.documents.flatMap((d) => this.documentRows(d, null, false));
+    try {
+      if (rows.length > 0) this.ctx.db.transaction(() => this.ctx.captures.addRecords(rows))();
+    } finally {
+      for (const { doc } of this.documents) {
+        doc.originalClaim?.settle(null);
+        await disposeFetch(doc.fetch);
+      }
+      this.documents.length = 0;
+    }
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Extract: links, title and text from the content-decoded entity (off the crawl loop, in the
+ * worker pool). A 304's links come from the earlier capture the server says is unchanged; a seed
+ * also leads to its inferred links (favicon, robots-less sitemap…); robots.txt's Sitemap: lines
+ * were found by its fetch.
+ */
+import { decodeBodyStream } from '../../extract/decode-body.ts';
+import { inferredLinks } from '../../extract/inferred-links.ts';
+import { extractDocument } from '../../extract/extract-document.ts';
+import { fieldValue as headerValue, listFieldValue } from '../../formats/http-fields.ts';
+import { headMediaType as mimeOf } from '../../formats/media-type.ts';
+import { mayBeSitemapBody } from '../sitemap-seeder.ts';
+import type { ProcessResult, Processor } from './crawl-uri.ts';
+
+const EXTRACTABLE = /^(text\/html|application\/xhtml\+xml|text\/css|application\/xml|text\/xml)$/;
+
+export const extractLinks: Processor = {
+  name: 'extract-links',
+  shouldProcess: (_ctx, curi) => curi.fetch !== undefined && !curi.captured,
+  async process(ctx, curi): Promise<ProcessResult> {
+    const { uri } = curi;
+    const f = curi.fetch!;
+    const status = curi.status;
+    const notModified = status === 304 && curi.prior ? await ctx.prior!.served(curi.prior) : null;
+    if (notModified) {
+      // 304: nothing new to store, but the page's links still lead on.
+      const ex = await ctx.extractor.run({ url: uri.url, status: notModified.status, headers: notModified.headers, body: notModified.body, mime: mimeOf(notModified.headers) ?? '', maxLinks: ctx.settings.maxLinksPerDocument });
+      curi.outlinks = ex.outlinks;
+      curi.title = ex.title;
+      curi.annotations.push('links-from-earlier-capture');
+    } else if (status >= 200 && status < 400) {
+      let body: Buffer = Buffer.alloc(0);
+      const mime = curi.mime;
+      if (f.entity && mime && (EXTRACTABLE.test(mime) || mayBeSitemapBody(uri.url, uri.hopsPath, mime))) {
+        const decoded = await decodeBodyStream(f.entity.stream(), listFieldValue(f.headers, 'content-encoding') ?? undefined, ctx.settings.maxExtractBytes);
+        body = decoded.body;
+        if (decoded.truncated) curi.annotations.push('extract-capped');
+        if (decoded.error) curi.annotations.push('decode-error');
+      }
+      const input = { url: uri.url, status, headers: f.headers, body, mime: mime ?? '', maxLinks: ctx.settings.maxLinksPerDocument };
+      // No body to parse (an image, a script, a redirect): only header links, cheap enough to take
+      // here rather than a round trip to the worker pool.
+      const ex = body.length === 0 ? extractDocument(input) : await ctx.extractor.run(input);
+      if (ex.error) curi.annotations.push('extract-error');
+      curi.outlinks = ex.outlinks;
+      curi.title = ex.title;
+      curi.text = ex.text;
+      curi.isHtml = ex.isHtml;
+      if (ex.truncatedLinks) curi.annotations.push('links-capped');
+      // Values that looked like links but did not parse (or were over 64 KiB): dropped, but counted.
+      if (ex.skipped > 0) curi.annotations.push(`unparsable-links:${ex.skipped}`);
+      if (ex.nofollow) curi.annotations.push('nofollow');
+    }
+    if (uri.hopsPath === '' && status >= 200 && status < 300) curi.outlinks = [...curi.outlinks, ...inferredLinks(uri.url)];
+    if (curi.extraOutlinks.length) curi.outlinks = [...curi.outlinks, ...curi.extraOutlinks];
+    return 'proceed';
+  },
+};

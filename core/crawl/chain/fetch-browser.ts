@@ -1,0 +1,159 @@
+/**
+ * Fetch in a browser tab (browser mode, for seeds and pages: choose-fetcher.ts). The page is
+ * loaded in Chromium, its behaviors run (network quiet, scroll, media, details, load more), and
+ * every exchange it makes is written by the crawl's record sink as it arrives. Then:
+ *
+ * - the page's document is the URI's response (its index rows are committed by the disposition
+ *   with the frontier outcome, titled and listed as a page like an HTTP page);
+ * - links from the live DOM (after script) are queued as L hops; what the page loaded but that
+ *   was not captured (an exchange the browser would not hand out) as E hops, fetched by HTTP.
+ *   What the browser captured is not queued again;
+ * - the page's text after script is its search text (in the index, not a WARC record: the
+ *   crawl's HTTP pages keep theirs the same way), and its screenshot is a `resource` record
+ *   `urn:view:<url>` (page-resource-records.ts, Browsertrix Crawler's name for it),
+ *   WARC-Concurrent-To the page's response, written with the metadata record (outlinks);
+ * - the whole page (document and resources, start to end) counts against its host's politeness:
+ *   the delay follows its duration and bytes, as for one HTTP fetch.
+ *
+ * A page the browser cannot load (connection refused, DNS, a download rather than a document, a
+ * capture over --fetch-timeout-s) is fetched by HTTP instead, so it ends with the same outcome
+ * codes and retries as any URI.
+ */
+import { capturePage, type PageCapture } from '../../browser/capture-page.ts';
+import { SCREENSHOT_URN_PREFIX, screenshotRecord } from '../../browser/page-resource-records.ts';
+import type { TabPool } from '../../browser/tab-pool.ts';
+import type { BehaviorOptions } from '../../browser/page-behaviors.ts';
+import { mayBePage } from '../../frontier/page-hops.ts';
+import type { Outlink } from '../../extract/outlink.ts';
+import { metadataRecord } from '../capture-records.ts';
+import { headMediaType as mimeOf } from '../../formats/media-type.ts';
+import type { CrawlContext } from '../crawl-context.ts';
+import type { RecordRow } from '../../archive/capture-index.ts';
+import type { CrawlUri, ProcessResult, Processor } from './crawl-uri.ts';
+import { BrowserRecordSink } from './browser-record-sink.ts';
+import { fetchHttp } from './fetch-http.ts';
+import { disposeFetch } from './dispose-fetch.ts';
+
+const HTML = /^(text\/html|application\/xhtml\+xml)$/;
+
+export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Processor {
+  return {
+    name: 'fetch-browser',
+    async process(ctx, curi): Promise<ProcessResult> {
+      const { uri } = curi;
+      const tab = await pool.acquire();
+      const started = Date.now();
+      const sink = new BrowserRecordSink(ctx);
+      let capture: PageCapture | null = null;
+      let failure: unknown = null;
+      try {
+        // The whole page within --fetch-timeout-s, as one HTTP fetch: a tab that hangs costs one page.
+        const signal = AbortSignal.any([ctx.hardStop, AbortSignal.timeout(ctx.settings.fetchTimeoutS * 1000)]);
+        capture = await capturePage(tab.session, uri.url, { sink, signal, spoolDir: ctx.paths.tmp, behaviors: { screenshot: true, ...behaviors } });
+      } catch (err) {
+        failure = err;
+      } finally {
+        await pool.release(tab, { broken: failure !== null || ctx.hardStop.aborted });
+      }
+      if (ctx.hardStop.aborted) {
+        // Cut short by a hard stop: what was written is indexed; the page is captured again on resume.
+        await sink.discard();
+        ctx.frontier.defer(uri, Date.now());
+        curi.disposition = { kind: 'deferred' };
+        return 'finish';
+      }
+      const doc = sink.documents.find((d) => d.url === uri.url) ?? sink.documents[0];
+      if (!capture || !doc) {
+        // No document (the browser could not load it, or it was a download): HTTP says why.
+        await sink.discard();
+        curi.annotations.push(failure ? 'browser-failed' : 'browser-no-document');
+        return fetchHttp.process(ctx, curi);
+      }
+      await finishCapture(ctx, curi, sink, capture, doc, Date.now() - started);
+      return 'proceed';
+    },
+  };
+}
+
+async function finishCapture(
+  ctx: CrawlContext,
+  curi: CrawlUri,
+  sink: BrowserRecordSink,
+  capture: PageCapture,
+  primary: BrowserRecordSink['documents'][number],
+  durationMs: number,
+): Promise<void> {
+  const { uri } = curi;
+  const f = primary.doc.fetch;
+  f.durationMs = durationMs;
+  curi.fetch = f;
+  curi.captured = true;
+  curi.politenessBytes = sink.bytes;
+  curi.revisitOf = primary.doc.revisitOf;
+  curi.originalClaim = primary.doc.originalClaim;
+  primary.doc.originalClaim = null;
+  if (primary.doc.annotation) curi.annotations.push(primary.doc.annotation);
+  curi.annotations.push(`browser:${sink.exchanges}`);
+  if (sink.robotsDropped > 0) curi.annotations.push(`robots-precluded-embeds:${sink.robotsDropped}`);
+
+  const mime = mimeOf(f.headers);
+  curi.isHtml = !!mime && HTML.test(mime);
+  curi.htmlPage = curi.isHtml && f.status === 200;
+  curi.page = curi.isHtml && f.status === 200 && mayBePage(uri.hopsPath);
+  curi.title = capture.title || null;
+  curi.text = capture.text;
+
+  // Links from the live DOM lead on; the page's loads that the browser did not capture are
+  // fetched by HTTP (the others are in the archive already).
+  const outlinks: Outlink[] = capture.outlinks.map((url) => ({ url, hop: 'L', context: 'browser/a' }));
+  const documents = new Set(sink.documents.map((d) => d.url));
+  for (const url of capture.embeds) {
+    if (!sink.captured.has(url) && !documents.has(url) && /^https?:/i.test(url)) outlinks.push({ url, hop: 'E', context: 'browser/load' });
+  }
+  curi.outlinks = outlinks;
+  // A redirected navigation: the browser followed it, so its target is captured, not queued; a
+  // seed's target becomes a seed (its links are in scope as the seed's would be).
+  if (uri.seed) for (const d of sink.documents) if (d !== primary) ctx.addRedirectSeed(d.url);
+
+  // Index rows of every document of the navigation, the page's own titled and listed as a page.
+  const rows: RecordRow[] = [];
+  for (const d of sink.documents) rows.push(...sink.documentRows(d, d === primary && curi.htmlPage ? curi.title : null, d === primary && curi.htmlPage));
+  // The page as the browser left it: which document it ended on holds the screenshot.
+  const last = sink.documents[sink.documents.length - 1]!;
+  const pageId = last.doc.responseId;
+  if (pageId) {
+    const date = new Date(last.doc.fetch.startedAt);
+    const records = [metadataRecord(last.url, date, pageId, { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: durationMs, outlinks })];
+    const shotUri = SCREENSHOT_URN_PREFIX + last.url;
+    if (capture.screenshot) records.push(screenshotRecord(last.url, date, capture.screenshot, pageId));
+    const written = await ctx.writer.writeGroup(records);
+    const ts = rows.find((r) => r.recordId === pageId)?.ts ?? null;
+    const fileId = (name: string) => ctx.fileIds.get(name) ?? 0;
+    for (const w of written) {
+      const shot = w.type === 'resource';
+      rows.push({
+        fileId: fileId(w.filename),
+        offset: w.offset,
+        length: w.length,
+        recordType: w.type,
+        recordId: w.recordId,
+        targetUri: shot ? shotUri : last.url,
+        urlkey: shot ? shotUri : (rows.find((r) => r.recordId === pageId)?.urlkey ?? null),
+        ts,
+        date: date.toISOString(),
+        mime: shot ? 'image/png' : 'application/warc-fields',
+        status: null,
+        payloadDigest: null,
+        concurrentTo: pageId,
+        ...(shot ? { contentLength: capture.screenshot!.length } : {}),
+      });
+    }
+  }
+  curi.rows = rows;
+  // The other documents of the navigation were handed over with their rows: let them go.
+  for (const d of sink.documents) {
+    if (d === primary) continue;
+    d.doc.originalClaim?.settle(null);
+    await disposeFetch(d.doc.fetch);
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Fetch: one HTTP request for the URI (conditional when an earlier crawl holds the URL). The
+ * response, or its failure, is left on the CrawlUri for the processors after it.
+ */
+import { TroveError } from '../../errors.ts';
+import { surtKey } from '../../scope/surt.ts';
+import { type Processor } from './crawl-uri.ts';
+import { disposeFetch } from './dispose-fetch.ts';
+import { requestHeaders } from './request-headers.ts';
+
+export const fetchHttp: Processor = {
+  name: 'fetch-http',
+  async process(ctx, curi) {
+    const { uri } = curi;
+    // Across crawls: a URL an earlier crawl holds is asked for conditionally.
+    const conditional: [string, string][] = [];
+    if (ctx.prior && ctx.settings.dedup !== 'off') {
+      curi.prior = ctx.prior.latest(surtKey(uri.url), uri.url);
+      if (curi.prior) conditional.push(...(await ctx.prior.conditionalHeaders(curi.prior)));
+    }
+    const f = await ctx.fetcher.fetch({ url: uri.url, headers: [...requestHeaders(ctx, curi.hs, curi.sendAgent), ...conditional], signal: ctx.hardStop });
+    if (f.error?.code === 'FETCH_SPOOL_FAILED') {
+      // The spool is in the crawl directory: a body it could not hold means the crawl's disk
+      // refused a write, not that the URI failed. The controller pauses and fetches it again.
+      await disposeFetch(f);
+      throw new TroveError('FETCH_SPOOL_FAILED', f.error.message);
+    }
+    if (ctx.hardStop.aborted) {
+      // A hard stop cut this fetch short: nothing is archived, and the URI goes back to the queue
+      // untouched (no attempt counted), to be fetched in full when the crawl resumes.
+      await disposeFetch(f);
+      ctx.frontier.defer(uri, Date.now());
+      curi.disposition = { kind: 'deferred' };
+      return 'finish';
+    }
+    curi.fetch = f;
+    return 'proceed';
+  },
+};

@@ -1,0 +1,26 @@
+/**
+ * Write, first half: the response and request records (or the revisit) do not depend on the
+ * page's links, so they are built and compressed on the thread pool while the links are
+ * extracted; write-records adds the metadata record and writes the group. A 304 to a
+ * conditional request is a server-not-modified revisit of the earlier crawl's capture.
+ */
+import { buildCaptureGroup, REVISIT_PROFILE_NOT_MODIFIED } from '../capture-records.ts';
+import type { ProcessResult, Processor } from './crawl-uri.ts';
+
+export const startRecords: Processor = {
+  name: 'start-records',
+  shouldProcess: (_ctx, curi) => curi.fetch !== undefined && !curi.captured,
+  async process(ctx, curi): Promise<ProcessResult> {
+    const f = curi.fetch!;
+    const prior = curi.prior;
+    if (curi.status === 304 && prior) {
+      curi.revisitOf = { recordId: prior.recordId, targetUri: prior.url, date: prior.date, profile: REVISIT_PROFILE_NOT_MODIFIED, payloadDigest: prior.digest };
+      curi.annotations.push('duplicate:server-not-modified');
+    }
+    const bodyBuffer = !curi.revisitOf && f.body && f.body.path === null ? await f.body.read() : null;
+    curi.head = buildCaptureGroup({ url: curi.uri.url, date: new Date(f.startedAt), fetch: f, bodyBuffer, revisitOf: curi.revisitOf, metadata: null });
+    curi.precompressed = ctx.writer.precompress(curi.head.records);
+    curi.precompressed.catch(() => {}); // its error, if any, surfaces where write-records awaits it
+    return 'proceed';
+  },
+};

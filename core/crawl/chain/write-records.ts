@@ -1,0 +1,32 @@
+/**
+ * Write, second half: the metadata record (via, hops, fetch time, every outlink) joins the
+ * precompressed response and request records, the group is written, and its capture-index rows
+ * are made (committed by the disposition with the frontier outcome, in one transaction).
+ *
+ * The index lists every HTML 200 response as a page (as an import of the WARC would); the crawl
+ * counts, against its page limit, only those reached as pages (page-hops.ts): an HTML iframe is
+ * part of the page that holds it.
+ */
+import { mayBePage } from '../../frontier/page-hops.ts';
+import { captureRows } from '../capture-rows.ts';
+import { metadataRecord } from '../capture-records.ts';
+import type { ProcessResult, Processor } from './crawl-uri.ts';
+
+export const writeRecords: Processor = {
+  name: 'write-records',
+  shouldProcess: (_ctx, curi) => curi.fetch !== undefined && curi.head !== undefined,
+  async process(ctx, curi): Promise<ProcessResult> {
+    const { uri } = curi;
+    const f = curi.fetch!;
+    const head = curi.head!;
+    const date = new Date(f.startedAt);
+    const meta = head.responseId
+      ? [metadataRecord(uri.url, date, head.responseId, { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: f.durationMs, outlinks: curi.outlinks })]
+      : [];
+    const written = await ctx.writer.writeGroup([...(await curi.precompressed!), ...meta]);
+    curi.htmlPage = curi.isHtml && curi.status === 200;
+    curi.page = curi.htmlPage && mayBePage(uri.hopsPath);
+    curi.rows = captureRows(ctx, uri.url, date, f, written, curi.htmlPage ? curi.title : null, curi.revisitOf, curi.htmlPage);
+    return 'proceed';
+  },
+};
