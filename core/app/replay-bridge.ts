@@ -8,7 +8,7 @@
  */
 import type { ReplayCapture, ReplayInfo } from '../api/app-types.ts';
 import type { Archive } from '../archive/archive-dir.ts';
-import { fieldValue } from '../formats/http-fields.ts';
+import { fieldValue, redirectLocation } from '../formats/http-fields.ts';
 import { replay, replayHead, type NotArchived, type ReplayHead, type ReplayResponse } from '../replay/replay.ts';
 import { notArchivedPage } from '../replay/not-archived-page.ts';
 import { applyReplayPolicy, isServiceWorkerScript, REPLAY_CSP } from '../replay/replay-policy.ts';
@@ -39,15 +39,7 @@ function infoOf(url: string, r: ReplayResponse | ReplayHead | NotArchived): Repl
   if (r.kind === 'not-archived') {
     return { kind: 'not-archived', url, reason: 'this URL is not in the archive', nearest: r.nearest ?? [] };
   }
-  const location = r.status >= 300 && r.status < 400 ? fieldValue(r.headers, 'location') : null;
-  let absolute: string | null = null;
-  if (location) {
-    try {
-      absolute = new URL(location, url).href;
-    } catch {
-      absolute = location;
-    }
-  }
+  const location = redirectLocation(r.status, r.headers, url);
   return {
     kind: 'archived',
     url,
@@ -57,7 +49,7 @@ function infoOf(url: string, r: ReplayResponse | ReplayHead | NotArchived): Repl
     headers: r.headers,
     bodyBytes: 'body' in r ? Number(fieldValue(r.headers, 'content-length') ?? r.body.length) : r.bodyBytes,
     capture: captureOf(r),
-    location: absolute,
+    location: location.absolute ?? location.raw,
   };
 }
 

@@ -47,33 +47,12 @@ export interface RecordRow {
   page?: boolean;
 }
 
-/** An indexed record with its id and file, as lookups return it. */
-export interface CaptureRow {
+/** An indexed record with its id and file, as lookups return it: every field of the row present. */
+export interface CaptureRow extends Required<RecordRow> {
   id: number;
-  fileId: number;
   /** As stored in warc_files.path: relative to the archive dir for crawl files, absolute for imports by reference. */
   filePath: string;
   fileName: string;
-  offset: number;
-  length: number;
-  recordType: string;
-  recordId: string | null;
-  targetUri: string | null;
-  urlkey: string | null;
-  ts: string | null;
-  date: string | null;
-  mime: string | null;
-  status: number | null;
-  payloadDigest: string | null;
-  refersTo: string | null;
-  refersToUri: string | null;
-  refersToDate: string | null;
-  concurrentTo: string | null;
-  method: string | null;
-  contentLength: number | null;
-  truncated: string | null;
-  title: string | null;
-  page: boolean;
 }
 
 export interface WarcFileInfo {

@@ -8,6 +8,7 @@
  * pays for the export scans it does not run.
  */
 import type Database from 'better-sqlite3';
+import type { CaptureRow } from './capture-index.ts';
 import { CAPTURE_TYPE_LIST } from './capture-statements.ts';
 import { prefixEnd } from './record-query-sql.ts';
 
@@ -22,20 +23,10 @@ export interface PageRow {
 }
 
 /** What a CDXJ line is made of (archive/cdxj.ts), without re-reading the WARC. */
-export interface CdxjSourceRow {
-  id: number;
-  fileId: number;
-  offset: number;
-  length: number;
-  recordType: string;
-  targetUri: string | null;
-  urlkey: string | null;
-  ts: string | null;
-  mime: string | null;
-  status: number | null;
-  payloadDigest: string | null;
-  method: string | null;
-}
+export type CdxjSourceRow = Pick<
+  CaptureRow,
+  'id' | 'fileId' | 'offset' | 'length' | 'recordType' | 'targetUri' | 'urlkey' | 'ts' | 'mime' | 'status' | 'payloadDigest' | 'method'
+>;
 
 /** The latest 200 GET capture of one URL key (the offline mirror's file for it). */
 export interface LatestCaptureRow {

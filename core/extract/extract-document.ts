@@ -15,6 +15,7 @@
  *
  * Never throws on bad input: an extractor failure keeps the header links and sets `error`.
  */
+import { emptyExtraction } from './empty-extraction.ts';
 import { fieldValue, fieldValues } from '../formats/http-fields.ts';
 import { isHtmlType, mediaType } from '../formats/media-type.ts';
 import { OutlinkList } from './outlink.ts';
@@ -64,17 +65,7 @@ export function extractDocument(input: DocumentInput): DocumentExtraction {
   const contentType = fieldValue(input.headers, 'content-type') ?? undefined;
   const kind = documentKind(mime, input);
 
-  const result: DocumentExtraction = {
-    outlinks: [],
-    title: null,
-    text: '',
-    nofollow: false,
-    noindex: false,
-    truncatedLinks: false,
-    isHtml: kind === 'html',
-    kind,
-    skipped: 0,
-  };
+  const result = emptyExtraction(kind, kind === 'html');
   const list = new OutlinkList(input.maxLinks);
   for (const link of extractFromHeaders(input.status, input.headers, input.url)) list.add(link);
 

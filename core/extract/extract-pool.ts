@@ -12,6 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { TroveError } from '../errors.ts';
 import { isHtmlType, mediaType } from '../formats/media-type.ts';
 import type { DocumentExtraction, DocumentInput } from './extract-document.ts';
+import { emptyExtraction } from './empty-extraction.ts';
 import type { WorkerJob, WorkerMessage } from './extract-worker.ts';
 import { unpackExtraction } from './extract-message.ts';
 
@@ -182,16 +183,5 @@ export class ExtractPool {
 /** The answer for a job that produced nothing: no links, the error says why. */
 function failed(input: DocumentInput, error: string): PoolResult {
   const mime = mediaType(input.mime) ?? '';
-  return {
-    outlinks: [],
-    title: null,
-    text: '',
-    nofollow: false,
-    noindex: false,
-    truncatedLinks: false,
-    isHtml: isHtmlType(mime),
-    kind: 'other',
-    skipped: 0,
-    error,
-  };
+  return { ...emptyExtraction('other', isHtmlType(mime)), error };
 }

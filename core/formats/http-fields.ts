@@ -49,3 +49,18 @@ export function listFieldTokens(fields: FieldList | undefined, name: string): st
   }
   return out;
 }
+
+/**
+ * Where a 3xx response points: its (first) Location resolved against the request URL (RFC 9110
+ * §10.2.2 allows a relative reference). `raw` is the field as sent, for callers that show or keep
+ * a Location URL parsing refuses; `absolute` is null then, and when there is no redirect.
+ */
+export function redirectLocation(status: number, fields: FieldList | undefined, base: string): { raw: string | null; absolute: string | null } {
+  const raw = status >= 300 && status < 400 ? fieldValue(fields, 'location') : null;
+  if (!raw) return { raw: null, absolute: null };
+  try {
+    return { raw, absolute: new URL(raw, base).href };
+  } catch {
+    return { raw, absolute: null };
+  }
+}

@@ -3,7 +3,7 @@
  * get_header and pywb read archives), every line joined for a list field (RFC 9110 §5.3).
  */
 import { describe, expect, it } from 'vitest';
-import { fieldValue, fieldValues, listFieldTokens, listFieldValue } from '../../core/formats/http-fields.ts';
+import { fieldValue, fieldValues, listFieldTokens, listFieldValue, redirectLocation } from '../../core/formats/http-fields.ts';
 import { parseHttpHead } from '../../core/formats/http-head.ts';
 
 const twice: [string, string][] = [
@@ -31,5 +31,16 @@ describe('header fields', () => {
   it('reads an archived head the same way', () => {
     const head = parseHttpHead(Buffer.from('HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Type: image/png\r\n\r\n', 'latin1'))!;
     expect(fieldValue(head.headers, 'content-type')).toBe('text/html');
+  });
+});
+
+describe('redirectLocation (the crawl follows it, replay shows it)', () => {
+  it('resolves a relative Location of a 3xx against the request URL, first line wins', () => {
+    const h: [string, string][] = [['Location', '../b?x=1'], ['location', '/other']];
+    expect(redirectLocation(301, h, 'http://example.org/a/c/d')).toEqual({ raw: '../b?x=1', absolute: 'http://example.org/a/b?x=1' });
+  });
+  it('has no target outside 3xx, and keeps the raw value URL parsing refuses', () => {
+    expect(redirectLocation(200, [['Location', '/x']], 'http://example.org/')).toEqual({ raw: null, absolute: null });
+    expect(redirectLocation(302, [['Location', 'http://[bad']], 'http://example.org/')).toEqual({ raw: 'http://[bad', absolute: null });
   });
 });

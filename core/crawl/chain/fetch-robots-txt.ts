@@ -14,7 +14,7 @@ import { decodeBodyStream } from '../../extract/decode-body.ts';
 import { ROBOTS_MAX_REDIRECTS } from '../../robots/robots-state.ts';
 import { outcomeName } from '../../api/outcome-codes.ts';
 import { captureRows } from '../capture-rows.ts';
-import { fieldValue as headerValue, listFieldValue } from '../../formats/http-fields.ts';
+import { listFieldValue, redirectLocation } from '../../formats/http-fields.ts';
 import { buildCaptureGroup } from '../capture-records.ts';
 import { robotsSitemapOutlinks } from '../sitemap-seeder.ts';
 import type { CrawlContext } from '../crawl-context.ts';
@@ -49,15 +49,7 @@ export const fetchRobotsTxt: Processor = {
           const decoded = await decodeBodyStream(f.entity.stream(), listFieldValue(f.headers, 'content-encoding') ?? undefined, 512 * 1024);
           body = decoded.body;
         }
-        const location = status >= 300 && status < 400 ? headerValue(f.headers, 'location') : null;
-        let next: string | null = null;
-        if (location) {
-          try {
-            next = new URL(location, url).href;
-          } catch {
-            next = null;
-          }
-        }
+        const next = redirectLocation(status, f.headers, url).absolute;
         // --sitemaps: the final robots.txt's Sitemap: lines become its hop-M outlinks.
         let sitemaps: Outlink[] = [];
         if (!next || hop === ROBOTS_MAX_REDIRECTS || f.outcome < 0) {
