@@ -7,6 +7,10 @@
  * Each tab lives in its own browser context (cookies and cache of one tab never change what
  * another captures: every page is fetched, as an HTTP crawl would). A tab whose capture failed
  * is replaced by a fresh one, so a crashed renderer costs one page, not the crawl.
+ *
+ * Every context carries the crawl's User-Agent (Playwright sets it on each page's session, so the
+ * document, its subresources and its workers all send it): a site sees the agent the crawl
+ * names and whose robots.txt rules it follows, not Chromium's own.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TroveError } from '../errors.ts';
