@@ -6,13 +6,15 @@
  * - pause lets the pages in the tabs finish and claims nothing new (the site sees no request
  *   while paused); resume goes on to the end, and every URI is captured once: one crawl.log
  *   line per URI, one response record per page, everything the browser asked for archived;
- * - the tabs send the crawl's User-Agent on pages and on everything they load, not Chromium's.
+ * - the tabs send the crawl's User-Agent on pages and on everything they load, not Chromium's,
+ *   and a per-host override's agent on that host's pages.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
+import { parseOverride } from '../../core/cli/crawl-options.ts';
 import { findChromium } from '../../core/browser/find-chromium.ts';
 import type { CrawlState } from '../../core/api/crawl-snapshot.ts';
 import { verifyCrawlDir } from '../helpers/verify-crawl-dir.ts';
@@ -137,5 +139,20 @@ describe.skipIf(!chromium)('browser crawl controls', () => {
     for (const u of ['/robots.txt', '/spa.html', '/api/articles.json']) expect(hits.some((h) => h.url === u), u).toBe(true);
     expect(hits.filter((h) => h.url !== '/robots.txt').length).toBeGreaterThan(2);
     expect(hits.filter((h) => h.userAgent !== agent)).toEqual([]);
+  }, 120_000);
+
+  it("a per-host override's User-Agent is what the tabs send on that host's pages", async () => {
+    const other = 'OtherAgent/2.0 (+https://example.org/bot)';
+    const host = new URL(site.origin).hostname;
+    const before = site.hits.length;
+    const dir = newDir();
+    const crawl = await startCrawl({
+      dir,
+      settings: { ...fast, seeds: [`${site.origin}/spa.html`], limitPages: 1, overrides: [parseOverride(`host=${host},user-agent=${other}`)], browser: { enabled: true, tabs: 1, path: chromium! } },
+    });
+    expect((await crawl.finished()).pages).toBe(1);
+    const hits = site.hits.slice(before);
+    expect(hits.some((h) => h.url === '/api/articles.json')).toBe(true);
+    expect(hits.filter((h) => h.userAgent !== other)).toEqual([]);
   }, 120_000);
 });
