@@ -7,11 +7,12 @@
  *   1. in Trove's replay: a Chromium page whose every request is paused over CDP (Fetch) and
  *      answered by `replayResponse`, the handler Electron's replay protocol uses, reading the
  *      crawl's directory as an archive; and
- *   2. in ReplayWeb.page, after a WACZ export of that archive,
+ *   2. in ReplayWeb.page, after `trove export <crawl dir> --wacz` (the real CLI),
  * with the same behaviors run in the replayed page. Each must show the live page's innerText,
  * with every lazy image loaded (naturalWidth > 0), no image broken, the web font loaded and
  * the video decoded.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,7 +20,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, CDPSession, Frame, Page } from 'playwright-core';
 import { openArchive, type Archive } from '../../core/archive/archive-dir.ts';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
-import { exportWacz } from '../../core/export/export-wacz.ts';
 import { replayResponse } from '../../core/app/replay-bridge.ts';
 import { realClock } from '../../core/browser/browser-clock.ts';
 import type { CdpSession } from '../../core/browser/cdp-session.ts';
@@ -27,6 +27,7 @@ import { NetworkActivity } from '../../core/browser/network-activity.ts';
 import { DEFAULT_BEHAVIORS, runBehaviors } from '../../core/browser/page-behaviors.ts';
 import { BROWSER_SITE_PAGES, startBrowserSite } from '../helpers/browser-site-server.ts';
 import { verifyCrawlDir } from '../helpers/verify-crawl-dir.ts';
+import { repoRoot } from '../helpers/corpus.ts';
 import { ARTIFACTS, CHROMIUM_ARGS, findChromium, NO_CHROMIUM_MESSAGE } from './harness.ts';
 import { serveReplayWebPage, type ReplayWebPageServer } from './replaywebpage-server.ts';
 
@@ -118,12 +119,9 @@ describe.skipIf(!chromium)('browser capture fidelity: live vs Trove replay vs Re
     // Every fixture page was loaded in a tab (its screenshot is there), not fetched by HTTP.
     for (const p of BROWSER_SITE_PAGES) expect(check.records.some((r) => r.type === 'resource' && r.targetUri === `urn:view:${origin}${p}`), p).toBe(true);
     wacz = path.join(tmp, 'browser-site.wacz');
-    const archive = openArchive(archiveDir, { create: false });
-    try {
-      await exportWacz(archive, wacz);
-    } finally {
-      archive.close();
-    }
+    // The real CLI, as an archivist exports (the live site is shut: spawnSync blocks nothing it needs).
+    const exported = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'trove.js'), 'export', archiveDir, '--wacz', wacz], { encoding: 'utf8' });
+    expect(exported.status, exported.stderr).toBe(0);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
   }, 300_000);
 
@@ -185,7 +183,7 @@ describe.skipIf(!chromium)('browser capture fidelity: live vs Trove replay vs Re
     }, 90_000);
   });
 
-  describe('ReplayWeb.page, after a WACZ export', () => {
+  describe('ReplayWeb.page, after trove export --wacz', () => {
     let server: ReplayWebPageServer;
     let source = '';
     beforeAll(async () => {
