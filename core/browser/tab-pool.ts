@@ -7,6 +7,11 @@
  * Each tab lives in its own browser context (cookies and cache of one tab never change what
  * another captures: every page is fetched, as an HTTP crawl would). A tab whose capture failed
  * is replaced by a fresh one, so a crashed renderer costs one page, not the crawl.
+ *
+ * Every context carries the crawl's User-Agent (Playwright sets it on each page's session, so the
+ * document, its subresources and its workers all send it): a site sees the agent the crawl
+ * names and whose robots.txt rules it follows, not Chromium's own. A page whose host has its own
+ * agent (a per-host override) is loaded with that one (`useAgent`, set on the tab's CDP session).
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TroveError } from '../errors.ts';
@@ -20,6 +25,8 @@ export interface BrowserTab {
 interface Tab extends BrowserTab {
   context: BrowserContext;
   page: Page;
+  /** The agent this tab's session overrides the context's with (a host override's), if any. */
+  agent?: string;
 }
 
 const ARGS = [
@@ -93,6 +100,17 @@ export class TabPool {
 
   private gone(): TroveError {
     return this.closed ? new TroveError('BROWSER_CLOSED', "the crawl's browser is closed") : new TroveError('BROWSER_GONE', "the crawl's browser has no tab left (it crashed or was killed)");
+  }
+
+  /**
+   * Load the tab's next page with `userAgent` (the page's host's agent, which a per-host override
+   * may change): `Network.setUserAgentOverride` on the tab's session, only when it changes.
+   */
+  async useAgent(tab: BrowserTab, userAgent: string): Promise<void> {
+    const t = tab as Tab;
+    if ((t.agent ?? this.userAgent) === userAgent) return;
+    await t.session.send('Network.setUserAgentOverride', { userAgent });
+    t.agent = userAgent;
   }
 
   /** Give a tab back; `broken` replaces it with a fresh one (after a failed or aborted capture). */

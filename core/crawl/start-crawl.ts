@@ -103,7 +103,11 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     // Browser mode: Chromium is found and started before the crawl begins, so a missing one is
     // said at once (with the paths tried) rather than as a failure of every page, and
     // before anything of the crawl is written or started.
-    tabs = settings.browser?.enabled ? await TabPool.launch({ executablePath: findChromium({ path: settings.browser.path }), tabs: settings.browser.tabs }) : null;
+    // The tabs send the crawl's User-Agent (on the page and everything it loads), as the HTTP
+    // fetcher does, not Chromium's own: sites see one agent per crawl and robots.txt is read for it.
+    tabs = settings.browser?.enabled
+      ? await TabPool.launch({ executablePath: findChromium({ path: settings.browser.path }), tabs: settings.browser.tabs, userAgent: settings.userAgent })
+      : null;
 
     // Everything is valid: from here on the directory is the crawl's.
     setMeta(db, 'settings', settings);

@@ -1,30 +1,33 @@
 /**
- * Fidelity of browser capture (issue #17, "Measured"): each page of the browser-site fixture is
- * captured live in Chromium with the behaviors (its text after them is the reference), written
- * through the crawl's record builder and WarcWriter, imported into an archive, and then, with the
- * live site shut, replayed
+ * Fidelity of browser capture (issue #17, "Measured"). The archive is made by a real browser
+ * crawl of the browser-site fixture (`startCrawl` with `browser: { enabled: true, tabs: 2 }`,
+ * seeded with the fixture pages, links followed as any crawl does). The reference is each page
+ * loaded live in a separate Chromium page with the same behaviors as the crawl's tabs (its text
+ * and images after them). Then, with the live site shut, each page is replayed
  *   1. in Trove's replay: a Chromium page whose every request is paused over CDP (Fetch) and
- *      answered by `replayResponse`, the handler Electron's replay protocol uses; and
- *   2. in ReplayWeb.page, after a WACZ export,
+ *      answered by `replayResponse`, the handler Electron's replay protocol uses, reading the
+ *      crawl's directory as an archive; and
+ *   2. in ReplayWeb.page, after `trove export <crawl dir> --wacz` (the real CLI),
  * with the same behaviors run in the replayed page. Each must show the live page's innerText,
  * with every lazy image loaded (naturalWidth > 0), no image broken, the web font loaded and
  * the video decoded.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, CDPSession, Frame, Page } from 'playwright-core';
 import { openArchive, type Archive } from '../../core/archive/archive-dir.ts';
-import { importFiles } from '../../core/archive/import-warc.ts';
-import { exportWacz } from '../../core/export/export-wacz.ts';
+import { startCrawl } from '../../core/crawl/start-crawl.ts';
 import { replayResponse } from '../../core/app/replay-bridge.ts';
 import { realClock } from '../../core/browser/browser-clock.ts';
 import type { CdpSession } from '../../core/browser/cdp-session.ts';
 import { NetworkActivity } from '../../core/browser/network-activity.ts';
 import { DEFAULT_BEHAVIORS, runBehaviors } from '../../core/browser/page-behaviors.ts';
 import { BROWSER_SITE_PAGES, startBrowserSite } from '../helpers/browser-site-server.ts';
-import { captureInBrowser, newWarcWriter, warcSink } from '../helpers/browser-archive.ts';
+import { verifyCrawlDir } from '../helpers/verify-crawl-dir.ts';
+import { repoRoot } from '../helpers/corpus.ts';
 import { ARTIFACTS, CHROMIUM_ARGS, findChromium, NO_CHROMIUM_MESSAGE } from './harness.ts';
 import { serveReplayWebPage, type ReplayWebPageServer } from './replaywebpage-server.ts';
 
@@ -75,28 +78,50 @@ describe.skipIf(!chromium)('browser capture fidelity: live vs Trove replay vs Re
     origin = site.origin;
     const { chromium: pw } = await import('playwright-core');
     browser = await pw.launch({ executablePath: chromium!, args: CHROMIUM_ARGS });
-    const warcDir = path.join(tmp, 'warcs');
-    const writer = newWarcWriter(warcDir);
+    archiveDir = path.join(tmp, 'crawl');
     try {
+      // The reference: each page as a person's browser shows it, live, after the behaviors.
       for (const p of BROWSER_SITE_PAGES) {
-        const capture = await captureInBrowser(browser, origin + p, { sink: warcSink(writer), spoolDir: tmp, behaviors: { screenshot: false } });
-        live.set(p, { text: capture.text, lazyImages: [], brokenImages: [], fonts: [], videoWidths: [] });
+        const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+        try {
+          const page = await context.newPage();
+          await page.goto(origin + p, { waitUntil: 'load' });
+          live.set(p, await behaveAndLook(page, await context.newCDPSession(page), page.mainFrame()));
+        } finally {
+          await context.close();
+        }
       }
+      // The archive: a real browser crawl, as `trove crawl --browser --browser-tabs 2` runs it.
+      const crawl = await startCrawl({
+        dir: archiveDir,
+        settings: {
+          seeds: BROWSER_SITE_PAGES.map((p) => origin + p),
+          concurrency: 4,
+          perHost: 2,
+          delayFactor: 0,
+          minDelayMs: 0,
+          maxDelayMs: 0,
+          minFreeDiskBytes: 0,
+          maxRetries: 0,
+          browser: { enabled: true, tabs: 2, path: chromium! },
+        },
+      });
+      const final = await crawl.finished();
+      expect(final.finishReason).toBe('frontier-empty');
     } finally {
-      await writer.close();
       // From here on nothing can come from the live site.
       await site.close();
     }
-    archiveDir = path.join(tmp, 'archive');
-    const warcs = fs.readdirSync(warcDir).map((n) => path.join(warcDir, n));
-    expect((await importFiles(archiveDir, warcs)).problems).toEqual([]);
+    const check = await verifyCrawlDir(archiveDir);
+    expect(check.openFiles).toEqual([]);
+    expect(check.warcOnly).toEqual([]);
+    expect(check.indexOnly).toEqual([]);
+    // Every fixture page was loaded in a tab (its screenshot is there), not fetched by HTTP.
+    for (const p of BROWSER_SITE_PAGES) expect(check.records.some((r) => r.type === 'resource' && r.targetUri === `urn:view:${origin}${p}`), p).toBe(true);
     wacz = path.join(tmp, 'browser-site.wacz');
-    const archive = openArchive(archiveDir, { create: false });
-    try {
-      await exportWacz(archive, wacz);
-    } finally {
-      archive.close();
-    }
+    // The real CLI, as an archivist exports (the live site is shut: spawnSync blocks nothing it needs).
+    const exported = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'trove.js'), 'export', archiveDir, '--wacz', wacz], { encoding: 'utf8' });
+    expect(exported.status, exported.stderr).toBe(0);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
   }, 300_000);
 
@@ -105,7 +130,8 @@ describe.skipIf(!chromium)('browser capture fidelity: live vs Trove replay vs Re
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('the live pages show what the fixtures render only with script', () => {
+  it('the live pages show what the fixtures render only with script, and their media', () => {
+    for (const p of BROWSER_SITE_PAGES) expectMedia(p, live.get(p)!);
     expect(live.get('/spa.html')!.text).toContain('Archiving the dynamic web');
     expect(live.get('/infinite.html')!.text).toContain('Batch 3, item 5');
     expect(live.get('/load-more.html')!.text).toContain('Story 6');
@@ -157,7 +183,7 @@ describe.skipIf(!chromium)('browser capture fidelity: live vs Trove replay vs Re
     }, 90_000);
   });
 
-  describe('ReplayWeb.page, after a WACZ export', () => {
+  describe('ReplayWeb.page, after trove export --wacz', () => {
     let server: ReplayWebPageServer;
     let source = '';
     beforeAll(async () => {

@@ -1,7 +1,7 @@
 /**
  * Browser captures written the way the crawl writes HTTP captures: each recorded exchange goes
- * through exchange-records.ts and buildCaptureGroup into a WarcWriter. Used by the browser tests
- * and the fidelity e2e test (which then imports the WARC into a library to replay it).
+ * through exchange-records.ts and buildCaptureGroup into a WarcWriter. Used by the recorder's
+ * tests in test/browser (the fidelity e2e test archives through a real browser crawl instead).
  */
 import fs from 'node:fs';
 import type { Browser } from 'playwright-core';

@@ -40,16 +40,17 @@ export function bigBody(): Buffer {
 
 export interface BrowserSiteServer {
   origin: string;
-  hits: { method: string; url: string }[];
+  /** Every request: method, path and query, and the User-Agent it was sent with. */
+  hits: { method: string; url: string; userAgent: string }[];
   close(): Promise<void>;
 }
 
 export async function startBrowserSite(): Promise<BrowserSiteServer> {
-  const hits: { method: string; url: string }[] = [];
+  const hits: BrowserSiteServer['hits'] = [];
   const big = bigBody();
   const server = await startHttpServer((req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
-    hits.push({ method: req.method ?? 'GET', url: u.pathname + u.search });
+    hits.push({ method: req.method ?? 'GET', url: u.pathname + u.search, userAgent: String(req.headers['user-agent'] ?? '') });
     if (u.pathname === '/go/logo.png' || u.pathname === '/go/spa') {
       res.writeHead(302, { location: u.pathname === '/go/spa' ? '/spa.html' : '/img/logo.png', 'content-length': '0' }).end();
       return;

@@ -32,6 +32,7 @@ import type { RecordRow } from '../../archive/capture-index.ts';
 import type { CrawlUri, ProcessResult, Processor } from './crawl-uri.ts';
 import { BrowserRecordSink } from './browser-record-sink.ts';
 import { fetchHttp } from './fetch-http.ts';
+import { hostSettings } from '../host-settings.ts';
 import { disposeFetch } from './dispose-fetch.ts';
 
 const HTML = /^(text\/html|application\/xhtml\+xml)$/;
@@ -49,6 +50,8 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
       try {
         // The whole page within --fetch-timeout-s, as one HTTP fetch: a tab that hangs costs one page.
         const signal = AbortSignal.any([ctx.hardStop, AbortSignal.timeout(ctx.settings.fetchTimeoutS * 1000)]);
+        // The agent of the page's host (the crawl's, or a per-host override's), as fetch-http sends.
+        await pool.useAgent(tab, hostSettings(ctx.settings, new URL(uri.url).hostname).userAgent);
         capture = await capturePage(tab.session, uri.url, { sink, signal, spoolDir: ctx.paths.tmp, behaviors: { screenshot: true, ...behaviors } });
       } catch (err) {
         failure = err;
