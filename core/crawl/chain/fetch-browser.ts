@@ -6,8 +6,12 @@
  * - the page's document is the URI's response (its index rows are committed by the disposition
  *   with the frontier outcome, titled and listed as a page like an HTTP page);
  * - links from the live DOM (after script) are queued as L hops; what the page loaded but that
- *   was not captured (an exchange the browser would not hand out) as E hops, fetched by HTTP.
- *   What the browser captured is not queued again;
+ *   was not captured (an exchange the browser would not hand out, a request held back until its
+ *   host's robots.txt is known, one robots.txt forbids) as E hops, fetched by HTTP behind the
+ *   robots prerequisite (or ended there as precluded). What the browser captured is not queued
+ *   again;
+ * - robots.txt is asked before the browser sends a request (the recorder's request gate, see
+ *   browser-record-sink.ts): a forbidden URL is never sent;
  * - the page's text after script is its search text (in the index, not a WARC record: the
  *   crawl's HTTP pages keep theirs the same way), and its screenshot is a `resource` record
  *   `urn:view:<url>` (page-resource-records.ts, Browsertrix Crawler's name for it),
@@ -49,7 +53,14 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
       try {
         // The whole page within --fetch-timeout-s, as one HTTP fetch: a tab that hangs costs one page.
         const signal = AbortSignal.any([ctx.hardStop, AbortSignal.timeout(ctx.settings.fetchTimeoutS * 1000)]);
-        capture = await capturePage(tab.session, uri.url, { sink, signal, spoolDir: ctx.paths.tmp, behaviors: { screenshot: true, ...behaviors } });
+        capture = await capturePage(tab.session, uri.url, {
+          sink,
+          signal,
+          spoolDir: ctx.paths.tmp,
+          behaviors: { screenshot: true, ...behaviors },
+          // robots.txt before the request is sent, not after (browser-record-sink.ts).
+          allowRequest: sink.requestGate(uri.url),
+        });
       } catch (err) {
         failure = err;
       } finally {
@@ -94,7 +105,8 @@ async function finishCapture(
   primary.doc.originalClaim = null;
   if (primary.doc.annotation) curi.annotations.push(primary.doc.annotation);
   curi.annotations.push(`browser:${sink.exchanges}`);
-  if (sink.robotsDropped > 0) curi.annotations.push(`robots-precluded-embeds:${sink.robotsDropped}`);
+  if (sink.robotsPrecluded.size > 0) curi.annotations.push(`robots-precluded-embeds:${sink.robotsPrecluded.size}`);
+  if (sink.awaitingRobots.size > 0) curi.annotations.push(`robots-prerequisite-embeds:${sink.awaitingRobots.size}`);
 
   const mime = mimeOf(f.headers);
   curi.isHtml = !!mime && HTML.test(mime);
@@ -107,8 +119,13 @@ async function finishCapture(
   // fetched by HTTP (the others are in the archive already).
   const outlinks: Outlink[] = capture.outlinks.map((url) => ({ url, hop: 'L', context: 'browser/a' }));
   const documents = new Set(sink.documents.map((d) => d.url));
-  for (const url of capture.embeds) {
-    if (!sink.captured.has(url) && !documents.has(url) && /^https?:/i.test(url)) outlinks.push({ url, hop: 'E', context: 'browser/load' });
+  // A load held back until its host's robots.txt is known goes the same way (it may not be
+  // among the requests the Network domain reported, having never been sent).
+  const queued = new Set<string>();
+  for (const url of [...capture.embeds, ...sink.awaitingRobots]) {
+    if (queued.has(url) || sink.captured.has(url) || documents.has(url) || !/^https?:/i.test(url)) continue;
+    queued.add(url);
+    outlinks.push({ url, hop: 'E', context: 'browser/load' });
   }
   curi.outlinks = outlinks;
   // A redirected navigation: the browser followed it, so its target is captured, not queued; a
