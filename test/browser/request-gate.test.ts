@@ -2,7 +2,8 @@
  * The recorder's request gate in real Chromium against a real server on 127.0.0.1 (port 0): what
  * the gate refuses is failed before it is sent (the server's own log never sees it, the page's
  * script sees a failed load), what it allows is requested and recorded as before, and an
- * asynchronous gate (as the crawl's may be) holds the request until it answers. The allowed
+ * asynchronous gate holds the request until it answers, and each redirect hop is asked again.
+ * The allowed
  * exchanges are written to a WARC and read back with warcio.
  */
 import fs from 'node:fs';
@@ -35,7 +36,11 @@ describe.skipIf(!chromium)('PageRecorder request gate', () => {
           '<title>gate</title><img src="/ok.png"><img src="/no.png">' +
             `<p id="r">pending</p><script>fetch('/private/x.json').then(() => 'sent', () => 'failed').then((s) => { document.getElementById('r').textContent = s; });</script>`,
         );
-      } else if (req.url === '/ok.png' || req.url === '/no.png') {
+      } else if (req.url === '/redirects') {
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<title>r</title><img src="/go/ok"><img src="/go/private">');
+      } else if (req.url === '/go/ok' || req.url === '/go/private') {
+        res.writeHead(302, { location: req.url === '/go/ok' ? '/ok.png' : '/private/r.png', 'content-length': '0' }).end();
+      } else if (req.url === '/ok.png' || req.url === '/no.png' || req.url === '/private/r.png') {
         res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
       } else if (req.url === '/private/x.json') {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
@@ -89,6 +94,24 @@ describe.skipIf(!chromium)('PageRecorder request gate', () => {
     expect(responses.has(`${server.origin}/no.png`)).toBe(false);
     expect(responses.has(`${server.origin}/private/x.json`)).toBe(false);
     expect(responses.get(`${server.origin}/ok.png`)!.payload).toEqual(PNG);
+  }, 60_000);
+
+  it('asks again at each redirect hop: a refused target is not sent, an allowed chain is recorded hop by hop', async () => {
+    hits.length = 0;
+    const sink = warcSink(newWarcWriter(path.join(tmp, 'warcs3')));
+    const capture = await captureInBrowser(browser, server.origin + '/redirects', {
+      sink,
+      spoolDir: tmp,
+      behaviors: { screenshot: false },
+      allowRequest: (url) => !new URL(url).pathname.startsWith('/private/'),
+    });
+    expect(hits).toEqual(expect.arrayContaining(['/redirects', '/go/ok', '/ok.png', '/go/private']));
+    expect(hits).not.toContain('/private/r.png');
+    expect(capture.blocked).toEqual([`${server.origin}/private/r.png`]);
+    const recorded = sink.exchanges.map((x) => `${x.status} ${new URL(x.url).pathname}`);
+    expect(recorded).toEqual(expect.arrayContaining(['302 /go/ok', '200 /ok.png', '302 /go/private']));
+    expect(recorded.some((r) => r.endsWith('/private/r.png'))).toBe(false);
+    expect(capture.problems).toEqual([]);
   }, 60_000);
 
   it('a gate that throws refuses (fail closed) and says why', async () => {
