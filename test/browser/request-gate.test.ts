@@ -1,10 +1,9 @@
 /**
  * The recorder's request gate in real Chromium against a real server on 127.0.0.1 (port 0): what
  * the gate refuses is failed before it is sent (the server's own log never sees it, the page's
- * script sees a failed load), what it allows is requested and recorded as before, and an
+ * script sees a failed load), what it allows is requested and recorded as before; an
  * asynchronous gate holds the request until it answers, and each redirect hop is asked again.
- * The allowed
- * exchanges are written to a WARC and read back with warcio.
+ * The allowed exchanges are written to a WARC and read back with warcio.
  */
 import fs from 'node:fs';
 import os from 'node:os';
