@@ -9,7 +9,10 @@
  *   then the allowed embed by HTTP; the disallowed one is never requested;
  * - crawl.log counts the forbidden loads on the page's line (robots-precluded-embeds:N) and the
  *   ones held back for their robots.txt (robots-prerequisite-embeds:N);
- * - the WARCs are read back with warcio: the allowed resources of both hosts are there.
+ * - the WARCs are read back with warcio: the allowed resources of both hosts are there;
+ * - a seed redirecting to a host whose robots.txt is not known: the tab may not follow it, the
+ *   redirect is fetched by HTTP, its target (a seed) waits for that host's robots.txt and is then
+ *   loaded in a tab.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -43,6 +46,7 @@ describe.skipIf(!chromium)('browser crawl: robots.txt before the browser sends a
     b = await startHttpServer((req, res) => {
       bHits.push(req.url ?? '');
       if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end(ROBOTS);
+      if (req.url === '/moved/') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<title>B</title><p>moved here</p>');
       if (req.url === '/img/ok.png' || req.url === '/private/no.png') return void res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(PNG.length) }).end(PNG);
       res.writeHead(404).end();
     });
@@ -56,6 +60,7 @@ describe.skipIf(!chromium)('browser crawl: robots.txt before the browser sends a
             `<script>fetch('/public/ok.json'); fetch('/private/secret.json');</script>`,
         );
       }
+      if (req.url === '/go-b') return void res.writeHead(301, { location: `${b.origin}/moved/`, 'content-length': '0' }).end();
       if (req.url === '/public/ok.json' || req.url === '/private/secret.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
       res.writeHead(404).end();
     });
@@ -105,5 +110,32 @@ describe.skipIf(!chromium)('browser crawl: robots.txt before the browser sends a
     expect(line(`${b.origin}/robots.txt`)?.[1]).toBe('200');
     expect(line(`${b.origin}/img/ok.png`)?.[1]).toBe('200');
     expect(line(`${b.origin}/private/no.png`)?.[1]).toBe('-9998');
+  }, 120_000);
+
+  it('a seed that redirects to a host whose robots.txt is not known: that host sees its robots.txt first', async () => {
+    const dir2 = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-browser-robots-'));
+    try {
+      aHits.length = 0;
+      bHits.length = 0;
+      const crawl = await startCrawl({ dir: dir2, settings: { ...fast, seeds: [`${a.origin}/go-b`], browser: { enabled: true, tabs: 1, path: chromium! } } });
+      expect((await crawl.finished()).finishReason).toBe('frontier-empty');
+      expect(bHits[0]).toBe('/robots.txt');
+      expect(bHits).toContain('/moved/');
+      const check = await verifyCrawlDir(dir2);
+      expect(check.warcOnly).toEqual([]);
+      expect(check.indexOnly).toEqual([]);
+      const log = fs.readFileSync(path.join(dir2, 'logs', 'crawl.log'), 'utf8').trim().split('\n').map((l) => l.split(/\s+/));
+      // The redirect target is a seed (Heritrix's seedsRedirectNewSeeds), loaded in a tab.
+      const moved = log.find((f) => f[3] === `${b.origin}/moved/`)!;
+      expect(moved[1]).toBe('200');
+      expect(moved[11]).toMatch(/browser:\d+/);
+      // Known cost: the tab's attempt already captured the 301 before its target was refused, and
+      // the HTTP fallback captures it again (two response records for the redirect).
+      const redirects = check.records.filter((r) => r.type === 'response' && r.targetUri === `${a.origin}/go-b`);
+      expect(redirects.length).toBeGreaterThanOrEqual(1);
+      expect(log.find((f) => f[3] === `${a.origin}/go-b`)?.[1]).toBe('301');
+    } finally {
+      fs.rmSync(dir2, { recursive: true, force: true });
+    }
   }, 120_000);
 });
