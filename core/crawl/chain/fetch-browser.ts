@@ -19,6 +19,10 @@
  * - the whole page (document and resources, start to end) counts against its host's politeness:
  *   the delay follows its duration and bytes, as for one HTTP fetch.
  *
+ * A navigation that redirects to a URL the tab may not request (its host's robots.txt not known
+ * yet, or forbidding it) ends with the redirect the tab captured as the URI's response and its
+ * target queued as an R hop, behind the robots prerequisite (`browser-redirect-refused`).
+ *
  * A page the browser cannot load (connection refused, DNS, a download rather than a document, a
  * capture over --fetch-timeout-s) is fetched by HTTP instead, so it ends with the same outcome
  * codes and retries as any URI.
@@ -31,6 +35,7 @@ import { mayBePage } from '../../frontier/page-hops.ts';
 import type { Outlink } from '../../extract/outlink.ts';
 import { metadataRecord } from '../capture-records.ts';
 import { headMediaType as mimeOf } from '../../formats/media-type.ts';
+import { fieldValue as headerValue } from '../../formats/http-fields.ts';
 import type { CrawlContext } from '../crawl-context.ts';
 import type { RecordRow } from '../../archive/capture-index.ts';
 import type { CrawlUri, ProcessResult, Processor } from './crawl-uri.ts';
@@ -74,6 +79,17 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
         return 'finish';
       }
       const doc = sink.documents.find((d) => d.url === uri.url) ?? sink.documents[0];
+      const refused = !capture && doc ? refusedRedirect(sink) : null;
+      if (refused && doc) {
+        // The navigation redirected to a URL the tab was not let request (robots.txt of its host
+        // not known yet, or forbidding it): the redirect the tab captured is the URI's response,
+        // and its target is queued as an R hop behind the robots prerequisite, as an HTTP fetch
+        // would queue it (not fetched twice).
+        const stub: PageCapture = { url: uri.url, finalUrl: refused, status: doc.doc.fetch.status ?? 0, title: '', text: '', outlinks: [], embeds: [], requested: [], blocked: [refused], behaviors: { detailsOpened: 0, mediaPlayed: 0, scrolls: 0, clicks: 0, budgetsHit: [] }, problems: [] };
+        await finishCapture(ctx, curi, sink, stub, doc, Date.now() - started, [{ url: refused, hop: 'R', context: 'browser/redirect' }]);
+        curi.annotations.push('browser-redirect-refused');
+        return 'proceed';
+      }
       if (!capture || !doc) {
         // No document (the browser could not load it, or it was a download): HTTP says why.
         await sink.discard();
@@ -86,6 +102,22 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
   };
 }
 
+/** The target of the navigation's last redirect, when the request gate refused it; else null. */
+function refusedRedirect(sink: BrowserRecordSink): string | null {
+  const last = sink.documents[sink.documents.length - 1]!;
+  const f = last.doc.fetch;
+  const status = f.status ?? 0;
+  const location = status >= 300 && status < 400 ? headerValue(f.headers, 'location') : null;
+  if (!location) return null;
+  let target: string;
+  try {
+    target = new URL(location, last.url).href;
+  } catch {
+    return null;
+  }
+  return sink.awaitingRobots.has(target) || sink.robotsPrecluded.has(target) ? target : null;
+}
+
 async function finishCapture(
   ctx: CrawlContext,
   curi: CrawlUri,
@@ -93,6 +125,7 @@ async function finishCapture(
   capture: PageCapture,
   primary: BrowserRecordSink['documents'][number],
   durationMs: number,
+  extraOutlinks: Outlink[] = [],
 ): Promise<void> {
   const { uri } = curi;
   const f = primary.doc.fetch;
@@ -117,7 +150,7 @@ async function finishCapture(
 
   // Links from the live DOM lead on; the page's loads that the browser did not capture are
   // fetched by HTTP (the others are in the archive already).
-  const outlinks: Outlink[] = capture.outlinks.map((url) => ({ url, hop: 'L', context: 'browser/a' }));
+  const outlinks: Outlink[] = [...extraOutlinks, ...capture.outlinks.map((url): Outlink => ({ url, hop: 'L', context: 'browser/a' }))];
   const documents = new Set(sink.documents.map((d) => d.url));
   // A load held back until its host's robots.txt is known goes the same way (it may not be
   // among the requests the Network domain reported, having never been sent).
