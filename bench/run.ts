@@ -31,6 +31,7 @@ const BENCHES: [string, string, string][] = [
   ['browser', 'browser-bench.ts', 'browser crawl: coverage of what pages request live and pages/s with 1/2/4 tabs, beside HTTP-only (issue 17)'],
   ['pg-crawl', 'pg-crawl-bench.ts', '20-host crawl with 1/2/4 workers on PostgreSQL vs one SQLite crawl (issue 18)'],
   ['pg-5000', 'pg-5000-bench.ts', 'three workers, 5,000 pages on 20 hosts, one killed: the shared crawl\'s done-when conditions (issue 18)'],
+  ['request-gate', 'request-gate-bench.ts', "the recorder's request gate (robots.txt before a browser request is sent) vs no gate, one page of many images (issue 17)"],
 ];
 
 // Names pick benches; every other argument goes to each bench picked (`npm run bench -- crawl --profile`, `npm run bench -- pg --uris 1000000`).

@@ -33,6 +33,8 @@ export interface PageCapture {
   /** PNG. */
   screenshot?: Buffer;
   requested: string[];
+  /** URLs the request gate (`allowRequest`) refused: never sent, not recorded. */
+  blocked: string[];
   behaviors: BehaviorReport;
   /** Exchanges the recorder could not keep whole (a body the browser would not hand out). */
   problems: { url: string; message: string }[];
@@ -45,6 +47,8 @@ export interface CapturePageOptions {
   spoolDir?: string;
   /** Bytes of a body kept in memory before it is spooled (PageRecorder's maxInMemory). */
   maxInMemory?: number;
+  /** Asked before each request goes out; false fails it unsent (PageRecorder's allowRequest). */
+  allowRequest?: (url: string, resourceType: string) => boolean | Promise<boolean>;
 }
 
 // Links as the live DOM has them: resolved by the browser against the document's base URL.
@@ -65,6 +69,7 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
     ...(opts.spoolDir ? { spoolDir: opts.spoolDir } : {}),
     ...(opts.maxInMemory !== undefined ? { maxInMemory: opts.maxInMemory } : {}),
     now: () => new Date(clock.now()),
+    ...(opts.allowRequest ? { allowRequest: opts.allowRequest } : {}),
     // A cross-site iframe's requests count for "the network is quiet" too.
     onTarget: (child) => net.watch(child),
   });
@@ -138,6 +143,7 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
       embeds: recorder.requested.filter((u) => !self.has(u)),
       ...(screenshot ? { screenshot } : {}),
       requested: [...recorder.requested],
+      blocked: [...recorder.blocked],
       behaviors,
       problems: recorder.problems,
     };

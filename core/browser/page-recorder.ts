@@ -15,6 +15,12 @@
  * the response events, so an exchange is handed to the sink once its hop's events are in, or
  * the load finished or failed, or the recorder stops.
  *
+ * An optional request gate (`allowRequest`, e.g. the crawl's robots.txt rules) makes Fetch pause
+ * at the Request stage too: a request it refuses is failed with Fetch.failRequest
+ * (BlockedByClient) before anything reaches the network, so a polite crawl does not send what it
+ * may not fetch; the page sees a blocked load, as with a content blocker. Without a gate only the
+ * Response stage is paused, as before.
+ *
  * A cross-site iframe lives in its own renderer process and its requests are not the tab's: the
  * recorder auto-attaches to it (held at start until recording) and a child recorder on its own
  * session (target-session.ts) records it into the same sink.
@@ -39,6 +45,11 @@ export interface PageRecorderOptions {
   now?: () => Date;
   /** Told of each child target recorded (a cross-site iframe), e.g. to watch its network too. */
   onTarget?: (session: CdpSession) => void;
+  /**
+   * Asked before each http(s) request goes out (resourceType as CDP names it: Document, Image,
+   * XHR…); false fails the request unsent. A gate that throws refuses too (fail closed).
+   */
+  allowRequest?: (url: string, resourceType: string) => boolean | Promise<boolean>;
 }
 
 /**
@@ -70,6 +81,8 @@ interface RequestNotes {
 
 export class PageRecorder {
   readonly requested: string[] = [];
+  /** URLs the request gate refused (never sent), in order, once each. */
+  readonly blocked: string[] = [];
   /** Failures that did not stop the capture (a body the browser would not hand out…). */
   readonly problems: { url: string; message: string }[] = [];
   readonly #session: CdpSession;
@@ -148,7 +161,9 @@ export class PageRecorder {
     } catch {
       this.#mainFrameId = null; // a target without frames: no page document
     }
-    await this.#session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Response' }] });
+    const patterns = [{ urlPattern: '*', requestStage: 'Response' }];
+    if (this.#opts.allowRequest) patterns.unshift({ urlPattern: '*', requestStage: 'Request' });
+    await this.#session.send('Fetch.enable', { patterns });
     // Cross-site iframes (own process under site isolation): attached paused, recorded, resumed.
     await this.#session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false, filter: [{ type: 'iframe' }, { exclude: true }] }).catch(() => {});
   }
@@ -225,6 +240,11 @@ export class PageRecorder {
   async #onPaused(p: any): Promise<void> {
     const url: string = p.request.url;
     const status: number | undefined = p.responseStatusCode;
+    // A pause with neither status nor error is the Request stage: only there when gated.
+    if (this.#opts.allowRequest && status === undefined && p.responseErrorReason === undefined) {
+      await this.#gate(p);
+      return;
+    }
     // data:/blob: URLs carry their bytes in the page; a failed load has no response to keep.
     if (!/^https?:/i.test(url) || p.responseErrorReason || status === undefined) {
       await this.#continue(p.requestId);
@@ -277,6 +297,23 @@ export class PageRecorder {
       isPageDocument: this.#root === this && p.resourceType === 'Document' && this.#mainFrameId !== null && p.frameId === this.#mainFrameId,
     };
     await this.#sink.exchange(exchange);
+  }
+
+  /** The request gate's answer for a request paused before it was sent. */
+  async #gate(p: any): Promise<void> {
+    const url: string = p.request.url;
+    if (!/^https?:/i.test(url)) return this.#continue(p.requestId);
+    let allowed = false;
+    try {
+      allowed = await this.#opts.allowRequest!(url, p.resourceType ?? 'Other');
+    } catch (err) {
+      this.#root.problems.push({ url, message: `request gate failed, request not sent: ${(err as Error)?.message ?? err}` });
+    }
+    if (allowed) return this.#continue(p.requestId);
+    const root = this.#root;
+    if (!root.blocked.includes(url)) root.blocked.push(url);
+    // The tab may be gone: nothing left to fail.
+    await this.#session.send('Fetch.failRequest', { requestId: p.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
   }
 
   /** Until the hop's response events arrived, or the load is over, or the recorder stops. */

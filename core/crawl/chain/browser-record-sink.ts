@@ -10,14 +10,17 @@
  * redirect hop is); a kill between the WARC write and that transaction is mended at start-up by
  * reconcile-index.ts like any crawl write.
  *
- * robots.txt holds for what the page loads: an exchange of a host whose robots.txt (already
- * known to the crawl) forbids the URL is not written. The browser did send that request (the
- * recorder pauses responses, not requests), so this keeps the archive to what robots allow
- * rather than stopping the request itself. Scope does not: like Browsertrix, everything the page
- * loads is kept (a page needs its CDN's images and fonts to replay), and only in-scope URLs are
- * queued from it.
+ * robots.txt holds for what the page loads, before it is sent: the sink is the recorder's request
+ * gate (`allowRequest`). A request of a host whose robots.txt the crawl knows is asked of the
+ * crawl's robots gate and, if forbidden, failed unsent (counted as robots-precluded-embeds). A
+ * host whose robots.txt is not known yet (or is due again, or cannot be had) is not contacted by
+ * the browser at all: robots.txt is a prerequisite, as in Heritrix, so the request is blocked and
+ * the URL queued as an E hop (fetch-browser.ts); the frontier then fetches that host's robots.txt
+ * first, with the host's politeness, and the URL by HTTP only if its rules allow it. The page's
+ * own URL passed check-robots before the tab was given it. Scope does not hold for what the page
+ * loads: like Browsertrix, everything it loads is kept (a page needs its CDN's images and fonts to
+ * replay), and only in-scope URLs are queued from it.
  */
-import fs from 'node:fs/promises';
 import type { FetchResult } from '../../fetch/fetcher.ts';
 import type { RecordRow } from '../../archive/capture-index.ts';
 import { exchangeCaptureInput } from '../exchange-records.ts';
@@ -43,8 +46,10 @@ export interface PageDocument {
 export class BrowserRecordSink implements RecordSink {
   /** URLs written (and indexed) from this page, the document aside. */
   readonly captured = new Set<string>();
-  /** Exchanges left out because robots.txt forbids them. */
-  robotsDropped = 0;
+  /** URLs the browser was not let send because their host's robots.txt forbids them. */
+  readonly robotsPrecluded = new Set<string>();
+  /** URLs not sent because their host's robots.txt is not known yet: fetched by HTTP behind it. */
+  readonly awaitingRobots = new Set<string>();
   /** Bytes of every exchange the page made (for politeness). */
   bytes = 0;
   exchanges = 0;
@@ -58,11 +63,6 @@ export class BrowserRecordSink implements RecordSink {
 
   async exchange(x: RecordedExchange): Promise<void> {
     const ctx = this.ctx;
-    if (!x.isPageDocument && this.forbidden(x.url)) {
-      this.robotsDropped++;
-      if (!Buffer.isBuffer(x.body)) await fs.rm(x.body.path, { force: true });
-      return;
-    }
     const input = await exchangeCaptureInput(x);
     const f = input.fetch;
     let keep = false;
@@ -93,17 +93,27 @@ export class BrowserRecordSink implements RecordSink {
     }
   }
 
-  /** robots.txt of the exchange's host, if the crawl knows it, forbids this URL. */
-  private forbidden(url: string): boolean {
-    let host: string;
-    try {
-      host = new URL(url).hostname;
-    } catch {
+  /**
+   * The request gate for the tab loading `pageUrl`: may the browser send a request for `url`?
+   * The page itself passed check-robots; everything else asks the crawl's robots gate.
+   */
+  requestGate(pageUrl: string): (url: string, resourceType: string) => boolean {
+    return (url) => {
+      if (url === pageUrl) return true;
+      let host: string;
+      try {
+        host = new URL(url).hostname;
+      } catch {
+        return false;
+      }
+      const hs = hostSettings(this.ctx.settings, host);
+      if (hs.robots === 'ignore') return true;
+      const gate = this.ctx.robots.check(url, hs.robots, hs.userAgent, Date.now());
+      if (gate.kind === 'allowed') return true;
+      if (gate.kind === 'precluded') this.robotsPrecluded.add(url);
+      else this.awaitingRobots.add(url); // fetch-robots or unavailable: the HTTP path settles it
       return false;
-    }
-    const hs = hostSettings(this.ctx.settings, host);
-    const gate = this.ctx.robots.check(url, hs.robots, hs.userAgent, Date.now());
-    return gate.kind === 'precluded';
+    };
   }
 
   /** Index rows of a captured document (the disposition commits them with the URI's outcome). */

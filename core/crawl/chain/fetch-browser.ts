@@ -6,14 +6,22 @@
  * - the page's document is the URI's response (its index rows are committed by the disposition
  *   with the frontier outcome, titled and listed as a page like an HTTP page);
  * - links from the live DOM (after script) are queued as L hops; what the page loaded but that
- *   was not captured (an exchange the browser would not hand out) as E hops, fetched by HTTP.
- *   What the browser captured is not queued again;
+ *   was not captured (an exchange the browser would not hand out, a request held back until its
+ *   host's robots.txt is known, one robots.txt forbids) as E hops, fetched by HTTP behind the
+ *   robots prerequisite (or ended there as precluded). What the browser captured is not queued
+ *   again;
+ * - robots.txt is asked before the browser sends a request (the recorder's request gate, see
+ *   browser-record-sink.ts): a forbidden URL is never sent;
  * - the page's text after script is its search text (in the index, not a WARC record: the
  *   crawl's HTTP pages keep theirs the same way), and its screenshot is a `resource` record
  *   `urn:view:<url>` (page-resource-records.ts, Browsertrix Crawler's name for it),
  *   WARC-Concurrent-To the page's response, written with the metadata record (outlinks);
  * - the whole page (document and resources, start to end) counts against its host's politeness:
  *   the delay follows its duration and bytes, as for one HTTP fetch.
+ *
+ * A navigation that redirects to a URL the tab may not request (its host's robots.txt not known
+ * yet, or forbidding it) ends with the redirect the tab captured as the URI's response and its
+ * target queued as an R hop, behind the robots prerequisite (`browser-redirect-refused`).
  *
  * A page the browser cannot load (connection refused, DNS, a download rather than a document, a
  * capture over --fetch-timeout-s) is fetched by HTTP instead, so it ends with the same outcome
@@ -27,6 +35,7 @@ import { mayBePage } from '../../frontier/page-hops.ts';
 import type { Outlink } from '../../extract/outlink.ts';
 import { metadataRecord } from '../capture-records.ts';
 import { headMediaType as mimeOf } from '../../formats/media-type.ts';
+import { fieldValue as headerValue } from '../../formats/http-fields.ts';
 import type { CrawlContext } from '../crawl-context.ts';
 import type { RecordRow } from '../../archive/capture-index.ts';
 import type { CrawlUri, ProcessResult, Processor } from './crawl-uri.ts';
@@ -52,7 +61,14 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
         const signal = AbortSignal.any([ctx.hardStop, AbortSignal.timeout(ctx.settings.fetchTimeoutS * 1000)]);
         // The agent of the page's host (the crawl's, or a per-host override's), as fetch-http sends.
         await pool.useAgent(tab, hostSettings(ctx.settings, new URL(uri.url).hostname).userAgent);
-        capture = await capturePage(tab.session, uri.url, { sink, signal, spoolDir: ctx.paths.tmp, behaviors: { screenshot: true, ...behaviors } });
+        capture = await capturePage(tab.session, uri.url, {
+          sink,
+          signal,
+          spoolDir: ctx.paths.tmp,
+          behaviors: { screenshot: true, ...behaviors },
+          // robots.txt before the request is sent, not after (browser-record-sink.ts).
+          allowRequest: sink.requestGate(uri.url),
+        });
       } catch (err) {
         failure = err;
       } finally {
@@ -66,6 +82,17 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
         return 'finish';
       }
       const doc = sink.documents.find((d) => d.url === uri.url) ?? sink.documents[0];
+      const refused = !capture && doc ? refusedRedirect(sink) : null;
+      if (refused && doc) {
+        // The navigation redirected to a URL the tab was not let request (robots.txt of its host
+        // not known yet, or forbidding it): the redirect the tab captured is the URI's response,
+        // and its target is queued as an R hop behind the robots prerequisite, as an HTTP fetch
+        // would queue it (not fetched twice).
+        const stub: PageCapture = { url: uri.url, finalUrl: refused, status: doc.doc.fetch.status ?? 0, title: '', text: '', outlinks: [], embeds: [], requested: [], blocked: [refused], behaviors: { detailsOpened: 0, mediaPlayed: 0, scrolls: 0, clicks: 0, budgetsHit: [] }, problems: [] };
+        await finishCapture(ctx, curi, sink, stub, doc, Date.now() - started, [{ url: refused, hop: 'R', context: 'browser/redirect' }]);
+        curi.annotations.push('browser-redirect-refused');
+        return 'proceed';
+      }
       if (!capture || !doc) {
         // No document (the browser could not load it, or it was a download): HTTP says why.
         await sink.discard();
@@ -78,6 +105,22 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
   };
 }
 
+/** The target of the navigation's last redirect, when the request gate refused it; else null. */
+function refusedRedirect(sink: BrowserRecordSink): string | null {
+  const last = sink.documents[sink.documents.length - 1]!;
+  const f = last.doc.fetch;
+  const status = f.status ?? 0;
+  const location = status >= 300 && status < 400 ? headerValue(f.headers, 'location') : null;
+  if (!location) return null;
+  let target: string;
+  try {
+    target = new URL(location, last.url).href;
+  } catch {
+    return null;
+  }
+  return sink.awaitingRobots.has(target) || sink.robotsPrecluded.has(target) ? target : null;
+}
+
 async function finishCapture(
   ctx: CrawlContext,
   curi: CrawlUri,
@@ -85,6 +128,7 @@ async function finishCapture(
   capture: PageCapture,
   primary: BrowserRecordSink['documents'][number],
   durationMs: number,
+  extraOutlinks: Outlink[] = [],
 ): Promise<void> {
   const { uri } = curi;
   const f = primary.doc.fetch;
@@ -97,7 +141,8 @@ async function finishCapture(
   primary.doc.originalClaim = null;
   if (primary.doc.annotation) curi.annotations.push(primary.doc.annotation);
   curi.annotations.push(`browser:${sink.exchanges}`);
-  if (sink.robotsDropped > 0) curi.annotations.push(`robots-precluded-embeds:${sink.robotsDropped}`);
+  if (sink.robotsPrecluded.size > 0) curi.annotations.push(`robots-precluded-embeds:${sink.robotsPrecluded.size}`);
+  if (sink.awaitingRobots.size > 0) curi.annotations.push(`robots-prerequisite-embeds:${sink.awaitingRobots.size}`);
 
   const mime = mimeOf(f.headers);
   curi.isHtml = !!mime && HTML.test(mime);
@@ -108,10 +153,15 @@ async function finishCapture(
 
   // Links from the live DOM lead on; the page's loads that the browser did not capture are
   // fetched by HTTP (the others are in the archive already).
-  const outlinks: Outlink[] = capture.outlinks.map((url) => ({ url, hop: 'L', context: 'browser/a' }));
+  const outlinks: Outlink[] = [...extraOutlinks, ...capture.outlinks.map((url): Outlink => ({ url, hop: 'L', context: 'browser/a' }))];
   const documents = new Set(sink.documents.map((d) => d.url));
-  for (const url of capture.embeds) {
-    if (!sink.captured.has(url) && !documents.has(url) && /^https?:/i.test(url)) outlinks.push({ url, hop: 'E', context: 'browser/load' });
+  // A load held back until its host's robots.txt is known goes the same way (it may not be
+  // among the requests the Network domain reported, having never been sent).
+  const queued = new Set<string>();
+  for (const url of [...capture.embeds, ...sink.awaitingRobots]) {
+    if (queued.has(url) || sink.captured.has(url) || documents.has(url) || !/^https?:/i.test(url)) continue;
+    queued.add(url);
+    outlinks.push({ url, hop: 'E', context: 'browser/load' });
   }
   curi.outlinks = outlinks;
   // A redirected navigation: the browser followed it, so its target is captured, not queued; a
