@@ -25,6 +25,7 @@ export interface TabRelayHost {
 export function serveTabs(port: MessagePort, openTab: OpenTab, log: (message: string, err?: unknown) => void = () => {}): TabRelayHost {
   const tabs = new Map<number, HostTab>();
   let nextTab = 0;
+  const openings = new Set<Promise<void>>();
   let ended = false;
   const post = (m: RelayUp) => {
     if (!ended) port.postMessage(m);
@@ -44,17 +45,20 @@ export function serveTabs(port: MessagePort, openTab: OpenTab, log: (message: st
 
   port.on('message', (m: RelayDown) => {
     switch (m.type) {
-      case 'open':
-        openTab().then(
-          (tab) => {
-            if (ended) return void tab.close().catch(() => {});
+      case 'open': {
+        const opening = openTab().then(
+          async (tab) => {
+            if (ended) return void (await tab.close().catch((err) => log('closing a crawl tab failed', err)));
             const n = ++nextTab;
             tabs.set(n, { tab, listeners: new Map() });
             post({ type: 'opened', id: m.id, tab: n });
           },
           (err) => fail(m.id, err),
         );
+        openings.add(opening);
+        void opening.finally(() => openings.delete(opening));
         break;
+      }
       case 'close-tab':
         void closeTab(m.tab).then(() => post({ type: 'result', id: m.id, result: null }));
         break;
@@ -87,7 +91,8 @@ export function serveTabs(port: MessagePort, openTab: OpenTab, log: (message: st
   });
   port.on('close', () => {
     ended = true;
-    void Promise.all([...tabs.keys()].map(closeTab)).then(() => markClosed());
+    // A tab still being opened is closed as soon as it is (above); `closed` waits for it too.
+    void Promise.all([...openings, ...[...tabs.keys()].map(closeTab)]).then(() => markClosed());
   });
 
   return {

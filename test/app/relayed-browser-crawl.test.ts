@@ -5,7 +5,7 @@
  * same CdpSession interface `debuggerSession(webContents.debugger)` gives the Electron host).
  *
  * - the relay itself: commands, answers, CDP errors and events cross a MessagePort; closing the
- *   worker's side closes the host's tabs;
+ *   worker's side, or the worker thread ending without closing it, closes the host's tabs;
  * - a crawl in a real worker thread through the app's CrawlRunner, browser mode on: what the
  *   fixture site's scripts load is in the archive (read back with warcio), no Chromium was
  *   launched by the worker (every tab came from the host), and every tab is closed at the end;
@@ -14,7 +14,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CrawlRunner, type RunnerEvent } from '../../core/app/crawl-runner.ts';
 import { findChromium } from '../../core/browser/find-chromium.ts';
@@ -103,6 +103,24 @@ describe.skipIf(!chromium)('browser crawl through relayed tabs', () => {
     expect(host.openNow()).toBe(0);
     expect(served.openTabs).toBe(0);
     await expect(tab.session.send('Runtime.evaluate', { expression: '1' })).rejects.toThrow(/closed/);
+  }, 60_000);
+
+  it('closes the tabs when the worker thread ends without closing its port', async () => {
+    const host = countingOpener(browser);
+    const { port1, port2 } = new MessageChannel();
+    const served = serveTabs(port1, host.open);
+    // A worker that opens a tab and exits at once, as a crashed crawl worker would.
+    const worker = new Worker(
+      `const { workerData } = require('node:worker_threads');
+       workerData.port.on('message', (m) => { if (m.type === 'opened') process.exit(3); });
+       workerData.port.postMessage({ type: 'open', id: 1 });`,
+      { eval: true, workerData: { port: port2 }, transferList: [port2] },
+    );
+    const code = await new Promise((resolve) => worker.once('exit', resolve));
+    expect(code).toBe(3);
+    await served.closed;
+    expect(host.opened()).toBe(1);
+    expect(host.openNow()).toBe(0);
   }, 60_000);
 
   it("crawls the fixture site in a worker thread with the host's tabs, captures what scripts load, and closes the tabs", async () => {
