@@ -30,6 +30,8 @@ export function crawlTabOpener(log: (message: string, err?: unknown) => void): O
       show: false,
       width: 1280,
       height: 800,
+      // The page's viewport is 1280×800, as the CLI's Chromium tabs.
+      useContentSize: true,
       // A hidden window must still lay out and paint (the page's screenshot).
       paintWhenInitiallyHidden: true,
       webPreferences: {
