@@ -5,7 +5,8 @@
  * same CdpSession interface `debuggerSession(webContents.debugger)` gives the Electron host).
  *
  * - the relay itself: commands, answers, CDP errors and events cross a MessagePort; closing the
- *   worker's side, or the worker thread ending without closing it, closes the host's tabs;
+ *   worker's side, or the worker thread ending without closing it, closes the host's tabs; the
+ *   tab pool over relayed tabs replaces a broken one;
  * - a crawl in a real worker thread through the app's CrawlRunner, browser mode on: what the
  *   fixture site's scripts load is in the archive (read back with warcio), no Chromium was
  *   launched by the worker (every tab came from the host), and every tab is closed at the end;
@@ -21,6 +22,7 @@ import { findChromium } from '../../core/browser/find-chromium.ts';
 import { launchChromiumTabs } from '../../core/browser/chromium-tab-source.ts';
 import { RelayedTabSource } from '../../core/browser/relayed-cdp-session.ts';
 import { serveTabs } from '../../core/browser/tab-relay-host.ts';
+import { TabPool } from '../../core/browser/tab-pool.ts';
 import type { OpenTab, TabSource } from '../../core/browser/tab-source.ts';
 import { TroveError } from '../../core/errors.ts';
 import { startBrowserSite, type BrowserSiteServer } from '../helpers/browser-site-server.ts';
@@ -103,6 +105,23 @@ describe.skipIf(!chromium)('browser crawl through relayed tabs', () => {
     expect(host.openNow()).toBe(0);
     expect(served.openTabs).toBe(0);
     await expect(tab.session.send('Runtime.evaluate', { expression: '1' })).rejects.toThrow(/closed/);
+  }, 60_000);
+
+  it("the tab pool over relayed tabs replaces a broken tab and closes them all with the pool", async () => {
+    const host = countingOpener(browser);
+    const { port1, port2 } = new MessageChannel();
+    const served = serveTabs(port1, host.open);
+    const pool = await TabPool.open(new RelayedTabSource(port2), 2);
+    expect(host.openNow()).toBe(2);
+    const tab = await pool.acquire();
+    await pool.release(tab, { broken: true });
+    expect(host.opened()).toBe(3);
+    expect(host.openNow()).toBe(2);
+    const again = await pool.acquire();
+    expect((await again.session.send('Runtime.evaluate', { expression: '1 + 1', returnByValue: true })).result.value).toBe(2);
+    await pool.close();
+    await served.closed;
+    expect(host.openNow()).toBe(0);
   }, 60_000);
 
   it('closes the tabs when the worker thread ends without closing its port', async () => {
