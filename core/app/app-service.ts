@@ -22,6 +22,7 @@ import { recordDetail } from '../archive/record-query-detail.ts';
 import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
 import { crawlDatabasePath } from '../storage/open-database.ts';
 import { CrawlRunner, type RunnerEvent } from './crawl-runner.ts';
+import type { OpenTab } from '../browser/tab-source.ts';
 import { checkCrawl, robotsTest, scopeTest } from './crawl-checks.ts';
 import { CUSTOM_ROBOTS_FILE, Library } from './library.ts';
 import { ExportRunner } from './export-runner.ts';
@@ -65,6 +66,11 @@ export interface AppServiceOptions {
    * harness: a Chromium page). Without it `record.*` answers NOT_AVAILABLE.
    */
   openRecordTab?: OpenRecordTab;
+  /**
+   * Opens a tab for a browser crawl (Electron: a hidden window of its own crawl partition),
+   * relayed to the crawl's worker. Without it a browser crawl uses a system Chromium.
+   */
+  openCrawlTab?: OpenTab;
 }
 
 
@@ -104,6 +110,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
 
   const runner = new CrawlRunner({
     workerUrl: opts.crawlWorkerUrl,
+    openTab: opts.openCrawlTab,
     onEvent: (id: string, e: RunnerEvent) => {
       switch (e.type) {
         case 'snapshot': {

@@ -6,14 +6,23 @@
  * The worker is started from `new URL('./crawl-worker.ts', import.meta.url)`: Node 24 strips
  * the types itself (tests, the e2e harness); the Electron build rewrites that URL to the bundled
  * worker chunk (electron.vite.config.ts).
+ *
+ * Browser mode: when the host can open tabs (`openTab`: Electron's own hidden windows), each
+ * worker gets a relay port to them (tab-relay-host.ts), so the app's crawls use Electron's
+ * Chromium and users install nothing. The port is given to every crawl, not only those whose
+ * given settings ask for a browser: a resumed crawl's browser setting is in its database, which
+ * only the worker reads; a crawl without browser mode closes the port at once. Without
+ * `openTab` a browser crawl launches a system Chromium, or says that there is none.
  */
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import type { CrawlSettings } from '../api/settings.ts';
 import type { CrawlSnapshot, CrawlState } from '../api/crawl-snapshot.ts';
 import { TroveError } from '../errors.ts';
 import { isErrorCode } from '../api/error-codes.ts';
 import type { CrawlEvent } from '../crawl/crawl-controller.ts';
 import type { CrawlWorkerData, WorkerDown, WorkerUp } from './crawl-worker.ts';
+import type { OpenTab } from '../browser/tab-source.ts';
+import { serveTabs } from '../browser/tab-relay-host.ts';
 
 export type RunnerEvent = CrawlEvent | { type: 'exit'; snapshot: CrawlSnapshot | null; error: string | null };
 
@@ -28,6 +37,10 @@ export interface CrawlRunnerOptions {
   onEvent(id: string, event: RunnerEvent): void;
   /** Override the worker entry (tests). */
   workerUrl?: URL;
+  /** Opens a browser tab for a crawl, in the thread that owns the browser (Electron main). */
+  openTab?: OpenTab;
+  /** Where the relay's own failures go (a tab that would not close). */
+  log?: (message: string, err?: unknown) => void;
 }
 
 /** A worker that has said `finished` but not exited after this long is terminated. */
@@ -56,9 +69,12 @@ export class CrawlRunner {
   /** Start (or continue) the crawl in `dir`; resolves once the engine has opened it, rejects if it cannot. */
   start(id: string, dir: string, settings: Partial<CrawlSettings>): Promise<void> {
     if (this.running.has(id)) return Promise.reject(new TroveError('CRAWL_RUNNING', `${id} is already running`, { id }));
-    const data: CrawlWorkerData = { dir, settings };
+    const relay = this.opts.openTab ? new MessageChannel() : null;
+    const data: CrawlWorkerData = { dir, settings, ...(relay ? { tabPort: relay.port2 } : {}) };
+    if (relay) serveTabs(relay.port1, this.opts.openTab!, this.opts.log);
     const worker = new Worker(this.opts.workerUrl ?? new URL('./crawl-worker.ts', import.meta.url), {
       workerData: data,
+      transferList: relay ? [relay.port2] : [],
       name: `crawl ${id}`,
       // A small young generation, as the CLI's --max-semi-space-size (bin/trove.js): V8 would
       // grow it to 64 MB under a crawl's allocation rate, most of a crawl's peak memory.
@@ -99,7 +115,7 @@ export class CrawlRunner {
           case 'start-failed':
             if (!started) {
               this.running.delete(id);
-              reject(new TroveError(isErrorCode(m.error.code) ? m.error.code : 'CRAWL_START_FAILED', m.error.message, { id }));
+              reject(new TroveError(isErrorCode(m.error.code) ? m.error.code : 'CRAWL_START_FAILED', this.startFailure(m.error), { id }));
             } else {
               failure = m.error.message;
             }
@@ -125,6 +141,16 @@ export class CrawlRunner {
         }
       });
     });
+  }
+
+  /** The app has no --browser-path flag: say what to do in its terms when no browser is found. */
+  private startFailure(error: { code: string; message: string }): string {
+    if (error.code !== 'BROWSER_NOT_FOUND' || this.opts.openTab) return error.message;
+    const tried = error.message.replace(/\nInstall one[\s\S]*$/, '').replace(/^.*?tried:/, 'Paths tried:');
+    return (
+      'This crawl captures pages with a browser, but this app cannot open browser tabs for crawls and no Chromium is installed. ' +
+      `Install Chromium (Debian/Ubuntu: sudo apt install chromium) or set TROVE_CHROMIUM, or turn off "Capture pages with a browser".\n${tried}`
+    );
   }
 
   private send(id: string, m: WorkerDown): void {

@@ -5,9 +5,10 @@
  *
  * Up (worker → host): `started`, `event` (snapshot / state / log; snapshots at most every
  * SNAPSHOT_MS), `start-failed`, `finished`. Down (host → worker): `pause`, `resume`, `stop`.
- * The worker exits after `finished`.
+ * The worker exits after `finished`. In browser mode from the app, a second port (`tabPort`)
+ * carries CDP to the tabs the host owns (relayed-cdp-session.ts); the crawl closes it at its end.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { CrawlSettings } from '../api/settings.ts';
 import type { CrawlSnapshot } from '../api/crawl-snapshot.ts';
 import type { AppError } from '../api/result.ts';
@@ -15,10 +16,16 @@ import type { CrawlNote } from '../api/error-codes.ts';
 import { toAppError } from './worker-errors.ts';
 import type { CrawlEvent } from '../crawl/crawl-controller.ts';
 import { startCrawl } from '../crawl/start-crawl.ts';
+import { RelayedTabSource } from '../browser/relayed-cdp-session.ts';
 
 export interface CrawlWorkerData {
   dir: string;
   settings: Partial<CrawlSettings>;
+  /**
+   * Browser mode in the app: the port to the host's tabs (Electron's own, tab-relay-host.ts).
+   * Without it a browser crawl launches a Chromium of the system, as the CLI does.
+   */
+  tabPort?: MessagePort;
 }
 
 export type WorkerDown = { type: 'pause' } | { type: 'resume' } | { type: 'stop'; now: boolean };
@@ -38,10 +45,12 @@ async function main(): Promise<void> {
   const post = (m: WorkerUp) => port.postMessage(m);
   const data = workerData as CrawlWorkerData;
 
+  const tabSource = data.tabPort ? new RelayedTabSource(data.tabPort) : undefined;
   let crawl;
   try {
-    crawl = await startCrawl({ dir: data.dir, settings: data.settings });
+    crawl = await startCrawl({ dir: data.dir, settings: data.settings, tabSource });
   } catch (err) {
+    await tabSource?.close();
     post({ type: 'start-failed', error: toAppError(err) });
     return;
   }

@@ -1,21 +1,22 @@
 /**
- * The browser tabs of a crawl: one Chromium launched through playwright-core (its CDP client is
- * well kept and already drives the e2e tests; Apache-2.0 like Trove), N tabs each with its own
- * CDP session, handed out one URI at a time. A tab is a connection: the crawl takes one only
+ * The browser tabs of a crawl: N tabs from a tab source (tab-source.ts: a Chromium launched by
+ * playwright-core, or Electron's own tabs relayed from the app's main process), each with its
+ * own CDP session, handed out one URI at a time. A tab is a connection: the crawl takes one only
  * while it holds a fetch slot of the page's queue, so politeness counts it like an HTTP fetch.
  *
- * Each tab lives in its own browser context (cookies and cache of one tab never change what
- * another captures: every page is fetched, as an HTTP crawl would). A tab whose capture failed
- * is replaced by a fresh one, so a crashed renderer costs one page, not the crawl.
+ * A tab whose capture failed is replaced by a fresh one, so a crashed renderer costs one page,
+ * not the crawl.
  *
- * Every context carries the crawl's User-Agent (Playwright sets it on each page's session, so the
- * document, its subresources and its workers all send it): a site sees the agent the crawl
- * names and whose robots.txt rules it follows, not Chromium's own. A page whose host has its own
- * agent (a per-host override) is loaded with that one (`useAgent`, set on the tab's CDP session).
+ * Every tab carries the crawl's User-Agent (the Chromium source sets it on each context, so the
+ * document, its subresources and its workers all send it; every tab's session also gets
+ * `Network.setUserAgentOverride`, which is what an Electron tab relayed from the app needs): a
+ * site sees the agent the crawl names and whose robots.txt rules it follows, not Chromium's own.
+ * A page whose host has its own agent (a per-host override) is loaded with that one (`useAgent`).
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TroveError } from '../errors.ts';
 import type { CdpSession } from './cdp-session.ts';
+import { launchChromiumTabs, type ChromiumTabSourceOptions } from './chromium-tab-source.ts';
+import type { SourceTab, TabSource } from './tab-source.ts';
 
 export interface BrowserTab {
   readonly id: number;
@@ -23,71 +24,61 @@ export interface BrowserTab {
 }
 
 interface Tab extends BrowserTab {
-  context: BrowserContext;
-  page: Page;
-  /** The agent this tab's session overrides the context's with (a host override's), if any. */
+  source: SourceTab;
+  /** The agent this tab's session sends now (the crawl's, or a host override's). */
   agent?: string;
 }
 
-const ARGS = [
-  '--headless',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--mute-audio',
-  // Media behaviors play audio and video without a gesture, as a person's click would.
-  '--autoplay-policy=no-user-gesture-required',
-];
-
 export class TabPool {
   readonly size: number;
-  private browser: Browser;
+  private tabSource: TabSource;
   private idle: Tab[] = [];
   private waiters: { resolve: (t: Tab) => void; reject: (err: Error) => void }[] = [];
   /** Tabs that exist (idle or handed out): fewer than `size` once a replacement could not be opened. */
   private alive = 0;
   private nextId = 1;
   private closed = false;
+  /** The crawl's User-Agent, sent by every tab unless a host override says otherwise. */
+  private userAgent: string | undefined;
 
-  private constructor(browser: Browser, size: number) {
-    this.browser = browser;
+  private constructor(source: TabSource, size: number) {
+    this.tabSource = source;
     this.size = size;
   }
 
-  /** Launch `executablePath` with `tabs` tabs of `viewport` size. */
-  static async launch(opts: { executablePath: string; tabs: number; userAgent?: string; viewport?: { width: number; height: number } }): Promise<TabPool> {
-    const { chromium } = await import('playwright-core');
-    // Chromium refuses to run sandboxed as root (containers, CI): only then is the sandbox off.
-    const args = process.getuid?.() === 0 ? [...ARGS, '--no-sandbox'] : ARGS;
-    let browser: Browser;
-    try {
-      browser = await chromium.launch({ executablePath: opts.executablePath, args, headless: true });
-    } catch (err) {
-      throw new TroveError('BROWSER_LAUNCH_FAILED', `could not start ${opts.executablePath}: ${(err as Error).message.split('\n')[0]}`, { path: opts.executablePath }, { cause: err });
-    }
-    const pool = new TabPool(browser, opts.tabs);
-    pool.viewport = opts.viewport ?? { width: 1280, height: 800 };
+  /** Launch `executablePath` with `tabs` tabs of `viewport` size (the CLI's browser). */
+  static async launch(opts: ChromiumTabSourceOptions & { tabs: number }): Promise<TabPool> {
+    return TabPool.open(await launchChromiumTabs(opts), opts.tabs, { userAgent: opts.userAgent });
+  }
+
+  /** `tabs` tabs from `source`; the pool owns the source from here on (closing the pool closes it). */
+  static async open(source: TabSource, tabs: number, opts: { userAgent?: string | undefined } = {}): Promise<TabPool> {
+    const pool = new TabPool(source, tabs);
     pool.userAgent = opts.userAgent;
     try {
-      for (let i = 0; i < opts.tabs; i++) pool.idle.push(await pool.open());
-      pool.alive = opts.tabs;
+      for (let i = 0; i < tabs; i++) pool.idle.push(await pool.openTab());
+      pool.alive = tabs;
     } catch (err) {
-      await browser.close().catch(() => {});
+      for (const t of pool.idle) await t.source.close().catch(() => {});
+      await source.close().catch(() => {});
       throw err;
     }
     return pool;
   }
 
-  private viewport = { width: 1280, height: 800 };
-  private userAgent: string | undefined;
-
-  private async open(): Promise<Tab> {
-    const context = await this.browser.newContext({ viewport: this.viewport, ...(this.userAgent ? { userAgent: this.userAgent } : {}), serviceWorkers: 'block' });
-    const page = await context.newPage();
-    const session = (await context.newCDPSession(page)) as unknown as CdpSession;
-    return { id: this.nextId++, context, page, session };
+  private async openTab(): Promise<Tab> {
+    const source = await this.tabSource.open();
+    const tab: Tab = { id: this.nextId++, session: source.session, source };
+    if (this.userAgent) {
+      try {
+        await tab.session.send('Network.setUserAgentOverride', { userAgent: this.userAgent });
+      } catch (err) {
+        await source.close().catch(() => {});
+        throw err;
+      }
+      tab.agent = this.userAgent;
+    }
+    return tab;
   }
 
   /** A free tab, waiting for one if all are busy; fails once the browser has no tab left. */
@@ -118,9 +109,9 @@ export class TabPool {
     let t = tab as Tab;
     if (this.closed) return;
     if (opts.broken) {
-      await t.context.close().catch(() => {});
+      await t.source.close().catch(() => {});
       try {
-        t = await this.open();
+        t = await this.openTab();
       } catch {
         // The browser itself is gone: one tab fewer; with none left, every page waiting for one
         // fails (a −5 each, in crawl.log and the stats) instead of waiting for ever.
@@ -134,10 +125,12 @@ export class TabPool {
     else this.idle.push(t);
   }
 
+  /** Close the idle tabs and the source (which closes what is still open: its browser, or the relay). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     for (const w of this.waiters.splice(0)) w.reject(this.gone());
-    await this.browser.close().catch(() => {});
+    for (const t of this.idle.splice(0)) await t.source.close().catch(() => {});
+    await this.tabSource.close().catch(() => {});
   }
 }

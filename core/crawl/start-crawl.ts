@@ -48,6 +48,7 @@ import { buildUriChain } from './chain/uri-chain.ts';
 import { fetchBrowser } from './chain/fetch-browser.ts';
 import { findChromium } from '../browser/find-chromium.ts';
 import { TabPool } from '../browser/tab-pool.ts';
+import type { TabSource } from '../browser/tab-source.ts';
 
 export interface StartCrawlOptions {
   dir: string;
@@ -60,6 +61,11 @@ export interface StartCrawlOptions {
   workers?: () => WorkerRow[];
   /** Called once the crawl is over, before its database closes (a shared crawl copies its last index rows). */
   beforeClose?: (final: CrawlSnapshot) => void;
+  /**
+   * Browser mode: where the tabs come from (the app's worker relays Electron's own tabs). Without
+   * it a Chromium is found and launched. The crawl closes it when it ends (or fails to start).
+   */
+  tabSource?: TabSource;
 }
 
 export { CrawlController } from './crawl-controller.ts';
@@ -105,9 +111,13 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     // before anything of the crawl is written or started.
     // The tabs send the crawl's User-Agent (on the page and everything it loads), as the HTTP
     // fetcher does, not Chromium's own: sites see one agent per crawl and robots.txt is read for it.
-    tabs = settings.browser?.enabled
-      ? await TabPool.launch({ executablePath: findChromium({ path: settings.browser.path }), tabs: settings.browser.tabs, userAgent: settings.userAgent })
-      : null;
+    if (settings.browser?.enabled) {
+      tabs = opts.tabSource
+        ? await TabPool.open(opts.tabSource, settings.browser.tabs, { userAgent: settings.userAgent })
+        : await TabPool.launch({ executablePath: findChromium({ path: settings.browser.path }), tabs: settings.browser.tabs, userAgent: settings.userAgent });
+    } else {
+      await opts.tabSource?.close();
+    }
 
     // Everything is valid: from here on the directory is the crawl's.
     setMeta(db, 'settings', settings);
@@ -290,7 +300,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     controller.startNotes.push(...notes);
     return controller;
   } catch (err) {
-    await tabs?.close();
+    await (tabs ? tabs.close() : opts.tabSource?.close());
     try {
       db.close();
     } catch {

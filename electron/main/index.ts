@@ -17,6 +17,7 @@ import { registerIpcGate } from './ipc-gate.ts';
 import { buildMenu } from './menu.ts';
 import { ReplayView } from './replay-view.ts';
 import { recordWindowOpener } from './record-window.ts';
+import { crawlTabOpener } from './crawl-tabs.ts';
 import { chooseLibraryLocation, libraryLocation } from './library-location.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -150,7 +151,7 @@ async function main(): Promise<void> {
     contents.on('will-attach-webview', (ev) => ev.preventDefault());
   });
 
-  const svc = createAppService({ libraryDir, emit, shell: 'electron', openRecordTab: recordWindowOpener(log) });
+  const svc = createAppService({ libraryDir, emit, shell: 'electron', openRecordTab: recordWindowOpener(log), openCrawlTab: crawlTabOpener(log) });
   service = svc;
   registerIpcGate({ handlers: { ...svc.handlers, ...shellHandlers(svc) }, window: () => win?.webContents ?? null, rendererUrl, log });
   Menu.setApplicationMenu(

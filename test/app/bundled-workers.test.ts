@@ -1,7 +1,8 @@
 /**
  * The Electron build bundles the crawl, extract, export and import workers as chunks of their own
  * (electron.vite.config.ts rewrites `new URL('./x-worker.ts', import.meta.url)`). When a fresh
- * `npm run build` is present, run a real crawl, an export and an import through them.
+ * `npm run build` is present, run a real crawl, an export and an import through them, and a
+ * browser crawl whose tabs the host relays to the bundled worker (as Electron's main process does).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,6 +13,10 @@ import { CrawlRunner, type RunnerEvent } from '../../core/app/crawl-runner.ts';
 import { ExportRunner } from '../../core/app/export-runner.ts';
 import { ImportRunner } from '../../core/app/import-runner.ts';
 import { startFixtureSite } from './fixture-site.ts';
+import { findChromium } from '../../core/browser/find-chromium.ts';
+import { launchChromiumTabs } from '../../core/browser/chromium-tab-source.ts';
+import { startBrowserSite } from '../helpers/browser-site-server.ts';
+import { readWarcDir } from '../helpers/read-warcs.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const OUT = path.join(ROOT, 'out', 'main');
@@ -54,4 +59,36 @@ describe.skipIf(!fresh)('bundled workers', () => {
       await site.close();
     }
   });
+
+  it("a browser crawl through the bundled crawl worker drives the host's relayed tabs", async (t) => {
+    let chromium: string;
+    try {
+      chromium = findChromium();
+    } catch {
+      return t.skip();
+    }
+    const browser = await launchChromiumTabs({ executablePath: chromium });
+    const site = await startBrowserSite();
+    let opened = 0;
+    try {
+      const exit = await new Promise<Extract<RunnerEvent, { type: 'exit' }>>((resolve, reject) => {
+        const runner = new CrawlRunner({
+          workerUrl: pathToFileURL(workers[0]!),
+          openTab: async () => {
+            opened++;
+            return browser.open();
+          },
+          onEvent: (_id, e) => e.type === 'exit' && resolve(e),
+        });
+        runner.start('tabs', path.join(dir, 'browser-crawl'), { seeds: [`${site.origin}/spa.html`], maxHops: 0, politeness: 'fast', minDelayMs: 0, maxDelayMs: 0, delayFactor: 0, browser: { enabled: true, tabs: 1 } }).catch(reject);
+      });
+      expect(exit.error).toBeNull();
+      expect(opened).toBeGreaterThanOrEqual(1);
+      const urls = new Set((await readWarcDir(path.join(dir, 'browser-crawl', 'warcs'))).filter((r) => r.type === 'response').map((r) => r.targetUri));
+      expect(urls.has(`${site.origin}/api/articles.json`)).toBe(true);
+    } finally {
+      await browser.close();
+      await site.close();
+    }
+  }, 120_000);
 });

@@ -122,4 +122,25 @@ describe.skipIf(!chromium)('New crawl form validation in Chromium', () => {
     await expect.poll(() => byTestId('start-crawl').isEnabled(), { timeout: 5000 }).toBe(true);
     for (const id of ['limit-pages', 'min-delay', 'max-delay', 'per-host', 'override-host-0', 'override-min-0']) expect(await errorOf(id)).toBe(null);
   });
+
+  it('Capture pages with a browser: the tabs count shows once on, checked by the core like any field', async () => {
+    if ((await byTestId('browser-card').count()) === 0) {
+      await byTestId('nav-new-crawl').click();
+      await byTestId('seeds-input').fill('http://127.0.0.1:9/');
+    }
+    await expect.poll(() => byTestId('start-crawl').isEnabled(), { timeout: 5000 }).toBe(true);
+    expect(await byTestId('browser-tabs').count()).toBe(0);
+    await byTestId('browser-enabled').check();
+    expect(await byTestId('browser-tabs').inputValue()).toBe('2');
+    await byTestId('browser-tabs').fill('0');
+    await expect.poll(() => errorOf('browser-tabs'), { timeout: 5000 }).toBe('must be 1 or more, not 0');
+    await expect.poll(() => byTestId('start-crawl').isDisabled(), { timeout: 5000 }).toBe(true);
+    await byTestId('browser-tabs').fill('3');
+    await expect.poll(() => errorOf('browser-tabs'), { timeout: 5000 }).toBe(null);
+    await expect.poll(() => byTestId('start-crawl').isEnabled(), { timeout: 5000 }).toBe(true);
+    expect(await byTestId('start-bar').textContent()).toContain('browser, 3 tabs');
+    await byTestId('browser-card').scrollIntoViewIfNeeded();
+    await shot('11-new-crawl-browser-capture');
+    await byTestId('browser-enabled').uncheck();
+  });
 });
