@@ -18,6 +18,7 @@ export type {
   ImportReport,
   ImportedFile,
   PageList,
+  PageScreenshot,
   PageSummary,
   RecordDetail,
   RecordFilter,

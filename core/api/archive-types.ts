@@ -123,6 +123,20 @@ export interface SearchHit {
   rank: number;
 }
 
+/** A page's screenshot (the `urn:view:` resource record of a browser capture), ready for an <img>. */
+export interface PageScreenshot {
+  /** Index id of the resource record. */
+  recordId: number;
+  /** The page it shows. */
+  url: string;
+  ts: string;
+  mime: string;
+  /** Size of the image. */
+  bytes: number;
+  /** `data:<mime>;base64,…`: the renderer has no network, and its CSP allows data: images. */
+  dataUrl: string;
+}
+
 export interface PageSummary {
   id: number;
   url: string;

@@ -49,6 +49,7 @@ import type {
   SearchHit,
   SortedPageList,
   SortedPagesRequest,
+  PageScreenshot,
   ThemeSource,
 } from './app-types.ts';
 import { settingsPatch } from './settings-payload.ts';
@@ -209,6 +210,11 @@ export const COMMANDS = {
       limit: int({ min: 1, max: 1000 }),
       offset: optional(int({ min: 0, max: Number.MAX_SAFE_INTEGER })),
     }),
+  ),
+  /** A page's screenshot (by the page's record id), or the archive's newest when no pageId (the crawl monitor). */
+  'records.screenshot': cmd<{ archiveId: string; pageId?: number }, PageScreenshot | null>()(
+    'core',
+    obj({ archiveId: id(), pageId: optional(int({ min: 1 })) }),
   ),
 
   'export.run': cmd<ExportRequest, ExportResult>()('core', exportRequest),

@@ -17,6 +17,7 @@ import type { ExportRequest, ExportResult, ImportResult, LibraryDetail, LibraryE
 import { TroveError } from '../errors.ts';
 import { openArchive, type Archive } from '../archive/archive-dir.ts';
 import { openWacz } from '../archive/wacz-read.ts';
+import { latestScreenshot, pageScreenshot } from '../archive/page-screenshot.ts';
 import { listPages, queryRecords, searchText, sortedPages, timeline } from '../archive/record-query.ts';
 import { recordDetail } from '../archive/record-query-detail.ts';
 import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
@@ -376,6 +377,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
 
     // ── replay features (issue #16: Pages view) ──
     'records.sortedPages': ({ archiveId, ...opts }) => sortedPages(archive(archiveId), opts),
+    'records.screenshot': ({ archiveId, pageId }) => (pageId === undefined ? latestScreenshot(archive(archiveId)) : pageScreenshot(archive(archiveId), pageId)),
 
 
     'export.run': (req) => exportArchive(req),

@@ -37,6 +37,9 @@ import { decodeBodyStream } from '../extract/decode-body.ts';
 import { extractDocument } from '../extract/extract-document.ts';
 import { surtKey } from '../scope/surt.ts';
 import { WarcWriter } from '../warc/warc-writer.ts';
+import { headOfWrittenFields } from '../warc/read-record.ts';
+import { indexRow } from '../archive/index-row.ts';
+import { screenshotRecord } from '../browser/page-resource-records.ts';
 
 /** The Record tab as the host gives it: a CDP session to it, and its lifetime. */
 export interface RecordTab {
@@ -80,6 +83,8 @@ export class RecordSession {
   readonly #pages: RecordedPage[] = [];
   /** Latest page record id per URL, for the title and text the live DOM gives after load. */
   readonly #pageRows = new Map<string, number>();
+  /** Pages (index ids) whose screenshot is written: one per page, at its first network idle. */
+  readonly #shot = new Set<number>();
   readonly #startedAt = Date.now();
   #state: RecordStatus['state'] = 'recording';
   #message: string | null = null;
@@ -101,7 +106,10 @@ export class RecordSession {
    */
   readonly #onLoad = () => void this.#snapshotDom();
   readonly #onLifecycle = (e: { name?: string; frameId?: string }) => {
-    if (e.name === 'networkIdle' && e.frameId === this.#mainFrame) void this.#snapshotDom();
+    if (e.name === 'networkIdle' && e.frameId === this.#mainFrame) {
+      void this.#snapshotDom();
+      void this.#screenshot();
+    }
   };
 
   constructor(opts: RecordSessionOptions) {
@@ -182,8 +190,12 @@ export class RecordSession {
   }
 
   async #stop(reason: string | null): Promise<RecordStatus> {
-    // The page on screen as it is now (unless the window is gone).
-    if (!reason) await this.#snapshotDom();
+    // The page on screen as it is now (unless the window is gone), and its screenshot if its
+    // network never went quiet.
+    if (!reason) {
+      await this.#snapshotDom();
+      await this.#screenshot();
+    }
     this.#state = 'stopping';
     if (reason) this.#message = this.#message ? `${this.#message}; ${reason}` : reason;
     this.#tab.session.off('Page.loadEventFired', this.#onLoad);
@@ -309,6 +321,48 @@ export class RecordSession {
         p.title = title;
         this.#progress(true);
       }
+    });
+  }
+
+  /**
+   * The page's screenshot when its network first goes quiet, as a browser crawl stores it: a
+   * `resource` record `urn:view:<url>` concurrent to the page's response (page-resource-records.ts),
+   * indexed by the index's one rule, so the Pages list shows a thumbnail for it.
+   */
+  async #screenshot(): Promise<void> {
+    if (this.#state !== 'recording') return;
+    let url: string | undefined;
+    let png: Buffer;
+    try {
+      const r = (await this.#tab.session.send('Runtime.evaluate', { expression: 'location.href', returnByValue: true })) as { result?: { value?: string } };
+      url = r.result?.value;
+      const pageId = url ? this.#pageRows.get(url) : undefined;
+      if (!url || (pageId !== undefined && this.#shot.has(pageId))) return;
+      const shot = (await this.#tab.session.send('Page.captureScreenshot', { format: 'png' })) as { data: string };
+      png = Buffer.from(shot.data, 'base64');
+    } catch {
+      return; // navigated away or closed meanwhile
+    }
+    const date = new Date();
+    await this.#enqueue(async () => {
+      const id = this.#pageRows.get(url);
+      if (id === undefined || this.#shot.has(id) || this.#state !== 'recording') return;
+      const page = this.#archive.index.byId(id);
+      if (!page?.recordId) return;
+      this.#shot.add(id);
+      const written = await this.#writer.writeGroup([screenshotRecord(url, date, png, page.recordId)]);
+      const rows = written.map((w) =>
+        indexRow({
+          record: headOfWrittenFields(w.fields, { offset: w.offset, length: w.length, compressed: w.filename.endsWith('.gz') }),
+          fileId: this.#fileIds.get(w.filename) ?? 0,
+          offset: w.offset,
+          length: w.length,
+          http: null,
+          page: null,
+        }),
+      );
+      this.#archive.index.addRecords(rows);
+      this.#records += rows.length;
     });
   }
 

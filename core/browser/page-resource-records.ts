@@ -6,9 +6,9 @@
  * text), so tools that know Browsertrix archives find them.
  */
 import type { RecordInput } from '../warc/write-record-input.ts';
+import { SCREENSHOT_URN_PREFIX, TEXT_URN_PREFIX } from '../formats/page-resource-urns.ts';
 
-export const SCREENSHOT_URN_PREFIX = 'urn:view:';
-export const TEXT_URN_PREFIX = 'urn:text:';
+export { SCREENSHOT_URN_PREFIX, TEXT_URN_PREFIX };
 
 /** The page's screenshot (PNG) as a resource record, tied to the page's response when given. */
 export function screenshotRecord(pageUrl: string, date: Date, png: Buffer, concurrentTo?: string | null): RecordInput {

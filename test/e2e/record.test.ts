@@ -84,6 +84,9 @@ describe.skipIf(!chromium)('Record by browsing in Chromium', () => {
     await byTestId('record-browse').click();
     await byTestId('view-pages').click();
     await expect.poll(() => page.locator('[data-testid=page-row] td.title').allTextContents(), { timeout: 10_000 }).toEqual(['Record home', 'Second page']);
+    // Each with its screenshot (taken when its network went quiet, or at stop) as a thumbnail.
+    const thumbs = () => page.locator('[data-testid=page-thumb]').evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0));
+    await expect.poll(thumbs, { timeout: 10_000 }).toEqual([true, true]);
 
     // The WARC, read back by warcio: one rec-….warc.gz, closed (no .open left) and indexed.
     const warcDir = path.join(libraryDir, id, 'warcs');
@@ -100,6 +103,14 @@ describe.skipIf(!chromium)('Record by browsing in Chromium', () => {
     for (const p of served) expect(responses.has(p), `the site served ${p} while recording: its response is in the WARC`).toBe(true);
     expect(responses.get('/img/dot.png')!.payload.equals(PIXEL_PNG)).toBe(true);
     expect(JSON.parse(responses.get('/data.json')!.payload.toString()).text).toBe(HOME_SCRIPT_TEXT);
+    // One screenshot per page: a PNG `resource` record urn:view:<page>, concurrent to the page's response.
+    const shots = records.filter((r) => r.type === 'resource' && r.targetUri?.startsWith('urn:view:'));
+    expect(shots.map((r) => new URL(r.targetUri!.slice('urn:view:'.length)).pathname).sort()).toEqual(['/', '/second']);
+    for (const r of shots) {
+      expect(r.warcHeaders['Content-Type']).toBe('image/png');
+      expect(r.payload.subarray(0, 8).toString('latin1')).toBe('\x89PNG\r\n\x1a\n');
+      expect(r.concurrentTo).toContain(responses.get(new URL(r.targetUri!.slice('urn:view:'.length)).pathname)!.recordId);
+    }
     // Each response has its request record, pointing at it.
     const requests = records.filter((r) => r.type === 'request');
     for (const r of responses.values()) expect(requests.some((q) => q.concurrentTo.includes(r.recordId)), `request for ${r.targetUri}`).toBe(true);

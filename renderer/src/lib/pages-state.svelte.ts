@@ -6,6 +6,7 @@
  */
 import type { PageSummary } from '../../../core/api/app-types.ts';
 import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+import { ScreenshotCache } from './screenshot-cache.ts';
 
 export type PageSortKey = 'ts' | 'url' | 'title';
 export const PAGES_LIMIT = 200;
@@ -22,11 +23,14 @@ export class PagesState {
   error = $state<string | null>(null);
 
   readonly api: TroveApi;
+  /** The rows' thumbnails, kept across the live reloads. */
+  readonly shots: ScreenshotCache;
   private seq = 0;
   private liveTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(api: TroveApi) {
     this.api = api;
+    this.shots = new ScreenshotCache(api);
   }
 
   async open(archiveId: string | null): Promise<void> {
