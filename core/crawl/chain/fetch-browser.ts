@@ -28,7 +28,7 @@
  * codes and retries as any URI.
  */
 import { capturePage, type PageCapture } from '../../browser/capture-page.ts';
-import { SCREENSHOT_URN_PREFIX, screenshotRecord } from '../../browser/page-resource-records.ts';
+import { screenshotRecord } from '../../browser/page-resource-records.ts';
 import type { TabPool } from '../../browser/tab-pool.ts';
 import type { BehaviorOptions } from '../../browser/page-behaviors.ts';
 import { mayBePage } from '../../frontier/page-hops.ts';
@@ -38,6 +38,8 @@ import { headMediaType as mimeOf } from '../../formats/media-type.ts';
 import { fieldValue as headerValue } from '../../formats/http-fields.ts';
 import type { CrawlContext } from '../crawl-context.ts';
 import type { RecordRow } from '../../archive/capture-index.ts';
+import { indexRow } from '../../archive/index-row.ts';
+import { headOfWrittenFields } from '../../warc/read-record.ts';
 import type { CrawlUri, ProcessResult, Processor } from './crawl-uri.ts';
 import { BrowserRecordSink } from './browser-record-sink.ts';
 import { fetchHttp } from './fetch-http.ts';
@@ -177,29 +179,12 @@ async function finishCapture(
   if (pageId) {
     const date = new Date(last.doc.fetch.startedAt);
     const records = [metadataRecord(last.url, date, pageId, { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: durationMs, outlinks })];
-    const shotUri = SCREENSHOT_URN_PREFIX + last.url;
     if (capture.screenshot) records.push(screenshotRecord(last.url, date, capture.screenshot, pageId));
     const written = await ctx.writer.writeGroup(records);
-    const ts = rows.find((r) => r.recordId === pageId)?.ts ?? null;
-    const fileId = (name: string) => ctx.fileIds.get(name) ?? 0;
+    // Indexed by the one row rule imports, recovery and recordings use (archive/index-row.ts).
     for (const w of written) {
-      const shot = w.type === 'resource';
-      rows.push({
-        fileId: fileId(w.filename),
-        offset: w.offset,
-        length: w.length,
-        recordType: w.type,
-        recordId: w.recordId,
-        targetUri: shot ? shotUri : last.url,
-        urlkey: shot ? shotUri : (rows.find((r) => r.recordId === pageId)?.urlkey ?? null),
-        ts,
-        date: date.toISOString(),
-        mime: shot ? 'image/png' : 'application/warc-fields',
-        status: null,
-        payloadDigest: null,
-        concurrentTo: pageId,
-        ...(shot ? { contentLength: capture.screenshot!.length } : {}),
-      });
+      const record = headOfWrittenFields(w.fields, { offset: w.offset, length: w.length, compressed: w.filename.endsWith('.gz') });
+      rows.push(indexRow({ record, fileId: ctx.fileIds.get(w.filename) ?? 0, offset: w.offset, length: w.length, http: null, page: null }));
     }
   }
   curi.rows = rows;
