@@ -281,6 +281,8 @@ describe('limits, resume and a one-click exclude', () => {
     expect((await call('crawl.resume', { id, settings: { limitPages: 0 } })).ok).toBe(true);
     const second = await waitFor('crawl.state', (p) => p.id === id && p.state === 'finished');
     expect(second.reason).toBe('frontier-empty');
+    // The final snapshot is saved when the worker exits, just after it says 'finished'.
+    await waitFor('library.changed', (p) => p.id === id);
     const snap = await call<{ pages: number }>('crawl.snapshot', { id });
     expect(snap.value.pages).toBeGreaterThan(2);
   });
