@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAppService, type AppService } from '../../core/app/app-service.ts';
 import { dispatch } from '../../core/app/gate.ts';
 import { replayResponse } from '../../core/app/replay-bridge.ts';
@@ -281,8 +281,10 @@ describe('limits, resume and a one-click exclude', () => {
     expect((await call('crawl.resume', { id, settings: { limitPages: 0 } })).ok).toBe(true);
     const second = await waitFor('crawl.state', (p) => p.id === id && p.state === 'finished');
     expect(second.reason).toBe('frontier-empty');
-    // The final snapshot is saved when the worker exits, just after it says 'finished'.
-    await waitFor('library.changed', (p) => p.id === id);
+    // The final snapshot is saved when the worker exits, just after it says 'finished': wait for
+    // the library.changed that follows that state (an earlier one came with the resume itself).
+    const finishedAt = events.findIndex((e) => e.name === 'crawl.state' && (e.payload as { id: string; state: string }).id === id && (e.payload as { state: string }).state === 'finished');
+    await vi.waitFor(() => expect(events.slice(finishedAt + 1).some((e) => e.name === 'library.changed' && (e.payload as { id: string }).id === id)).toBe(true), { timeout: 20_000, interval: 50 });
     const snap = await call<{ pages: number }>('crawl.snapshot', { id });
     expect(snap.value.pages).toBeGreaterThan(2);
   });
