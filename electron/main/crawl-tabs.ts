@@ -7,8 +7,9 @@
  * worker thread by core (tab-relay-host.ts); everything about capture lives in core/.
  */
 import { BrowserWindow, session } from 'electron';
-import { debuggerSession } from '../../core/browser/cdp-session.ts';
 import type { OpenTab, SourceTab } from '../../core/browser/tab-source.ts';
+import { attachDebugger } from './attach-debugger.ts';
+import { LOCKED_DOWN } from './web-preferences.ts';
 
 export const CRAWL_PARTITION = 'persist:trove-crawl';
 
@@ -35,14 +36,8 @@ export function crawlTabOpener(log: (message: string, err?: unknown) => void): O
       // A hidden window must still lay out and paint (the page's screenshot).
       paintWhenInitiallyHidden: true,
       webPreferences: {
+        ...LOCKED_DOWN,
         session: crawlSession(),
-        sandbox: true,
-        contextIsolation: true,
-        nodeIntegration: false,
-        nodeIntegrationInWorker: false,
-        webSecurity: true,
-        allowRunningInsecureContent: false,
-        webviewTag: false,
         // A hidden window must still run timers and animations at full speed.
         backgroundThrottling: false,
         // Media behaviors play audio and video without a gesture, as the CLI's Chromium does.
@@ -52,19 +47,12 @@ export function crawlTabOpener(log: (message: string, err?: unknown) => void): O
     w.webContents.setAudioMuted(true);
     // Pop-ups are not followed in a crawl tab (their links are found by the live-DOM extraction).
     w.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-    // The debugger answers only once the target has navigated: a blank page first.
-    await w.webContents.loadURL('about:blank');
-    const dbg = w.webContents.debugger;
-    dbg.attach('1.3');
+    const dbg = await attachDebugger(w, 'crawl tab', log);
     return {
-      session: debuggerSession(dbg),
+      session: dbg.session,
       async close() {
         if (w.isDestroyed()) return;
-        try {
-          if (dbg.isAttached()) dbg.detach();
-        } catch (err) {
-          log('detaching a crawl tab debugger failed', err);
-        }
+        dbg.detach();
         // destroy, not close: a page's beforeunload must not keep a crawl tab open.
         w.destroy();
       },

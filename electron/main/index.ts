@@ -19,6 +19,7 @@ import { ReplayView } from './replay-view.ts';
 import { recordWindowOpener } from './record-window.ts';
 import { crawlTabOpener } from './crawl-tabs.ts';
 import { chooseLibraryLocation, libraryLocation } from './library-location.ts';
+import { LOCKED_DOWN } from './web-preferences.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const devServer = process.env.ELECTRON_RENDERER_URL ?? null;
@@ -56,17 +57,7 @@ function createWindow(svc: AppService): BrowserWindow {
     show: false,
     title: 'Trove',
     backgroundColor: background(),
-    webPreferences: {
-      preload,
-      sandbox: true,
-      contextIsolation: true,
-      nodeIntegration: false,
-      nodeIntegrationInWorker: false,
-      webSecurity: true,
-      allowRunningInsecureContent: false,
-      webviewTag: false,
-      spellcheck: false,
-    },
+    webPreferences: { ...LOCKED_DOWN, preload, spellcheck: false },
   });
   w.once('ready-to-show', () => w.show());
   w.webContents.on('will-navigate', (e, url) => {

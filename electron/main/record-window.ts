@@ -12,7 +12,8 @@
  */
 import { BrowserWindow, session } from 'electron';
 import type { OpenRecordTab, RecordTab } from '../../core/app/record-session.ts';
-import { debuggerSession } from '../../core/browser/cdp-session.ts';
+import { attachDebugger } from './attach-debugger.ts';
+import { LOCKED_DOWN } from './web-preferences.ts';
 
 export const RECORD_PARTITION = 'persist:trove-record';
 
@@ -38,42 +39,25 @@ export function recordWindowOpener(log: (message: string, err?: unknown) => void
       width: 1280,
       height: 900,
       title: 'Trove — Recording',
-      webPreferences: {
-        session: recordSession(),
-        sandbox: true,
-        contextIsolation: true,
-        nodeIntegration: false,
-        nodeIntegrationInWorker: false,
-        webSecurity: true,
-        allowRunningInsecureContent: false,
-        webviewTag: false,
-      },
+      webPreferences: { ...LOCKED_DOWN, session: recordSession() },
     });
     w.webContents.setWindowOpenHandler(({ url }) => {
       if (/^https?:\/\//.test(url)) void w.webContents.loadURL(url);
       return { action: 'deny' };
     });
-    // The debugger answers only once the target has navigated: a blank page first.
-    await w.webContents.loadURL('about:blank');
-    const dbg = w.webContents.debugger;
-    dbg.attach('1.3');
-    const cdp = debuggerSession(dbg);
+    const dbg = await attachDebugger(w, 'Record window', log);
     const closedListeners: (() => void)[] = [];
     let closing = false;
     w.on('closed', () => {
       if (!closing) for (const l of closedListeners) l();
     });
     return {
-      session: cdp,
+      session: dbg.session,
       onClosed: (l) => void closedListeners.push(l),
       async close() {
         closing = true;
         if (w.isDestroyed()) return;
-        try {
-          if (dbg.isAttached()) dbg.detach();
-        } catch (err) {
-          log('detaching the Record window debugger failed', err);
-        }
+        dbg.detach();
         w.close();
       },
     };

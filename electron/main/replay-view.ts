@@ -14,6 +14,7 @@ import type { AppService } from '../../core/app/app-service.ts';
 import { replayInfo, replayResponse } from '../../core/app/replay-bridge.ts';
 import { REPLAY_WEBRTC_POLICY, replaySchemeAllowed } from '../../core/replay/replay-policy.ts';
 import { MissingResources } from '../../core/replay/missing-resources.ts';
+import { LOCKED_DOWN } from './web-preferences.ts';
 
 export const REPLAY_PARTITION = 'trove-replay';
 
@@ -85,15 +86,7 @@ export class ReplayView {
   private ensureView(): WebContentsView {
     if (this.view && !this.view.webContents.isDestroyed()) return this.view;
     const view = new WebContentsView({
-      webPreferences: {
-        partition: REPLAY_PARTITION,
-        sandbox: true,
-        contextIsolation: true,
-        nodeIntegration: false,
-        webSecurity: true,
-        spellcheck: false,
-        safeDialogs: true,
-      },
+      webPreferences: { ...LOCKED_DOWN, partition: REPLAY_PARTITION, spellcheck: false, safeDialogs: true },
     });
     const wc = view.webContents;
     wc.setWebRTCIPHandlingPolicy(REPLAY_WEBRTC_POLICY);
