@@ -13,55 +13,17 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startTestPostgres } from '../test/helpers/postgres-server.ts';
+import { startSite } from '../test/helpers/shared-crawl-site.ts';
 
 const HOSTS = 20;
 const LATENCY_MS = 50;
 const DELAY_MS = 50;
 const bin = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'trove.js');
-
-interface Host {
-  srv: http.Server;
-  origin: string;
-  active: number;
-  maxActive: number;
-  lastEnd: number;
-  minGap: number;
-  pages: number;
-}
-
-async function startSite(pages: number): Promise<Host[]> {
-  const hosts: Host[] = [];
-  for (let h = 0; h < HOSTS; h++) {
-    const host = { active: 0, maxActive: 0, lastEnd: 0, minGap: Infinity, pages: 0 } as Host;
-    host.srv = http.createServer((req, res) => {
-      const start = Date.now();
-      if (host.lastEnd > 0) host.minGap = Math.min(host.minGap, start - host.lastEnd);
-      host.active++;
-      host.maxActive = Math.max(host.maxActive, host.active);
-      const m = /^\/p(\d+)\.html$/.exec(req.url!);
-      setTimeout(() => {
-        host.active--;
-        host.lastEnd = Date.now();
-        if (!m) return void res.writeHead(404).end('none');
-        host.pages++;
-        const i = Number(m[1]);
-        const links = [i + 1, 2 * i + 1].filter((k) => k < pages).map((k) => `<a href="/p${k}.html">${k}</a>`);
-        res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${h}/${i}</title>${links.join(' ')}`);
-      }, LATENCY_MS);
-    });
-    await new Promise<void>((r) => host.srv.listen(0, '127.0.0.1', r));
-    host.origin = `http://127.0.0.1:${(host.srv.address() as AddressInfo).port}`;
-    hosts.push(host);
-  }
-  return hosts;
-}
 
 function trove(args: string[]): Promise<number | null> {
   const p = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -72,12 +34,13 @@ const CONCURRENCY = Number(process.argv[3] ?? 1);
 const flags = ['--robots', 'ignore', '--per-host', '1', '--concurrency', String(CONCURRENCY), '--min-delay-ms', String(DELAY_MS), '--max-delay-ms', String(DELAY_MS), '--delay-factor', '0', '--max-retries', '0', '--min-free-disk', '0', '--no-progress'];
 
 async function run(pages: number, tmp: string, label: string, start: (seeds: string[], dir: string) => Promise<unknown>) {
-  const hosts = await startSite(pages);
+  // The shared-crawl tests' site, without the links across hosts: each host is its own chain.
+  const hosts = await startSite({ hosts: HOSTS, pages, latencyMs: LATENCY_MS, crossHost: false });
   const t0 = performance.now();
-  await start(hosts.map((h) => `${h.origin}/p0.html`), path.join(tmp, label));
+  await start(hosts.map((h) => `${h.s.origin}/p0.html`), path.join(tmp, label));
   const sec = (performance.now() - t0) / 1000;
-  await Promise.all(hosts.map((h) => new Promise((r) => h.srv.close(r))));
-  const fetched = hosts.reduce((s, h) => s + h.pages, 0);
+  await Promise.all(hosts.map((h) => h.s.close()));
+  const fetched = hosts.reduce((s, h) => s + [...h.hits.values()].reduce((a, b) => a + b, 0), 0);
   return { label, sec, fetched, pagesPerSec: fetched / sec, maxActive: Math.max(...hosts.map((h) => h.maxActive)), minGap: Math.min(...hosts.map((h) => h.minGap)) };
 }
 

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CrawlRunner, type RunnerEvent } from '../../core/app/crawl-runner.ts';
-import { findChromium } from '../../core/browser/find-chromium.ts';
+import { findChromium } from '../e2e/harness.ts';
 import { launchChromiumTabs } from '../../core/browser/chromium-tab-source.ts';
 import { RelayedTabSource } from '../../core/browser/relayed-cdp-session.ts';
 import { serveTabs } from '../../core/browser/tab-relay-host.ts';
@@ -28,12 +28,7 @@ import { TroveError } from '../../core/errors.ts';
 import { startBrowserSite, type BrowserSiteServer } from '../helpers/browser-site-server.ts';
 import { verifyCrawlDir } from '../helpers/verify-crawl-dir.ts';
 
-let chromium: string | null = null;
-try {
-  chromium = findChromium();
-} catch {
-  chromium = null;
-}
+const chromium = findChromium();
 
 const fast = { concurrency: 4, perHost: 2, delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, minFreeDiskBytes: 0, maxRetries: 0 };
 

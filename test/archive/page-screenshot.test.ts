@@ -10,19 +10,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
-import { findChromium } from '../../core/browser/find-chromium.ts';
+import { findChromium } from '../e2e/harness.ts';
 import { openArchive, type Archive } from '../../core/archive/archive-dir.ts';
 import { latestScreenshot, pageScreenshot } from '../../core/archive/page-screenshot.ts';
 import { listPages } from '../../core/archive/record-query.ts';
 import { startBrowserSite, type BrowserSiteServer } from '../helpers/browser-site-server.ts';
 import { readWarcDir, type ReadRecord } from '../helpers/read-warcs.ts';
 
-let chromium: string | null = null;
-try {
-  chromium = findChromium();
-} catch {
-  chromium = null;
-}
+const chromium = findChromium();
 
 const fast = { concurrency: 2, perHost: 2, delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, minFreeDiskBytes: 0, maxRetries: 0, maxHops: 1 };
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

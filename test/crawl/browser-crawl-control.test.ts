@@ -15,17 +15,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
 import { parseOverride } from '../../core/cli/crawl-options.ts';
-import { findChromium } from '../../core/browser/find-chromium.ts';
+import { findChromium } from '../e2e/harness.ts';
 import type { CrawlState } from '../../core/api/crawl-snapshot.ts';
 import { verifyCrawlDir } from '../helpers/verify-crawl-dir.ts';
 import { startBrowserSite, type BrowserSiteServer } from '../helpers/browser-site-server.ts';
 
-let chromium: string | null = null;
-try {
-  chromium = findChromium();
-} catch {
-  chromium = null;
-}
+const chromium = findChromium();
 
 const fast = { concurrency: 4, perHost: 2, delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, minFreeDiskBytes: 0, maxRetries: 0 };
 

@@ -16,19 +16,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
-import { findChromium } from '../../core/browser/find-chromium.ts';
+import { findChromium } from '../e2e/harness.ts';
 import { repoRoot } from '../helpers/corpus.ts';
 import { verifyCrawlDir } from '../helpers/verify-crawl-dir.ts';
 import { startHttpServer, type LocalServer } from '../helpers/local-server.ts';
 import { startBrowserSite, type BrowserSiteServer } from '../helpers/browser-site-server.ts';
 import type { ReadRecord } from '../helpers/read-warcs.ts';
 
-let chromium: string | null = null;
-try {
-  chromium = findChromium();
-} catch {
-  chromium = null;
-}
+const chromium = findChromium();
 
 const fast = { concurrency: 4, perHost: 2, delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, minFreeDiskBytes: 0, maxRetries: 0 };
 const bin = path.join(repoRoot, 'bin', 'trove.js');

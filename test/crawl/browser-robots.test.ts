@@ -19,16 +19,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
-import { findChromium } from '../../core/browser/find-chromium.ts';
+import { findChromium } from '../e2e/harness.ts';
 import { verifyCrawlDir } from '../helpers/verify-crawl-dir.ts';
 import { startHttpServer, type LocalServer } from '../helpers/local-server.ts';
 
-let chromium: string | null = null;
-try {
-  chromium = findChromium();
-} catch {
-  chromium = null;
-}
+const chromium = findChromium();
 
 const fast = { concurrency: 2, perHost: 1, delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, minFreeDiskBytes: 0, maxRetries: 0 };
 const PNG = Buffer.from('89504e470d0a1a0a0000', 'hex');

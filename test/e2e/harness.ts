@@ -23,6 +23,7 @@ import { COMMAND_NAMES, type Handlers, type ShellCommandName } from '../../core/
 import { EVENT_NAMES } from '../../core/api/channels.ts';
 import type { ReplayInfo } from '../../core/api/app-types.ts';
 import { createAppService, type AppService } from '../../core/app/app-service.ts';
+import { findChromium as findCrawlChromium } from '../../core/browser/find-chromium.ts';
 import type { OpenRecordTab } from '../../core/app/record-session.ts';
 import { dispatch } from '../../core/app/gate.ts';
 import { replayInfo, replayResponse } from '../../core/app/replay-bridge.ts';
@@ -44,10 +45,17 @@ export const CHROMIUM_ARGS = [
   `--force-webrtc-ip-handling-policy=${REPLAY_WEBRTC_POLICY}`,
 ];
 
-/** A Chromium binary, or null. CHROMIUM_PATH wins; then the usual Debian/Ubuntu names. */
+/**
+ * A Chromium binary, or null: the same search a browser crawl makes (core/browser/find-chromium.ts),
+ * with CHROMIUM_PATH, when set, standing for TROVE_CHROMIUM.
+ */
 export function findChromium(): string | null {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
-  return candidates.find((p): p is string => !!p && fs.existsSync(p)) ?? null;
+  const env = process.env.CHROMIUM_PATH ? { ...process.env, TROVE_CHROMIUM: process.env.CHROMIUM_PATH } : process.env;
+  try {
+    return findCrawlChromium({ env });
+  } catch {
+    return null;
+  }
 }
 
 export const NO_CHROMIUM_MESSAGE =
