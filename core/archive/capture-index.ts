@@ -13,8 +13,8 @@ import { createCaptureScans } from './capture-scans.ts';
 import { recordedFixity } from './file-fixity.ts';
 import type { RecordedFixity } from './file-fixity.ts';
 import type { CaptureScans } from './capture-scans.ts';
-import { prepareCaptureStatements } from './capture-statements.ts';
-import type { CaptureDbRow, FileDbRow } from './capture-statements.ts';
+import { CAPTURE_TYPE_NAMES, COMPACT_WINDOW, prepareCaptureStatements } from './capture-statements.ts';
+import type { CaptureDbRow, FileDbRow, ParentDbRow } from './capture-statements.ts';
 import { toFtsQuery } from './capture-text-search.ts';
 import { isTimestamp14, padTimestamp, timestampSeconds } from './capture-timestamp.ts';
 
@@ -114,6 +114,7 @@ export interface CaptureIndex extends CaptureScans {
   closest(urlkey: string, ts14?: string): CaptureRow | null;
   /** The earliest response (not revisit) with this payload digest: for dedup and revisit resolution. */
   byDigest(payloadDigest: string): CaptureRow | null;
+  /** The first full row (not a compact request or metadata row, migration 7) with this WARC-Record-ID. */
   byRecordId(recordId: string): CaptureRow | null;
   byId(id: number): CaptureRow | null;
   /** Records marked as pages, oldest first. */
@@ -140,19 +141,43 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     return row.id;
   });
 
+  /**
+   * The capture row a record may be stored compact under (migration 7's rule): a non-capture
+   * record Concurrent-To a full capture row of the same file, earlier in it and at most
+   * COMPACT_WINDOW rows back, that has exactly its target URI, URL key, timestamp and date.
+   */
+  const parentOf = (r: RecordRow, id: number, batch: ReadonlyMap<string, ParentDbRow>): number | null => {
+    if (!r.concurrentTo || CAPTURE_TYPE_NAMES.has(r.recordType)) return null;
+    const p = batch.get(r.concurrentTo) ?? st.parentCandidate.get(r.concurrentTo);
+    if (!p || p.file_id !== r.fileId || p.offset >= r.offset || id - p.id > COMPACT_WINDOW) return null;
+    if (p.target_uri !== r.targetUri || p.urlkey !== r.urlkey || p.ts !== r.ts || p.date !== r.date) return null;
+    return p.id;
+  };
+
   const addRecords = db.transaction((rows: readonly RecordRow[]): number[] => {
     const ids: number[] = [];
     const perFile = new Map<number, number>();
+    // Captures of this batch by record id (their children usually follow them in the same batch).
+    const batch = new Map<string, ParentDbRow>();
+    // INTEGER PRIMARY KEY: a new row's id is the largest plus one.
+    let next = st.maxId.get()!.n + 1;
     for (const r of rows) {
       checkRecord(r);
       if (!perFile.has(r.fileId) && !st.fileById.get(r.fileId)) {
         throw new TroveError('CAPTURE_NO_FILE', `no WARC file with id ${r.fileId}`, { fileId: r.fileId });
       }
+      const parent = parentOf(r, next, batch);
+      const full = parent === null;
       const { id } = st.insertRecord.get(
-        r.fileId, r.offset, r.length, r.recordType, r.recordId, r.targetUri, r.urlkey, r.ts, r.date, r.mime, r.status,
-        r.payloadDigest, r.refersTo ?? null, r.refersToUri ?? null, r.refersToDate ?? null, r.concurrentTo ?? null,
-        r.method ?? null, r.contentLength ?? null, r.truncated ?? null, r.title ?? null, r.page ? 1 : 0,
+        r.fileId, r.offset, r.length, r.recordType, r.recordId, full ? r.targetUri : null, full ? r.urlkey : null, full ? r.ts : null,
+        full ? r.date : null, r.mime, r.status, r.payloadDigest, r.refersTo ?? null, r.refersToUri ?? null, r.refersToDate ?? null,
+        full ? (r.concurrentTo ?? null) : null, r.method ?? null, r.contentLength ?? null, r.truncated ?? null, r.title ?? null,
+        r.page ? 1 : 0, parent,
       )!;
+      next = id + 1;
+      if (r.recordId && CAPTURE_TYPE_NAMES.has(r.recordType)) {
+        batch.set(r.recordId, { id, file_id: r.fileId, offset: r.offset, target_uri: r.targetUri, urlkey: r.urlkey, ts: r.ts, date: r.date });
+      }
       ids.push(id);
       perFile.set(r.fileId, (perFile.get(r.fileId) ?? 0) + 1);
     }

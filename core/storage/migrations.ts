@@ -203,7 +203,53 @@ function pendingNonPages(db: Database.Database): void {
   `);
 }
 
-const MIGRATIONS: readonly Migration[] = [metaAndRobots, frontier, captureIndex, priorCaptures, fileFixity, pendingNonPages];
+/**
+ * Version 7: compact rows and partial indexes (issue 20: database bytes per URI). A request or
+ * metadata record written with a capture (WARC-Concurrent-To it, in the same file, after it and
+ * at most COMPACT_WINDOW rows later) shares its target URI, URL key, timestamp and date with
+ * that capture, and its concurrent_to is the capture's record id: such a row keeps `parent_id`
+ * and NULL in those five columns, and readers fill them from the parent
+ * (archive/capture-statements.ts). A row whose values differ stays a full row, so nothing is
+ * lost. The indexes keep only the rows their lookups can want (each index's query is named
+ * beside it); compact rows are in none but `records_type` and `records_file`, and the records
+ * browser reaches them from their parents by id (children sit within the window after them).
+ * Written out as it was when this shipped, like every migration.
+ */
+function compactRecords(db: Database.Database): void {
+  db.exec(`
+    ALTER TABLE records ADD COLUMN parent_id INTEGER;  -- compact row: the capture it was written with
+
+    UPDATE records AS c SET parent_id = (
+      SELECT p.id FROM records p
+      WHERE p.record_id = c.concurrent_to AND p.record_type IN ('response', 'revisit', 'resource') AND p.parent_id IS NULL
+        AND p.file_id = c.file_id AND p.offset < c.offset AND p.id < c.id AND p.id >= c.id - 16
+        AND p.target_uri IS c.target_uri AND p.urlkey IS c.urlkey AND p.ts IS c.ts AND p.date IS c.date
+      ORDER BY p.id DESC LIMIT 1)
+    WHERE c.concurrent_to IS NOT NULL AND c.record_type NOT IN ('response', 'revisit', 'resource');
+    UPDATE records SET target_uri = NULL, urlkey = NULL, ts = NULL, date = NULL, concurrent_to = NULL WHERE parent_id IS NOT NULL;
+
+    DROP INDEX records_urlkey_ts;
+    DROP INDEX records_target_uri;
+    DROP INDEX records_digest;
+    DROP INDEX records_status;
+    DROP INDEX records_ts;
+    DROP INDEX records_record_id;
+    -- Lookups by URL (replay, timeline, fuzzy match, mirror, records browser URL filters).
+    CREATE INDEX records_urlkey_ts ON records(urlkey, ts) WHERE urlkey IS NOT NULL;
+    -- Screenshots by page URL (urn:view: resources); nothing else looks a record up by target URI.
+    CREATE INDEX records_target_uri ON records(target_uri) WHERE record_type = 'resource';
+    -- Dedup and revisit resolution (the earliest response with a payload digest).
+    CREATE INDEX records_digest ON records(payload_digest, ts) WHERE payload_digest IS NOT NULL;
+    -- The records browser's status filter.
+    CREATE INDEX records_status ON records(status) WHERE status IS NOT NULL;
+    -- The records browser's date filter.
+    CREATE INDEX records_ts ON records(ts) WHERE ts IS NOT NULL;
+    -- WARC-Refers-To / WARC-Concurrent-To targets and parents of compact rows: every full row.
+    CREATE INDEX records_record_id ON records(record_id) WHERE parent_id IS NULL;
+  `);
+}
+
+const MIGRATIONS: readonly Migration[] = [metaAndRobots, frontier, captureIndex, priorCaptures, fileFixity, pendingNonPages, compactRecords];
 
 /** The schema version this build writes. */
 export function schemaVersion(): number {
