@@ -16,6 +16,7 @@ import type { CaptureScans } from './capture-scans.ts';
 import { CAPTURE_TYPE_NAMES, COMPACT_WINDOW, prepareCaptureStatements } from './capture-statements.ts';
 import type { CaptureDbRow, FileDbRow, ParentDbRow } from './capture-statements.ts';
 import { toFtsQuery } from './capture-text-search.ts';
+import { recordIdKey } from './record-id-key.ts';
 import { isTimestamp14, padTimestamp, timestampSeconds } from './capture-timestamp.ts';
 
 /** One WARC record to index. */
@@ -114,7 +115,6 @@ export interface CaptureIndex extends CaptureScans {
   closest(urlkey: string, ts14?: string): CaptureRow | null;
   /** The earliest response (not revisit) with this payload digest: for dedup and revisit resolution. */
   byDigest(payloadDigest: string): CaptureRow | null;
-  /** The first full row (not a compact request or metadata row, migration 7) with this WARC-Record-ID. */
   byRecordId(recordId: string): CaptureRow | null;
   byId(id: number): CaptureRow | null;
   /** Records marked as pages, oldest first. */
@@ -148,7 +148,7 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
    */
   const parentOf = (r: RecordRow, id: number, batch: ReadonlyMap<string, ParentDbRow>): number | null => {
     if (!r.concurrentTo || CAPTURE_TYPE_NAMES.has(r.recordType)) return null;
-    const p = batch.get(r.concurrentTo) ?? st.parentCandidate.get(r.concurrentTo);
+    const p = batch.get(r.concurrentTo) ?? st.parentCandidate.get(recordIdKey(r.concurrentTo));
     if (!p || p.file_id !== r.fileId || p.offset >= r.offset || id - p.id > COMPACT_WINDOW) return null;
     if (p.target_uri !== r.targetUri || p.urlkey !== r.urlkey || p.ts !== r.ts || p.date !== r.date) return null;
     return p.id;
@@ -169,7 +169,7 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
       const parent = parentOf(r, next, batch);
       const full = parent === null;
       const { id } = st.insertRecord.get(
-        r.fileId, r.offset, r.length, r.recordType, r.recordId, full ? r.targetUri : null, full ? r.urlkey : null, full ? r.ts : null,
+        r.fileId, r.offset, r.length, r.recordType, recordIdKey(r.recordId), full ? r.targetUri : null, full ? r.urlkey : null, full ? r.ts : null,
         full ? r.date : null, r.mime, r.status, r.payloadDigest, r.refersTo ?? null, r.refersToUri ?? null, r.refersToDate ?? null,
         full ? (r.concurrentTo ?? null) : null, r.method ?? null, r.contentLength ?? null, r.truncated ?? null, r.title ?? null,
         r.page ? 1 : 0, parent,
@@ -249,7 +249,7 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     findCaptures: (urlkey) => st.findCaptures.all(urlkey).map((r) => capture(r)!),
     closest,
     byDigest: (d) => capture(st.byDigest.get(d)),
-    byRecordId: (rid) => capture(st.byRecordId.get(rid)),
+    byRecordId: (rid) => capture(st.byRecordId.get(recordIdKey(rid))),
     byId: (id) => capture(st.byId.get(id)),
     pages: (limit = 100, offset = 0) => st.pages.all(limit, offset).map((r) => capture(r)!),
     count: () => st.count.get()!.n,

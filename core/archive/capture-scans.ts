@@ -11,6 +11,7 @@ import type Database from 'better-sqlite3';
 import type { CaptureRow } from './capture-index.ts';
 import { CAPTURE_TYPE_LIST, RECORD_FROM, SHARED_COLUMNS } from './capture-statements.ts';
 import { prefixEnd } from './record-query-sql.ts';
+import { recordIdSql } from './record-id-key.ts';
 
 /** A page (an HTML 200 capture) as pages.jsonl and the WACZ main page need it. */
 export interface PageRow {
@@ -89,7 +90,7 @@ export interface CaptureScans {
 
 // Replayable captures: `+` keeps SQLite on the urlkey index rather than the type or ts one.
 const REPLAYABLE = `+record_type IN ${CAPTURE_TYPE_LIST}`;
-const PAGE_COLS = 'id, record_id AS recordId, target_uri AS targetUri, ts, date, title';
+const PAGE_COLS = `id, ${recordIdSql('record_id')} AS recordId, target_uri AS targetUri, ts, date, title`;
 const CDXJ_TYPES = `record_type IN ('response', 'revisit', 'resource', 'metadata')`;
 
 function statements(db: Database.Database) {

@@ -4,8 +4,11 @@
  * A request or metadata row written with a capture is stored compact (version 7): `parent_id`
  * names the capture and its target URI, URL key, timestamp, date and concurrent_to are NULL;
  * every read of whole rows goes through RECORD_FROM and RECORD_COLUMNS, which fill them in.
+ * `record_id` is stored as record-id-key.ts says (16 bytes for a UUID URN); read it through
+ * recordIdSql and look it up by recordIdKey.
  */
 import type Database from 'better-sqlite3';
+import { recordIdSql } from './record-id-key.ts';
 
 export interface FileDbRow {
   id: number;
@@ -66,7 +69,7 @@ export interface ParentDbRow {
 }
 
 type RecordParams = [
-  number, number, number, string, string | null, string | null, string | null, string | null, string | null, string | null,
+  number, number, number, string, string | Buffer | null, string | null, string | null, string | null, string | null, string | null,
   number | null, string | null, string | null, string | null, string | null, string | null, string | null, number | null,
   string | null, string | null, number, number | null,
 ];
@@ -91,11 +94,11 @@ export const SHARED_COLUMNS = {
   urlkey: 'COALESCE(r.urlkey, p.urlkey)',
   ts: 'COALESCE(r.ts, p.ts)',
   date: 'COALESCE(r.date, p.date)',
-  concurrent_to: 'COALESCE(r.concurrent_to, p.record_id)',
+  concurrent_to: `COALESCE(r.concurrent_to, ${recordIdSql('p.record_id')})`,
 } as const;
 
 /** Every column of a CaptureDbRow but the file's, read through RECORD_FROM. */
-export const RECORD_COLUMNS = `r.id, r.file_id, r.offset, r.length, r.record_type, r.record_id,
+export const RECORD_COLUMNS = `r.id, r.file_id, r.offset, r.length, r.record_type, ${recordIdSql('r.record_id')} AS record_id,
   ${SHARED_COLUMNS.target_uri} AS target_uri, ${SHARED_COLUMNS.urlkey} AS urlkey, ${SHARED_COLUMNS.ts} AS ts, ${SHARED_COLUMNS.date} AS date,
   r.mime, r.status, r.payload_digest, r.refers_to, r.refers_to_uri, r.refers_to_date, ${SHARED_COLUMNS.concurrent_to} AS concurrent_to,
   r.method, r.content_length, r.truncated, r.title, r.page`;
@@ -121,7 +124,7 @@ export function prepareCaptureStatements(db: Database.Database) {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
     ),
     // The latest full capture row with this record id: the parent a compact row may name.
-    parentCandidate: db.prepare<[string], ParentDbRow>(
+    parentCandidate: db.prepare<[string | Buffer], ParentDbRow>(
       `SELECT id, file_id, offset, target_uri, urlkey, ts, date FROM records r
        WHERE record_id = ? AND parent_id IS NULL AND ${CAPTURE_TYPES} ORDER BY id DESC LIMIT 1`,
     ),
@@ -137,8 +140,7 @@ export function prepareCaptureStatements(db: Database.Database) {
     byDigest: db.prepare<[string], CaptureDbRow>(
       `${SELECT_CAPTURE} WHERE r.payload_digest = ? AND r.record_type = 'response' ORDER BY r.ts, r.id LIMIT 1`,
     ),
-    // Full rows only (records_record_id holds no compact row): what Refers-To and Concurrent-To name.
-    byRecordId: db.prepare<[string], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.record_id = ? AND r.parent_id IS NULL ORDER BY r.id LIMIT 1`),
+    byRecordId: db.prepare<[string | Buffer], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.record_id = ? ORDER BY r.id LIMIT 1`),
     byId: db.prepare<[number], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.id = ?`),
     pages: db.prepare<[number, number], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.page = 1 ORDER BY r.ts, r.id LIMIT ? OFFSET ?`),
     count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM records'),

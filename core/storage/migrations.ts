@@ -210,12 +210,15 @@ function pendingNonPages(db: Database.Database): void {
  * that capture, and its concurrent_to is the capture's record id: such a row keeps `parent_id`
  * and NULL in those five columns, and readers fill them from the parent
  * (archive/capture-statements.ts). A row whose values differ stays a full row, so nothing is
- * lost. The indexes keep only the rows their lookups can want (each index's query is named
- * beside it); compact rows are in none but `records_type` and `records_file`, and the records
- * browser reaches them from their parents by id (children sit within the window after them).
+ * lost. A lower-case `<urn:uuid:…>` record id is stored as its 16 bytes. The indexes keep only
+ * the rows their lookups can want (each index's query is named beside it); compact rows are in
+ * none but `records_type`, `records_file` and `records_record_id`, and the records browser
+ * reaches them from their parents by id (children sit within the window after them).
  * Written out as it was when this shipped, like every migration.
  */
 function compactRecords(db: Database.Database): void {
+  const x4 = '[0-9a-f]'.repeat(4);
+  const UUID_GLOB = `${x4}${x4}-${x4}-${x4}-${x4}-${x4}${x4}${x4}`;
   db.exec(`
     ALTER TABLE records ADD COLUMN parent_id INTEGER;  -- compact row: the capture it was written with
 
@@ -227,6 +230,10 @@ function compactRecords(db: Database.Database): void {
       ORDER BY p.id DESC LIMIT 1)
     WHERE c.concurrent_to IS NOT NULL AND c.record_type NOT IN ('response', 'revisit', 'resource');
     UPDATE records SET target_uri = NULL, urlkey = NULL, ts = NULL, date = NULL, concurrent_to = NULL WHERE parent_id IS NOT NULL;
+
+    -- A lower-case <urn:uuid:…> record id as its 16 bytes (archive/record-id-key.ts).
+    UPDATE records SET record_id = unhex(replace(substr(record_id, 11, 36), '-', ''))
+    WHERE record_id GLOB '<urn:uuid:${UUID_GLOB}>';
 
     DROP INDEX records_urlkey_ts;
     DROP INDEX records_target_uri;
@@ -244,8 +251,8 @@ function compactRecords(db: Database.Database): void {
     CREATE INDEX records_status ON records(status) WHERE status IS NOT NULL;
     -- The records browser's date filter.
     CREATE INDEX records_ts ON records(ts) WHERE ts IS NOT NULL;
-    -- WARC-Refers-To / WARC-Concurrent-To targets and parents of compact rows: every full row.
-    CREATE INDEX records_record_id ON records(record_id) WHERE parent_id IS NULL;
+    -- Lookups by WARC-Record-ID (Refers-To, Concurrent-To, parents of compact rows): every row.
+    CREATE INDEX records_record_id ON records(record_id);
   `);
 }
 
