@@ -263,8 +263,11 @@ export function schemaVersion(): number {
   return MIGRATIONS.length;
 }
 
-/** Bring `db` up to `schemaVersion()`. Returns how many migrations ran (0 on an up-to-date file). */
-export function migrate(db: Database.Database): number {
+/**
+ * Bring `db` up to `schemaVersion()` (or to `upTo`, for a test that needs an archive as an older
+ * build left it). Returns how many migrations ran (0 on an up-to-date file).
+ */
+export function migrate(db: Database.Database, upTo = MIGRATIONS.length): number {
   let ran = 0;
   for (;;) {
     const step = db
@@ -276,7 +279,7 @@ export function migrate(db: Database.Database): number {
             latest: MIGRATIONS.length,
           });
         }
-        if (version === MIGRATIONS.length) return false;
+        if (version >= upTo) return false;
         MIGRATIONS[version]!(db);
         db.pragma(`user_version = ${version + 1}`);
         return true;
