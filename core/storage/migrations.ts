@@ -219,9 +219,12 @@ function pendingNonPages(db: Database.Database): void {
 function compactRecords(db: Database.Database): void {
   const x4 = '[0-9a-f]'.repeat(4);
   const UUID_GLOB = `${x4}${x4}-${x4}-${x4}-${x4}-${x4}${x4}${x4}`;
+  // Every step can run again over its own result (a database whose version was set back, as
+  // version 6's IF NOT EXISTS allows): only the column must not be added twice.
+  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('records') as string[];
+  // parent_id: on a compact row, the capture row it was written with.
+  if (!columns.includes('parent_id')) db.exec('ALTER TABLE records ADD COLUMN parent_id INTEGER');
   db.exec(`
-    ALTER TABLE records ADD COLUMN parent_id INTEGER;  -- compact row: the capture it was written with
-
     UPDATE records AS c SET parent_id = (
       SELECT p.id FROM records p
       WHERE p.record_id = c.concurrent_to AND p.record_type IN ('response', 'revisit', 'resource') AND p.parent_id IS NULL
@@ -235,12 +238,12 @@ function compactRecords(db: Database.Database): void {
     UPDATE records SET record_id = unhex(replace(substr(record_id, 11, 36), '-', ''))
     WHERE record_id GLOB '<urn:uuid:${UUID_GLOB}>';
 
-    DROP INDEX records_urlkey_ts;
-    DROP INDEX records_target_uri;
-    DROP INDEX records_digest;
-    DROP INDEX records_status;
-    DROP INDEX records_ts;
-    DROP INDEX records_record_id;
+    DROP INDEX IF EXISTS records_urlkey_ts;
+    DROP INDEX IF EXISTS records_target_uri;
+    DROP INDEX IF EXISTS records_digest;
+    DROP INDEX IF EXISTS records_status;
+    DROP INDEX IF EXISTS records_ts;
+    DROP INDEX IF EXISTS records_record_id;
     -- Lookups by URL (replay, timeline, fuzzy match, mirror, records browser URL filters).
     CREATE INDEX records_urlkey_ts ON records(urlkey, ts) WHERE urlkey IS NOT NULL;
     -- Screenshots by page URL (urn:view: resources); nothing else looks a record up by target URI.
