@@ -13,7 +13,7 @@ import { createCaptureScans } from './capture-scans.ts';
 import { recordedFixity } from './file-fixity.ts';
 import type { RecordedFixity } from './file-fixity.ts';
 import type { CaptureScans } from './capture-scans.ts';
-import { CAPTURE_TYPE_NAMES, COMPACT_WINDOW, prepareCaptureStatements } from './capture-statements.ts';
+import { CAPTURE_TYPE_NAMES, COMPACT_TYPE_MIME, COMPACT_WINDOW, prepareCaptureStatements } from './capture-statements.ts';
 import type { CaptureDbRow, FileDbRow, ParentDbRow } from './capture-statements.ts';
 import { toFtsQuery } from './capture-text-search.ts';
 import { recordIdKey } from './record-id-key.ts';
@@ -142,12 +142,13 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
   });
 
   /**
-   * The capture row a record may be stored compact under (migration 7's rule): a non-capture
-   * record Concurrent-To a full capture row of the same file, earlier in it and at most
-   * COMPACT_WINDOW rows back, that has exactly its target URI, URL key, timestamp and date.
+   * The capture row a record may be stored compact under (migration 7's rule): a request or
+   * metadata record with its type's media type, Concurrent-To a full capture row of the same
+   * file, earlier in it and at most COMPACT_WINDOW rows back, that has exactly its target URI,
+   * URL key, timestamp and date.
    */
   const parentOf = (r: RecordRow, id: number, batch: ReadonlyMap<string, ParentDbRow>): number | null => {
-    if (!r.concurrentTo || CAPTURE_TYPE_NAMES.has(r.recordType)) return null;
+    if (!r.concurrentTo || r.mime === null || COMPACT_TYPE_MIME.get(r.recordType) !== r.mime) return null;
     const p = batch.get(r.concurrentTo) ?? st.parentCandidate.get(recordIdKey(r.concurrentTo));
     if (!p || p.file_id !== r.fileId || p.offset >= r.offset || id - p.id > COMPACT_WINDOW) return null;
     if (p.target_uri !== r.targetUri || p.urlkey !== r.urlkey || p.ts !== r.ts || p.date !== r.date) return null;
@@ -170,7 +171,7 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
       const full = parent === null;
       const { id } = st.insertRecord.get(
         r.fileId, r.offset, r.length, r.recordType, recordIdKey(r.recordId), full ? r.targetUri : null, full ? r.urlkey : null, full ? r.ts : null,
-        full ? r.date : null, r.mime, r.status, r.payloadDigest, r.refersTo ?? null, r.refersToUri ?? null, r.refersToDate ?? null,
+        full ? r.date : null, full ? r.mime : null, r.status, r.payloadDigest, r.refersTo ?? null, r.refersToUri ?? null, r.refersToDate ?? null,
         full ? (r.concurrentTo ?? null) : null, r.method ?? null, r.contentLength ?? null, r.truncated ?? null, r.title ?? null,
         r.page ? 1 : 0, parent,
       )!;

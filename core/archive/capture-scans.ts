@@ -102,9 +102,9 @@ function statements(db: Database.Database) {
     firstPage: db.prepare<[], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE page = 1 ORDER BY ts, id LIMIT 1`),
     countCdxjRows: db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM records WHERE ${CDXJ_TYPES}`),
     cdxjRows: db.prepare<[number, number], CdxjSourceRow>(
-      // Metadata rows may be compact (migration 7): their URL and time come from their parent.
+      // Metadata rows may be compact (migration 7): their URL and time come from their parent, their media type from their type.
       `SELECT r.id, r.file_id AS fileId, r.offset, r.length, r.record_type AS recordType, ${SHARED_COLUMNS.target_uri} AS targetUri,
-              ${SHARED_COLUMNS.urlkey} AS urlkey, ${SHARED_COLUMNS.ts} AS ts, r.mime, r.status, r.payload_digest AS payloadDigest, r.method
+              ${SHARED_COLUMNS.urlkey} AS urlkey, ${SHARED_COLUMNS.ts} AS ts, ${SHARED_COLUMNS.mime} AS mime, r.status, r.payload_digest AS payloadDigest, r.method
        FROM ${RECORD_FROM} WHERE r.id > ? AND r.${CDXJ_TYPES} ORDER BY r.id LIMIT ?`,
     ),
     latestOk: db.prepare<[string, number], LatestCaptureRow>(

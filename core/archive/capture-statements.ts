@@ -2,7 +2,8 @@
  * The SQL behind the capture index (schema in storage/migrations.ts, versions 3 and 7). Lookups
  * by URL go through (urlkey, ts); dedup and revisit resolution through (payload_digest, ts).
  * A request or metadata row written with a capture is stored compact (version 7): `parent_id`
- * names the capture and its target URI, URL key, timestamp, date and concurrent_to are NULL;
+ * names the capture and its target URI, URL key, timestamp, date and concurrent_to are NULL, as
+ * is its media type (the one its record type implies);
  * every read of whole rows goes through RECORD_FROM and RECORD_COLUMNS, which fill them in.
  * `record_id` is stored as record-id-key.ts says (16 bytes for a UUID URN); read it through
  * recordIdSql and look it up by recordIdKey.
@@ -85,6 +86,15 @@ const CAPTURE_TYPES = `r.record_type IN ${CAPTURE_TYPE_LIST}`;
  */
 export const COMPACT_WINDOW = 16;
 
+/**
+ * The record types a compact row may have, each with the media type it must carry (what
+ * index-row.ts gives a crawl's request and metadata records); a compact row stores NULL for it.
+ */
+export const COMPACT_TYPE_MIME: ReadonlyMap<string, string> = new Map([
+  ['request', 'application/http'],
+  ['metadata', 'application/warc-fields'],
+]);
+
 /** `records` as `r`, with the parent `p` a compact row takes its shared columns from. */
 export const RECORD_FROM = 'records r LEFT JOIN records p ON p.id = r.parent_id';
 
@@ -95,12 +105,15 @@ export const SHARED_COLUMNS = {
   ts: 'COALESCE(r.ts, p.ts)',
   date: 'COALESCE(r.date, p.date)',
   concurrent_to: `COALESCE(r.concurrent_to, ${recordIdSql('p.record_id')})`,
+  mime: `COALESCE(r.mime, CASE WHEN r.parent_id IS NOT NULL THEN CASE r.record_type ${[...COMPACT_TYPE_MIME]
+    .map(([type, mime]) => `WHEN '${type}' THEN '${mime}'`)
+    .join(' ')} END END)`,
 } as const;
 
 /** Every column of a CaptureDbRow but the file's, read through RECORD_FROM. */
 export const RECORD_COLUMNS = `r.id, r.file_id, r.offset, r.length, r.record_type, ${recordIdSql('r.record_id')} AS record_id,
   ${SHARED_COLUMNS.target_uri} AS target_uri, ${SHARED_COLUMNS.urlkey} AS urlkey, ${SHARED_COLUMNS.ts} AS ts, ${SHARED_COLUMNS.date} AS date,
-  r.mime, r.status, r.payload_digest, r.refers_to, r.refers_to_uri, r.refers_to_date, ${SHARED_COLUMNS.concurrent_to} AS concurrent_to,
+  ${SHARED_COLUMNS.mime} AS mime, r.status, r.payload_digest, r.refers_to, r.refers_to_uri, r.refers_to_date, ${SHARED_COLUMNS.concurrent_to} AS concurrent_to,
   r.method, r.content_length, r.truncated, r.title, r.page`;
 
 const SELECT_CAPTURE = `SELECT ${RECORD_COLUMNS}, f.path AS file_path, f.name AS file_name FROM ${RECORD_FROM} JOIN warc_files f ON f.id = r.file_id`;

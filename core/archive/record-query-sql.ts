@@ -110,8 +110,9 @@ export function filterSql(f: RecordFilter): FilterSql {
   }
   if (f.mime) {
     const m = f.mime.trim().toLowerCase();
-    if (m.endsWith('/')) conds.push({ sql: `r.mime LIKE ? ESCAPE '\\'`, params: [`${likeEscape(m)}%`] });
-    else conds.push({ sql: `(r.mime = ? OR r.mime LIKE ? ESCAPE '\\')`, params: [m, `${likeEscape(m)};%`] });
+    const mime = SHARED_COLUMNS.mime;
+    if (m.endsWith('/')) conds.push({ sql: `${mime} LIKE ? ESCAPE '\\'`, params: [`${likeEscape(m)}%`] });
+    else conds.push({ sql: `(${mime} = ? OR ${mime} LIKE ? ESCAPE '\\')`, params: [m, `${likeEscape(m)};%`] });
   }
   if (f.status && f.status.length > 0) {
     for (const s of f.status) {

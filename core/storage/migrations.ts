@@ -206,10 +206,10 @@ function pendingNonPages(db: Database.Database): void {
 /**
  * Version 7: compact rows and partial indexes (issue 20: database bytes per URI). A request or
  * metadata record written with a capture (WARC-Concurrent-To it, in the same file, after it and
- * at most COMPACT_WINDOW rows later) shares its target URI, URL key, timestamp and date with
- * that capture, and its concurrent_to is the capture's record id: such a row keeps `parent_id`
- * and NULL in those five columns, and readers fill them from the parent
- * (archive/capture-statements.ts). A row whose values differ stays a full row, so nothing is
+ * at most 16 rows later) shares its target URI, URL key, timestamp and date with that capture,
+ * its concurrent_to is the capture's record id and its media type is its type's
+ * (application/http, application/warc-fields): such a row keeps `parent_id` and NULL in those
+ * six columns, and readers fill them in (archive/capture-statements.ts). A row whose values differ stays a full row, so nothing is
  * lost. A lower-case `<urn:uuid:…>` record id is stored as its 16 bytes. The indexes keep only
  * the rows their lookups can want (each index's query is named beside it); compact rows are in
  * none but `records_type`, `records_file` and `records_record_id`, and the records browser
@@ -231,8 +231,9 @@ function compactRecords(db: Database.Database): void {
         AND p.file_id = c.file_id AND p.offset < c.offset AND p.id < c.id AND p.id >= c.id - 16
         AND p.target_uri IS c.target_uri AND p.urlkey IS c.urlkey AND p.ts IS c.ts AND p.date IS c.date
       ORDER BY p.id DESC LIMIT 1)
-    WHERE c.concurrent_to IS NOT NULL AND c.record_type NOT IN ('response', 'revisit', 'resource');
-    UPDATE records SET target_uri = NULL, urlkey = NULL, ts = NULL, date = NULL, concurrent_to = NULL WHERE parent_id IS NOT NULL;
+    WHERE c.concurrent_to IS NOT NULL
+      AND ((c.record_type = 'request' AND c.mime = 'application/http') OR (c.record_type = 'metadata' AND c.mime = 'application/warc-fields'));
+    UPDATE records SET target_uri = NULL, urlkey = NULL, ts = NULL, date = NULL, concurrent_to = NULL, mime = NULL WHERE parent_id IS NOT NULL;
 
     -- A lower-case <urn:uuid:…> record id as its 16 bytes (archive/record-id-key.ts).
     UPDATE records SET record_id = unhex(replace(substr(record_id, 11, 36), '-', ''))

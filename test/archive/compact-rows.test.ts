@@ -92,7 +92,7 @@ describe('compact rows: the rule', () => {
     const rows = fetchRows(fileId, 0);
     const ids = ix.addRecords(rows);
     for (const id of ids.slice(1)) {
-      expect(raw(id)).toMatchObject({ parent_id: ids[0], target_uri: null, urlkey: null, ts: null, date: null, concurrent_to: null });
+      expect(raw(id)).toMatchObject({ parent_id: ids[0], target_uri: null, urlkey: null, ts: null, date: null, concurrent_to: null, mime: null });
     }
     expect(raw(ids[0]!)).toMatchObject({ parent_id: null, target_uri: 'http://example.com/a' });
     expect(Buffer.isBuffer(raw(ids[1]!).record_id)).toBe(true);
@@ -126,6 +126,8 @@ describe('compact rows: the rule', () => {
     cases.push(r5!, { ...q5!, recordType: 'resource' }); // a capture itself: URL lookups must find it
     const [r6, q6] = fetchRows(fileId, 5000, { urlkey: 'com,example)/a?__wb_method=post' });
     cases.push(r6!, { ...q6!, urlkey: 'com,example)/a' }); // a POST: the response's key is not the request's
+    const [r7, q7, m7] = fetchRows(fileId, 6000);
+    cases.push(r7!, { ...q7!, mime: 'text/plain' }, { ...m7!, recordType: 'conversion' }); // not its type's media type; a type with none
     const ids = ix.addRecords(cases);
     for (const [i, r] of cases.entries()) {
       expect(raw(ids[i]!).parent_id, `${r.recordType} ${i}`).toBeNull();
@@ -227,6 +229,8 @@ describe('compact rows in a real crawl', () => {
       [{ from: later }, (r) => r.ts! >= later],
       [{ to: later, type: ['metadata'] }, (r) => r.ts! <= later && r.type === 'metadata'],
       [{ host: origin.host, from: later, status: [200] }, (r) => new URL(r.url!).host === origin.host && r.ts! >= later && r.status === 200],
+      [{ mime: 'application/warc-fields' }, (r) => r.mime === 'application/warc-fields'],
+      [{ mime: 'application/', url: page.url! }, (r) => r.url === page.url && r.mime!.startsWith('application/')],
     ];
     for (const [filter, want] of cases) {
       const expected = listed.filter(want).map((r) => r.id);
