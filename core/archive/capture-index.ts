@@ -107,7 +107,10 @@ export interface CaptureIndex extends CaptureScans {
   files(): WarcFileInfo[];
   /** The fixity recorded for a file when its bytes were final (file-fixity.ts), or null. */
   fixity(fileId: number): RecordedFixity | null;
-  /** Index records; returns their ids in the same order. */
+  /**
+   * Index records; returns their ids in the same order. A request or metadata record that
+   * follows its capture is stored compact (capture-statements.ts); every read gives it in full.
+   */
   addRecords(rows: readonly RecordRow[]): number[];
   /** Replayable captures (response, revisit, resource) of one URL key, oldest first. */
   findCaptures(urlkey: string): CaptureRow[];

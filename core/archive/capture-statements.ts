@@ -1,12 +1,12 @@
 /**
  * The SQL behind the capture index (schema in storage/migrations.ts, versions 3 and 7). Lookups
  * by URL go through (urlkey, ts); dedup and revisit resolution through (payload_digest, ts).
+ *
  * A request or metadata row written with a capture is stored compact (version 7): `parent_id`
- * names the capture and its target URI, URL key, timestamp, date and concurrent_to are NULL, as
- * is its media type (the one its record type implies);
- * every read of whole rows goes through RECORD_FROM and RECORD_COLUMNS, which fill them in.
- * `record_id` is stored as record-id-key.ts says (16 bytes for a UUID URN); read it through
- * recordIdSql and look it up by recordIdKey.
+ * names the capture, and its target URI, URL key, timestamp, date, concurrent_to and media type
+ * (the one its record type implies) are NULL. Every read of whole rows goes through RECORD_FROM
+ * and RECORD_COLUMNS, which fill them in. `record_id` is stored as record-id-key.ts says (16
+ * bytes for a UUID URN): read it through recordIdSql, look it up by recordIdKey.
  */
 import type Database from 'better-sqlite3';
 import { recordIdSql } from './record-id-key.ts';
@@ -98,7 +98,7 @@ export const COMPACT_TYPE_MIME: ReadonlyMap<string, string> = new Map([
 /** `records` as `r`, with the parent `p` a compact row takes its shared columns from. */
 export const RECORD_FROM = 'records r LEFT JOIN records p ON p.id = r.parent_id';
 
-/** The shared columns of `r` as its full row has them (a full row has no parent: COALESCE keeps its own). */
+/** What a compact row `r` takes from its parent (or its type), filled in; a full row has no parent, so COALESCE keeps its own. */
 export const SHARED_COLUMNS = {
   target_uri: 'COALESCE(r.target_uri, p.target_uri)',
   urlkey: 'COALESCE(r.urlkey, p.urlkey)',
