@@ -116,7 +116,17 @@ export const RECORD_COLUMNS = `r.id, r.file_id, r.offset, r.length, r.record_typ
   ${SHARED_COLUMNS.mime} AS mime, r.status, r.payload_digest, r.refers_to, r.refers_to_uri, r.refers_to_date, ${SHARED_COLUMNS.concurrent_to} AS concurrent_to,
   r.method, r.content_length, r.truncated, r.title, r.page`;
 
-const SELECT_CAPTURE = `SELECT ${RECORD_COLUMNS}, f.path AS file_path, f.name AS file_name FROM ${RECORD_FROM} JOIN warc_files f ON f.id = r.file_id`;
+const SELECT_RECORD = `SELECT ${RECORD_COLUMNS}, f.path AS file_path, f.name AS file_name FROM ${RECORD_FROM} JOIN warc_files f ON f.id = r.file_id`;
+
+/**
+ * The same for lookups that only return captures (and pages, which are responses): a capture is
+ * never compact, so no parent is joined. Replay runs these on every request, and each column
+ * expression costs on every execution, even one that finds nothing.
+ */
+const SELECT_CAPTURE = `SELECT r.id, r.file_id, r.offset, r.length, r.record_type, ${recordIdSql('r.record_id')} AS record_id,
+  r.target_uri, r.urlkey, r.ts, r.date, r.mime, r.status, r.payload_digest, r.refers_to, r.refers_to_uri, r.refers_to_date,
+  r.concurrent_to, r.method, r.content_length, r.truncated, r.title, r.page, f.path AS file_path, f.name AS file_name
+  FROM records r JOIN warc_files f ON f.id = r.file_id`;
 
 export function prepareCaptureStatements(db: Database.Database) {
   return {
@@ -153,8 +163,8 @@ export function prepareCaptureStatements(db: Database.Database) {
     byDigest: db.prepare<[string], CaptureDbRow>(
       `${SELECT_CAPTURE} WHERE r.payload_digest = ? AND r.record_type = 'response' ORDER BY r.ts, r.id LIMIT 1`,
     ),
-    byRecordId: db.prepare<[string | Buffer], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.record_id = ? ORDER BY r.id LIMIT 1`),
-    byId: db.prepare<[number], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.id = ?`),
+    byRecordId: db.prepare<[string | Buffer], CaptureDbRow>(`${SELECT_RECORD} WHERE r.record_id = ? ORDER BY r.id LIMIT 1`),
+    byId: db.prepare<[number], CaptureDbRow>(`${SELECT_RECORD} WHERE r.id = ?`),
     pages: db.prepare<[number, number], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.page = 1 ORDER BY r.ts, r.id LIMIT ? OFFSET ?`),
     count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM records'),
 
