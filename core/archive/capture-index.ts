@@ -13,9 +13,10 @@ import { createCaptureScans } from './capture-scans.ts';
 import { recordedFixity } from './file-fixity.ts';
 import type { RecordedFixity } from './file-fixity.ts';
 import type { CaptureScans } from './capture-scans.ts';
-import { prepareCaptureStatements } from './capture-statements.ts';
-import type { CaptureDbRow, FileDbRow } from './capture-statements.ts';
+import { CAPTURE_TYPE_NAMES, COMPACT_TYPE_MIME, COMPACT_WINDOW, prepareCaptureStatements } from './capture-statements.ts';
+import type { CaptureDbRow, FileDbRow, ParentDbRow } from './capture-statements.ts';
 import { toFtsQuery } from './capture-text-search.ts';
+import { recordIdKey } from './record-id-key.ts';
 import { isTimestamp14, padTimestamp, timestampSeconds } from './capture-timestamp.ts';
 
 /** One WARC record to index. */
@@ -106,7 +107,10 @@ export interface CaptureIndex extends CaptureScans {
   files(): WarcFileInfo[];
   /** The fixity recorded for a file when its bytes were final (file-fixity.ts), or null. */
   fixity(fileId: number): RecordedFixity | null;
-  /** Index records; returns their ids in the same order. */
+  /**
+   * Index records; returns their ids in the same order. A request or metadata record that
+   * follows its capture is stored compact (capture-statements.ts); every read gives it in full.
+   */
   addRecords(rows: readonly RecordRow[]): number[];
   /** Replayable captures (response, revisit, resource) of one URL key, oldest first. */
   findCaptures(urlkey: string): CaptureRow[];
@@ -140,19 +144,44 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     return row.id;
   });
 
+  /**
+   * The capture row a record may be stored compact under (migration 7's rule): a request or
+   * metadata record with its type's media type, Concurrent-To a full capture row of the same
+   * file, earlier in it and at most COMPACT_WINDOW rows back, that has exactly its target URI,
+   * URL key, timestamp and date.
+   */
+  const parentOf = (r: RecordRow, id: number, batch: ReadonlyMap<string, ParentDbRow>): number | null => {
+    if (!r.concurrentTo || r.mime === null || COMPACT_TYPE_MIME.get(r.recordType) !== r.mime) return null;
+    const p = batch.get(r.concurrentTo) ?? st.parentCandidate.get(recordIdKey(r.concurrentTo));
+    if (!p || p.file_id !== r.fileId || p.offset >= r.offset || id - p.id > COMPACT_WINDOW) return null;
+    if (p.target_uri !== r.targetUri || p.urlkey !== r.urlkey || p.ts !== r.ts || p.date !== r.date) return null;
+    return p.id;
+  };
+
   const addRecords = db.transaction((rows: readonly RecordRow[]): number[] => {
     const ids: number[] = [];
     const perFile = new Map<number, number>();
+    // Captures of this batch by record id (their children usually follow them in the same batch).
+    const batch = new Map<string, ParentDbRow>();
+    // INTEGER PRIMARY KEY: a new row's id is the largest plus one.
+    let next = st.maxId.get()!.n + 1;
     for (const r of rows) {
       checkRecord(r);
       if (!perFile.has(r.fileId) && !st.fileById.get(r.fileId)) {
         throw new TroveError('CAPTURE_NO_FILE', `no WARC file with id ${r.fileId}`, { fileId: r.fileId });
       }
+      const parent = parentOf(r, next, batch);
+      const full = parent === null;
       const { id } = st.insertRecord.get(
-        r.fileId, r.offset, r.length, r.recordType, r.recordId, r.targetUri, r.urlkey, r.ts, r.date, r.mime, r.status,
-        r.payloadDigest, r.refersTo ?? null, r.refersToUri ?? null, r.refersToDate ?? null, r.concurrentTo ?? null,
-        r.method ?? null, r.contentLength ?? null, r.truncated ?? null, r.title ?? null, r.page ? 1 : 0,
+        r.fileId, r.offset, r.length, r.recordType, recordIdKey(r.recordId), full ? r.targetUri : null, full ? r.urlkey : null, full ? r.ts : null,
+        full ? r.date : null, full ? r.mime : null, r.status, r.payloadDigest, r.refersTo ?? null, r.refersToUri ?? null, r.refersToDate ?? null,
+        full ? (r.concurrentTo ?? null) : null, r.method ?? null, r.contentLength ?? null, r.truncated ?? null, r.title ?? null,
+        r.page ? 1 : 0, parent,
       )!;
+      next = id + 1;
+      if (r.recordId && CAPTURE_TYPE_NAMES.has(r.recordType)) {
+        batch.set(r.recordId, { id, file_id: r.fileId, offset: r.offset, target_uri: r.targetUri, urlkey: r.urlkey, ts: r.ts, date: r.date });
+      }
       ids.push(id);
       perFile.set(r.fileId, (perFile.get(r.fileId) ?? 0) + 1);
     }
@@ -224,7 +253,7 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     findCaptures: (urlkey) => st.findCaptures.all(urlkey).map((r) => capture(r)!),
     closest,
     byDigest: (d) => capture(st.byDigest.get(d)),
-    byRecordId: (rid) => capture(st.byRecordId.get(rid)),
+    byRecordId: (rid) => capture(st.byRecordId.get(recordIdKey(rid))),
     byId: (id) => capture(st.byId.get(id)),
     pages: (limit = 100, offset = 0) => st.pages.all(limit, offset).map((r) => capture(r)!),
     count: () => st.count.get()!.n,

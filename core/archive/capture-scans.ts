@@ -9,8 +9,9 @@
  */
 import type Database from 'better-sqlite3';
 import type { CaptureRow } from './capture-index.ts';
-import { CAPTURE_TYPE_LIST } from './capture-statements.ts';
+import { CAPTURE_TYPE_LIST, RECORD_FROM, SHARED_COLUMNS } from './capture-statements.ts';
 import { prefixEnd } from './record-query-sql.ts';
+import { recordIdSql } from './record-id-key.ts';
 
 /** A page (an HTML 200 capture) as pages.jsonl and the WACZ main page need it. */
 export interface PageRow {
@@ -89,7 +90,7 @@ export interface CaptureScans {
 
 // Replayable captures: `+` keeps SQLite on the urlkey index rather than the type or ts one.
 const REPLAYABLE = `+record_type IN ${CAPTURE_TYPE_LIST}`;
-const PAGE_COLS = 'id, record_id AS recordId, target_uri AS targetUri, ts, date, title';
+const PAGE_COLS = `id, ${recordIdSql('record_id')} AS recordId, target_uri AS targetUri, ts, date, title`;
 const CDXJ_TYPES = `record_type IN ('response', 'revisit', 'resource', 'metadata')`;
 
 function statements(db: Database.Database) {
@@ -101,9 +102,10 @@ function statements(db: Database.Database) {
     firstPage: db.prepare<[], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE page = 1 ORDER BY ts, id LIMIT 1`),
     countCdxjRows: db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM records WHERE ${CDXJ_TYPES}`),
     cdxjRows: db.prepare<[number, number], CdxjSourceRow>(
-      `SELECT id, file_id AS fileId, offset, length, record_type AS recordType, target_uri AS targetUri, urlkey, ts, mime, status,
-              payload_digest AS payloadDigest, method
-       FROM records WHERE id > ? AND ${CDXJ_TYPES} ORDER BY id LIMIT ?`,
+      // Metadata rows may be compact (migration 7): their URL and time come from their parent, their media type from their type.
+      `SELECT r.id, r.file_id AS fileId, r.offset, r.length, r.record_type AS recordType, ${SHARED_COLUMNS.target_uri} AS targetUri,
+              ${SHARED_COLUMNS.urlkey} AS urlkey, ${SHARED_COLUMNS.ts} AS ts, ${SHARED_COLUMNS.mime} AS mime, r.status, r.payload_digest AS payloadDigest, r.method
+       FROM ${RECORD_FROM} WHERE r.id > ? AND r.${CDXJ_TYPES} ORDER BY r.id LIMIT ?`,
     ),
     latestOk: db.prepare<[string, number], LatestCaptureRow>(
       `SELECT urlkey, MAX(ts) AS ts, target_uri AS targetUri, mime FROM records

@@ -1,8 +1,15 @@
 /**
- * The SQL behind the capture index (schema in storage/migrations.ts, version 3). Lookups by URL
- * go through (urlkey, ts); dedup and revisit resolution through (payload_digest, ts).
+ * The SQL behind the capture index (schema in storage/migrations.ts, versions 3 and 7). Lookups
+ * by URL go through (urlkey, ts); dedup and revisit resolution through (payload_digest, ts).
+ *
+ * A request or metadata row written with a capture is stored compact (version 7): `parent_id`
+ * names the capture, and its target URI, URL key, timestamp, date, concurrent_to and media type
+ * (the one its record type implies) are NULL. Every read of whole rows goes through RECORD_FROM
+ * and RECORD_COLUMNS, which fill them in. `record_id` is stored as record-id-key.ts says (16
+ * bytes for a UUID URN): read it through recordIdSql, look it up by recordIdKey.
  */
 import type Database from 'better-sqlite3';
+import { recordIdSql } from './record-id-key.ts';
 
 export interface FileDbRow {
   id: number;
@@ -51,16 +58,75 @@ export interface SearchDbRow {
   ts: string | null;
 }
 
+/** A full row that may be the parent of a compact row: what the child must repeat exactly. */
+export interface ParentDbRow {
+  id: number;
+  file_id: number;
+  offset: number;
+  target_uri: string | null;
+  urlkey: string | null;
+  ts: string | null;
+  date: string | null;
+}
+
 type RecordParams = [
-  number, number, number, string, string | null, string | null, string | null, string | null, string | null, string | null,
+  number, number, number, string, string | Buffer | null, string | null, string | null, string | null, string | null, string | null,
   number | null, string | null, string | null, string | null, string | null, string | null, string | null, number | null,
-  string | null, string | null, number,
+  string | null, string | null, number, number | null,
 ];
 
-/** Replayable captures, what a URL lookup may return: the record types, as an SQL list. */
-export const CAPTURE_TYPE_LIST = `('response', 'revisit', 'resource')`;
-const CAPTURE_TYPES = `record_type IN ${CAPTURE_TYPE_LIST}`;
-const SELECT_CAPTURE = `SELECT r.*, f.path AS file_path, f.name AS file_name FROM records r JOIN warc_files f ON f.id = r.file_id`;
+/** Replayable captures, what a URL lookup may return: the record types, and as an SQL list. */
+export const CAPTURE_TYPE_NAMES: ReadonlySet<string> = new Set(['response', 'revisit', 'resource']);
+export const CAPTURE_TYPE_LIST = `(${[...CAPTURE_TYPE_NAMES].map((t) => `'${t}'`).join(', ')})`;
+const CAPTURE_TYPES = `r.record_type IN ${CAPTURE_TYPE_LIST}`;
+
+/**
+ * A compact row is at most this many rows after its parent (migration 7 spells the same 16), so
+ * the records browser finds the compact rows of the parents an index walk met by a rowid range.
+ */
+export const COMPACT_WINDOW = 16;
+
+/**
+ * The record types a compact row may have, each with the media type it must carry (what
+ * index-row.ts gives a crawl's request and metadata records); a compact row stores NULL for it.
+ */
+export const COMPACT_TYPE_MIME: ReadonlyMap<string, string> = new Map([
+  ['request', 'application/http'],
+  ['metadata', 'application/warc-fields'],
+]);
+
+/** `records` as `r`, with the parent `p` a compact row takes its shared columns from. */
+export const RECORD_FROM = 'records r LEFT JOIN records p ON p.id = r.parent_id';
+
+/** What a compact row `r` takes from its parent (or its type), filled in; a full row has no parent, so COALESCE keeps its own. */
+export const SHARED_COLUMNS = {
+  target_uri: 'COALESCE(r.target_uri, p.target_uri)',
+  urlkey: 'COALESCE(r.urlkey, p.urlkey)',
+  ts: 'COALESCE(r.ts, p.ts)',
+  date: 'COALESCE(r.date, p.date)',
+  concurrent_to: `COALESCE(r.concurrent_to, ${recordIdSql('p.record_id')})`,
+  mime: `COALESCE(r.mime, CASE WHEN r.parent_id IS NOT NULL THEN CASE r.record_type ${[...COMPACT_TYPE_MIME]
+    .map(([type, mime]) => `WHEN '${type}' THEN '${mime}'`)
+    .join(' ')} END END)`,
+} as const;
+
+/** Every column of a CaptureDbRow but the file's, read through RECORD_FROM. */
+export const RECORD_COLUMNS = `r.id, r.file_id, r.offset, r.length, r.record_type, ${recordIdSql('r.record_id')} AS record_id,
+  ${SHARED_COLUMNS.target_uri} AS target_uri, ${SHARED_COLUMNS.urlkey} AS urlkey, ${SHARED_COLUMNS.ts} AS ts, ${SHARED_COLUMNS.date} AS date,
+  ${SHARED_COLUMNS.mime} AS mime, r.status, r.payload_digest, r.refers_to, r.refers_to_uri, r.refers_to_date, ${SHARED_COLUMNS.concurrent_to} AS concurrent_to,
+  r.method, r.content_length, r.truncated, r.title, r.page`;
+
+const SELECT_RECORD = `SELECT ${RECORD_COLUMNS}, f.path AS file_path, f.name AS file_name FROM ${RECORD_FROM} JOIN warc_files f ON f.id = r.file_id`;
+
+/**
+ * The same for lookups that only return captures (and pages, which are responses): a capture is
+ * never compact, so no parent is joined. Replay runs these on every request, and each column
+ * expression costs on every execution, even one that finds nothing.
+ */
+const SELECT_CAPTURE = `SELECT r.id, r.file_id, r.offset, r.length, r.record_type, ${recordIdSql('r.record_id')} AS record_id,
+  r.target_uri, r.urlkey, r.ts, r.date, r.mime, r.status, r.payload_digest, r.refers_to, r.refers_to_uri, r.refers_to_date,
+  r.concurrent_to, r.method, r.content_length, r.truncated, r.title, r.page, f.path AS file_path, f.name AS file_name
+  FROM records r JOIN warc_files f ON f.id = r.file_id`;
 
 export function prepareCaptureStatements(db: Database.Database) {
   return {
@@ -77,9 +143,15 @@ export function prepareCaptureStatements(db: Database.Database) {
 
     insertRecord: db.prepare<RecordParams, { id: number }>(
       `INSERT INTO records (file_id, offset, length, record_type, record_id, target_uri, urlkey, ts, date, mime, status,
-         payload_digest, refers_to, refers_to_uri, refers_to_date, concurrent_to, method, content_length, truncated, title, page)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+         payload_digest, refers_to, refers_to_uri, refers_to_date, concurrent_to, method, content_length, truncated, title, page, parent_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
     ),
+    // The latest full capture row with this record id: the parent a compact row may name.
+    parentCandidate: db.prepare<[string | Buffer], ParentDbRow>(
+      `SELECT id, file_id, offset, target_uri, urlkey, ts, date FROM records r
+       WHERE record_id = ? AND parent_id IS NULL AND ${CAPTURE_TYPES} ORDER BY id DESC LIMIT 1`,
+    ),
+    maxId: db.prepare<[], { n: number }>('SELECT COALESCE(MAX(id), 0) AS n FROM records'),
     findCaptures: db.prepare<[string], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.urlkey = ? AND ${CAPTURE_TYPES} ORDER BY r.ts, r.id`),
     latest: db.prepare<[string], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.urlkey = ? AND ${CAPTURE_TYPES} ORDER BY r.ts DESC, r.id DESC LIMIT 1`),
     atOrAfter: db.prepare<[string, string], CaptureDbRow>(
@@ -91,8 +163,8 @@ export function prepareCaptureStatements(db: Database.Database) {
     byDigest: db.prepare<[string], CaptureDbRow>(
       `${SELECT_CAPTURE} WHERE r.payload_digest = ? AND r.record_type = 'response' ORDER BY r.ts, r.id LIMIT 1`,
     ),
-    byRecordId: db.prepare<[string], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.record_id = ? ORDER BY r.id LIMIT 1`),
-    byId: db.prepare<[number], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.id = ?`),
+    byRecordId: db.prepare<[string | Buffer], CaptureDbRow>(`${SELECT_RECORD} WHERE r.record_id = ? ORDER BY r.id LIMIT 1`),
+    byId: db.prepare<[number], CaptureDbRow>(`${SELECT_RECORD} WHERE r.id = ?`),
     pages: db.prepare<[number, number], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.page = 1 ORDER BY r.ts, r.id LIMIT ? OFFSET ?`),
     count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM records'),
 

@@ -7,6 +7,7 @@
  */
 import { TroveError } from '../errors.ts';
 import { timestampSeconds } from './capture-timestamp.ts';
+import { recordIdSql } from './record-id-key.ts';
 import { readRecordAt } from '../warc/read-records.ts';
 import { databaseOf } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
@@ -56,7 +57,7 @@ export async function latestScreenshot(archive: Archive): Promise<PageScreenshot
 
 function findPageScreenshot(archive: Archive, pageId: number): ShotRow | null {
   const db = databaseOf(archive);
-  const page = db.prepare('SELECT target_uri, ts, record_id FROM records WHERE id = ?').get(pageId) as
+  const page = db.prepare(`SELECT target_uri, ts, ${recordIdSql('record_id')} AS record_id FROM records WHERE id = ?`).get(pageId) as
     | { target_uri: string | null; ts: string | null; record_id: string | null }
     | undefined;
   if (!page) throw new TroveError('QUERY_NO_RECORD', `no record with id ${pageId} in this archive`, { id: pageId });

@@ -2,10 +2,16 @@
  * Turning a RecordFilter into SQL over `records`. Every condition is on an indexed column or a
  * range of one (URL filters become SURT-key ranges over `records_urlkey_ts`), and pages are cut
  * by keyset (`id > after`), never OFFSET, so page 1,000 costs what page 1 costs.
+ *
+ * A compact row (migration 7) takes its URL key and timestamp from its parent, so a condition on
+ * them is written twice: over the filled-in value (`sql`, read through RECORD_FROM) and over the
+ * index's own column (`indexSql`, alias `x`), which meets only full rows; the compact rows of
+ * those are found by id (indexWalk).
  */
 import { TroveError } from '../errors.ts';
 import { surtKey } from '../scope/surt.ts';
 import { toFtsQuery } from './capture-text-search.ts';
+import { COMPACT_WINDOW, RECORD_COLUMNS, RECORD_FROM, SHARED_COLUMNS } from './capture-statements.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
 import type { CaptureRow } from './capture-index.ts';
 import type { RecordFilter, RecordSummary } from '../api/archive-types.ts';
@@ -15,9 +21,15 @@ export interface WhereClause {
   params: (string | number)[];
 }
 
-/** One condition; `index` names the index that can walk its matches (migrations, version 3). */
+/**
+ * One condition; `index` names the index that can walk its matches (migrations, versions 3 and
+ * 7), `indexSql` is the condition on that index's column of full rows (alias `x`, same params),
+ * and `shared` says it is on a column compact rows take from their parent.
+ */
 export interface Condition extends WhereClause {
   index?: 'records_urlkey_ts' | 'records_ts' | 'records_status' | 'records_type';
+  indexSql?: string;
+  shared?: boolean;
 }
 
 /**
@@ -76,51 +88,60 @@ export function filterSql(f: RecordFilter): FilterSql {
   const conds: Condition[] = [];
   let split: FilterSql['split'] = null;
   const types = [...new Set((f.type ?? []).map((t) => t.toLowerCase()))];
-  if (types.length === 1) conds.push({ sql: 'r.record_type = ?', params: [types[0]!], index: 'records_type' });
+  if (types.length === 1) conds.push({ sql: 'r.record_type = ?', params: [types[0]!], index: 'records_type', indexSql: 'x.record_type = ?' });
   else if (types.length > 1) split = { column: 'record_type', values: types };
-  if (f.url) conds.push({ sql: 'r.urlkey = ?', params: [surtKey(withScheme(f.url.trim()))], index: 'records_urlkey_ts' });
+  // On the URL key: `k` is the column; the partial index holds only rows with a key of their own.
+  const onKey = (cond: (k: string) => string, params: string[]): Condition => ({
+    sql: cond(SHARED_COLUMNS.urlkey),
+    params,
+    index: 'records_urlkey_ts',
+    indexSql: `x.urlkey IS NOT NULL AND ${cond('x.urlkey')}`,
+    shared: true,
+  });
+  if (f.url) conds.push(onKey((k) => `${k} = ?`, [surtKey(withScheme(f.url.trim()))]));
   if (f.urlPrefix) {
     const key = surtKey(withScheme(f.urlPrefix.trim()));
-    conds.push({ sql: 'r.urlkey >= ? AND r.urlkey < ?', params: [key, prefixEnd(key)], index: 'records_urlkey_ts' });
+    conds.push(onKey((k) => `${k} >= ? AND ${k} < ?`, [key, prefixEnd(key)]));
   }
   if (f.host) {
     const h = surtHost(f.host.trim().toLowerCase());
     // `com,example)` and `com,example:8080)`: the host on any port.
-    conds.push({
-      sql: '((r.urlkey >= ? AND r.urlkey < ?) OR (r.urlkey >= ? AND r.urlkey < ?))',
-      params: [`${h})`, prefixEnd(`${h})`), `${h}:`, prefixEnd(`${h}:`)],
-      index: 'records_urlkey_ts',
-    });
+    conds.push(onKey((k) => `((${k} >= ? AND ${k} < ?) OR (${k} >= ? AND ${k} < ?))`, [`${h})`, prefixEnd(`${h})`), `${h}:`, prefixEnd(`${h}:`)]));
   }
   if (f.mime) {
     const m = f.mime.trim().toLowerCase();
-    if (m.endsWith('/')) conds.push({ sql: `r.mime LIKE ? ESCAPE '\\'`, params: [`${likeEscape(m)}%`] });
-    else conds.push({ sql: `(r.mime = ? OR r.mime LIKE ? ESCAPE '\\')`, params: [m, `${likeEscape(m)};%`] });
+    const mime = SHARED_COLUMNS.mime;
+    if (m.endsWith('/')) conds.push({ sql: `${mime} LIKE ? ESCAPE '\\'`, params: [`${likeEscape(m)}%`] });
+    else conds.push({ sql: `(${mime} = ? OR ${mime} LIKE ? ESCAPE '\\')`, params: [m, `${likeEscape(m)};%`] });
   }
   if (f.status && f.status.length > 0) {
     for (const s of f.status) {
       if (!Number.isInteger(s)) throw new TroveError('QUERY_BAD_FILTER', `status must be integers, not ${s}`, { status: s });
     }
     const statuses = [...new Set(f.status)];
-    if (statuses.length === 1) conds.push({ sql: 'r.status = ?', params: statuses, index: 'records_status' });
-    else if (split) conds.push({ sql: `r.status IN (${statuses.map(() => '?').join(', ')})`, params: statuses, index: 'records_status' });
+    if (statuses.length === 1) conds.push({ sql: 'r.status = ?', params: statuses, index: 'records_status', indexSql: 'x.status = ?' });
+    else if (split) {
+      const list = statuses.map(() => '?').join(', ');
+      conds.push({ sql: `r.status IN (${list})`, params: statuses, index: 'records_status', indexSql: `x.status IN (${list})` });
+    }
     else split = { column: 'status', values: statuses };
   }
   if (f.from || f.to) {
-    const range: Condition = { sql: '', params: [], index: 'records_ts' };
+    const range: Condition = { sql: '', params: [], index: 'records_ts', shared: true };
     const parts: string[] = [];
     if (f.from) {
       checkTs('from', f.from);
-      parts.push('r.ts >= ?');
+      parts.push('# >= ?');
       range.params.push(f.from + '00000101000000'.slice(f.from.length));
     }
     if (f.to) {
       checkTs('to', f.to);
-      parts.push('r.ts <= ?');
+      parts.push('# <= ?');
       // Inclusive: `2024` means up to 2024-12-31 23:59:59.
       range.params.push(f.to + '00001231235959'.slice(f.to.length));
     }
-    range.sql = parts.join(' AND ');
+    range.sql = parts.join(' AND ').replaceAll('#', SHARED_COLUMNS.ts);
+    range.indexSql = `x.ts IS NOT NULL AND ${parts.join(' AND ').replaceAll('#', 'x.ts')}`;
     conds.push(range);
   }
   if (f.text !== undefined && f.text.trim() !== '') {
@@ -161,7 +182,20 @@ export function recordSummary(r: CaptureDbRow): RecordSummary {
 
 // CROSS JOIN: SQLite keeps records as the outer loop, so pages are read in records.id order (an inner
 // join may start from warc_files and then sort every matching record).
-export const SELECT_RECORD = 'SELECT r.*, f.path AS file_path, f.name AS file_name FROM records r CROSS JOIN warc_files f ON f.id = r.file_id';
+export const SELECT_RECORD = `SELECT ${RECORD_COLUMNS}, f.path AS file_path, f.name AS file_name FROM ${RECORD_FROM} CROSS JOIN warc_files f ON f.id = r.file_id`;
+
+/**
+ * The ids a condition's index walk yields, as an `r.id IN (…)` clause: the full rows the index
+ * holds and, for a condition on a shared column, the compact rows of those rows (each within
+ * COMPACT_WINDOW ids after its parent, read by rowid range).
+ */
+export function indexWalk(c: Condition): WhereClause {
+  const rows = `SELECT x.id FROM records x INDEXED BY ${c.index} WHERE ${c.indexSql}`;
+  if (!c.shared) return { sql: `r.id IN (${rows})`, params: c.params };
+  const children = `SELECT k.id FROM records x INDEXED BY ${c.index}
+    JOIN records k ON k.id > x.id AND k.id <= x.id + ${COMPACT_WINDOW} AND k.parent_id = x.id WHERE ${c.indexSql}`;
+  return { sql: `r.id IN (${rows} UNION ALL ${children})`, params: [...c.params, ...c.params] };
+}
 
 /** The same summary from a capture-index row. */
 export function summaryOfCapture(c: CaptureRow): RecordSummary {

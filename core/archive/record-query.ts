@@ -11,8 +11,9 @@ import { databaseOf } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
 import type { CaptureSummary, PageList, PageRequest, RecordFilter, RecordPage, SearchHit } from '../api/archive-types.ts';
-import { filterClause, filterSql, joinConditions, recordSummary, SELECT_RECORD, withScheme } from './record-query-sql.ts';
-import type { Condition } from './record-query-sql.ts';
+import { filterClause, filterSql, indexWalk, joinConditions, recordSummary, SELECT_RECORD, withScheme } from './record-query-sql.ts';
+import type { Condition, WhereClause } from './record-query-sql.ts';
+import { RECORD_FROM } from './capture-statements.ts';
 
 export const MAX_PAGE_LIMIT = 1000;
 
@@ -61,18 +62,18 @@ export function queryRecords(archive: Archive, filter: RecordFilter, page: PageR
   const f = filterSql(filter);
   const rest = joinConditions(f.conds);
   let rows: CaptureDbRow[];
-  let from = 'records r';
+  let access: Access = { from: 'records r', walk: { sql: '1', params: [] } };
   if (f.split) {
     // One walk per value of the list, each already in id order; merge the heads.
     const col = `r.${f.split.column}`;
-    const sub = `SELECT * FROM (SELECT r.id FROM records r WHERE r.id > ? AND ${col} = ? AND ${rest.sql} ORDER BY r.id LIMIT ?)`;
+    const sub = `SELECT * FROM (SELECT r.id FROM ${RECORD_FROM} WHERE r.id > ? AND ${col} = ? AND ${rest.sql} ORDER BY r.id LIMIT ?)`;
     const sql = `${SELECT_RECORD} WHERE r.id IN (SELECT id FROM (${f.split.values.map(() => sub).join(' UNION ALL ')}) ORDER BY id LIMIT ?) ORDER BY r.id`;
     const params = f.split.values.flatMap((v) => [after, v, ...rest.params, limit + 1]);
     rows = prepared(databaseOf(archive), sql).all(...params, limit + 1) as CaptureDbRow[];
   } else {
-    from = accessPath(archive, f.conds);
-    const sql = `${SELECT_RECORD.replace('FROM records r', `FROM ${from}`)} WHERE r.id > ? AND ${rest.sql} ORDER BY r.id LIMIT ?`;
-    rows = prepared(databaseOf(archive), sql).all(after, ...rest.params, limit + 1) as CaptureDbRow[];
+    access = accessPath(archive, f.conds);
+    const sql = `${SELECT_RECORD.replace('FROM records r', `FROM ${access.from}`)} WHERE r.id > ? AND ${access.walk.sql} AND ${rest.sql} ORDER BY r.id LIMIT ?`;
+    rows = prepared(databaseOf(archive), sql).all(after, ...access.walk.params, ...rest.params, limit + 1) as CaptureDbRow[];
   }
   const more = rows.length > limit;
   if (more) rows.length = limit;
@@ -82,7 +83,13 @@ export function queryRecords(archive: Archive, filter: RecordFilter, page: PageR
     else if (f.empty) result.total = (prepared(databaseOf(archive), 'SELECT COALESCE(SUM(records), 0) AS n FROM warc_files').get() as { n: number }).n;
     else {
       const where = filterClause(filter);
-      const n = (prepared(databaseOf(archive), `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where.sql} LIMIT ${TOTAL_CAP + 1})`).get(...where.params) as { n: number }).n;
+      const from = RECORD_FROM.replace('records r', access.from);
+      const n = (
+        prepared(databaseOf(archive), `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${access.walk.sql} AND ${where.sql} LIMIT ${TOTAL_CAP + 1})`).get(
+          ...access.walk.params,
+          ...where.params,
+        ) as { n: number }
+      ).n;
       result.total = Math.min(n, TOTAL_CAP);
       if (n > TOTAL_CAP) result.totalCapped = true;
     }
@@ -90,25 +97,33 @@ export function queryRecords(archive: Archive, filter: RecordFilter, page: PageR
   return result;
 }
 
+/** How `records r` is read (`from`) and the ids an index walk limits it to (`walk`, else `1`). */
+interface Access {
+  from: string;
+  walk: WhereClause;
+}
+
 /**
  * How to read `records` for several indexed conditions. SQLite has no statistics on a fresh
  * archive (ANALYZE of a million rows takes over a second), and guesses badly between, say, a
- * common status and a rare host. So each indexed condition's matches are counted up to SPARSE:
- * the sparsest one under that is walked through its index (then sorted by id, cheap for few
- * rows); when every one is dense, records are read in id order and filtered, which finds a
- * page quickly. A lone equality (type, status) is left to SQLite: its index is already in id
- * order within one value, the best walk whatever the density.
+ * common status and a rare host. So each indexed condition's matches are counted up to SPARSE
+ * (full rows the index holds; their compact rows come with them): the sparsest one under that
+ * is walked through its index (then sorted by id, cheap for few rows); when every one is dense,
+ * records are read in id order and filtered, which finds a page quickly. A lone equality (type,
+ * status) is left to SQLite: its index is already in id order within one value, the best walk
+ * whatever the density.
  */
-function accessPath(archive: Archive, conds: readonly Condition[]): string {
+function accessPath(archive: Archive, conds: readonly Condition[]): Access {
+  const all: Access = { from: 'records r', walk: { sql: '1', params: [] } };
   const indexed = conds.filter((c) => c.index !== undefined);
-  if (indexed.length === 0) return 'records r';
-  if (indexed.length === 1 && (indexed[0]!.index === 'records_status' || indexed[0]!.index === 'records_type')) return 'records r';
-  let best: { index: string; n: number } | null = null;
+  if (indexed.length === 0) return all;
+  if (indexed.length === 1 && (indexed[0]!.index === 'records_status' || indexed[0]!.index === 'records_type')) return all;
+  let best: { c: Condition; n: number } | null = null;
   for (const c of indexed) {
-    const n = (prepared(databaseOf(archive), `SELECT COUNT(*) AS n FROM (SELECT 1 FROM records r INDEXED BY ${c.index} WHERE ${c.sql} LIMIT ${SPARSE + 1})`).get(...c.params) as { n: number }).n;
-    if (n <= SPARSE && (!best || n < best.n)) best = { index: c.index!, n };
+    const n = (prepared(databaseOf(archive), `SELECT COUNT(*) AS n FROM (SELECT 1 FROM records x INDEXED BY ${c.index} WHERE ${c.indexSql} LIMIT ${SPARSE + 1})`).get(...c.params) as { n: number }).n;
+    if (n <= SPARSE && (!best || n < best.n)) best = { c, n };
   }
-  return best ? `records r INDEXED BY ${best.index}` : 'records r NOT INDEXED';
+  return best ? { from: 'records r', walk: indexWalk(best.c) } : { from: 'records r NOT INDEXED', walk: all.walk };
 }
 
 /** Every capture (response, revisit, resource) of one URL, oldest first; http and https alike. */

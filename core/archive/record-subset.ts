@@ -7,6 +7,7 @@
 import { databaseOf } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
 import type { RecordFilter } from '../api/archive-types.ts';
+import { RECORD_FROM } from './capture-statements.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
 import { filterClause, SELECT_RECORD } from './record-query-sql.ts';
 import type { WhereClause } from './record-query-sql.ts';
@@ -24,8 +25,8 @@ export class RecordSubset {
     const db = databaseOf(archive);
     this.#where = filterClause(filter);
     this.#page = db.prepare(`${SELECT_RECORD} WHERE r.id > ? AND ${this.#where.sql} ORDER BY r.id LIMIT ?`);
-    this.#count = db.prepare(`SELECT COUNT(*) AS n FROM records r WHERE ${this.#where.sql}`);
-    this.#inSubset = db.prepare(`SELECT 1 AS yes FROM records r WHERE r.id = ? AND ${this.#where.sql}`);
+    this.#count = db.prepare(`SELECT COUNT(*) AS n FROM ${RECORD_FROM} WHERE ${this.#where.sql}`);
+    this.#inSubset = db.prepare(`SELECT 1 AS yes FROM ${RECORD_FROM} WHERE r.id = ? AND ${this.#where.sql}`);
     this.#after = db.prepare(`${SELECT_RECORD} WHERE r.file_id = ? AND r.offset > ? ORDER BY r.offset LIMIT ?`);
     this.#before = db.prepare(`${SELECT_RECORD} WHERE r.file_id = ? AND r.offset < ? ORDER BY r.offset DESC LIMIT ?`);
   }

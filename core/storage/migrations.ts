@@ -203,15 +203,75 @@ function pendingNonPages(db: Database.Database): void {
   `);
 }
 
-const MIGRATIONS: readonly Migration[] = [metaAndRobots, frontier, captureIndex, priorCaptures, fileFixity, pendingNonPages];
+/**
+ * Version 7: compact rows and partial indexes (issue 20: database bytes per URI). A request or
+ * metadata record written with a capture (WARC-Concurrent-To it, in the same file, after it and
+ * at most 16 rows later) shares its target URI, URL key, timestamp and date with that capture,
+ * its concurrent_to is the capture's record id and its media type is its type's
+ * (application/http, application/warc-fields): such a row keeps `parent_id` and NULL in those
+ * six columns, and readers fill them in (archive/capture-statements.ts). A row whose values differ stays a full row, so nothing is
+ * lost. A lower-case `<urn:uuid:…>` record id is stored as its 16 bytes. The indexes keep only
+ * the rows their lookups can want (each index's query is named beside it); compact rows are in
+ * none but `records_type`, `records_file` and `records_record_id`, and the records browser
+ * reaches them from their parents by id (children sit within the window after them).
+ * Written out as it was when this shipped, like every migration.
+ */
+function compactRecords(db: Database.Database): void {
+  const x4 = '[0-9a-f]'.repeat(4);
+  const UUID_GLOB = `${x4}${x4}-${x4}-${x4}-${x4}-${x4}${x4}${x4}`;
+  // Every step can run again over its own result (a database whose version was set back, as
+  // version 6's IF NOT EXISTS allows): only the column must not be added twice.
+  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('records') as string[];
+  // parent_id: on a compact row, the capture row it was written with.
+  if (!columns.includes('parent_id')) db.exec('ALTER TABLE records ADD COLUMN parent_id INTEGER');
+  db.exec(`
+    UPDATE records AS c SET parent_id = (
+      SELECT p.id FROM records p
+      WHERE p.record_id = c.concurrent_to AND p.record_type IN ('response', 'revisit', 'resource') AND p.parent_id IS NULL
+        AND p.file_id = c.file_id AND p.offset < c.offset AND p.id < c.id AND p.id >= c.id - 16
+        AND p.target_uri IS c.target_uri AND p.urlkey IS c.urlkey AND p.ts IS c.ts AND p.date IS c.date
+      ORDER BY p.id DESC LIMIT 1)
+    WHERE c.concurrent_to IS NOT NULL
+      AND ((c.record_type = 'request' AND c.mime = 'application/http') OR (c.record_type = 'metadata' AND c.mime = 'application/warc-fields'));
+    UPDATE records SET target_uri = NULL, urlkey = NULL, ts = NULL, date = NULL, concurrent_to = NULL, mime = NULL WHERE parent_id IS NOT NULL;
+
+    -- A lower-case <urn:uuid:…> record id as its 16 bytes (archive/record-id-key.ts).
+    UPDATE records SET record_id = unhex(replace(substr(record_id, 11, 36), '-', ''))
+    WHERE record_id GLOB '<urn:uuid:${UUID_GLOB}>';
+
+    DROP INDEX IF EXISTS records_urlkey_ts;
+    DROP INDEX IF EXISTS records_target_uri;
+    DROP INDEX IF EXISTS records_digest;
+    DROP INDEX IF EXISTS records_status;
+    DROP INDEX IF EXISTS records_ts;
+    DROP INDEX IF EXISTS records_record_id;
+    -- Lookups by URL (replay, timeline, fuzzy match, mirror, records browser URL filters).
+    CREATE INDEX records_urlkey_ts ON records(urlkey, ts) WHERE urlkey IS NOT NULL;
+    -- Screenshots by page URL (urn:view: resources); nothing else looks a record up by target URI.
+    CREATE INDEX records_target_uri ON records(target_uri) WHERE record_type = 'resource';
+    -- Dedup and revisit resolution (the earliest response with a payload digest).
+    CREATE INDEX records_digest ON records(payload_digest, ts) WHERE payload_digest IS NOT NULL;
+    -- The records browser's status filter.
+    CREATE INDEX records_status ON records(status) WHERE status IS NOT NULL;
+    -- The records browser's date filter.
+    CREATE INDEX records_ts ON records(ts) WHERE ts IS NOT NULL;
+    -- Lookups by WARC-Record-ID (Refers-To, Concurrent-To, parents of compact rows): every row.
+    CREATE INDEX records_record_id ON records(record_id);
+  `);
+}
+
+const MIGRATIONS: readonly Migration[] = [metaAndRobots, frontier, captureIndex, priorCaptures, fileFixity, pendingNonPages, compactRecords];
 
 /** The schema version this build writes. */
 export function schemaVersion(): number {
   return MIGRATIONS.length;
 }
 
-/** Bring `db` up to `schemaVersion()`. Returns how many migrations ran (0 on an up-to-date file). */
-export function migrate(db: Database.Database): number {
+/**
+ * Bring `db` up to `schemaVersion()` (or to `upTo`, for a test that needs an archive as an older
+ * build left it). Returns how many migrations ran (0 on an up-to-date file).
+ */
+export function migrate(db: Database.Database, upTo = MIGRATIONS.length): number {
   let ran = 0;
   for (;;) {
     const step = db
@@ -223,7 +283,7 @@ export function migrate(db: Database.Database): number {
             latest: MIGRATIONS.length,
           });
         }
-        if (version === MIGRATIONS.length) return false;
+        if (version >= upTo) return false;
         MIGRATIONS[version]!(db);
         db.pragma(`user_version = ${version + 1}`);
         return true;

@@ -6,6 +6,8 @@ import { WARCParser } from 'warcio';
 import { databaseOf, openArchive } from '../../core/archive/archive-dir.ts';
 import type { Archive } from '../../core/archive/archive-dir.ts';
 import { importFiles } from '../../core/archive/import-warc.ts';
+import { RECORD_COLUMNS, RECORD_FROM } from '../../core/archive/capture-statements.ts';
+import { recordIdSql } from '../../core/archive/record-id-key.ts';
 import { exportWacz } from '../../core/export/export-wacz.ts';
 import type { WaczExportResult } from '../../core/export/export-wacz.ts';
 import type { ExportProgress } from '../../core/export/export-types.ts';
@@ -36,7 +38,11 @@ interface DbRow {
 }
 const rowsOf = (a: Archive) =>
   databaseOf(a)
-    .prepare('SELECT record_id, record_type, target_uri, ts, status, payload_digest, length, offset, page, mime, urlkey, concurrent_to, refers_to FROM records ORDER BY id')
+    // Read as the index's readers read rows (compact rows filled in, record ids as text).
+    .prepare(
+      `SELECT record_id, record_type, target_uri, ts, status, payload_digest, length, offset, page, mime, urlkey, concurrent_to, refers_to
+       FROM (SELECT ${RECORD_COLUMNS} FROM ${RECORD_FROM}) ORDER BY id`,
+    )
     .all() as DbRow[];
 const media = (m: string | null) => (m === null ? null : m.split(';')[0]!.trim().toLowerCase());
 
@@ -175,7 +181,7 @@ describe('WACZ export of a real crawl', () => {
       const byId = new Map(after.map((r) => [r.record_id, r]));
       const dataStart = new Map(entries.map((e) => [e.name, e.dataOffset]));
       const fileOf = new Map(archive.index.files().map((f) => [f.id, f.name]));
-      const originals = databaseOf(archive).prepare('SELECT record_id, file_id FROM records').all() as { record_id: string; file_id: number }[];
+      const originals = databaseOf(archive).prepare(`SELECT ${recordIdSql('record_id')} AS record_id, file_id FROM records`).all() as { record_id: string; file_id: number }[];
       const fileByRecord = new Map(originals.map((o) => [o.record_id, fileOf.get(o.file_id)!]));
       const pageDiffs: string[] = [];
       for (const b of before) {

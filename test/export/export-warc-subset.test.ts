@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseOf, openArchive } from '../../core/archive/archive-dir.ts';
 import type { Archive } from '../../core/archive/archive-dir.ts';
 import { importFiles } from '../../core/archive/import-warc.ts';
+import { recordIdSql } from '../../core/archive/record-id-key.ts';
 import { exportWarcSubset } from '../../core/export/export-warc-subset.ts';
 import { replay } from '../../core/replay/replay.ts';
 import { checkWarcFile } from '../../core/warc/check-warc.ts';
@@ -58,7 +59,7 @@ describe('WARC subset export', () => {
     const recs = await readWarcFile(file);
     expect(recs.map((x) => x.type)).toEqual(['warcinfo', 'response', 'request', 'metadata']);
     expect(recs[0]!.warcHeaders['WARC-Filename']).toBe('dup-copy.warc.gz');
-    const revisit = databaseOf(archive).prepare(`SELECT record_id, date FROM records WHERE record_type = 'revisit' AND target_uri = ?`).get(c.site.origin + '/dup-copy.html') as {
+    const revisit = databaseOf(archive).prepare(`SELECT ${recordIdSql('record_id')} AS record_id, date FROM records WHERE record_type = 'revisit' AND target_uri = ?`).get(c.site.origin + '/dup-copy.html') as {
       record_id: string;
       date: string;
     };
