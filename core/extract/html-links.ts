@@ -306,8 +306,10 @@ class LinkHandler implements TokenHandler {
     }
     if (raw === 'title') {
       if (this.collectingTitle && this.titleLength < MAX_TITLE_CHARS) {
-        this.titleParts!.push(chars);
-        this.titleLength += chars.length;
+        // Cut at the cap itself, not after whichever token crosses it (a token can be a whole title).
+        const part = chars.length <= MAX_TITLE_CHARS - this.titleLength ? chars : chars.slice(0, MAX_TITLE_CHARS - this.titleLength);
+        this.titleParts!.push(part);
+        this.titleLength += part.length;
       }
       return;
     }
