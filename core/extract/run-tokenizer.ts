@@ -21,7 +21,7 @@
  * One difference from parse5's tokens, on purpose: parse5 cuts text into a character token per
  * word and a whitespace token per gap between words (its tree builder needs whitespace apart);
  * here a run of text goes on over whitespace, and a whitespace token that a run extends over other
- * characters becomes a character token. On the Python docs that is ~3 million tokens fewer per
+ * characters becomes a character token. On the Python docs that is ~2.5 million tokens fewer per
  * pass (each a handler call, a token object and a string). A handler that collapses whitespace
  * itself (TextCollector) reads the same text either way. Apart from that the tokens are parse5's:
  * test/extract/run-tokenizer.test.ts compares them with the plain Tokenizer's, adjacent character
