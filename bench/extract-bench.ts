@@ -4,7 +4,9 @@
  *
  *   decode        sniffHtmlCharset + TextDecoder over each body (what extractHtml decodes)
  *   tokenizer     parse5's Tokenizer with an empty handler over the decoded text, fed as
- *                 extractHtml feeds it: the floor for any parse5-based design
+ *                 extractHtml feeds it: the reference every other row is read against
+ *   run_tokenizer the same with RunTokenizer (run-tokenizer.ts), the tokenizer extractHtml uses:
+ *                 the same tokens, ordinary characters read in runs
  *   extractHtml   links + title + visible text (decode included)
  *   extract       extractDocument (dispatch, header links, extractHtml, de-duplication)
  *   pool1/pool2   ExtractPool.run over all files with 1 and 2 workers, message passing included;
@@ -29,6 +31,7 @@ import { extractDocument } from '../core/extract/extract-document.ts';
 import type { DocumentInput } from '../core/extract/extract-document.ts';
 import { extractHtml } from '../core/extract/html-links.ts';
 import { sniffHtmlCharset } from '../core/extract/html-charset.ts';
+import { RunTokenizer } from '../core/extract/run-tokenizer.ts';
 import { ExtractPool } from '../core/extract/extract-pool.ts';
 
 const DOCS = '/usr/share/doc/python3-doc/html';
@@ -89,13 +92,13 @@ function decodePage(body: Buffer): string {
   return new TextDecoder(charset).decode(body);
 }
 
-function tokenize(html: string): void {
-  const t = new Tokenizer({ sourceCodeLocationInfo: false }, emptyHandler);
+function tokenize(html: string, Impl: typeof Tokenizer = Tokenizer): void {
+  const t = new Impl({ sourceCodeLocationInfo: false }, emptyHandler);
   for (let off = 0; off < html.length; off += CHUNK_CHARS) t.write(html.slice(off, off + CHUNK_CHARS), false);
   t.write('', true);
 }
 
-const STAGES = ['decode', 'tokenizer', 'extract_html', 'extract'] as const;
+const STAGES = ['decode', 'tokenizer', 'run_tokenizer', 'extract_html', 'extract'] as const;
 type Stage = (typeof STAGES)[number];
 
 function loadPages(dir: string): Page[] {
@@ -108,7 +111,11 @@ function runStage(stage: Stage, pages: Page[], passes: number): { ms: number; cp
       return timePasses(passes, () => pages.forEach((p) => decodePage(p.body)));
     case 'tokenizer': {
       const decoded = pages.map((p) => decodePage(p.body));
-      return timePasses(passes, () => decoded.forEach(tokenize));
+      return timePasses(passes, () => decoded.forEach((html) => tokenize(html)));
+    }
+    case 'run_tokenizer': {
+      const decoded = pages.map((p) => decodePage(p.body));
+      return timePasses(passes, () => decoded.forEach((html) => tokenize(html, RunTokenizer)));
     }
     case 'extract_html':
       return timePasses(passes, () => pages.forEach((p) => extractHtml(p.body, { baseUrl: p.url, contentType: 'text/html', maxLinks: MAX_LINKS })));
@@ -203,10 +210,13 @@ export async function runExtractBench(opts: ExtractBenchOptions = {}): Promise<R
   const labels: Record<Stage, string> = {
     decode: 'decode (sniff + TextDecoder)',
     tokenizer: 'parse5 Tokenizer, empty handler',
+    run_tokenizer: 'RunTokenizer, empty handler',
     extract_html: 'extractHtml (decode + links + text)',
     extract: 'extractDocument (in process)',
   };
   for (const stage of STAGES) row(stage, labels[stage], await stageInWorker(stage, dir, passes));
+  const ratio = (key: string) => (out[`${key}_cpu_ms`]! / out.tokenizer_cpu_ms!).toFixed(2);
+  log(`  cpu against parse5's Tokenizer with an empty handler: RunTokenizer ${ratio('run_tokenizer')}×, extractHtml ${ratio('extract_html')}×, extractDocument ${ratio('extract')}×`);
 
   let links = 0;
   let textChars = 0;

@@ -27,9 +27,20 @@ export interface ExtractPoolOptions {
   workerUrl?: URL;
 }
 
+/** How run() may treat the input's body. */
+export interface RunOptions {
+  /**
+   * The caller does not use `input.body` after this call: a body that fills its own ArrayBuffer is
+   * then moved to the worker (transferred; the caller's Buffer is left empty) instead of copied.
+   * A body that is a view into a larger buffer (Node's pool, a slice) is still copied.
+   */
+  handOver?: boolean;
+}
+
 interface Job {
   id: number;
   input: DocumentInput;
+  handOver: boolean;
   resolve: (r: PoolResult) => void;
   reject: (e: unknown) => void;
 }
@@ -65,11 +76,11 @@ export class ExtractPool {
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
   }
 
-  run(input: DocumentInput): Promise<PoolResult> {
+  run(input: DocumentInput, opts: RunOptions = {}): Promise<PoolResult> {
     if (this.closed) return Promise.reject(new TroveError('EXTRACT_POOL_CLOSED', 'the extraction pool is closed'));
     if (this.brokenReason !== null) return Promise.resolve(failed(input, this.brokenReason));
     return new Promise<PoolResult>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, input, resolve, reject });
+      this.queue.push({ id: this.nextId++, input, handOver: opts.handOver === true, resolve, reject });
       this.dispatch();
     });
   }
@@ -160,11 +171,13 @@ export class ExtractPool {
       slot.job = job;
       slot.worker.ref();
       slot.timer = setTimeout(() => this.onTimeout(slot, job), this.jobTimeoutMs);
-      // Send a private copy of exactly the body's bytes and transfer it (one copy, on this side):
-      // cloning a view would copy its whole backing ArrayBuffer (8 KiB for a pooled small Buffer,
-      // far more for a slice of a big one), and transferring the caller's own buffer would detach
-      // the Buffer it still holds.
-      const body = new Uint8Array(job.input.body);
+      // Transfer the body, never clone it: cloning a view copies its whole backing ArrayBuffer
+      // (8 KiB for a pooled small Buffer, far more for a slice of a big one). A body handed over
+      // that fills its own buffer moves as it is; otherwise a private copy of exactly its bytes
+      // moves (transferring the caller's buffer would detach a Buffer it still holds).
+      const own = job.input.body;
+      const movable = job.handOver && own.byteOffset === 0 && own.byteLength === own.buffer.byteLength && own.buffer instanceof ArrayBuffer;
+      const body = movable ? new Uint8Array(own.buffer, 0, own.byteLength) : new Uint8Array(own);
       const message: WorkerJob = { id: job.id, input: { ...job.input, body: body as Buffer } };
       slot.worker.postMessage(message, [body.buffer]);
     }

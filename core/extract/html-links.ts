@@ -1,8 +1,8 @@
 /**
  * Outlinks, title, visible text and page-level directives from an HTML document.
  *
- * Built on parse5's Tokenizer (exported by parse5 8), not on its tree builder: a crawler needs
- * attributes and text, not a DOM. Tokenizing is a flat loop over the input, so a page nested
+ * Built on parse5's Tokenizer (exported by parse5 8; run-tokenizer.ts reads runs of plain text in
+ * one step), not on its tree builder: a crawler needs attributes and text, not a DOM. Tokenizing is a flat loop over the input, so a page nested
  * 100,000 levels deep costs no more than a flat one (no tree, no recursion), and the input is
  * decoded and fed in 1 MiB chunks, so memory stays near the size of the body plus what is kept
  * (links up to maxLinks, text up to 1 MiB). Once both are full the rest of the page is skipped.
@@ -16,8 +16,9 @@
  * `<base href>` applies from where it appears: links before it resolve against the document URL,
  * as resources fetched during parsing do in a browser. Only the first `<base href>` counts.
  */
-import { Tokenizer, TokenizerMode } from 'parse5';
-import type { Token, TokenHandler } from 'parse5';
+import { TokenizerMode } from 'parse5';
+import type { Token, TokenHandler, Tokenizer } from 'parse5';
+import { RunTokenizer } from './run-tokenizer.ts';
 import { OutlinkList } from './outlink.ts';
 import type { Outlink } from './outlink.ts';
 import { sniffHtmlCharset } from './html-charset.ts';
@@ -106,7 +107,7 @@ const HTML_POINT = 3; // an HTML integration point inside <svg>
 export function extractHtml(body: Buffer, opts: HtmlOptions): HtmlExtraction {
   const charset = sniffHtmlCharset(body, opts.contentType).encoding;
   const handler = new LinkHandler(opts);
-  const tokenizer = new Tokenizer({ sourceCodeLocationInfo: false }, handler);
+  const tokenizer = new RunTokenizer({ sourceCodeLocationInfo: false }, handler);
   handler.tokenizer = tokenizer;
   if (handler.docUrl !== null) {
     const decoder = new TextDecoder(charset, { fatal: false });
@@ -305,8 +306,10 @@ class LinkHandler implements TokenHandler {
     }
     if (raw === 'title') {
       if (this.collectingTitle && this.titleLength < MAX_TITLE_CHARS) {
-        this.titleParts!.push(chars);
-        this.titleLength += chars.length;
+        // Cut at the cap itself, not after whichever token crosses it (a token can be a whole title).
+        const part = chars.length <= MAX_TITLE_CHARS - this.titleLength ? chars : chars.slice(0, MAX_TITLE_CHARS - this.titleLength);
+        this.titleParts!.push(part);
+        this.titleLength += part.length;
       }
       return;
     }

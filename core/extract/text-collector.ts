@@ -41,103 +41,101 @@ export function isInlineElement(tag: string): boolean {
 }
 
 /**
- * Whether `s` holds a character of JavaScript's `\s` (what collapsing replaces): ASCII whitespace,
- * U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, U+FEFF. A loop over
- * char codes, because the tokenizer's text chunks almost never hold one (it hands whitespace runs
- * over apart), and a regex per chunk was a measurable share of extraction time.
- */
-export function hasWhitespace(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0xa0) {
-      if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) return true;
-    } else if (
-      c === 0xa0 ||
-      c === 0x1680 ||
-      (c >= 0x2000 && (c <= 0x200a || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f)) ||
-      c === 0x3000 ||
-      c === 0xfeff
-    ) {
-      return true;
-    }
-  }
-  return false;
-}
-
-/**
- * Pieces of text are joined this many at a time into `parts`: the small strings then die young,
- * and the final join is short (an array of millions of small strings measured slower).
+ * Raw pieces are collapsed this many at a time (or once they hold BATCH_CHARS code units): one
+ * join and one regex over a batch instead of a regex per piece, and the raw text held at once
+ * stays small.
  */
 const BATCH = 1024;
+const BATCH_CHARS = 256 * 1024;
 
+/**
+ * Pieces are kept raw, with a ' ' for each word boundary, and collapsed a batch at a time: whitespace
+ * runs collapse the same whether cut into pieces or not, so the result equals collapsing each piece
+ * as it comes (what this class did before; test/extract/text-collector.test.ts keeps that version
+ * as the reference). `full` is exact whenever it is read: it collapses what is pending first if the
+ * cap could have been reached.
+ */
 export class TextCollector {
-  /** Text so far: joined batches, then the latest pieces. */
+  /** Collapsed text so far, in pieces (no trailing space: a pending one is `pendingSpace`). */
   private readonly parts: string[] = [];
+  /** Raw pieces not collapsed yet. */
   private readonly batch: string[] = [];
+  private batchChars = 0;
+  /** Length of the collapsed text in `parts`. */
   private length = 0;
   private pendingSpace = false;
   private readonly max: number;
-  full = false;
+  private isFull = false;
 
   constructor(maxChars: number) {
     this.max = maxChars;
   }
 
+  /** Whether the cap is reached: no more text is taken. */
+  get full(): boolean {
+    if (!this.isFull && this.batch.length > 0 && this.mayFill()) this.collapse();
+    return this.isFull;
+  }
+
+  /** Whether collapsing the batch could reach the cap (collapsing never lengthens text). */
+  private mayFill(): boolean {
+    return this.length + (this.pendingSpace ? 1 : 0) + this.batchChars >= this.max;
+  }
+
   /** A word boundary: at most one space is written, and only between words. */
   space(): void {
-    if (this.length > 0) this.pendingSpace = true;
+    if (this.isFull) return;
+    this.batch.push(' ');
+    this.batchChars++;
   }
 
   /** Text with no markup; its own whitespace is collapsed. */
   add(chars: string): void {
-    if (this.full || chars === '') return;
-    if (!hasWhitespace(chars)) {
-      // The usual case, a chunk with nothing to collapse.
-      if (this.pendingSpace) {
-        this.pendingSpace = false;
-        this.push(' ');
-      }
-      this.push(chars);
-      return;
-    }
-    let s = chars.replace(/\s+/g, ' ');
+    if (this.isFull || chars === '') return;
+    this.batch.push(chars);
+    this.batchChars += chars.length;
+    if (this.batch.length >= BATCH || this.batchChars >= BATCH_CHARS || this.mayFill()) this.collapse();
+  }
+
+  toString(): string {
+    this.collapse();
+    return this.parts.join('');
+  }
+
+  /** Collapse the raw batch onto the text: leading and trailing spaces become `pendingSpace`. */
+  private collapse(): void {
+    if (this.batch.length === 0) return;
+    let s = this.batch.join('').replace(/\s+/g, ' ');
+    this.batch.length = 0;
+    this.batchChars = 0;
+    if (this.isFull) return;
     if (s.startsWith(' ')) {
-      this.space();
+      if (this.length > 0) this.pendingSpace = true;
       s = s.slice(1);
     }
     const trailing = s.endsWith(' ');
     if (trailing) s = s.slice(0, -1);
-    if (s !== '') {
-      if (this.pendingSpace) this.push(' ');
-      this.pendingSpace = false;
-      this.push(s);
-    }
-    if (trailing) this.space();
+    if (s === '') return;
+    if (this.pendingSpace) this.write(' ');
+    this.pendingSpace = false;
+    this.write(s);
+    if (trailing) this.pendingSpace = true;
   }
 
-  toString(): string {
-    if (this.parts.length === 0) return this.batch.join('');
-    return this.parts.join('') + this.batch.join('');
-  }
-
-  private push(s: string): void {
-    if (this.full) return;
+  private write(s: string): void {
+    if (this.isFull) return;
     const room = this.max - this.length;
     if (s.length >= room) {
       let cut = s.slice(0, room);
       // Do not leave half a surrogate pair at the cut.
       const last = cut.charCodeAt(cut.length - 1);
       if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
-      this.batch.push(cut);
+      this.parts.push(cut);
       this.length += cut.length;
-      this.full = true;
+      this.isFull = true;
       return;
     }
-    this.batch.push(s);
+    this.parts.push(s);
     this.length += s.length;
-    if (this.batch.length >= BATCH) {
-      this.parts.push(this.batch.join(''));
-      this.batch.length = 0;
-    }
   }
 }

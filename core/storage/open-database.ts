@@ -22,6 +22,9 @@ export function crawlDatabasePath(crawlDir: string): string {
 export const WAL_MAX_BYTES = 16 * 1024 * 1024;
 const WAL_PAGE_BYTES = 4096;
 
+/** SQLite's page cache per connection, in KiB (see openDatabase). */
+const CACHE_KIB = 16 * 1024;
+
 export interface OpenDatabaseOptions {
   /** Open without writing: no migrations, no journal-mode change. Fails if the file is missing. */
   readonly?: boolean;
@@ -38,8 +41,11 @@ export interface OpenDatabaseOptions {
  *   an fsync per fetched URI.
  * - `foreign_keys = ON`: rows never point at a queue or WARC file that does not exist.
  * - `busy_timeout = 5000`: a second connection (UI, CLI status) waits instead of failing.
- * - `cache_size` 64 MiB: the frontier's fingerprint index is random-access; a warm cache keeps
- *   inserts fast while keeping the process well under its memory budget.
+ * - `cache_size` 16 MiB: SQLite's page cache is what makes a long crawl's RSS keep rising
+ *   (it fills up to its cap as the database grows), and the crawl's budget is 150 MiB in all.
+ *   The frontier's fingerprint index is random-access, so a smaller cache costs enqueueing at
+ *   1M URIs some speed; measured with bench/frontier-bench.ts against the 64 MiB this was
+ *   before (bench/README.md, "Extraction worker and memory, after").
  *
  * Opening is idempotent: migrations run only when `PRAGMA user_version` is behind.
  */
@@ -65,7 +71,7 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions = {}): Data
     }
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    db.pragma('cache_size = -65536');
+    db.pragma(`cache_size = -${CACHE_KIB}`);
     db.pragma('temp_store = MEMORY');
     if (readonly) checkVersionForReading(db, file);
     else migrate(db);

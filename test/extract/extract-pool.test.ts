@@ -66,6 +66,23 @@ describe('ExtractPool', () => {
     expect(big.length).toBe(100_000);
   });
 
+  it('moves a handed-over body that fills its own buffer, and copies one that is a view', async () => {
+    const p = pool(1);
+    const page = '<a href="/moved">m</a>' + ' '.repeat(10_000);
+    const own = Buffer.from(new TextEncoder().encode(page).buffer);
+    expect(own.byteLength).toBe(own.buffer.byteLength);
+    const r = await p.run(input(own), { handOver: true });
+    expect(r.outlinks.map((l) => l.url)).toEqual(['http://site.test/moved']);
+    expect(own.buffer.byteLength).toBe(0); // transferred: detached on this side
+    const big = Buffer.alloc(100_000, 0x20);
+    const view = big.subarray(10, 10 + page.length);
+    view.write(page);
+    const r2 = await p.run(input(view), { handOver: true });
+    expect(r2.outlinks.map((l) => l.url)).toEqual(['http://site.test/moved']);
+    expect(view.toString()).toBe(page);
+    expect(big.length).toBe(100_000);
+  });
+
   it('extracts a 100,000-deep document off the main thread', async () => {
     const p = pool(1);
     const depth = 100_000;

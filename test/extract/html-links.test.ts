@@ -214,6 +214,12 @@ describe('extractHtml: title, text and meta robots', () => {
     expect(r.title).toBe('Title – "Title" here');
   });
 
+  it('keeps the first 4,096 characters of a long title, however it is cut into tokens', () => {
+    const words = 'word '.repeat(2000);
+    expect(html(`<title>${words}</title>`).title).toBe(words.slice(0, 4096).trim());
+    expect(html(`<title>${'x'.repeat(9000)}</title>`).title).toBe('x'.repeat(4096));
+  });
+
   it('has a null title when the title is missing or empty', () => {
     expect(html('<p>no title</p>').title).toBeNull();
     expect(html('<title> </title>').title).toBeNull();

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { TextCollector, hasWhitespace } from '../../core/extract/text-collector.ts';
+import { TextCollector } from '../../core/extract/text-collector.ts';
 
 /**
- * The collector as it was before the fast path (every chunk collapsed with a regex as it came):
- * the reference the faster one must match exactly, cap included.
+ * The collector as it was before batching (every chunk collapsed with a regex as it came): the
+ * reference the faster one must match exactly, cap included.
  */
 class ReferenceCollector {
   private readonly parts: string[] = [];
@@ -51,19 +51,6 @@ class ReferenceCollector {
     this.length += s.length;
   }
 }
-
-describe('hasWhitespace', () => {
-  it('agrees with the regex \\s on every UTF-16 code unit', () => {
-    const mismatches: number[] = [];
-    for (let c = 0; c < 0x10000; c++) {
-      const ch = String.fromCharCode(c);
-      if (hasWhitespace(`ab${ch}cd`) !== /\s/.test(ch)) mismatches.push(c);
-    }
-    expect(mismatches).toEqual([]);
-    expect(hasWhitespace('')).toBe(false);
-    expect(hasWhitespace('word')).toBe(false);
-  });
-});
 
 describe('TextCollector', () => {
   it('collapses whitespace inside chunks and between them, none at the ends', () => {

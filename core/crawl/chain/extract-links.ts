@@ -40,7 +40,8 @@ export const extractLinks: Processor = {
       const input = { url: uri.url, status, headers: f.headers, body, mime: mime ?? '', maxLinks: ctx.settings.maxLinksPerDocument };
       // No body to parse (an image, a script, a redirect): only header links, cheap enough to take
       // here rather than a round trip to the worker pool.
-      const ex = body.length === 0 ? extractDocument(input) : await ctx.extractor.run(input);
+      // The decoded body is this call's own: handed over, the worker gets it without a copy.
+      const ex = body.length === 0 ? extractDocument(input) : await ctx.extractor.run(input, { handOver: true });
       if (ex.error) curi.annotations.push('extract-error');
       curi.outlinks = ex.outlinks;
       curi.title = ex.title;

@@ -1,0 +1,165 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Tokenizer, TokenizerMode } from 'parse5';
+import type { TokenHandler } from 'parse5';
+import { RunTokenizer } from '../../core/extract/run-tokenizer.ts';
+import { repoRoot } from '../helpers/corpus.ts';
+
+// RunTokenizer must hand its handler the tokens parse5's own Tokenizer does, for any input cut
+// into any chunks, except that text is not cut at whitespace: compared with adjacent character and
+// whitespace tokens joined, the streams must be equal.
+
+/** The states the extraction handler switches to after these start tags (html-links.ts). */
+const RAW: Record<string, Tokenizer['state']> = {
+  title: TokenizerMode.RCDATA,
+  textarea: TokenizerMode.RCDATA,
+  style: TokenizerMode.RAWTEXT,
+  xmp: TokenizerMode.RAWTEXT,
+  script: TokenizerMode.SCRIPT_DATA,
+  plaintext: TokenizerMode.PLAINTEXT,
+};
+
+/** Every token, as one line, in order; adjacent character and whitespace tokens as one text line. */
+function tokens(Impl: typeof Tokenizer, input: string, cuts: number[]): string[] {
+  const out: string[] = [];
+  let text: string | null = null;
+  let tokenizer: Tokenizer | null = null;
+  const record =
+    (kind: string) =>
+    (token: object): void => {
+      if (text !== null) out.push(`text ${JSON.stringify(text)}`);
+      text = null;
+      out.push(`${kind} ${JSON.stringify({ ...token, location: undefined })}`);
+    };
+  const addText = (token: { chars: string }): void => {
+    text = (text ?? '') + token.chars;
+  };
+  const handler: TokenHandler = {
+    onParseError: null,
+    onComment: record('comment'),
+    onDoctype: record('doctype'),
+    onStartTag: (token) => {
+      record('start')(token);
+      const state = RAW[token.tagName];
+      if (state !== undefined && tokenizer) tokenizer.state = state;
+    },
+    onEndTag: record('end'),
+    onEof: record('eof'),
+    onCharacter: addText,
+    onNullCharacter: record('null'),
+    onWhitespaceCharacter: addText,
+  };
+  tokenizer = new Impl({ sourceCodeLocationInfo: false }, handler);
+  let from = 0;
+  for (const cut of [...cuts, input.length]) {
+    if (cut < from) continue;
+    tokenizer.write(input.slice(from, cut), false);
+    from = cut;
+  }
+  tokenizer.write('', true);
+  return out;
+}
+
+/** A small deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Pieces that exercise every stop of a run: markup, references, quotes, NUL, CR/LF pairs, all
+// HTML whitespace, non-ASCII, surrogate pairs and lone surrogates, raw-text elements.
+const PIECES = [
+  '<', '</', '>', '/>', '&', '&amp;', '&lt', '&#x41;', '&#0;', '&notit;', '"', "'", '=', ' ', '  ', '\t', '\n', '\r', '\r\n',
+  '\f', '\0', 'a', 'word', 'Text', 'é', 'ü ß', '\u00a0', '\u3000', '😀', '\ud83d', '\ude00', '<a href="', '<img src=\'',
+  '<div class=x ', '<p>', '</p>', '<script>', '</script>', '<style>', '</style>', '<title>', '</title>', '<textarea>',
+  '</textarea>', '<xmp>', '</xmp>', '<plaintext>', '<!--', '-->', '<!doctype html>', '<![CDATA[', ']]>', '<svg>', '<?x?>',
+  'x'.repeat(40), ' '.repeat(17), 'AbC', '<SPAN Class="', "<p\tdata-x-y='", '<a-b:c ', '<Ünï ', 'aria-label=',
+  '<' + 'n'.repeat(20) + ' ' + 'm'.repeat(15) + '=',
+];
+
+function generated(seed: number): { input: string; cuts: number[] } {
+  const rand = prng(seed);
+  const parts: string[] = [];
+  const n = 1 + Math.floor(rand() * 120);
+  for (let i = 0; i < n; i++) parts.push(PIECES[Math.floor(rand() * PIECES.length)]!);
+  const input = parts.join('');
+  const cuts: number[] = [];
+  for (let c = 0; c < input.length; c += 1 + Math.floor(rand() * 40)) if (rand() < 0.5) cuts.push(c);
+  return { input, cuts };
+}
+
+function htmlFixtures(): string[] {
+  const dir = path.join(repoRoot, 'test', 'fixtures', 'browser-site');
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.html')) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+describe('RunTokenizer', () => {
+  it('gives the same tokens as parse5 on generated input cut into random chunks (3,000 seeds)', () => {
+    for (let seed = 1; seed <= 3000; seed++) {
+      const { input, cuts } = generated(seed);
+      const want = tokens(Tokenizer, input, cuts);
+      const got = tokens(RunTokenizer, input, cuts);
+      if (got.join('\n') !== want.join('\n')) expect({ seed, input, got }).toEqual({ seed, input, got: want });
+    }
+  });
+
+  it('gives the same tokens as parse5 on the HTML fixtures, whole and in 1 to 97-character chunks', () => {
+    const files = htmlFixtures();
+    expect(files.length).toBeGreaterThan(5);
+    for (const file of files) {
+      const input = fs.readFileSync(file, 'utf8');
+      for (const step of [0, 1, 7, 97]) {
+        const cuts: number[] = [];
+        if (step > 0) for (let c = step; c < input.length; c += step) cuts.push(c);
+        expect(tokens(RunTokenizer, input, cuts), `${file} in chunks of ${step}`).toEqual(tokens(Tokenizer, input, cuts));
+      }
+    }
+  });
+
+  it('joins text over whitespace, and leaves whitespace between tags a whitespace token', () => {
+    const kinds: string[] = [];
+    const push = (kind: string) => (token: { chars: string }) => kinds.push(`${kind}:${token.chars}`);
+    const noop = (): void => {};
+    const handler: TokenHandler = {
+      onParseError: null,
+      onComment: noop,
+      onDoctype: noop,
+      onStartTag: noop,
+      onEndTag: noop,
+      onEof: noop,
+      onCharacter: push('chars'),
+      onNullCharacter: push('null'),
+      onWhitespaceCharacter: push('space'),
+    };
+    const t = new RunTokenizer({ sourceCodeLocationInfo: false }, handler);
+    t.write('<p>one two\n three</p>\n  <p> \t four</p>', true);
+    expect(kinds).toEqual(['chars:one two\n three', 'space:\n  ', 'chars: \t four']);
+  });
+
+  it('reads long text, attribute values and script in runs that still end where parse5 ends them', () => {
+    const text = 'lorem ipsum '.repeat(20_000);
+    const input = `<p title="${'v '.repeat(5000)}&amp;x">${text}</p><script>${'var a = 1 < 2;\n'.repeat(3000)}</script>é😀\r\n<b>`;
+    expect(tokens(RunTokenizer, input, [65_536, 65_537, 131_072])).toEqual(tokens(Tokenizer, input, [65_536, 65_537, 131_072]));
+  });
+
+  it('refuses source locations, which it does not keep up to date over a run', () => {
+    const handler = {} as TokenHandler;
+    expect(() => new RunTokenizer({ sourceCodeLocationInfo: true }, handler)).toThrow(/source locations/);
+  });
+});
