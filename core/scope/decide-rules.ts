@@ -155,6 +155,7 @@ function notAccepted(rules: readonly DecideRule[], input: RuleInput): NotAccepte
 
 /** Parse once for all rules. A URL WHATWG rejects still gets a (rejecting) decision, never a throw. */
 function toInput(candidate: ScopeCandidate): RuleInput {
+  if (candidate.parsed) return { candidate, url: candidate.parsed, href: candidate.parsed.href };
   let url: URL | null = null;
   try {
     url = parseUrl(candidate.url);
