@@ -76,6 +76,34 @@ describe('candidate chain, one parse per outlink', () => {
     });
   }
 
+  it('a link found again is reported again, the same, with its own page as via', () => {
+    const { scope, accepted, rejected } = run('host');
+    const chain = new CandidateChain(scope, 'host', () => {}, () => {});
+    const seen: Rejection[] = [];
+    const second = new CandidateChain(scope, 'host', () => {}, (r) => seen.push(r));
+    const parentA = { url: 'https://example.com/docs/a.html', hopsPath: 'L', seed: false };
+    const parentB = { url: 'https://example.com/docs/b.html', hopsPath: 'L', seed: false };
+    const a = second.fromOutlinks(parentA, LINKS, false);
+    const b = second.fromOutlinks(parentB, LINKS, false); // every link remembered from the first page
+    expect(b.map((c) => ({ ...c, via: parentA.url }))).toEqual(a);
+    expect(b.every((c) => c.via === parentB.url)).toBe(true);
+    expect(seen.length).toBe(2 * rejected.length);
+    expect(seen.slice(rejected.length).map((r) => r.via)).toEqual(rejected.map(() => parentB.url));
+    // And what a fresh chain (nothing remembered) makes of the second page is the same.
+    expect(chain.fromOutlinks(parentB, LINKS, false)).toEqual(b);
+    expect(accepted.length).toBeGreaterThan(0);
+  });
+
+  it('forgets what it remembered when a seed is added (a redirected seed widens the scope)', () => {
+    const scope = buildScope(scopeSettingsFrom(defaultSettings()), [SEED]);
+    const chain = new CandidateChain(scope, 'host', () => {}, () => {});
+    const parent = { url: normalizeUrl(SEED), hopsPath: '', seed: true };
+    const link: Outlink[] = [{ url: 'https://other.example.org/page', hop: 'L', context: 'a/@href' }];
+    expect(chain.fromOutlinks(parent, link, false)).toEqual([]);
+    scope.addSeed('https://other.example.org/');
+    expect(chain.fromOutlinks(parent, link, false).map((c) => c.url)).toEqual(['https://other.example.org/page']);
+  });
+
   it('a rule decision with the parse handed over equals one without', () => {
     const scope = buildScope(scopeSettingsFrom(defaultSettings()), [SEED]);
     for (const link of LINKS) {
