@@ -86,6 +86,8 @@ try {
     for (const o of order) results[`${o} 8×8`]!.push(crawl(trees[o], path.join(work, `${o}-8-${i}`), fast));
     for (const o of order) results[`${o} 1`]!.push(crawl(trees[o], path.join(work, `${o}-1-${i}`), single));
     loads.push(os.loadavg()[0]!);
+    const line = Object.entries(results).map(([name, rs]) => `${name} ${(rs[i]!.cpu / 1000).toFixed(2)} s (crawl thread ${(rs[i]!.main / 1000).toFixed(2)})`);
+    console.log(`round ${i + 1}, load ${loads.at(-1)!.toFixed(2)}: wget ${((wgetCpu[i] ?? NaN) / 1000).toFixed(2)} s; ${line.join('; ')}`);
   }
 
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
