@@ -94,8 +94,14 @@ export function prepareFrontierStatements(db: Database.Database) {
     queueClaimed: db.prepare<[number]>('UPDATE queues SET pending = pending - 1, in_flight = in_flight + 1 WHERE id = ?'),
 
     // complete / defer
-    finish: db.prepare<[number, number | null, string | null, string | null, string | null, number], { queue_id: number }>(
-      `UPDATE uris SET state = ${UriState.FINISHED}, status = ?, bytes = ?, mime = ?, digest = ?, note = ?, not_before = NULL
+    // A finished row keeps what its readers need: the fingerprint (seen checks), url, status and
+    // state (reports, resume), hops_path, and `via` where the row is a redirect's target (the
+    // report's redirectFrom). Size, media type and digest are in the capture rows and crawl.log
+    // (bytes, mime and digest stay NULL), and via and via_context matter only to a claim: they
+    // are cleared (issue 20: the finished row is the frontier's share of the database per URI).
+    finish: db.prepare<[number, string | null, number], { queue_id: number }>(
+      `UPDATE uris SET state = ${UriState.FINISHED}, status = ?, note = ?, not_before = NULL,
+       via_context = NULL, via = CASE WHEN hops_path LIKE '%R' THEN via END
        WHERE id = ? AND state = ${UriState.IN_FLIGHT} RETURNING queue_id`,
     ),
     requeue: db.prepare<[number, number, string | null, number], { queue_id: number }>(

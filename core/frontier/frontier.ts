@@ -73,6 +73,7 @@ export interface Outcome {
   retryAt?: number;
   /** Politeness: when the queue may give out its next URI. */
   queueReadyAt: number;
+  /** Size, media type, payload digest: kept by the PostgreSQL frontier; the SQLite one leaves them to the capture rows. */
   bytes?: number;
   mime?: string;
   digest?: string;

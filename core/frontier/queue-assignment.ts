@@ -71,20 +71,26 @@ export function queueKeyFor(url: string, policy: string): string {
   return queueAssigner(policy)(url);
 }
 
-/** A key function with the policy parsed once, for the hot path. */
-export function queueAssigner(policy: string): (url: string) => string {
+/**
+ * A key function with the policy parsed once, for the hot path. `parsed`, when given, is `url`
+ * parsed already (WHATWG, same href): the host is read from it rather than parsing again.
+ */
+export function queueAssigner(policy: string): (url: string, parsed?: URL) => string {
   const p = parseQueuePolicy(policy);
   if (p.kind === 'host') return hostKey;
   const n = p.buckets;
-  return (url) => `${hostKey(url)}#${elfQueue(url, n)}`;
+  return (url, parsed) => `${hostKey(url, parsed)}#${elfQueue(url, n)}`;
 }
 
-function hostKey(url: string): string {
+function hostKey(url: string, parsed?: URL): string {
   let u: URL;
-  try {
-    u = new URL(url);
-  } catch (err) {
-    throw new TroveError('URL_INVALID', `not a URL: ${url}`, { url }, { cause: err });
+  if (parsed) u = parsed;
+  else {
+    try {
+      u = new URL(url);
+    } catch (err) {
+      throw new TroveError('URL_INVALID', `not a URL: ${url}`, { url }, { cause: err });
+    }
   }
   if (u.hostname === '') throw new TroveError('URL_INVALID', `URL has no host: ${url}`, { url });
   // WHATWG URL lowercases the host and drops a port that is the scheme's default.

@@ -177,7 +177,7 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     const retry = outcome.retryAt !== undefined;
     const row = retry
       ? st.requeue.get(outcome.retryAt!, outcome.status, outcome.note ?? null, uri.id)
-      : st.finish.get(outcome.status, outcome.bytes ?? null, outcome.mime ?? null, outcome.digest ?? null, outcome.note ?? null, uri.id);
+      : st.finish.get(outcome.status, outcome.note ?? null, uri.id);
     if (!row) throw notInFlight(uri);
     const done = !retry && outcome.status > 0 ? 1 : 0;
     const failed = !retry && outcome.status < 0 ? 1 : 0;

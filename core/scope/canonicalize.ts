@@ -26,8 +26,15 @@ export interface CanonicalizeOptions {
 export function canonicalize(url: string, options: CanonicalizeOptions = {}): string {
   // WHATWG lowercases scheme and host, removes default ports, resolves dot segments and drops
   // nothing else; the fragment goes here too.
-  let key = normalizeUrl(url);
-  key = lowercaseSchemeHost(key);
+  return canonicalizeNormalized(normalizeUrl(url), options);
+}
+
+/**
+ * The seen key for a URL that is `normalizeUrl`'s output already (a WHATWG href re-parses to
+ * itself, so this equals `canonicalize(href)`): the rules without a second parse.
+ */
+export function canonicalizeNormalized(href: string, options: CanonicalizeOptions = {}): string {
+  let key = lowercaseSchemeHost(href);
   key = stripUserinfo(key);
   const www = options.www ?? 'strip-wwwN';
   if (www === 'strip-wwwN') key = stripWwwN(key);

@@ -64,6 +64,8 @@ export interface Scope {
   decide(candidate: ScopeCandidate): Decision;
   /** A new seed, or a seed's redirect target (which becomes a seed). */
   addSeed(url: string): void;
+  /** How many seeds `addSeed` added: the only thing that changes a decision once the scope is built. */
+  seedsAdded(): number;
   /** The rules in order, one line each (`1. reject-all: …`), for warcinfo and the UI. */
   describe(): string[];
 }
@@ -98,9 +100,14 @@ export function buildScope(settings: ScopeSettings, seeds: string[]): Scope {
   ];
   const afterFetch = describeAfterFetchRules(settings.rules ?? []);
 
+  let seedsAdded = 0;
   return {
     decide: (candidate) => runRules(rules, candidate),
-    addSeed: (url) => seedRule.addSeed(url),
+    addSeed: (url) => {
+      seedRule.addSeed(url);
+      seedsAdded++;
+    },
+    seedsAdded: () => seedsAdded,
     describe: () => [...rules.map((r, i) => `${i + 1}. ${r.describe()}`), ...afterFetch.map((d, i) => `${rules.length + i + 1}. ${d}`)],
   };
 }
@@ -155,6 +162,7 @@ function notAccepted(rules: readonly DecideRule[], input: RuleInput): NotAccepte
 
 /** Parse once for all rules. A URL WHATWG rejects still gets a (rejecting) decision, never a throw. */
 function toInput(candidate: ScopeCandidate): RuleInput {
+  if (candidate.parsed) return { candidate, url: candidate.parsed, href: candidate.parsed.href };
   let url: URL | null = null;
   try {
     url = parseUrl(candidate.url);

@@ -13,6 +13,16 @@ const FETCHABLE = new Set(['http:', 'https:']);
  * `URL_UNSUPPORTED_SCHEME` for mailto:, javascript:, data:, ftp: and the like.
  */
 export function normalizeUrl(raw: string, base?: string): string {
+  return parseFetchableUrl(raw, base).href;
+}
+
+/**
+ * `normalizeUrl`'s parse, kept: the WHATWG URL (http/https, fragment dropped) whose `href` is
+ * what normalizeUrl returns. The crawl thread parses each outlink once and hands the parts to the
+ * scope rules and the queue key instead of parsing the string again in each (the caller must not
+ * change the object it passes on).
+ */
+export function parseFetchableUrl(raw: string, base?: string): URL {
   const url = parseUrl(raw, base);
   if (!FETCHABLE.has(url.protocol)) {
     throw new TroveError('URL_UNSUPPORTED_SCHEME', `Only http and https URLs can be crawled, not ${url.protocol} (${clip(raw)})`, {
@@ -21,7 +31,7 @@ export function normalizeUrl(raw: string, base?: string): string {
     });
   }
   url.hash = '';
-  return url.href;
+  return url;
 }
 
 /** WHATWG parse with a typed error; any scheme. Used where a non-http URL is still worth judging. */

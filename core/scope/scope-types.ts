@@ -16,6 +16,11 @@ export interface ScopeCandidate {
   /** The URL this one was found on. */
   via?: string;
   seed?: boolean;
+  /**
+   * `url` parsed already (normalize-url.ts's parseFetchableUrl, so its href is `url`): the rules
+   * read it instead of parsing `url` again. Not changed by the rules.
+   */
+  parsed?: URL;
 }
 
 

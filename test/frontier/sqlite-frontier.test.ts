@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type Database from 'better-sqlite3';
 import { createSqliteFrontier } from '../../core/frontier/sqlite-frontier.ts';
 import { MAY_BE_PAGE_SQL } from '../../core/frontier/page-hops.ts';
+import { createFrontierView } from '../../core/frontier/frontier-view.ts';
 import { crawlDatabasePath, openDatabase } from '../../core/storage/open-database.ts';
 import { repoRoot } from '../helpers/corpus.ts';
 import { cand, frontierContract } from './frontier-contract.ts';
@@ -105,6 +106,39 @@ describe('SQLite frontier specifics', () => {
         expect(plan).not.toMatch(/\bSCAN (uris|queues)\b(?! USING)/);
         expect(plan).not.toMatch(/TEMP B-TREE/);
       }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('keeps of a finished row only what its readers need (the seen key, url, status, and via for a redirect target)', () => {
+    const db = openDatabase(':memory:');
+    try {
+      const f = createSqliteFrontier(db, { defaultMaxInFlight: 4 });
+      f.schedule([cand('http://a.test/', { hopsPath: '', seed: true })]);
+      const seed = f.claim(0)!;
+      f.complete(seed, { status: 301, queueReadyAt: 0, bytes: 10, mime: 'text/html', digest: 'sha1:X' }, [
+        cand('http://a.test/moved', { hopsPath: 'R', via: seed.url, viaContext: 'header/Location' }),
+        cand('http://a.test/img.png', { hopsPath: 'E', via: seed.url, viaContext: 'img/@src' }),
+      ]);
+      const retried = f.claim(0)!;
+      expect(retried.url).toBe('http://a.test/moved');
+      f.complete(retried, { status: 503, retryAt: 0, queueReadyAt: 0 });
+      // A retry keeps what the next claim needs.
+      const again = f.claim(0)!;
+      expect(again).toMatchObject({ url: 'http://a.test/moved', via: seed.url, viaContext: 'header/Location', attempts: 1 });
+      f.complete(again, { status: 200, queueReadyAt: 0, bytes: 5, mime: 'text/html', digest: 'sha1:Y' });
+      expect(f.claim(0)).toMatchObject({ url: 'http://a.test/img.png', via: seed.url, viaContext: 'img/@src' });
+      const rows = db.prepare('SELECT url, fingerprint IS NOT NULL AS fp, state, status, via, via_context, bytes, mime, digest FROM uris ORDER BY id').all();
+      expect(rows).toEqual([
+        { url: 'http://a.test/', fp: 1, state: 3, status: 301, via: null, via_context: null, bytes: null, mime: null, digest: null },
+        { url: 'http://a.test/moved', fp: 1, state: 3, status: 200, via: seed.url, via_context: null, bytes: null, mime: null, digest: null },
+        { url: 'http://a.test/img.png', fp: 1, state: 2, status: null, via: seed.url, via_context: 'img/@src', bytes: null, mime: null, digest: null },
+      ]);
+      // The report's reader of a finished row's via, and the seen check.
+      expect(createFrontierView(db).redirectFrom(seed.url)).toBe('http://a.test/moved');
+      expect(f.isSeen(cand('http://a.test/moved').fingerprint)).toBe(true);
+      expect(f.schedule([cand('http://a.test/moved')])).toBe(0);
     } finally {
       db.close();
     }
