@@ -17,7 +17,7 @@
 // with the crawl. 1.25× keeps it near the live size. Measured (bench/README.md, "Heap growth"):
 // 11,111-page synthetic crawl, RSS after 10k pages 158/162 MiB against 198/170, peak 189/191
 // against 254/207; Python docs crawl peak 171–175 MiB against 182–185, CPU 1.05–1.08× (more
-// full collections, most of them on V8's concurrent marking threads).
+// full collections, in the extraction worker as much as in the crawl thread).
 // First: a one-line refusal on a Node too old for the .ts sources, before any of them loads.
 import './check-node.js';
 import { enableCompileCache } from './compile-cache.js';
