@@ -197,7 +197,7 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
   });
 
   const addPageText = db.transaction((recordId: number, title: string | null, text: string): void => {
-    if (!st.byId.get(recordId)) {
+    if (!st.recordExists.get(recordId)) {
       throw new TroveError('CAPTURE_NO_RECORD', `no indexed record with id ${recordId}`, { recordId });
     }
     st.deleteText.run(recordId);
@@ -252,7 +252,10 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     addRecords: (rows) => (rows.length === 0 ? [] : addRecords(rows)),
     findCaptures: (urlkey) => st.findCaptures.all(urlkey).map((r) => capture(r)!),
     closest,
-    byDigest: (d) => capture(st.byDigest.get(d)),
+    byDigest: (d) => {
+      const hit = st.idByDigest.get(d);
+      return hit ? capture(st.captureById.get(hit.id)) : null;
+    },
     byRecordId: (rid) => capture(st.byRecordId.get(recordIdKey(rid))),
     byId: (id) => capture(st.byId.get(id)),
     pages: (limit = 100, offset = 0) => st.pages.all(limit, offset).map((r) => capture(r)!),

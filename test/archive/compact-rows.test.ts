@@ -159,7 +159,7 @@ describe('compact rows: the rule', () => {
   it('answers every lookup through an index (the partial indexes are implied by the queries)', () => {
     ix.addRecords(fetchRows(fileId, 0));
     const st = prepareCaptureStatements(db) as unknown as Record<string, Database.Statement>;
-    const lookups = ['parentCandidate', 'findCaptures', 'latest', 'atOrAfter', 'before', 'byDigest', 'byRecordId', 'byId', 'pages'];
+    const lookups = ['parentCandidate', 'findCaptures', 'latest', 'atOrAfter', 'before', 'idByDigest', 'captureById', 'byRecordId', 'byId', 'pages'];
     for (const name of lookups) {
       const sql = st[name]!.source;
       const params = Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => 'x');
