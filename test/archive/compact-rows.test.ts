@@ -219,7 +219,9 @@ describe('compact rows in a real crawl', () => {
 
   it('filters by URL, prefix, host, time and type alike for full and compact rows', () => {
     const page = listed.find((r) => r.type === 'response' && r.url === c.site.origin + '/')!;
-    const later = [...new Set(listed.map((r) => r.ts!))].sort()[1]!;
+    // The second second of the crawl, or its only one when it ran within a second.
+    const stamps = [...new Set(listed.map((r) => r.ts!))].sort();
+    const later = stamps[Math.min(1, stamps.length - 1)]!;
     const origin = new URL(c.site.origin);
     const cases: [RecordFilter, (r: RecordSummary) => boolean][] = [
       [{ url: page.url! }, (r) => r.url === page.url],
