@@ -37,6 +37,31 @@ describe('SpoolWriter', () => {
     expect((await w.finish().read()).toString()).toBe('abc');
   });
 
+  it('keeps owned chunks that are most of their buffer as they are, and copies small views', async () => {
+    const w = new SpoolWriter(dir, 1000);
+    const read = Buffer.alloc(100, 0x61); // a socket read: its own ArrayBuffer
+    const whole = new Uint8Array(400).fill(0x62);
+    const view = Buffer.from(whole.buffer, 390, 10); // the last bytes after a head: copied
+    w.writeOwned(read);
+    w.writeOwned(view);
+    const s = w.finish();
+    const pieces = s.buffers()!;
+    expect(pieces).toHaveLength(2);
+    expect(pieces[0]!.buffer).toBe(read.buffer);
+    expect(pieces[1]!.buffer).not.toBe(whole.buffer);
+    expect(Buffer.concat(pieces as Buffer[]).equals(Buffer.concat([read, view]))).toBe(true);
+    expect((await s.read()).equals(Buffer.concat([read, view]))).toBe(true);
+  });
+
+  it('hands out its pieces in memory, none once spooled to a file', async () => {
+    const w = new SpoolWriter(dir, 10);
+    w.write(Buffer.from('0123456789abc'));
+    const s = w.finish();
+    expect(s.path).not.toBeNull();
+    expect(s.buffers()).toBeNull();
+    await s.dispose();
+  });
+
   it('spills to a file past the memory threshold and removes it on dispose', async () => {
     const w = new SpoolWriter(dir, 1000);
     const parts = [Buffer.alloc(600, 'a'), Buffer.alloc(600, 'b'), Buffer.alloc(5000, 'c')];
