@@ -36,6 +36,8 @@ export interface Spool {
 }
 
 export const DEFAULT_SPOOL_MEMORY_BYTES = 1024 * 1024;
+/** Owned chunks smaller than this are copied all the same (writeOwned). */
+const KEEP_MIN_BYTES = 16 * 1024;
 
 /** Collects bytes, spilling to `dir` past `memoryBytes`; `finish()` hands back the Spool. */
 export class SpoolWriter {
@@ -66,12 +68,14 @@ export class SpoolWriter {
 
   /**
    * Append bytes nobody will change again (a socket read: Node allocates each one afresh), kept
-   * as they are when they are most of their ArrayBuffer. Copying them doubled every in-memory
-   * body for as long as the socket's buffer waited for a collection. A small view (a body's
-   * first bytes after the head) is copied, so it does not keep a large buffer alive.
+   * as they are when they are large and most of their ArrayBuffer. Copying them doubled every
+   * in-memory body for as long as the socket's buffer waited for a collection. A small view (a
+   * body's first bytes after the head) is copied, so it does not keep a large buffer alive, and
+   * so is a small read (a small page): into Node's shared pool, as before, rather than one
+   * native allocation per URI.
    */
   writeOwned(chunk: Buffer): void {
-    this.#append(chunk, chunk.length * 2 >= chunk.buffer.byteLength);
+    this.#append(chunk, chunk.length >= KEEP_MIN_BYTES && chunk.length * 2 >= chunk.buffer.byteLength);
   }
 
   #append(chunk: Uint8Array, keep: boolean): void {
