@@ -35,8 +35,9 @@ export interface CaptureGroupInput {
   revisitOf: RevisitOf | null;
   metadata: { via: string | null; hopsPath: string; fetchTimeMs: number; outlinks: Outlink[]; notes?: string[] } | null;
   /**
-   * The body as one Buffer when it is held in memory anyway: the writer then compresses the
-   * record in one call instead of streaming it (the common case; large bodies stay spooled).
+   * The body as one Buffer when the caller holds it in memory anyway (a browser capture). A
+   * fetch's in-memory spool is used as its pieces without this. Either way the writer then
+   * compresses the record in one call instead of streaming it (large bodies stay spooled).
    */
   bodyBuffer?: Buffer | null;
 }
@@ -85,7 +86,13 @@ export function buildCaptureGroup(g: CaptureGroupInput): CaptureGroup {
       if (f.truncated) fields.push(['WARC-Truncated', f.truncated]);
       const parts: BlockSource[] = [f.responseHead];
       if (g.bodyBuffer && g.bodyBuffer.length > 0) parts.push(g.bodyBuffer);
-      else if (f.body && f.body.size > 0) parts.push(spoolBlock(f.body));
+      else if (f.body && f.body.size > 0) {
+        // The spool's own pieces, not one Buffer joined from them: that copy of every in-memory
+        // body lived as long as its URI, next to the pieces (issue 20).
+        const held = f.body.buffers();
+        if (held) parts.push(...held);
+        else parts.push(spoolBlock(f.body));
+      }
       const rec: RecordInput = {
         type: 'response',
         targetUri: g.url,

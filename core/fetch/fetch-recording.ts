@@ -96,13 +96,15 @@ export class FetchRecording implements WireRecorder, FramerSink {
     this.#entity = framing.kind === 'chunked' ? new SpoolWriter(this.#opts.spoolDir, this.#opts.spoolMemoryBytes) : this.#body;
   }
 
+  // The framer's buffers are views of the socket's reads, which nothing changes afterwards: the
+  // spools keep them rather than copies (SpoolWriter.writeOwned).
   onBody(raw: Buffer): void {
-    this.#body?.write(raw);
+    this.#body?.writeOwned(raw);
     this.#block.update(raw);
   }
 
   onEntity(chunk: Buffer): void {
-    if (this.#entity !== this.#body) this.#entity?.write(chunk);
+    if (this.#entity !== this.#body) this.#entity?.writeOwned(chunk);
     this.#payload.update(chunk);
   }
 

@@ -21,7 +21,7 @@ export interface FramerLimits {
   maxBodyBytes: number;
 }
 
-/** Receives the parts as they are found. Buffers may be views: copy to keep. */
+/** Receives the parts as they are found. Buffers are views of the pushed bytes: copy to keep, unless the pushed buffers are never changed (socket reads). */
 export interface FramerSink {
   onHead(raw: Buffer, head: ResponseHead, framing: BodyFraming): void;
   onBody(raw: Buffer): void;

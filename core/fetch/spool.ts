@@ -26,11 +26,18 @@ export interface Spool {
   stream(): Readable;
   /** The first `maxBytes` bytes (all by default; mind the size before asking for all). */
   read(maxBytes?: number): Promise<Buffer>;
+  /**
+   * The bytes as the pieces held in memory, in order, without a copy; null when they are in a
+   * file. The pieces are the spool's own: do not change them or hand their memory away.
+   */
+  buffers(): readonly Buffer[] | null;
   /** Remove the temp file. Idempotent; the spool is unusable afterwards. */
   dispose(): Promise<void>;
 }
 
 export const DEFAULT_SPOOL_MEMORY_BYTES = 1024 * 1024;
+/** Owned chunks smaller than this are copied all the same (writeOwned). */
+const KEEP_MIN_BYTES = 16 * 1024;
 
 /** Collects bytes, spilling to `dir` past `memoryBytes`; `finish()` hands back the Spool. */
 export class SpoolWriter {
@@ -51,8 +58,27 @@ export class SpoolWriter {
     return this.#size;
   }
 
-  /** Append bytes. Throws TroveError FETCH_SPOOL_FAILED when the temp file cannot be written. */
+  /**
+   * Append bytes the caller may reuse: copied (or written to the file). Throws TroveError
+   * FETCH_SPOOL_FAILED when the temp file cannot be written.
+   */
   write(chunk: Uint8Array): void {
+    this.#append(chunk, false);
+  }
+
+  /**
+   * Append bytes nobody will change again (a socket read: Node allocates each one afresh), kept
+   * as they are when they are large and most of their ArrayBuffer. Copying them doubled every
+   * in-memory body for as long as the socket's buffer waited for a collection. A small view (a
+   * body's first bytes after the head) is copied, so it does not keep a large buffer alive, and
+   * so is a small read (a small page): into Node's shared pool, as before, rather than one
+   * native allocation per URI.
+   */
+  writeOwned(chunk: Buffer): void {
+    this.#append(chunk, chunk.length >= KEEP_MIN_BYTES && chunk.length * 2 >= chunk.buffer.byteLength);
+  }
+
+  #append(chunk: Uint8Array, keep: boolean): void {
     if (this.#finished) throw new Error('SpoolWriter.write() after finish()');
     if (chunk.length === 0) return;
     try {
@@ -60,8 +86,9 @@ export class SpoolWriter {
       if (this.#fd !== null) {
         writeAll(this.#fd, chunk);
       } else {
-        // Copy: the chunk may be a view into a larger socket buffer we must not keep alive.
-        this.#chunks.push(Buffer.from(chunk));
+        // Copy unless kept: the chunk may be reused by the caller, or a small view into a larger
+        // buffer we must not keep alive.
+        this.#chunks.push(keep ? (chunk as Buffer) : Buffer.from(chunk));
       }
     } catch (err) {
       this.abandon();
@@ -148,6 +175,11 @@ class MemorySpool implements Spool {
     return maxBytes >= all.length ? all : all.subarray(0, Math.max(0, maxBytes));
   }
 
+  buffers(): readonly Buffer[] {
+    this.#check();
+    return this.#chunks;
+  }
+
   async dispose(): Promise<void> {
     this.#disposed = true;
     this.#chunks = [];
@@ -189,6 +221,11 @@ class FileSpool implements Spool {
     } finally {
       await fh.close();
     }
+  }
+
+  buffers(): null {
+    this.#check();
+    return null;
   }
 
   async dispose(): Promise<void> {

@@ -37,6 +37,34 @@ describe('SpoolWriter', () => {
     expect((await w.finish().read()).toString()).toBe('abc');
   });
 
+  it('keeps owned chunks that are most of their buffer as they are, and copies small views', async () => {
+    const w = new SpoolWriter(dir, 1024 * 1024);
+    const read = Buffer.alloc(64 * 1024, 0x61); // a socket read: its own ArrayBuffer
+    const whole = new Uint8Array(400 * 1024).fill(0x62);
+    const view = Buffer.from(whole.buffer, 390 * 1024, 10 * 1024); // the last bytes after a head: copied
+    const small = Buffer.alloc(2000, 0x63); // a small page's read: copied
+    w.writeOwned(read);
+    w.writeOwned(view);
+    w.writeOwned(small);
+    const s = w.finish();
+    const pieces = s.buffers()!;
+    expect(pieces).toHaveLength(3);
+    expect(pieces[0]!.buffer).toBe(read.buffer);
+    expect(pieces[1]!.buffer).not.toBe(whole.buffer);
+    expect(pieces[2]!.buffer).not.toBe(small.buffer);
+    expect(Buffer.concat(pieces as Buffer[]).equals(Buffer.concat([read, view, small]))).toBe(true);
+    expect((await s.read()).equals(Buffer.concat([read, view, small]))).toBe(true);
+  });
+
+  it('hands out its pieces in memory, none once spooled to a file', async () => {
+    const w = new SpoolWriter(dir, 10);
+    w.write(Buffer.from('0123456789abc'));
+    const s = w.finish();
+    expect(s.path).not.toBeNull();
+    expect(s.buffers()).toBeNull();
+    await s.dispose();
+  });
+
   it('spills to a file past the memory threshold and removes it on dispose', async () => {
     const w = new SpoolWriter(dir, 1000);
     const parts = [Buffer.alloc(600, 'a'), Buffer.alloc(600, 'b'), Buffer.alloc(5000, 'c')];

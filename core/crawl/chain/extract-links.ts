@@ -4,7 +4,8 @@
  * also leads to its inferred links (favicon, robots-less sitemap…); robots.txt's Sitemap: lines
  * were found by its fetch.
  */
-import { decodeBodyStream } from '../../extract/decode-body.ts';
+import { decodeBodyStream, parseContentEncoding, type DecodedBody } from '../../extract/decode-body.ts';
+import type { Spool } from '../../fetch/spool.ts';
 import { inferredLinks } from '../../extract/inferred-links.ts';
 import { extractDocument } from '../../extract/extract-document.ts';
 import { fieldValue as headerValue, listFieldValue } from '../../formats/http-fields.ts';
@@ -32,7 +33,7 @@ export const extractLinks: Processor = {
       let body: Buffer = Buffer.alloc(0);
       const mime = curi.mime;
       if (f.entity && mime && (EXTRACTABLE.test(mime) || mayBeSitemapBody(uri.url, uri.hopsPath, mime))) {
-        const decoded = await decodeBodyStream(f.entity.stream(), listFieldValue(f.headers, 'content-encoding') ?? undefined, ctx.settings.maxExtractBytes);
+        const decoded = await extractInput(f.entity, listFieldValue(f.headers, 'content-encoding') ?? undefined, ctx.settings.maxExtractBytes);
         body = decoded.body;
         if (decoded.truncated) curi.annotations.push('extract-capped');
         if (decoded.error) curi.annotations.push('decode-error');
@@ -57,3 +58,18 @@ export const extractLinks: Processor = {
     return 'proceed';
   },
 };
+
+/**
+ * The entity as the extractor's own Buffer (handed over to the worker: the spool's pieces may
+ * not be, the record still needs them). Decoded only when Content-Encoding says so; otherwise
+ * one copy made at its final size: from memory in one join, from a file in one read, where the
+ * stream joined its 64 KiB reads into a second copy of the body.
+ */
+async function extractInput(entity: Spool, contentEncoding: string | undefined, maxBytes: number): Promise<DecodedBody> {
+  const { layers, unsupported } = parseContentEncoding(contentEncoding);
+  if (layers.length > 0 || unsupported !== undefined) return decodeBodyStream(entity.stream(), contentEncoding, maxBytes);
+  const want = Math.min(entity.size, Math.max(0, Math.floor(maxBytes)));
+  const held = entity.buffers();
+  const body = held ? Buffer.concat(held as Buffer[], want) : await entity.read(want);
+  return { body, truncated: entity.size > want };
+}

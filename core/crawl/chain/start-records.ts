@@ -17,8 +17,8 @@ export const startRecords: Processor = {
       curi.revisitOf = { recordId: prior.recordId, targetUri: prior.url, date: prior.date, profile: REVISIT_PROFILE_NOT_MODIFIED, payloadDigest: prior.digest };
       curi.annotations.push('duplicate:server-not-modified');
     }
-    const bodyBuffer = !curi.revisitOf && f.body && f.body.path === null ? await f.body.read() : null;
-    curi.head = buildCaptureGroup({ url: curi.uri.url, date: new Date(f.startedAt), fetch: f, bodyBuffer, revisitOf: curi.revisitOf, metadata: null });
+    // An in-memory body goes into the record as the spool's pieces (buildCaptureGroup).
+    curi.head = buildCaptureGroup({ url: curi.uri.url, date: new Date(f.startedAt), fetch: f, revisitOf: curi.revisitOf, metadata: null });
     curi.precompressed = ctx.writer.precompress(curi.head.records);
     curi.precompressed.catch(() => {}); // its error, if any, surfaces where write-records awaits it
     return 'proceed';
