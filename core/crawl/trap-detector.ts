@@ -52,14 +52,26 @@ export interface PageSeen {
   hops: number;
   /** The extracted text ('' when not a document). */
   text: string;
+  /**
+   * Whether anything was queued from it (a URL first found on it). When not, no later URL can
+   * have it as its via, so its record would never be read as a parent: it is not kept (an image,
+   * a leaf page; half the records of a crawl). Absent: kept.
+   */
+  leadsOn?: boolean;
 }
 
 interface UrlRecord {
   shape: UrlShape;
   fp: Fingerprint | null;
   hops: number;
-  /** Per signature: chain length ending here, and the hops where that chain started. */
-  chain: Map<string, [number, number]>;
+  /**
+   * Per signature of this URL, in the order of its keys (the shape, then each of `shape.params`):
+   * the chain length ending here and the hops where that chain started, as flat pairs (0, 0 where
+   * no signature was kept). Flat numbers rather than a Map of pairs: a record is kept for up to
+   * MAX_RECORDS URLs, and a Map with its tuples cost ~300 bytes of each record's ~650 (heap
+   * snapshots of a 45,000-URI crawl: one Map, its table and a pair per URI were the heap's growth).
+   */
+  chain: number[];
 }
 
 interface Signature {
@@ -109,15 +121,20 @@ export class TrapDetector {
     // or of a kind that has such pages already. A flat catalogue's items, found on list pages,
     // never pay for it.
     const worthIt = shares.some(Boolean) || keys.some(([key]) => (this.signatures.get(key)?.chained ?? 0) > 0);
-    const rec: UrlRecord = { shape, fp: worthIt ? textFingerprint(page.text) : null, hops: page.hops, chain: new Map() };
+    const rec: UrlRecord = { shape, fp: worthIt ? textFingerprint(page.text) : null, hops: page.hops, chain: new Array<number>(keys.length * 2).fill(0) };
     for (const [i, [key, kind, label]] of keys.entries()) {
       const sig = this.signature(key, kind, shape.host, label);
       if (!sig) continue;
       sig.members++;
       const sameAsParent = shares[i]! && parent !== null;
       if (sameAsParent) {
-        const [len, start] = parent.chain.get(key) ?? [1, parent.hops];
-        rec.chain.set(key, [len + 1, start]);
+        // The same signature's place among the parent's keys (sameKind: same host, and the
+        // same shape or a parameter the parent has too).
+        const at = 2 * (kind === 'shape' ? 0 : parent.shape.params.indexOf(label) + 1);
+        const len = parent.chain[at] || 1;
+        const start = parent.chain[at] ? parent.chain[at + 1]! : parent.hops;
+        rec.chain[2 * i] = len + 1;
+        rec.chain[2 * i + 1] = start;
         sig.chained++;
         if (nearIdentical(rec.fp, parent.fp)) sig.nearSame++;
         if (page.url.length > page.via!.length) sig.growing++;
@@ -125,7 +142,8 @@ export class TrapDetector {
         if (sig.samples.length < 3) sig.samples.push(page.url);
         else sig.samples[3] = page.url; // the latest, after the first three
       } else {
-        rec.chain.set(key, [1, page.hops]);
+        rec.chain[2 * i] = 1;
+        rec.chain[2 * i + 1] = page.hops;
       }
       if (kind === 'shape') {
         sig.maxRepeats = Math.max(sig.maxRepeats, shape.repeats);
@@ -147,6 +165,7 @@ export class TrapDetector {
       }
       if (!sig.flag) this.judge(sig);
     }
+    if (page.leadsOn === false) return;
     this.records.set(page.url, rec);
     if (this.records.size > MAX_RECORDS) this.records.delete(this.records.keys().next().value!);
   }
@@ -270,7 +289,7 @@ function sameKind(a: UrlShape, b: UrlShape, kind: Signature['kind'], label: stri
 /** A record for a page the detector kept nothing about (a plain path, or dropped): shape only. */
 function derivedRecord(url: string, hops: number): UrlRecord | null {
   const shape = shapeOf(url);
-  return shape ? { shape, fp: null, hops, chain: new Map() } : null;
+  return shape ? { shape, fp: null, hops, chain: [] } : null;
 }
 
 /** The query key given most often in `url`. */

@@ -6,7 +6,7 @@ export const observeTraps: Processor = {
   shouldProcess: (_ctx, curi) => curi.disposition?.kind === 'final' && curi.disposition.fetched !== undefined,
   process(ctx, curi) {
     const { uri } = curi;
-    ctx.traps.observe({ url: uri.url, via: uri.via, hops: uri.hopsPath.length, text: curi.text });
+    ctx.traps.observe({ url: uri.url, via: uri.via, hops: uri.hopsPath.length, text: curi.text, leadsOn: curi.candidates.length > 0 });
     return 'proceed';
   },
 };
