@@ -64,7 +64,10 @@ describe('cpu-profile-table', () => {
 describe('thread-cpu', () => {
   it.runIf(process.platform === 'linux')('reads the CPU of a named worker thread from /proc', async () => {
     const { Worker } = await import('node:worker_threads');
-    const w = new Worker('let s = 0; for (let i = 0; i < 3e7; i++) s += i % 3; require("node:worker_threads").parentPort.postMessage(s);', {
+    // The worker stays alive after its answer (an interval holds its loop open) until terminate():
+    // a worker with nothing left to do exits at once, and its thread may be gone from /proc
+    // before it is read (this failed under load).
+    const w = new Worker('let s = 0; for (let i = 0; i < 3e7; i++) s += i % 3; setInterval(() => {}, 60_000); require("node:worker_threads").parentPort.postMessage(s);', {
       eval: true,
       name: 'bench-spin',
     });
