@@ -5,6 +5,7 @@ import { Tokenizer, TokenizerMode } from 'parse5';
 import type { TokenHandler } from 'parse5';
 import { RunTokenizer } from '../../core/extract/run-tokenizer.ts';
 import { repoRoot } from '../helpers/corpus.ts';
+import { prng } from '../helpers/seeded-random.ts';
 
 // RunTokenizer must hand its handler the tokens parse5's own Tokenizer does, for any input cut
 // into any chunks, except that text is not cut at whitespace: compared with adjacent character and
@@ -59,18 +60,6 @@ function tokens(Impl: typeof Tokenizer, input: string, cuts: number[]): string[]
   }
   tokenizer.write('', true);
   return out;
-}
-
-/** A small deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // Pieces that exercise every stop of a run: markup, references, quotes, NUL, CR/LF pairs, all
