@@ -9,6 +9,7 @@
  */
 import type Database from 'better-sqlite3';
 import { TroveError } from '../errors.ts';
+import { digestFromKey, digestKey } from '../formats/digest.ts';
 import { createCaptureScans } from './capture-scans.ts';
 import { recordedFixity } from './file-fixity.ts';
 import type { RecordedFixity } from './file-fixity.ts';
@@ -174,7 +175,7 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
       const full = parent === null;
       const { id } = st.insertRecord.get(
         r.fileId, r.offset, r.length, r.recordType, recordIdKey(r.recordId), full ? r.targetUri : null, full ? r.urlkey : null, full ? r.ts : null,
-        full ? r.date : null, full ? r.mime : null, r.status, r.payloadDigest, r.refersTo ?? null, r.refersToUri ?? null, r.refersToDate ?? null,
+        full ? r.date : null, full ? r.mime : null, r.status, digestKey(r.payloadDigest), r.refersTo ?? null, r.refersToUri ?? null, r.refersToDate ?? null,
         full ? (r.concurrentTo ?? null) : null, r.method ?? null, r.contentLength ?? null, r.truncated ?? null, r.title ?? null,
         r.page ? 1 : 0, parent,
       )!;
@@ -253,7 +254,7 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     findCaptures: (urlkey) => st.findCaptures.all(urlkey).map((r) => capture(r)!),
     closest,
     byDigest: (d) => {
-      const hit = st.idByDigest.get(d);
+      const hit = st.idByDigest.get(digestKey(d));
       return hit ? capture(st.captureById.get(hit.id)) : null;
     },
     byRecordId: (rid) => capture(st.byRecordId.get(recordIdKey(rid))),
@@ -305,7 +306,7 @@ function capture(r: CaptureDbRow | undefined): CaptureRow | null {
     date: r.date,
     mime: r.mime,
     status: r.status,
-    payloadDigest: r.payload_digest,
+    payloadDigest: digestFromKey(r.payload_digest),
     refersTo: r.refers_to,
     refersToUri: r.refers_to_uri,
     refersToDate: r.refers_to_date,

@@ -8,6 +8,7 @@
  * pays for the export scans it does not run.
  */
 import type Database from 'better-sqlite3';
+import { digestFromKey } from '../formats/digest.ts';
 import type { CaptureRow } from './capture-index.ts';
 import { CAPTURE_TYPE_LIST, RECORD_FROM, SHARED_COLUMNS } from './capture-statements.ts';
 import { prefixEnd } from './record-query-sql.ts';
@@ -144,7 +145,10 @@ export function createCaptureScans(db: Database.Database): CaptureScans {
     pageText: (recordId) => st().pageText.get(recordId)?.text ?? null,
     firstPage: (urlkey) => (urlkey === undefined ? st().firstPage.get() : st().firstPageOf.get(urlkey)) ?? null,
     countCdxjRows: () => st().countCdxjRows.get()!.n,
-    cdxjRows: (after, limit) => st().cdxjRows.all(after, limit),
+    cdxjRows: (after, limit) =>
+      st()
+        .cdxjRows.all(after, limit)
+        .map((r) => ({ ...r, payloadDigest: digestFromKey(r.payloadDigest as string | Buffer | null) })),
     latestOkCaptures: (afterKey, limit) => st().latestOk.all(afterKey, limit),
     reportCaptures: (after, limit) => st().reportCaptures.all(after, limit),
     fuzzyCandidates: (baseKey, limit) => st().fuzzy.all(baseKey, `${baseKey}?`, prefixEnd(`${baseKey}?`), limit),

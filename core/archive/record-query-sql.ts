@@ -9,6 +9,7 @@
  * those are found by id (indexWalk).
  */
 import { TroveError } from '../errors.ts';
+import { digestFromKey } from '../formats/digest.ts';
 import { surtKey } from '../scope/surt.ts';
 import { toFtsQuery } from './capture-text-search.ts';
 import { COMPACT_WINDOW, RECORD_COLUMNS, RECORD_FROM, SHARED_COLUMNS } from './capture-statements.ts';
@@ -166,7 +167,7 @@ export function recordSummary(r: CaptureDbRow): RecordSummary {
     method: r.method,
     length: r.length,
     contentLength: r.content_length,
-    payloadDigest: r.payload_digest,
+    payloadDigest: digestFromKey(r.payload_digest),
     title: r.title,
     page: r.page === 1,
     concurrentTo: r.concurrent_to,

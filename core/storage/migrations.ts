@@ -7,6 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import { TroveError } from '../errors.ts';
+import { digestKey } from '../formats/digest.ts';
 
 type Migration = (db: Database.Database) => void;
 
@@ -260,7 +261,30 @@ function compactRecords(db: Database.Database): void {
   `);
 }
 
-const MIGRATIONS: readonly Migration[] = [metaAndRobots, frontier, captureIndex, priorCaptures, fileFixity, pendingNonPages, compactRecords];
+/**
+ * Version 8: payload digests as bytes (issue 20: database bytes per URI). A `sha1:` + 32
+ * characters of upper-case base32 (37 bytes of text, in the row and in `records_digest`) is
+ * stored as its 20 bytes; any other digest stays its text (formats/digest.ts digestKey, whose
+ * digestFromKey reads both back as written). SQLite has no base32, so the rows are converted
+ * here in JS, one statement per row; `records_digest` keeps its definition and is rebuilt so
+ * its pages are as full as a version-8 crawl's. Runs again over its own result unchanged.
+ */
+function digestBytes(db: Database.Database): void {
+  const B32 = '[A-Z2-7]'.repeat(32);
+  const rows = db
+    .prepare(`SELECT id, payload_digest AS d FROM records WHERE typeof(payload_digest) = 'text' AND payload_digest GLOB 'sha1:${B32}'`)
+    .all() as { id: number; d: string }[];
+  const set = db.prepare('UPDATE records SET payload_digest = ? WHERE id = ?');
+  for (const { id, d } of rows) {
+    const key = digestKey(d);
+    if (typeof key !== 'string') set.run(key, id);
+  }
+  db.exec('REINDEX records_digest');
+}
+
+const MIGRATIONS: readonly Migration[] = [
+  metaAndRobots, frontier, captureIndex, priorCaptures, fileFixity, pendingNonPages, compactRecords, digestBytes,
+];
 
 /** The schema version this build writes. */
 export function schemaVersion(): number {
