@@ -262,14 +262,15 @@ function compactRecords(db: Database.Database): void {
 }
 
 /**
- * Version 8: payload digests as bytes (issue 20: database bytes per URI). A `sha1:` + 32
+ * Version 8 (issue 20: database bytes per URI): payload digests as bytes, and the via of
+ * unfinished URIs beside `uris`. A `sha1:` + 32
  * characters of upper-case base32 (37 bytes of text, in the row and in `records_digest`) is
  * stored as its 20 bytes; any other digest stays its text (formats/digest.ts digestKey, whose
  * digestFromKey reads both back as written). SQLite has no base32, so the rows are converted
  * here in JS, one statement per row; `records_digest` keeps its definition and is rebuilt so
  * its pages are as full as a version-8 crawl's. Runs again over its own result unchanged.
  */
-function digestBytes(db: Database.Database): void {
+function digestBytesAndVia(db: Database.Database): void {
   const B32 = '[A-Z2-7]'.repeat(32);
   const rows = db
     .prepare(`SELECT id, payload_digest AS d FROM records WHERE typeof(payload_digest) = 'text' AND payload_digest GLOB 'sha1:${B32}'`)
@@ -280,10 +281,29 @@ function digestBytes(db: Database.Database): void {
     if (typeof key !== 'string') set.run(key, id);
   }
   db.exec('REINDEX records_digest');
+
+  // An unfinished URI's via and via_context live in `uri_via` until it finishes (its row is then
+  // deleted): a `uris` row that dropped them when it finished left that space unused inside its
+  // page, ~40 bytes per URI, since new rows are appended after it. A redirect's target keeps its
+  // via in `uris`, as a finished one always has (the report's redirectFrom); nothing else of a
+  // finished row changes (`via_context` and any other via are already NULL there, and cleared
+  // here for a row an older build finished before it cleared them).
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS uri_via (
+      id          INTEGER PRIMARY KEY,  -- uris.id of an unfinished URI
+      via         TEXT,                 -- unless uris keeps it (a redirect's target)
+      via_context TEXT
+    );
+    INSERT OR REPLACE INTO uri_via (id, via, via_context)
+      SELECT id, CASE WHEN hops_path LIKE '%R' THEN NULL ELSE via END, via_context FROM uris
+      WHERE state < 3 AND (via_context IS NOT NULL OR (via IS NOT NULL AND hops_path NOT LIKE '%R'));
+    UPDATE uris SET via_context = NULL, via = CASE WHEN hops_path LIKE '%R' THEN via END
+      WHERE via_context IS NOT NULL OR (via IS NOT NULL AND hops_path NOT LIKE '%R');
+  `);
 }
 
 const MIGRATIONS: readonly Migration[] = [
-  metaAndRobots, frontier, captureIndex, priorCaptures, fileFixity, pendingNonPages, compactRecords, digestBytes,
+  metaAndRobots, frontier, captureIndex, priorCaptures, fileFixity, pendingNonPages, compactRecords, digestBytesAndVia,
 ];
 
 /** The schema version this build writes. */
