@@ -8,7 +8,9 @@
  * and RECORD_COLUMNS, which fill them in. `record_id` is stored as record-id-key.ts says (16
  * bytes for a UUID URN): read it through recordIdSql, look it up by recordIdKey. `payload_digest`
  * is stored as formats/digest.ts digestKey says (20 bytes for a sha1 in base32, version 8): the
- * row mappers read it through digestFromKey, lookups by digest pass digestKey's value.
+ * row mappers read it through digestFromKey, lookups by digest pass digestKey's value. `date`
+ * is stored as capture-date-key.ts says (the milliseconds alone when the rest is `ts`, version
+ * 8): the row mappers read it through dateFromKey with the row's `ts`.
  */
 import type Database from 'better-sqlite3';
 import { recordIdSql } from './record-id-key.ts';
@@ -36,7 +38,8 @@ export interface CaptureDbRow {
   target_uri: string | null;
   urlkey: string | null;
   ts: string | null;
-  date: string | null;
+  /** As stored (capture-date-key.ts dateKey): read it through dateFromKey with `ts`. */
+  date: string | Buffer | null;
   mime: string | null;
   status: number | null;
   /** As stored (formats/digest.ts digestKey): read it through digestFromKey. */
@@ -69,11 +72,12 @@ export interface ParentDbRow {
   target_uri: string | null;
   urlkey: string | null;
   ts: string | null;
-  date: string | null;
+  /** As stored (capture-date-key.ts) in a row from parentCandidate; the text in a row of this batch. */
+  date: string | Buffer | null;
 }
 
 type RecordParams = [
-  number, number, number, string, string | Buffer | null, string | null, string | null, string | null, string | null, string | null,
+  number, number, number, string, string | Buffer | null, string | null, string | null, string | null, string | Buffer | null, string | null,
   number | null, string | Buffer | null, string | null, string | null, string | null, string | null, string | null, number | null,
   string | null, string | null, number, number | null,
 ];

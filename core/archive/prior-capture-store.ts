@@ -6,6 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import { digestFromKey } from '../formats/digest.ts';
+import { dateFromKey } from './capture-date-key.ts';
 import { recordIdSql } from './record-id-key.ts';
 
 /** One earlier capture, as crawl/prior-captures.ts hands it to the crawl. */
@@ -78,12 +79,13 @@ export class PriorCaptureStore {
  * in one pass from a read-only connection that is closed when the iteration ends. The database
  * is read as it is (no migration): only `records` and `warc_files`, whose response rows are
  * full rows in every version (version 7 stores their record ids as record-id-key.ts says,
- * version 8 their payload digests as formats/digest.ts digestKey says).
+ * version 8 their dates and payload digests as capture-date-key.ts and formats/digest.ts say).
  */
 export function* sourceResponses(dbPath: string): Generator<SourceResponseRow> {
   const src = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
-    // The digest as stored (text before version 8, formats/digest.ts digestKey from it on) back to its text.
+    // The date and digest as stored (text before version 8; capture-date-key.ts and
+    // formats/digest.ts from it on) back to their text.
     for (const row of src
       .prepare(
         `SELECT r.urlkey, r.target_uri, r.ts, r.date, r.status, r.payload_digest, ${recordIdSql('r.record_id')}, f.path, r.offset, r.length
@@ -92,6 +94,7 @@ export function* sourceResponses(dbPath: string): Generator<SourceResponseRow> {
       )
       .raw()
       .iterate() as Iterable<SourceResponseRow>) {
+      row[3] = dateFromKey(row[3] as string | Buffer | null, row[2]);
       row[5] = digestFromKey(row[5] as string | Buffer | null);
       yield row;
     }
