@@ -4,9 +4,8 @@
  * digits, with three digits of milliseconds (what Trove writes) or none (what wget, Heritrix and
  * warcio write), is stored as the milliseconds alone: a BLOB of 2 bytes (big-endian 0–999), or
  * of none for no fraction, instead of 20–24 characters (a BLOB, as the column's TEXT affinity
- * would turn an integer into text). Any other date
- * (another precision, an offset, digits that differ from `ts`) stays the text it was, so every
- * date reads back exactly as written. Read in JS by the row mappers with the row's own `ts` (a
+ * would turn an integer into text). Any other date (another precision, an offset, digits that
+ * differ from `ts`) stays the text it was, so every date reads back exactly as written. Read in JS by the row mappers with the row's own `ts` (a
  * compact row takes both from its parent); hand-written, as no library knows this layout.
  */
 

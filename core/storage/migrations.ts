@@ -264,11 +264,14 @@ function compactRecords(db: Database.Database): void {
 /**
  * Version 8 (issue 20: database bytes per URI): payload digests as bytes, WARC-Dates as their
  * milliseconds when the rest is the row's `ts`, and the via of unfinished URIs beside `uris`.
- * A `sha1:` + 32 characters of upper-case base32 (37 bytes of text, in the row and in `records_digest`) is
- * stored as its 20 bytes; any other digest stays its text (formats/digest.ts digestKey, whose
- * digestFromKey reads both back as written). SQLite has no base32, so the rows are converted
- * here in JS, one statement per row; `records_digest` keeps its definition and is rebuilt so
- * its pages are as full as a version-8 crawl's. Runs again over its own result unchanged.
+ * A `sha1:` + 32 characters of upper-case base32 (37 bytes of text, in the row and in
+ * `records_digest`) is stored as its 20 bytes; any other digest stays its text
+ * (formats/digest.ts digestKey, whose digestFromKey reads both back as written). SQLite has no
+ * base32, so those rows are converted here in JS, one statement per row; `records_digest` keeps
+ * its definition and is rebuilt so its pages are as full as a version-8 crawl's. Dates are
+ * converted in SQL (the rule of archive/capture-date-key.ts spelled out). Every step runs again
+ * over its own result unchanged. The space freed inside existing pages is reused only by a
+ * VACUUM (a migration runs inside a transaction, where SQLite cannot vacuum).
  */
 function bytesDatesAndVia(db: Database.Database): void {
   const B32 = '[A-Z2-7]'.repeat(32);
