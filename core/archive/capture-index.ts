@@ -9,6 +9,7 @@
  */
 import type Database from 'better-sqlite3';
 import { TroveError } from '../errors.ts';
+import { digestFromKey, digestKey } from '../formats/digest.ts';
 import { createCaptureScans } from './capture-scans.ts';
 import { recordedFixity } from './file-fixity.ts';
 import type { RecordedFixity } from './file-fixity.ts';
@@ -17,6 +18,7 @@ import { CAPTURE_TYPE_NAMES, COMPACT_TYPE_MIME, COMPACT_WINDOW, prepareCaptureSt
 import type { CaptureDbRow, FileDbRow, ParentDbRow } from './capture-statements.ts';
 import { toFtsQuery } from './capture-text-search.ts';
 import { recordIdKey } from './record-id-key.ts';
+import { dateFromKey, dateKey } from './capture-date-key.ts';
 import { isTimestamp14, padTimestamp, timestampSeconds } from './capture-timestamp.ts';
 
 /** One WARC record to index. */
@@ -154,7 +156,7 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     if (!r.concurrentTo || r.mime === null || COMPACT_TYPE_MIME.get(r.recordType) !== r.mime) return null;
     const p = batch.get(r.concurrentTo) ?? st.parentCandidate.get(recordIdKey(r.concurrentTo));
     if (!p || p.file_id !== r.fileId || p.offset >= r.offset || id - p.id > COMPACT_WINDOW) return null;
-    if (p.target_uri !== r.targetUri || p.urlkey !== r.urlkey || p.ts !== r.ts || p.date !== r.date) return null;
+    if (p.target_uri !== r.targetUri || p.urlkey !== r.urlkey || p.ts !== r.ts || dateFromKey(p.date, p.ts) !== r.date) return null;
     return p.id;
   };
 
@@ -174,7 +176,7 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
       const full = parent === null;
       const { id } = st.insertRecord.get(
         r.fileId, r.offset, r.length, r.recordType, recordIdKey(r.recordId), full ? r.targetUri : null, full ? r.urlkey : null, full ? r.ts : null,
-        full ? r.date : null, full ? r.mime : null, r.status, r.payloadDigest, r.refersTo ?? null, r.refersToUri ?? null, r.refersToDate ?? null,
+        full ? dateKey(r.date, r.ts) : null, full ? r.mime : null, r.status, digestKey(r.payloadDigest), r.refersTo ?? null, r.refersToUri ?? null, r.refersToDate ?? null,
         full ? (r.concurrentTo ?? null) : null, r.method ?? null, r.contentLength ?? null, r.truncated ?? null, r.title ?? null,
         r.page ? 1 : 0, parent,
       )!;
@@ -253,7 +255,7 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     findCaptures: (urlkey) => st.findCaptures.all(urlkey).map((r) => capture(r)!),
     closest,
     byDigest: (d) => {
-      const hit = st.idByDigest.get(d);
+      const hit = st.idByDigest.get(digestKey(d));
       return hit ? capture(st.captureById.get(hit.id)) : null;
     },
     byRecordId: (rid) => capture(st.byRecordId.get(recordIdKey(rid))),
@@ -302,10 +304,10 @@ function capture(r: CaptureDbRow | undefined): CaptureRow | null {
     targetUri: r.target_uri,
     urlkey: r.urlkey,
     ts: r.ts,
-    date: r.date,
+    date: dateFromKey(r.date, r.ts),
     mime: r.mime,
     status: r.status,
-    payloadDigest: r.payload_digest,
+    payloadDigest: digestFromKey(r.payload_digest),
     refersTo: r.refers_to,
     refersToUri: r.refers_to_uri,
     refersToDate: r.refers_to_date,

@@ -8,6 +8,8 @@
  * pays for the export scans it does not run.
  */
 import type Database from 'better-sqlite3';
+import { digestFromKey } from '../formats/digest.ts';
+import { dateFromKey } from './capture-date-key.ts';
 import type { CaptureRow } from './capture-index.ts';
 import { CAPTURE_TYPE_LIST, RECORD_FROM, SHARED_COLUMNS } from './capture-statements.ts';
 import { prefixEnd } from './record-query-sql.ts';
@@ -135,16 +137,24 @@ function statements(db: Database.Database) {
   };
 }
 
+/** A page row with its date as text (stored as capture-date-key.ts says). */
+function pageRow<R extends PageRow | null>(r: R): R {
+  return r === null ? r : { ...r, date: dateFromKey(r.date as string | Buffer | null, r.ts) };
+}
+
 export function createCaptureScans(db: Database.Database): CaptureScans {
   let prepared: ReturnType<typeof statements> | null = null;
   const st = () => (prepared ??= statements(db));
   return {
     countPages: () => st().countPages.get()!.n,
-    pagesAfter: (after, limit) => st().pagesAfter.all(after, limit),
+    pagesAfter: (after, limit) => st().pagesAfter.all(after, limit).map(pageRow),
     pageText: (recordId) => st().pageText.get(recordId)?.text ?? null,
-    firstPage: (urlkey) => (urlkey === undefined ? st().firstPage.get() : st().firstPageOf.get(urlkey)) ?? null,
+    firstPage: (urlkey) => pageRow((urlkey === undefined ? st().firstPage.get() : st().firstPageOf.get(urlkey)) ?? null),
     countCdxjRows: () => st().countCdxjRows.get()!.n,
-    cdxjRows: (after, limit) => st().cdxjRows.all(after, limit),
+    cdxjRows: (after, limit) =>
+      st()
+        .cdxjRows.all(after, limit)
+        .map((r) => ({ ...r, payloadDigest: digestFromKey(r.payloadDigest as string | Buffer | null) })),
     latestOkCaptures: (afterKey, limit) => st().latestOk.all(afterKey, limit),
     reportCaptures: (after, limit) => st().reportCaptures.all(after, limit),
     fuzzyCandidates: (baseKey, limit) => st().fuzzy.all(baseKey, `${baseKey}?`, prefixEnd(`${baseKey}?`), limit),

@@ -6,7 +6,11 @@
  * names the capture, and its target URI, URL key, timestamp, date, concurrent_to and media type
  * (the one its record type implies) are NULL. Every read of whole rows goes through RECORD_FROM
  * and RECORD_COLUMNS, which fill them in. `record_id` is stored as record-id-key.ts says (16
- * bytes for a UUID URN): read it through recordIdSql, look it up by recordIdKey.
+ * bytes for a UUID URN): read it through recordIdSql, look it up by recordIdKey. `payload_digest`
+ * is stored as formats/digest.ts digestKey says (20 bytes for a sha1 in base32, version 8): the
+ * row mappers read it through digestFromKey, lookups by digest pass digestKey's value. `date`
+ * is stored as capture-date-key.ts says (the milliseconds alone when the rest is `ts`, version
+ * 8): the row mappers read it through dateFromKey with the row's `ts`.
  */
 import type Database from 'better-sqlite3';
 import { recordIdSql } from './record-id-key.ts';
@@ -34,10 +38,12 @@ export interface CaptureDbRow {
   target_uri: string | null;
   urlkey: string | null;
   ts: string | null;
-  date: string | null;
+  /** As stored (capture-date-key.ts dateKey): read it through dateFromKey with `ts`. */
+  date: string | Buffer | null;
   mime: string | null;
   status: number | null;
-  payload_digest: string | null;
+  /** As stored (formats/digest.ts digestKey): read it through digestFromKey. */
+  payload_digest: string | Buffer | null;
   refers_to: string | null;
   refers_to_uri: string | null;
   refers_to_date: string | null;
@@ -66,12 +72,13 @@ export interface ParentDbRow {
   target_uri: string | null;
   urlkey: string | null;
   ts: string | null;
-  date: string | null;
+  /** As stored (capture-date-key.ts) in a row from parentCandidate; the text in a row of this batch. */
+  date: string | Buffer | null;
 }
 
 type RecordParams = [
-  number, number, number, string, string | Buffer | null, string | null, string | null, string | null, string | null, string | null,
-  number | null, string | null, string | null, string | null, string | null, string | null, string | null, number | null,
+  number, number, number, string, string | Buffer | null, string | null, string | null, string | null, string | Buffer | null, string | null,
+  number | null, string | Buffer | null, string | null, string | null, string | null, string | null, string | null, number | null,
   string | null, string | null, number, number | null,
 ];
 
@@ -164,7 +171,7 @@ export function prepareCaptureStatements(db: Database.Database) {
     // response it dedups, and most answers are "none". Without the column list and the join with
     // warc_files a miss costs ~20 µs instead of ~100 (an 8,000-URI crawl database); the row is
     // read by id on a hit (captureById).
-    idByDigest: db.prepare<[string], { id: number }>(
+    idByDigest: db.prepare<[string | Buffer], { id: number }>(
       `SELECT r.id FROM records r WHERE r.payload_digest = ? AND r.record_type = 'response' ORDER BY r.ts, r.id LIMIT 1`,
     ),
     captureById: db.prepare<[number], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.id = ?`),

@@ -5,6 +5,8 @@
  * crawl/prior-captures.ts decides what to load and how a crawl uses it; the SQL is here.
  */
 import Database from 'better-sqlite3';
+import { digestFromKey } from '../formats/digest.ts';
+import { dateFromKey } from './capture-date-key.ts';
 import { recordIdSql } from './record-id-key.ts';
 
 /** One earlier capture, as crawl/prior-captures.ts hands it to the crawl. */
@@ -76,19 +78,26 @@ export class PriorCaptureStore {
  * The responses an earlier crawl's database indexes (those with a URL key, URL and time), read
  * in one pass from a read-only connection that is closed when the iteration ends. The database
  * is read as it is (no migration): only `records` and `warc_files`, whose response rows are
- * full rows in every version (version 7 stores their record ids as record-id-key.ts says).
+ * full rows in every version (version 7 stores their record ids as record-id-key.ts says,
+ * version 8 their dates and payload digests as capture-date-key.ts and formats/digest.ts say).
  */
 export function* sourceResponses(dbPath: string): Generator<SourceResponseRow> {
   const src = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
-    yield* src
+    // The date and digest as stored (text before version 8; capture-date-key.ts and
+    // formats/digest.ts from it on) back to their text.
+    for (const row of src
       .prepare(
         `SELECT r.urlkey, r.target_uri, r.ts, r.date, r.status, r.payload_digest, ${recordIdSql('r.record_id')}, f.path, r.offset, r.length
          FROM records r JOIN warc_files f ON f.id = r.file_id
          WHERE r.record_type = 'response' AND r.urlkey IS NOT NULL AND r.target_uri IS NOT NULL AND r.ts IS NOT NULL`,
       )
       .raw()
-      .iterate() as Iterable<SourceResponseRow>;
+      .iterate() as Iterable<SourceResponseRow>) {
+      row[3] = dateFromKey(row[3] as string | Buffer | null, row[2]);
+      row[5] = digestFromKey(row[5] as string | Buffer | null);
+      yield row;
+    }
   } finally {
     src.close();
   }

@@ -9,8 +9,10 @@
  * those are found by id (indexWalk).
  */
 import { TroveError } from '../errors.ts';
+import { digestFromKey } from '../formats/digest.ts';
 import { surtKey } from '../scope/surt.ts';
 import { toFtsQuery } from './capture-text-search.ts';
+import { dateFromKey } from './capture-date-key.ts';
 import { COMPACT_WINDOW, RECORD_COLUMNS, RECORD_FROM, SHARED_COLUMNS } from './capture-statements.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
 import type { CaptureRow } from './capture-index.ts';
@@ -160,13 +162,13 @@ export function recordSummary(r: CaptureDbRow): RecordSummary {
     recordId: r.record_id,
     url: r.target_uri,
     ts: r.ts,
-    date: r.date,
+    date: dateFromKey(r.date, r.ts),
     mime: r.mime,
     status: r.status,
     method: r.method,
     length: r.length,
     contentLength: r.content_length,
-    payloadDigest: r.payload_digest,
+    payloadDigest: digestFromKey(r.payload_digest),
     title: r.title,
     page: r.page === 1,
     concurrentTo: r.concurrent_to,

@@ -34,6 +34,48 @@ export function base32(buf: Uint8Array): string {
   return out;
 }
 
+/**
+ * RFC 4648 base32 back to bytes, or null unless `text` is exactly what base32() writes for them
+ * (upper case, the padding it adds, no stray bits), so decoding and encoding again is lossless.
+ */
+export function fromBase32(text: string): Buffer | null {
+  const body = text.replace(/=+$/, '');
+  const bytes = Math.floor((body.length * 5) / 8);
+  const out = Buffer.alloc(bytes);
+  let bits = 0;
+  let value = 0;
+  let n = 0;
+  for (const ch of body) {
+    const v = ALPHABET.indexOf(ch);
+    if (v < 0) return null;
+    value = ((value << 5) | v) & 0xffff;
+    bits += 5;
+    if (bits >= 8) {
+      out[n++] = (value >>> (bits - 8)) & 0xff;
+      bits -= 8;
+    }
+  }
+  return base32(out) === text ? out : null;
+}
+
+/**
+ * How the capture index stores a payload digest (schema version 8): a `sha1:BASE32` digest as
+ * base32() writes it (what Trove, Heritrix, wget and warcio write) is its 20 bytes, a BLOB;
+ * anything else (another algorithm, hex, lower case) stays the text it was. digestFromKey reads
+ * either back as the exact text. The inverse is in JS, not SQL: SQLite has no base32.
+ */
+export function digestKey(digest: string): string | Buffer;
+export function digestKey(digest: string | null): string | Buffer | null;
+export function digestKey(digest: string | null): string | Buffer | null {
+  if (digest === null || digest.length !== 37 || !digest.startsWith('sha1:')) return digest;
+  return fromBase32(digest.slice(5)) ?? digest;
+}
+
+/** The digest text of a stored key (the inverse of digestKey). */
+export function digestFromKey(key: string | Uint8Array | null): string | null {
+  return key === null || typeof key === 'string' ? key : 'sha1:' + base32(key);
+}
+
 /** `sha1:` + base32 of the data, as written in WARC digest headers. */
 export function sha1Base32(data: Uint8Array): string {
   return sha1OfParts([data]);

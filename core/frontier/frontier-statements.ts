@@ -42,6 +42,15 @@ export interface StatsRow {
 // planner can use that index.
 const CLAIMABLE = 'pending > 0 AND in_flight < max_in_flight';
 
+/**
+ * `uris` with the via and via_context of unfinished rows (`uri_via`, schema version 8): a
+ * redirect's target keeps its via in `uris`, any other row's is in `uri_via` until it finishes.
+ * The frontier view reads queued rows through the same two.
+ */
+export const WITH_VIA = 'uris LEFT JOIN uri_via ON uri_via.id = uris.id';
+export const VIA = 'COALESCE(uris.via, uri_via.via)';
+const PICKED = `uris.id AS id, url, hops_path, ${VIA} AS via, uri_via.via_context AS via_context, seed, attempts, directive`;
+
 export function prepareFrontierStatements(db: Database.Database) {
   return {
     queueIdByKey: db.prepare<[string], { id: number }>('SELECT id FROM queues WHERE key = ?'),
@@ -52,10 +61,15 @@ export function prepareFrontierStatements(db: Database.Database) {
     setQueueReadyAt: db.prepare<[number, number]>('UPDATE queues SET ready_at = ? WHERE id = ?'),
     addToQueue: db.prepare<[number, number, number]>('UPDATE queues SET pending = pending + ?, waiting = waiting + ? WHERE id = ?'),
 
-    insertUri: db.prepare<[bigint | null, number | null, number, number, number, number | null, number, string, string, string | null, string | null]>(
-      `INSERT INTO uris (fingerprint, refetch_of, queue_id, state, directive, not_before, seed, url, hops_path, via, via_context)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(fingerprint) DO NOTHING`,
+    // A new row keeps in `uris` only what a finished row keeps too (via only on a redirect's
+    // target, see finish), so a row never shrinks when it finishes: freed bytes inside a page
+    // stay unused while rows are appended after it (schema version 8). Its other via and its
+    // via_context go to `uri_via` (insertVia) until it finishes.
+    insertUri: db.prepare<[bigint | null, number | null, number, number, number, number | null, number, string, string, string | null]>(
+      `INSERT INTO uris (fingerprint, refetch_of, queue_id, state, directive, not_before, seed, url, hops_path, via)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(fingerprint) DO NOTHING`,
     ),
+    insertVia: db.prepare<[number | bigint, string | null, string | null]>('INSERT INTO uri_via (id, via, via_context) VALUES (?, ?, ?)'),
     uriByFingerprint: db.prepare<[bigint], { id: number; state: number }>('SELECT id, state FROM uris WHERE fingerprint = ?'),
     activeRefetch: db.prepare<[number], { id: number }>(`SELECT id FROM uris WHERE refetch_of = ? AND state < ${UriState.FINISHED} LIMIT 1`),
 
@@ -70,8 +84,8 @@ export function prepareFrontierStatements(db: Database.Database) {
       `SELECT id, key FROM queues WHERE ${CLAIMABLE} AND ready_at <= ? ORDER BY ready_at, id LIMIT 1`,
     ),
     pickUri: db.prepare<[number], PickedUri>(
-      `SELECT id, url, hops_path, via, via_context, seed, attempts, directive FROM uris
-       WHERE queue_id = ? AND state = ${UriState.PENDING} ORDER BY directive DESC, id LIMIT 1`,
+      `SELECT ${PICKED} FROM ${WITH_VIA}
+       WHERE queue_id = ? AND state = ${UriState.PENDING} ORDER BY directive DESC, uris.id LIMIT 1`,
     ),
     // claim with pages held back (a page limit whose slots are all taken): the first URI that
     // cannot be a page, from the claimable queues in their usual order, through the partial
@@ -80,8 +94,8 @@ export function prepareFrontierStatements(db: Database.Database) {
       `SELECT id, key FROM queues WHERE ${CLAIMABLE} AND ready_at <= ? ORDER BY ready_at, id`,
     ),
     pickNonPageUri: db.prepare<[number], PickedUri>(
-      `SELECT id, url, hops_path, via, via_context, seed, attempts, directive FROM uris
-       WHERE queue_id = ? AND state = ${UriState.PENDING} AND NOT (${MAY_BE_PAGE_SQL}) ORDER BY directive DESC, id LIMIT 1`,
+      `SELECT ${PICKED} FROM ${WITH_VIA}
+       WHERE queue_id = ? AND state = ${UriState.PENDING} AND NOT (${MAY_BE_PAGE_SQL}) ORDER BY directive DESC, uris.id LIMIT 1`,
     ),
     firstClaimableNonPage: db.prepare<[], { t: number | null }>(
       `SELECT MIN(ready_at) AS t FROM queues WHERE ${CLAIMABLE} AND EXISTS
@@ -96,14 +110,16 @@ export function prepareFrontierStatements(db: Database.Database) {
     // complete / defer
     // A finished row keeps what its readers need: the fingerprint (seen checks), url, status and
     // state (reports, resume), hops_path, and `via` where the row is a redirect's target (the
-    // report's redirectFrom). Size, media type and digest are in the capture rows and crawl.log
-    // (bytes, mime and digest stay NULL), and via and via_context matter only to a claim: they
-    // are cleared (issue 20: the finished row is the frontier's share of the database per URI).
+    // report's redirectFrom; kept in `uris` from the start). Size, media type and digest are in
+    // the capture rows and crawl.log (bytes, mime and digest stay NULL), and the rest of via and
+    // via_context matter only to a claim: the row's `uri_via` row is deleted (deleteVia), and
+    // whole pages of those come free for new rows (issue 20: the frontier's share of the
+    // database per URI).
     finish: db.prepare<[number, string | null, number], { queue_id: number }>(
-      `UPDATE uris SET state = ${UriState.FINISHED}, status = ?, note = ?, not_before = NULL,
-       via_context = NULL, via = CASE WHEN hops_path LIKE '%R' THEN via END
+      `UPDATE uris SET state = ${UriState.FINISHED}, status = ?, note = ?, not_before = NULL
        WHERE id = ? AND state = ${UriState.IN_FLIGHT} RETURNING queue_id`,
     ),
+    deleteVia: db.prepare<[number]>('DELETE FROM uri_via WHERE id = ?'),
     requeue: db.prepare<[number, number, string | null, number], { queue_id: number }>(
       `UPDATE uris SET state = ${UriState.WAITING}, not_before = ?, attempts = attempts + 1, status = ?, note = ?
        WHERE id = ? AND state = ${UriState.IN_FLIGHT} RETURNING queue_id`,

@@ -8,7 +8,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { MatchSample, QueuedPage, QueuedUri } from '../api/app-types.ts';
-import { UriState } from './frontier-statements.ts';
+import { UriState, VIA, WITH_VIA } from './frontier-statements.ts';
 
 interface Row {
   id: number;
@@ -20,7 +20,8 @@ interface Row {
   attempts: number;
 }
 
-const COLS = 'id, url, hops_path, via, directive, not_before, attempts';
+// Queued rows with their via (frontier-statements.ts WITH_VIA: in uri_via until they finish).
+const COLS = `uris.id AS id, url, hops_path, ${VIA} AS via, directive, not_before, attempts`;
 
 /** A URI a report counts: still to do (`finished` false), or finished with a failure (status <= 0). */
 export interface ReportUri {
@@ -96,12 +97,12 @@ export function queuedPage(db: Database.Database, queue: string, limit: number, 
     const rows =
       a === undefined
         ? db
-            .prepare<[number, number], Row>(`SELECT ${COLS} FROM uris WHERE queue_id = ? AND state = ${UriState.PENDING} ORDER BY directive DESC, id LIMIT ?`)
+            .prepare<[number, number], Row>(`SELECT ${COLS} FROM ${WITH_VIA} WHERE queue_id = ? AND state = ${UriState.PENDING} ORDER BY directive DESC, uris.id LIMIT ?`)
             .all(q.id, limit + 1)
         : db
             .prepare<[number, number, number, number, number], Row>(
-              `SELECT ${COLS} FROM uris WHERE queue_id = ? AND state = ${UriState.PENDING}
-               AND (directive < ? OR (directive = ? AND id > ?)) ORDER BY directive DESC, id LIMIT ?`,
+              `SELECT ${COLS} FROM ${WITH_VIA} WHERE queue_id = ? AND state = ${UriState.PENDING}
+               AND (directive < ? OR (directive = ? AND uris.id > ?)) ORDER BY directive DESC, uris.id LIMIT ?`,
             )
             .all(q.id, Number(a), Number(a), Number(b), limit + 1);
     for (const r of rows.slice(0, limit)) uris.push(toUri(r, 'pending'));
@@ -115,8 +116,8 @@ export function queuedPage(db: Database.Database, queue: string, limit: number, 
     const [t, id] = phase === 'w' ? [Number(a), Number(b)] : [-1, 0];
     const rows = db
       .prepare<[number, number, number, number, number], Row>(
-        `SELECT ${COLS} FROM uris WHERE state = ${UriState.WAITING} AND queue_id = ?
-         AND (not_before > ? OR (not_before = ? AND id > ?)) ORDER BY not_before, id LIMIT ?`,
+        `SELECT ${COLS} FROM ${WITH_VIA} WHERE state = ${UriState.WAITING} AND queue_id = ?
+         AND (not_before > ? OR (not_before = ? AND uris.id > ?)) ORDER BY not_before, uris.id LIMIT ?`,
       )
       .all(q.id, t, t, id, room + 1);
     for (const r of rows.slice(0, room)) uris.push(toUri(r, 'waiting'));

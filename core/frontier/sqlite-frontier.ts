@@ -51,10 +51,14 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     return created.id;
   };
 
-  /** One uris row: a new URI (with its fingerprint) or a refetch of a finished one (refetchOf). */
+  /**
+   * One uris row: a new URI (with its fingerprint) or a refetch of a finished one (refetchOf),
+   * and its uri_via row while it is unfinished (a redirect's target keeps its via in uris).
+   */
   const insertUri = (c: Candidate, fingerprint: bigint | null, refetchOf: number | null, qid: number) => {
     const waits = c.notBefore !== undefined;
-    return st.insertUri.run(
+    const redirect = /r$/i.test(c.hopsPath); // as finish's `hops_path LIKE '%R'` (LIKE ignores case)
+    const r = st.insertUri.run(
       fingerprint,
       refetchOf,
       qid,
@@ -64,9 +68,12 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
       c.seed ? 1 : 0,
       c.url,
       c.hopsPath,
-      c.via,
-      c.viaContext ?? null,
+      redirect ? c.via : null,
     );
+    const via = redirect ? null : c.via;
+    const viaContext = c.viaContext ?? null;
+    if (r.changes > 0 && (via !== null || viaContext !== null)) st.insertVia.run(r.lastInsertRowid, via, viaContext);
+    return r;
   };
 
   const scheduleAll = (cands: readonly Candidate[]): number => {
@@ -179,6 +186,7 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
       ? st.requeue.get(outcome.retryAt!, outcome.status, outcome.note ?? null, uri.id)
       : st.finish.get(outcome.status, outcome.note ?? null, uri.id);
     if (!row) throw notInFlight(uri);
+    if (!retry) st.deleteVia.run(uri.id);
     const done = !retry && outcome.status > 0 ? 1 : 0;
     const failed = !retry && outcome.status < 0 ? 1 : 0;
     st.queueReleased.run(uri.slotReleased ? 0 : 1, retry ? 1 : 0, done, failed, outcome.queueReadyAt, row.queue_id);

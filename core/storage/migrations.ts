@@ -7,6 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import { TroveError } from '../errors.ts';
+import { digestKey } from '../formats/digest.ts';
 
 type Migration = (db: Database.Database) => void;
 
@@ -260,7 +261,64 @@ function compactRecords(db: Database.Database): void {
   `);
 }
 
-const MIGRATIONS: readonly Migration[] = [metaAndRobots, frontier, captureIndex, priorCaptures, fileFixity, pendingNonPages, compactRecords];
+/**
+ * Version 8 (issue 20: database bytes per URI): payload digests as bytes, WARC-Dates as their
+ * milliseconds when the rest is the row's `ts`, and the via of unfinished URIs beside `uris`.
+ * A `sha1:` + 32 characters of upper-case base32 (37 bytes of text, in the row and in
+ * `records_digest`) is stored as its 20 bytes; any other digest stays its text
+ * (formats/digest.ts digestKey, whose digestFromKey reads both back as written). SQLite has no
+ * base32, so those rows are converted here in JS, one statement per row; `records_digest` keeps
+ * its definition and is rebuilt so its pages are as full as a version-8 crawl's. Dates are
+ * converted in SQL (the rule of archive/capture-date-key.ts spelled out). Every step runs again
+ * over its own result unchanged. The space freed inside existing pages is reused only by a
+ * VACUUM (a migration runs inside a transaction, where SQLite cannot vacuum).
+ */
+function bytesDatesAndVia(db: Database.Database): void {
+  const B32 = '[A-Z2-7]'.repeat(32);
+  const rows = db
+    .prepare(`SELECT id, payload_digest AS d FROM records WHERE typeof(payload_digest) = 'text' AND payload_digest GLOB 'sha1:${B32}'`)
+    .all() as { id: number; d: string }[];
+  const set = db.prepare('UPDATE records SET payload_digest = ? WHERE id = ?');
+  for (const { id, d } of rows) {
+    const key = digestKey(d);
+    if (typeof key !== 'string') set.run(key, id);
+  }
+  db.exec('REINDEX records_digest');
+
+  // A WARC-Date that is the ISO form of the row's `ts` with three digits of milliseconds or none
+  // is stored as those milliseconds (2 bytes, or none), as archive/capture-date-key.ts dateKey does.
+  const D = '[0-9]';
+  const iso19 = `substr(ts, 1, 4) || '-' || substr(ts, 5, 2) || '-' || substr(ts, 7, 2) || 'T' || substr(ts, 9, 2) || ':' || substr(ts, 11, 2) || ':' || substr(ts, 13, 2)`;
+  db.exec(`
+    UPDATE records SET date = CASE WHEN length(date) = 24 THEN unhex(printf('%04X', CAST(substr(date, 21, 3) AS INTEGER))) ELSE X'' END
+    WHERE typeof(date) = 'text' AND ts GLOB '${D.repeat(14)}'
+      AND ((length(date) = 24 AND substr(date, 21, 3) GLOB '${D.repeat(3)}' AND date = ${iso19} || '.' || substr(date, 21, 3) || 'Z')
+        OR date = ${iso19} || 'Z');
+  `);
+
+  // An unfinished URI's via and via_context live in `uri_via` until it finishes (its row is then
+  // deleted): a `uris` row that dropped them when it finished left that space unused inside its
+  // page, ~40 bytes per URI, since new rows are appended after it. A redirect's target keeps its
+  // via in `uris`, as a finished one always has (the report's redirectFrom); nothing else of a
+  // finished row changes (`via_context` and any other via are already NULL there, and cleared
+  // here for a row an older build finished before it cleared them).
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS uri_via (
+      id          INTEGER PRIMARY KEY,  -- uris.id of an unfinished URI
+      via         TEXT,                 -- unless uris keeps it (a redirect's target)
+      via_context TEXT
+    );
+    INSERT OR REPLACE INTO uri_via (id, via, via_context)
+      SELECT id, CASE WHEN hops_path LIKE '%R' THEN NULL ELSE via END, via_context FROM uris
+      WHERE state < 3 AND (via_context IS NOT NULL OR (via IS NOT NULL AND hops_path NOT LIKE '%R'));
+    UPDATE uris SET via_context = NULL, via = CASE WHEN hops_path LIKE '%R' THEN via END
+      WHERE via_context IS NOT NULL OR (via IS NOT NULL AND hops_path NOT LIKE '%R');
+  `);
+}
+
+const MIGRATIONS: readonly Migration[] = [
+  metaAndRobots, frontier, captureIndex, priorCaptures, fileFixity, pendingNonPages, compactRecords, bytesDatesAndVia,
+];
 
 /** The schema version this build writes. */
 export function schemaVersion(): number {

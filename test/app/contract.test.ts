@@ -51,7 +51,7 @@ const LAYERS: Record<string, readonly string[]> = {
   api: [],
   errors: ['api'],
   formats: ['api', 'errors'],
-  storage: ['api', 'errors'],
+  storage: ['api', 'errors', 'formats'],
   warc: ['api', 'errors', 'formats'],
   fetch: ['api', 'errors', 'formats'],
   browser: ['api', 'errors', 'formats', 'fetch', 'warc'],

@@ -22,6 +22,8 @@ import { queryRecords } from '../../core/archive/record-query.ts';
 import { recordDetail } from '../../core/archive/record-query-detail.ts';
 import { recordSummary } from '../../core/archive/record-query-sql.ts';
 import type { RecordFilter, RecordSummary } from '../../core/api/archive-types.ts';
+import { digestFromKey } from '../../core/formats/digest.ts';
+import { dateFromKey } from '../../core/archive/capture-date-key.ts';
 import { migrate, schemaVersion } from '../../core/storage/migrations.ts';
 import { openDatabase } from '../../core/storage/open-database.ts';
 import { crawlFixture } from '../export/export-fixture.ts';
@@ -267,7 +269,7 @@ describe('compact rows in a real crawl', () => {
     }
   });
 
-  it('migration 7 turns a version-6 archive into what a version-7 crawl writes, and every reader answers as before', async () => {
+  it('migrations 7 and 8 turn a version-6 archive into what a version-8 crawl writes, and every reader answers as before', async () => {
     // The same crawl as a version-6 build left it: full rows, record ids as text.
     const dir = path.join(tmp.dir, `v6-${serial++}`);
     fs.cpSync(c.dir, dir, { recursive: true, filter: (src) => !path.basename(src).startsWith('crawl.sqlite') });
@@ -283,6 +285,9 @@ describe('compact rows in a real crawl', () => {
         v6.prepare('INSERT INTO warc_files (id, path, name, size, records, created_at, source, by_reference) VALUES (@id, @path, @name, @size, @records, @created_at, @source, @by_reference)').run(f);
       }
       for (const r of src.prepare(`SELECT ${RECORD_COLUMNS} FROM ${RECORD_FROM} ORDER BY r.id`).all() as Record<string, unknown>[]) {
+        // Payload digests and dates as text, as before version 8.
+        r.payload_digest = digestFromKey(r.payload_digest as string | Buffer | null);
+        r.date = dateFromKey(r.date as string | Buffer | null, r.ts as string | null);
         v6.prepare(
           `INSERT INTO records (${Object.keys(r).join(', ')}) VALUES (${Object.keys(r).map((k) => `@${k}`).join(', ')})`,
         ).run(r);

@@ -9,6 +9,7 @@ import { importFiles } from '../../core/archive/import-warc.ts';
 import { RECORD_COLUMNS, RECORD_FROM } from '../../core/archive/capture-statements.ts';
 import { recordIdSql } from '../../core/archive/record-id-key.ts';
 import { exportWacz } from '../../core/export/export-wacz.ts';
+import { digestFromKey } from '../../core/formats/digest.ts';
 import type { WaczExportResult } from '../../core/export/export-wacz.ts';
 import type { ExportProgress } from '../../core/export/export-types.ts';
 import { replay } from '../../core/replay/replay.ts';
@@ -43,7 +44,8 @@ const rowsOf = (a: Archive) =>
       `SELECT record_id, record_type, target_uri, ts, status, payload_digest, length, offset, page, mime, urlkey, concurrent_to, refers_to
        FROM (SELECT ${RECORD_COLUMNS} FROM ${RECORD_FROM}) ORDER BY id`,
     )
-    .all() as DbRow[];
+    .all()
+    .map((r) => ({ ...(r as DbRow), payload_digest: digestFromKey((r as { payload_digest: string | Buffer | null }).payload_digest) }));
 const media = (m: string | null) => (m === null ? null : m.split(';')[0]!.trim().toLowerCase());
 
 describe('WACZ export of a real crawl', () => {

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { DigestStream, base32, labelledDigest, sha1Base32 } from '../../core/formats/digest.ts';
+import { DigestStream, base32, digestFromKey, digestKey, fromBase32, labelledDigest, sha1Base32 } from '../../core/formats/digest.ts';
 
 describe('base32', () => {
   it('matches the RFC 4648 test vectors', () => {
@@ -56,5 +56,47 @@ describe('DigestStream', () => {
     await pipeline(Readable.from(chunks), d, new Writable({ write(c, _e, cb) { seen.push(c); cb(); } }));
     expect(Buffer.concat(seen).equals(Buffer.concat(chunks))).toBe(true);
     expect(d.digest()).toBe(sha1Base32(Buffer.concat(chunks)));
+  });
+});
+
+describe('fromBase32', () => {
+  it('inverts base32 on the RFC 4648 vectors and on every byte value', () => {
+    for (const input of ['', 'f', 'fo', 'foo', 'foob', 'fooba', 'foobar']) expect(fromBase32(base32(Buffer.from(input)))?.toString()).toBe(input);
+    const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    expect(fromBase32(base32(all))).toEqual(all);
+  });
+
+  it('refuses text base32() would not write: lower case, other letters, missing padding, stray bits', () => {
+    for (const bad of ['mzxw6ytb', 'MZXW6YT1', 'MZXW6===X', 'MY', 'MZ======', 'MZXW6YQ']) expect(fromBase32(bad), bad).toBeNull();
+  });
+});
+
+describe('digestKey / digestFromKey (the capture index stores payload digests as digestKey says)', () => {
+  it('stores a sha1 in base32 as its 20 bytes and reads it back as the same text', () => {
+    const d = sha1Base32(Buffer.from('payload'));
+    const key = digestKey(d);
+    expect(Buffer.isBuffer(key) && key.length).toBe(20);
+    expect(key).toEqual(createHash('sha1').update('payload').digest());
+    expect(digestFromKey(key)).toBe(d);
+  });
+
+  it('keeps any other digest as its text, so every digest reads back exactly as written', () => {
+    const sha1 = createHash('sha1').update('x').digest();
+    const others = [
+      labelledDigest(Buffer.from('x'), 'sha256'),
+      'sha1:' + sha1.toString('hex'),
+      'sha1:' + base32(sha1).toLowerCase(),
+      'SHA1:' + base32(sha1),
+      'sha-1:' + base32(sha1),
+      'sha1:' + base32(sha1).slice(0, 31) + '1',
+      'md5:AAAA',
+      '',
+    ];
+    for (const d of others) {
+      expect(digestKey(d), d).toBe(d);
+      expect(digestFromKey(digestKey(d))).toBe(d);
+    }
+    expect(digestKey(null)).toBeNull();
+    expect(digestFromKey(null)).toBeNull();
   });
 });

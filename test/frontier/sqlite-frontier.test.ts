@@ -128,13 +128,19 @@ describe('SQLite frontier specifics', () => {
       const again = f.claim(0)!;
       expect(again).toMatchObject({ url: 'http://a.test/moved', via: seed.url, viaContext: 'header/Location', attempts: 1 });
       f.complete(again, { status: 200, queueReadyAt: 0, bytes: 5, mime: 'text/html', digest: 'sha1:Y' });
-      expect(f.claim(0)).toMatchObject({ url: 'http://a.test/img.png', via: seed.url, viaContext: 'img/@src' });
+      const img = f.claim(0)!;
+      expect(img).toMatchObject({ url: 'http://a.test/img.png', via: seed.url, viaContext: 'img/@src' });
       const rows = db.prepare('SELECT url, fingerprint IS NOT NULL AS fp, state, status, via, via_context, bytes, mime, digest FROM uris ORDER BY id').all();
+      // A row holds from the start what it keeps when finished (so it never shrinks, schema 8):
+      // via only on a redirect's target; an unfinished row's other via and via_context are in uri_via.
       expect(rows).toEqual([
         { url: 'http://a.test/', fp: 1, state: 3, status: 301, via: null, via_context: null, bytes: null, mime: null, digest: null },
         { url: 'http://a.test/moved', fp: 1, state: 3, status: 200, via: seed.url, via_context: null, bytes: null, mime: null, digest: null },
-        { url: 'http://a.test/img.png', fp: 1, state: 2, status: null, via: seed.url, via_context: 'img/@src', bytes: null, mime: null, digest: null },
+        { url: 'http://a.test/img.png', fp: 1, state: 2, status: null, via: null, via_context: null, bytes: null, mime: null, digest: null },
       ]);
+      expect(db.prepare('SELECT * FROM uri_via').all()).toEqual([{ id: 3, via: seed.url, via_context: 'img/@src' }]);
+      f.complete(img, { status: 200, queueReadyAt: 0 });
+      expect(db.prepare('SELECT COUNT(*) FROM uri_via').pluck().get()).toBe(0);
       // The report's reader of a finished row's via, and the seen check.
       expect(createFrontierView(db).redirectFrom(seed.url)).toBe('http://a.test/moved');
       expect(f.isSeen(cand('http://a.test/moved').fingerprint)).toBe(true);
