@@ -28,17 +28,18 @@ import { WarcWriter } from '../warc/warc-writer.ts';
 import { listOpenWarcs, recoverOpenWarc } from '../warc/recover-open-warc.ts';
 import { parseQueuePolicy } from '../frontier/queue-assignment.ts';
 import { CandidateChain } from './candidate-chain.ts';
-import { LineLog } from './crawl-log.ts';
 import { acquireLock, crawlPaths, prepareCrawlDir } from './crawl-dir.ts';
 import { CrawlStats, type StatsTallies, type StatsTotals } from './crawl-stats.ts';
 import { RobotsGate, type RobotsStateStore } from './robots-gate.ts';
-import { CrawlController } from './crawl-controller.ts';
+import { CrawlController, GROUP_COMMIT_DELAY_MS, GROUP_COMMIT_UNITS } from './crawl-controller.ts';
 import type { CrawlSnapshot, WorkerRow } from '../api/crawl-snapshot.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { validateSettings } from './validate-settings.ts';
 import { TrapDetector } from './trap-detector.ts';
 import { PageTextBuffer } from './page-text-buffer.ts';
 import { reconcileIndex } from './reconcile-index.ts';
+import { GroupCommit } from '../storage/group-commit.ts';
+import { CommittedLineLog } from './committed-line-log.ts';
 import type { CrawlNote } from '../api/error-codes.ts';
 import { isDiskFullError } from './disk-guard.ts';
 import { PriorCaptures } from './prior-captures.ts';
@@ -126,8 +127,10 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     const runs = (getMeta<number>(db, 'runs') ?? 0) + 1;
     setMeta(db, 'runs', runs);
 
-    const crawlLog = new LineLog(paths.crawlLog);
-    const scopeLog = new LineLog(paths.scopeLog);
+    // The crawl's writes share transactions (group-commit.ts); the logs say what committed.
+    const group = new GroupCommit(db, { maxUnits: GROUP_COMMIT_UNITS, maxDelayMs: GROUP_COMMIT_DELAY_MS });
+    const crawlLog = new CommittedLineLog(paths.crawlLog, group);
+    const scopeLog = new CommittedLineLog(paths.scopeLog, group);
     const notes: CrawlNote[] = [];
 
     // A crash leaves `.open` WARCs: cut each back to its last complete record and close it.
@@ -197,8 +200,19 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       warcinfo: () => ({ fields: warcinfoFields(settings, scope.describe()) }),
       onFileOpened: (openPath) => {
         const name = path.basename(openPath).replace(/\.open$/, '');
-        fileIds.set(name, captures.addFile({ path: path.join('warcs', name), name, source: 'crawl' }));
+        // The row commits on its own, before any record's: a crash leaves the `.open` file, and
+        // only files the index knows are reconciled on resume.
+        const grouping = group.state === 'open';
+        group.suspend();
+        try {
+          fileIds.set(name, captures.addFile({ path: path.join('warcs', name), name, source: 'crawl' }));
+        } finally {
+          if (grouping) group.open();
+        }
       },
+      // Rows of records in a file must be durable before it is closed: only `.open` files are
+      // reconciled after a crash or a lost group (reconcile-index.ts).
+      onFileClosing: () => group.commit(),
       onFileClosed: (finalPath) => {
         const id = fileIds.get(path.basename(finalPath));
         if (id === undefined) return;
@@ -207,7 +221,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       },
     });
 
-    const pageText = new PageTextBuffer(db, captures);
+    const pageText = new PageTextBuffer(db, captures, group);
     let prior: PriorCaptures | null = null;
     if (settings.dedupFrom.length > 0 || getMeta<string[]>(db, 'dedupFromLoaded')) {
       prior = new PriorCaptures(db);
@@ -219,6 +233,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       settings,
       paths,
       db,
+      group,
       frontier,
       captures,
       writer,
