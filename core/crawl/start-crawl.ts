@@ -267,6 +267,22 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       setMeta(db, 'stats', stats.totals);
       setMeta(db, 'statsTallies', stats.tallies());
     };
+    // The counters commit with the outcomes they count. A lost group's outcomes are counted again
+    // when its URIs are fetched again, so the counters go back to what they were at the last
+    // COMMIT (kept here: after a rollback a lone write may already have stored newer ones).
+    let committedStats = JSON.stringify({ totals: stats.totals, tallies: stats.tallies() });
+    group.listen({
+      beforeCommit: persist,
+      afterCommit: () => (committedStats = JSON.stringify({ totals: stats.totals, tallies: stats.tallies() })),
+      lost: () => {
+        const c = JSON.parse(committedStats) as { totals: StatsTotals; tallies: StatsTallies };
+        Object.assign(stats.totals, c.totals);
+        for (const k of ['statusCodes', 'mimeTypes', 'scopeRejections'] as const) {
+          for (const key of Object.keys(stats[k])) delete stats[k][key];
+          Object.assign(stats[k], c.tallies[k]);
+        }
+      },
+    });
     const controller = new CrawlController(
       ctx,
       {

@@ -162,8 +162,11 @@ export class GroupCommit {
     this.#cancelTimer = null;
     try {
       this.#checkAlive();
-      for (const l of this.#listeners) l.beforeCommit?.();
-      this.#checkAlive();
+      // A listener may swallow its own error (page text is advisory): look again after each.
+      for (const l of this.#listeners) {
+        l.beforeCommit?.();
+        this.#checkAlive();
+      }
       this.#commit.run();
     } catch (err) {
       if (this.#state === 'open') {

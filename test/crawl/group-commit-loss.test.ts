@@ -87,6 +87,8 @@ describe('a lost group commit', () => {
     const urls = fs.readFileSync(path.join(dir, 'logs', 'crawl.log'), 'utf8').trim().split('\n').map((l) => l.split(/\s+/)[3]);
     expect(new Set(urls).size).toBe(urls.length);
     expect(urls.filter((u) => u!.includes('/p/')).length).toBe(PAGES);
+    // The counters went back to what had committed when the group was lost: nothing counted twice.
+    expect(final.pages).toBe(PAGES);
     // Nothing is left leased or queued: the lost completions' leases were put back and fetched.
     expect(final.inFlight).toBe(0);
     expect(final.queued).toBe(0);
