@@ -203,7 +203,11 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         // The row commits on its own, before any record's: a crash leaves the `.open` file, and
         // only files the index knows are reconciled on resume.
         const grouping = group.state === 'open';
-        group.suspend();
+        try {
+          group.suspend();
+        } catch {
+          /* the group was lost (the crawl pauses for it); the row still goes in on its own */
+        }
         try {
           fileIds.set(name, captures.addFile({ path: path.join('warcs', name), name, source: 'crawl' }));
         } finally {
