@@ -138,14 +138,16 @@ export class CrawlController {
         this.loop()
           .catch((err) => this.fail(err))
           .finally(async () => {
-            // The last group commits before the files close. Lost, it stays lost: the current
-            // WARC is then not closed (onFileClosing refuses) and stays `.open`, so the next
-            // run reconciles it (reconcile-index.ts) and re-queues the URIs it held.
+            // The last group commits before the files close. A lost one (stopped while paused
+            // for it; nothing is in flight by now) is dealt with here if the database takes the
+            // writes; if not it stays lost, the current WARC is not closed (onFileClosing refuses)
+            // and stays `.open`, and the next run reconciles it and re-queues its URIs.
             try {
               this.ctx.group.suspend();
             } catch {
               /* said through groupLost */
             }
+            if (this.ctx.group.state === 'lost') await this.settleLostGroup();
             try {
               await this.hooks.closeFiles();
             } catch (err) {
@@ -511,6 +513,20 @@ export class CrawlController {
       .finally(() => {
         this.reconciling = false;
       });
+  }
+
+  /** At the end, with nothing in flight: index the lost group's records and put its leases back. */
+  private async settleLostGroup(): Promise<void> {
+    try {
+      const notes = await this.hooks.reconcile();
+      this.needsReconcile = false;
+      for (const n of notes) this.log('info', n.code, n.message);
+      this.ctx.group.recover();
+      const n = this.ctx.frontier.recoverInFlight();
+      if (n > 0) this.log('info', 'LEASES_REQUEUED', `${n} URIs left leased after a failed write were put back in the queue`);
+    } catch (err) {
+      this.log('warn', 'INDEX_RECONCILE_FAILED', `index check after a lost group of writes (done when the crawl is resumed): ${(err as Error).message}`);
+    }
   }
 
   /** Commit the open group now (`stop`: and group no more until `open`); a loss is said by groupLost. */

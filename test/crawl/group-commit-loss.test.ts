@@ -7,7 +7,10 @@
  * every page is captured, the capture index and the WARCs (read back with warcio) agree record
  * for record, no page is stored twice as a full response (the records of the lost group were
  * indexed by reconcile-index.ts, so a page fetched again is a revisit), and crawl.log holds one
- * line per URI. Every wait polls observable state with a bounded number of attempts.
+ * line per URI. Stopped instead while the limit still holds, the crawl cannot index those records,
+ * so it leaves the WARC `.open` (and says it failed); the next run recovers and reconciles it and
+ * ends with the same checks passing. Every wait polls observable state with a bounded number of
+ * attempts.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,21 +33,26 @@ async function until(what: string, cond: () => boolean, attempts = 600): Promise
 
 describe('a lost group commit', () => {
   let site: TreeSite;
-  let dir: string;
+  const dirs: string[] = [];
+  const newDir = () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-group-loss-'));
+    dirs.push(d);
+    return d;
+  };
   beforeAll(async () => {
     site = await startTreeSite({ pages: PAGES, pageBytes: 4000, delayMs: 5 });
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-group-loss-'));
   });
   afterAll(async () => {
     await site.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   });
 
+  const settings = () => ({ seeds: [site.seed], concurrency: 4, perHost: 4, delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, minFreeDiskBytes: 0, maxRetries: 0 });
+
   it('pauses, reindexes what the WARC holds, re-queues its URIs and finishes with nothing lost or doubled', async () => {
-    const crawl = await startCrawl({
-      dir,
-      settings: { seeds: [site.seed], concurrency: 4, perHost: 4, delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, minFreeDiskBytes: 0, maxRetries: 0 },
-    });
+    site.hits.clear();
+    const dir = newDir();
+    const crawl = await startCrawl({ dir, settings: settings() });
     const logs: Extract<CrawlEvent, { type: 'log' }>[] = [];
     let downloaded = 0;
     crawl.on((e) => {
@@ -67,14 +75,7 @@ describe('a lost group commit', () => {
     // The records the lost group had indexed were indexed again from the WARC.
     expect(logs.some((l) => l.code === 'INDEX_RECONCILED')).toBe(true);
 
-    const check = await verifyCrawlDir(dir);
-    expect(check.openFiles).toEqual([]);
-    expect(check.indexOnly).toEqual([]);
-    expect(check.warcOnly).toEqual([]);
-    for (let n = 0; n < PAGES; n++) {
-      const url = `${site.origin}/p/${n}.html`;
-      expect(check.records.filter((r) => r.type === 'response' && r.targetUri === url).length, url).toBe(1);
-    }
+    const check = await expectWhole(dir);
     // The lost group held completions: those URIs were fetched again and, their first capture
     // being in the WARC and now indexed, stored as revisits of it. (A URI whose first fetch had
     // written nothing yet when the group was lost is fetched again and stored once, as a response.)
@@ -83,14 +84,56 @@ describe('a lost group commit', () => {
     expect(refetched).toBeGreaterThan(0);
     expect(revisited).toBeGreaterThan(0);
     expect(revisited).toBeLessThanOrEqual(refetched);
-    console.log(`refetched ${refetched}, revisits ${revisited}; ${logs.filter((l) => /INDEX_RECONCILED|LEASES_REQUEUED|DISK_PAUSED/.test(l.code)).map((l) => l.message).join(' | ')}`);
-    const urls = fs.readFileSync(path.join(dir, 'logs', 'crawl.log'), 'utf8').trim().split('\n').map((l) => l.split(/\s+/)[3]);
-    expect(new Set(urls).size).toBe(urls.length);
-    expect(urls.filter((u) => u!.includes('/p/')).length).toBe(PAGES);
     // The counters went back to what had committed when the group was lost: nothing counted twice.
     expect(final.pages).toBe(PAGES);
     // Nothing is left leased or queued: the lost completions' leases were put back and fetched.
     expect(final.inFlight).toBe(0);
     expect(final.queued).toBe(0);
   }, 120_000);
+
+  it('stopped while the database still refuses writes, it leaves the WARC open; a resume repairs everything', async () => {
+    site.hits.clear();
+    const dir = newDir();
+    const crawl = await startCrawl({ dir, settings: settings() });
+    let downloaded = 0;
+    crawl.on((e) => {
+      if (e.type === 'snapshot') downloaded = e.snapshot.downloaded;
+    });
+    const { db, group } = crawl.ctx;
+    await until('some pages downloaded', () => downloaded >= 40);
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    await until('the lost group to pause the crawl', () => group.lostGroups > 0 && crawl.state === 'paused');
+    crawl.stop();
+    // The limit is never lifted on this connection: the records cannot be indexed, so the WARC
+    // must stay `.open` for the next run (closing it would hide them from reconcile-index.ts).
+    const stopped = await crawl.finished();
+    expect(stopped.state).toBe('failed');
+    expect(fs.readdirSync(path.join(dir, 'warcs')).some((n) => n.endsWith('.open'))).toBe(true);
+
+    const resumed = await startCrawl({ dir, settings: {} });
+    const notes = resumed.startNotes.map((n) => n.code);
+    const final = await resumed.finished();
+    expect(final.state).toBe('finished');
+    expect(final.finishReason).toBe('frontier-empty');
+    expect(notes).toContain('WARC_RECOVERED');
+    expect(notes).toContain('INDEX_RECONCILED');
+    await expectWhole(dir);
+  }, 120_000);
 });
+
+/** Index and WARCs agree record for record (warcio), one response per page, one log line per URI. */
+async function expectWhole(dir: string) {
+  const check = await verifyCrawlDir(dir);
+  expect(check.openFiles).toEqual([]);
+  expect(check.indexOnly).toEqual([]);
+  expect(check.warcOnly).toEqual([]);
+  const origin = new URL(check.records.find((r) => r.type === 'response')!.targetUri!).origin;
+  for (let n = 0; n < PAGES; n++) {
+    const url = `${origin}/p/${n}.html`;
+    expect(check.records.filter((r) => r.type === 'response' && r.targetUri === url).length, url).toBe(1);
+  }
+  const urls = fs.readFileSync(path.join(dir, 'logs', 'crawl.log'), 'utf8').trim().split('\n').map((l) => l.split(/\s+/)[3]);
+  expect(new Set(urls).size).toBe(urls.length);
+  expect(urls.filter((u) => u!.includes('/p/')).length).toBe(PAGES);
+  return check;
+}
