@@ -129,6 +129,20 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
 
     // The crawl's writes share transactions (group-commit.ts); the logs say what committed.
     const group = new GroupCommit(db, { maxUnits: GROUP_COMMIT_UNITS, maxDelayMs: GROUP_COMMIT_DELAY_MS });
+    /** A write that must be durable at once (a WARC file's row): the group commits first. */
+    const outsideGroup = (write: () => void): void => {
+      const grouping = group.state === 'open';
+      try {
+        group.suspend();
+      } catch {
+        /* the group was lost (the crawl pauses for it); this write still goes in on its own */
+      }
+      try {
+        write();
+      } finally {
+        if (grouping) group.open();
+      }
+    };
     const crawlLog = new CommittedLineLog(paths.crawlLog, group);
     const scopeLog = new CommittedLineLog(paths.scopeLog, group);
     const notes: CrawlNote[] = [];
@@ -202,17 +216,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         const name = path.basename(openPath).replace(/\.open$/, '');
         // The row commits on its own, before any record's: a crash leaves the `.open` file, and
         // only files the index knows are reconciled on resume.
-        const grouping = group.state === 'open';
-        try {
-          group.suspend();
-        } catch {
-          /* the group was lost (the crawl pauses for it); the row still goes in on its own */
-        }
-        try {
-          fileIds.set(name, captures.addFile({ path: path.join('warcs', name), name, source: 'crawl' }));
-        } finally {
-          if (grouping) group.open();
-        }
+        outsideGroup(() => fileIds.set(name, captures.addFile({ path: path.join('warcs', name), name, source: 'crawl' })));
       },
       // Rows of records in a file must be durable before it is closed: only `.open` files are
       // reconciled after a crash or a lost group (reconcile-index.ts).
@@ -220,7 +224,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       onFileClosed: (finalPath) => {
         const id = fileIds.get(path.basename(finalPath));
         if (id === undefined) return;
-        captures.updateFile(id, { size: fs.statSync(finalPath).size });
+        outsideGroup(() => captures.updateFile(id, { size: fs.statSync(finalPath).size }));
         sealer.seal(id, finalPath);
       },
     });

@@ -17,7 +17,7 @@
  * with SQLITE_FULL / SQLITE_IOERR makes SQLite roll back the whole transaction. The owner notices
  * (it believed a group was open and `db.inTransaction` says there is none), stops taking units
  * (each throws an error with the cause's code, so the crawl's disk-full path sees it), and says
- * so through `onLost`; the crawl then waits for its URIs in flight, puts its leases back, and
+ * so to its listeners (`lost`); the crawl then waits for its URIs in flight, puts its leases back, and
  * indexes what the WARC holds beyond the index (reconcile-index.ts) before `recover()`.
  * Listeners run just before each COMMIT (`beforeCommit`: buffered derived writes join the
  * group), after it (`afterCommit`: what may be said only once durable), and on a loss.
