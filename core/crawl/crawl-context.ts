@@ -19,6 +19,7 @@ import type { PriorCaptures } from './prior-captures.ts';
 import type { PendingOriginals } from './pending-originals.ts';
 import type { TrapDetector } from './trap-detector.ts';
 import type { UriChain } from './chain/uri-chain.ts';
+import type { GroupCommit } from '../storage/group-commit.ts';
 
 export interface QueueNote {
   delayMs: number;
@@ -33,6 +34,8 @@ export interface CrawlContext {
   settings: CrawlSettings;
   paths: CrawlPaths;
   db: Database.Database;
+  /** Many URIs' writes share one transaction on `db` (core/storage/group-commit.ts). */
+  group: GroupCommit;
   frontier: Frontier;
   captures: CaptureIndex;
   writer: WarcWriter;

@@ -29,6 +29,7 @@ import { mayBePage } from '../frontier/page-hops.ts';
 import type { CrawlLogCode, CrawlNote } from '../api/error-codes.ts';
 import { isTroveError } from '../errors.ts';
 import { DiskGuard, isDiskFullError } from './disk-guard.ts';
+import { isGroupLostError } from '../storage/group-commit.ts';
 
 export type CrawlEvent =
   | { type: 'snapshot'; snapshot: CrawlSnapshot }
@@ -58,6 +59,17 @@ export interface ControllerHooks {
 }
 
 const SNAPSHOT_MS = 250;
+
+/**
+ * Group commit (core/storage/group-commit.ts): the crawl's claims and completions share one
+ * transaction, committed after this many units (a URI is two: its claim and its completion) or
+ * this long after the group began, whichever comes first; and at pause, stop, end, checkpoints
+ * and WARC file changes. The delay is how late the UI and `trove status` see the crawl; the size
+ * bounds what a crash or a rolled-back group makes the crawl fetch again. Chosen with
+ * bench/crawl-ab-bench.ts and bench/crawl100k-bench.ts (bench/README.md, "Group commit").
+ */
+export const GROUP_COMMIT_UNITS = 200;
+export const GROUP_COMMIT_DELAY_MS = 200;
 /**
  * Free space is looked at this often (statfs costs microseconds): at crawl speed a few MB are
  * written in between, well inside any sensible --min-free-disk. While paused on a full disk, a
@@ -120,11 +132,22 @@ export class CrawlController {
       dbFile: ctx.paths.db,
       probeFile: path.join(ctx.paths.tmp, '.disk-probe'),
     });
+    ctx.group.listen({ lost: (err) => this.groupLost(err) });
     this.done = new Promise<CrawlSnapshot>((resolve) => {
       queueMicrotask(() => {
         this.loop()
           .catch((err) => this.fail(err))
           .finally(async () => {
+            // The last group commits before the files close. A lost one (stopped while paused
+            // for it; nothing is in flight by now) is dealt with here if the database takes the
+            // writes; if not it stays lost, the current WARC is not closed (onFileClosing refuses)
+            // and stays `.open`, and the next run reconciles it and re-queues its URIs.
+            try {
+              this.ctx.group.suspend();
+            } catch {
+              /* said through groupLost */
+            }
+            if (this.ctx.group.state === 'lost') await this.settleLostGroup();
             try {
               await this.hooks.closeFiles();
             } catch (err) {
@@ -171,6 +194,7 @@ export class CrawlController {
     if (this._state !== 'paused' && this._state !== 'pausing') return;
     this.pauseRequested = false;
     this.diskPaused = false;
+    this.ctx.group.open();
     this.setState('running');
     this.poke();
   }
@@ -240,6 +264,7 @@ export class CrawlController {
 
   private async loop(): Promise<void> {
     this.setState('running');
+    this.ctx.group.open();
     while (true) {
       const now = Date.now();
       this.maybeSnapshot(now);
@@ -250,6 +275,8 @@ export class CrawlController {
         this.checkDisk(now);
         if (this.pauseRequested || this.diskPaused) {
           if (this.inflight.size === 0 && this._state === 'pausing') {
+            // Paused, the crawl's writes are all committed (readers see them; nothing waits).
+            this.commitGroup(true);
             // In-flight URIs may have written since the disk pause began: give the WAL back again.
             if (this.diskPaused) this.guard.checkpoint();
             this.setState('paused');
@@ -259,10 +286,11 @@ export class CrawlController {
           while (this.freeSlots.length > 0 && this.inflight.size < this.maxActive && !this.stopRequested && !this.diskPaused && this.underUriLimit(now)) {
             let uri: ClaimedUri | null;
             try {
-              uri = this.ctx.frontier.claim(Date.now(), { pages: this.pagesOpen() });
+              uri = this.ctx.group.unit(() => this.ctx.frontier.claim(Date.now(), { pages: this.pagesOpen() }));
             } catch (err) {
-              // A claim is one transaction: refused, it changed nothing. Pause until writes succeed.
-              if (!isDiskFullError(err)) throw err;
+              // A claim is one savepoint: refused, it changed nothing (or its whole group was
+              // lost, which groupLost deals with). Pause until writes succeed.
+              if (!isDiskFullError(err) && !isGroupLostError(err)) throw err;
               this.diskPause(`the database refused a write (${(err as Error).message})`);
               break;
             }
@@ -344,7 +372,7 @@ export class CrawlController {
         if (r.error !== undefined) this.log('error', 'URI_FAILED', `${uri.url}: ${(r.error as Error)?.stack ?? r.error}`);
       })
       .catch((err) => {
-        if (isDiskFullError(err)) {
+        if (isDiskFullError(err) || isGroupLostError(err)) {
           const warc = isTroveError(err, 'WARC_WRITE_FAILED');
           const spool = isTroveError(err, 'FETCH_SPOOL_FAILED');
           // A database write refused after the WARC group was written leaves records the index
@@ -419,6 +447,9 @@ export class CrawlController {
     this.lastProbeError = null;
     this.message = `paused: ${reason}; free some disk space and the crawl resumes by itself`;
     this.log('warn', 'DISK_PAUSED', this.message);
+    // What is in the open group commits (or is found lost) before the WAL is given back; until
+    // the disk is back, writes commit one at a time.
+    this.commitGroup(true);
     this.guard.checkpoint();
     if (this._state === 'running') this.setState('pausing');
     this.emitSnapshot();
@@ -450,6 +481,7 @@ export class CrawlController {
       this.diskPaused = false;
       this.message = null;
       this.log('info', 'DISK_BACK', 'a test write succeeded: disk space is back, resuming');
+      this.ctx.group.recover();
       // Leases whose release the full disk refused would hold their queue's slots until the
       // frontier ran dry: with nothing in flight, put them back now (what a resume does).
       if (this.inflight.size === 0) {
@@ -460,10 +492,15 @@ export class CrawlController {
           this.log('warn', 'LEASES_REQUEUE_FAILED', `could not put leased URIs back yet: ${(err as Error).message}`);
         }
       }
-      if (!this.pauseRequested) this.setState('running');
+      if (!this.pauseRequested) {
+        this.ctx.group.open();
+        this.setState('running');
+      }
       this.poke();
     };
     if (!this.needsReconcile) return resume();
+    // A lost group's URIs have all settled (needsReconcile waits for them): index its records.
+    this.ctx.group.recover();
     this.reconciling = true;
     this.hooks
       .reconcile()
@@ -476,6 +513,43 @@ export class CrawlController {
       .finally(() => {
         this.reconciling = false;
       });
+  }
+
+  /** At the end, with nothing in flight: index the lost group's records and put its leases back. */
+  private async settleLostGroup(): Promise<void> {
+    try {
+      const notes = await this.hooks.reconcile();
+      this.needsReconcile = false;
+      for (const n of notes) this.log('info', n.code, n.message);
+      this.ctx.group.recover();
+      const n = this.ctx.frontier.recoverInFlight();
+      if (n > 0) this.log('info', 'LEASES_REQUEUED', `${n} URIs left leased after a failed write were put back in the queue`);
+    } catch (err) {
+      this.log('warn', 'INDEX_RECONCILE_FAILED', `index check after a lost group of writes (done when the crawl is resumed): ${(err as Error).message}`);
+    }
+  }
+
+  /** Commit the open group now (`stop`: and group no more until `open`); a loss is said by groupLost. */
+  private commitGroup(stop: boolean): void {
+    try {
+      if (stop) this.ctx.group.suspend();
+      else this.ctx.group.commit();
+    } catch {
+      /* lost: groupLost has paused the crawl */
+    }
+  }
+
+  /**
+   * SQLite rolled back the open group (a refused COMMIT, or a statement failing on a full disk or
+   * an I/O error): the claims and completions in it are gone, while their URIs' WARC records are
+   * written. Pause as for a full disk; once the URIs in flight have settled and a write succeeds,
+   * the records the index lacks are indexed (reconcile-index.ts) and the leases the group's
+   * completions held are put back (recoverInFlight), so those URIs are fetched again; a claim
+   * that was lost left its URI queued. Nothing is dropped, and no record is indexed twice.
+   */
+  private groupLost(err: unknown): void {
+    this.needsReconcile = true;
+    this.diskPause(`the database rolled back its last group of writes (${(err as Error)?.message ?? err})`);
   }
 
   private maybeSnapshot(now: number): void {

@@ -2,11 +2,18 @@
  * Full-text rows are written in batches: FTS5 pays a segment merge per transaction, and one
  * transaction for 32 pages costs about half of 32 single ones (measured on the Python docs:
  * ~650 ms → ~350 ms for 527 pages). The capture rows themselves still commit with the
- * frontier outcome; only the derived search text waits, at most a second. A crash loses at
- * most the last batch of search text, never a capture.
+ * frontier outcome; only the derived search text waits.
+ *
+ * In a crawl the buffer rides the group commit (core/storage/group-commit.ts): it is written into
+ * the open group just before each COMMIT, so a batch never outlives the group whose record ids it
+ * names. Should that group be lost (rolled back on a full disk), its record ids are gone with it
+ * and the batch is dropped; reconcile-index.ts indexes those records again, search text included.
+ * Without an open group the buffer waits at most a second, as before. A crash loses at most the
+ * last batch of search text, never a capture.
  */
 import type Database from 'better-sqlite3';
 import type { CaptureIndex } from '../archive/capture-index.ts';
+import type { GroupCommit } from '../storage/group-commit.ts';
 
 const MAX_PAGES = 32;
 const MAX_CHARS = 4 * 1024 * 1024;
@@ -15,20 +22,23 @@ const MAX_WAIT_MS = 1000;
 export class PageTextBuffer {
   private db: Database.Database;
   private captures: CaptureIndex;
+  private group: GroupCommit | null;
   private pending: { id: number; title: string; text: string }[] = [];
   private chars = 0;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(db: Database.Database, captures: CaptureIndex) {
+  constructor(db: Database.Database, captures: CaptureIndex, group: GroupCommit | null = null) {
     this.db = db;
     this.captures = captures;
+    this.group = group;
+    group?.listen({ beforeCommit: () => this.flush(), lost: () => this.discard() });
   }
 
   add(recordId: number, title: string, text: string): void {
     this.pending.push({ id: recordId, title, text });
     this.chars += text.length;
     if (this.pending.length >= MAX_PAGES || this.chars >= MAX_CHARS) this.flush();
-    else if (!this.timer) this.timer = setTimeout(() => this.flush(), MAX_WAIT_MS);
+    else if (!this.timer && this.group?.state !== 'open') this.timer = setTimeout(() => this.flush(), MAX_WAIT_MS);
   }
 
   flush(): void {
@@ -46,5 +56,13 @@ export class PageTextBuffer {
       // Search text is derived data: a batch the database refuses (e.g. a full disk) is dropped,
       // the captures themselves are safe; an import of the crawl's WARCs rebuilds it.
     }
+  }
+
+  /** Drop the batch: the rows it names were rolled back (their WARC records are reindexed). */
+  discard(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.pending = [];
+    this.chars = 0;
   }
 }

@@ -28,17 +28,18 @@ import { WarcWriter } from '../warc/warc-writer.ts';
 import { listOpenWarcs, recoverOpenWarc } from '../warc/recover-open-warc.ts';
 import { parseQueuePolicy } from '../frontier/queue-assignment.ts';
 import { CandidateChain } from './candidate-chain.ts';
-import { LineLog } from './crawl-log.ts';
 import { acquireLock, crawlPaths, prepareCrawlDir } from './crawl-dir.ts';
 import { CrawlStats, type StatsTallies, type StatsTotals } from './crawl-stats.ts';
 import { RobotsGate, type RobotsStateStore } from './robots-gate.ts';
-import { CrawlController } from './crawl-controller.ts';
+import { CrawlController, GROUP_COMMIT_DELAY_MS, GROUP_COMMIT_UNITS } from './crawl-controller.ts';
 import type { CrawlSnapshot, WorkerRow } from '../api/crawl-snapshot.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { validateSettings } from './validate-settings.ts';
 import { TrapDetector } from './trap-detector.ts';
 import { PageTextBuffer } from './page-text-buffer.ts';
 import { reconcileIndex } from './reconcile-index.ts';
+import { GroupCommit } from '../storage/group-commit.ts';
+import { CommittedLineLog } from './committed-line-log.ts';
 import type { CrawlNote } from '../api/error-codes.ts';
 import { isDiskFullError } from './disk-guard.ts';
 import { PriorCaptures } from './prior-captures.ts';
@@ -126,8 +127,24 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     const runs = (getMeta<number>(db, 'runs') ?? 0) + 1;
     setMeta(db, 'runs', runs);
 
-    const crawlLog = new LineLog(paths.crawlLog);
-    const scopeLog = new LineLog(paths.scopeLog);
+    // The crawl's writes share transactions (group-commit.ts); the logs say what committed.
+    const group = new GroupCommit(db, { maxUnits: GROUP_COMMIT_UNITS, maxDelayMs: GROUP_COMMIT_DELAY_MS });
+    /** A write that must be durable at once (a WARC file's row): the group commits first. */
+    const outsideGroup = (write: () => void): void => {
+      const grouping = group.state === 'open';
+      try {
+        group.suspend();
+      } catch {
+        /* the group was lost (the crawl pauses for it); this write still goes in on its own */
+      }
+      try {
+        write();
+      } finally {
+        if (grouping) group.open();
+      }
+    };
+    const crawlLog = new CommittedLineLog(paths.crawlLog, group);
+    const scopeLog = new CommittedLineLog(paths.scopeLog, group);
     const notes: CrawlNote[] = [];
 
     // A crash leaves `.open` WARCs: cut each back to its last complete record and close it.
@@ -197,17 +214,22 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       warcinfo: () => ({ fields: warcinfoFields(settings, scope.describe()) }),
       onFileOpened: (openPath) => {
         const name = path.basename(openPath).replace(/\.open$/, '');
-        fileIds.set(name, captures.addFile({ path: path.join('warcs', name), name, source: 'crawl' }));
+        // The row commits on its own, before any record's: a crash leaves the `.open` file, and
+        // only files the index knows are reconciled on resume.
+        outsideGroup(() => fileIds.set(name, captures.addFile({ path: path.join('warcs', name), name, source: 'crawl' })));
       },
+      // Rows of records in a file must be durable before it is closed: only `.open` files are
+      // reconciled after a crash or a lost group (reconcile-index.ts).
+      onFileClosing: () => group.commit(),
       onFileClosed: (finalPath) => {
         const id = fileIds.get(path.basename(finalPath));
         if (id === undefined) return;
-        captures.updateFile(id, { size: fs.statSync(finalPath).size });
+        outsideGroup(() => captures.updateFile(id, { size: fs.statSync(finalPath).size }));
         sealer.seal(id, finalPath);
       },
     });
 
-    const pageText = new PageTextBuffer(db, captures);
+    const pageText = new PageTextBuffer(db, captures, group);
     let prior: PriorCaptures | null = null;
     if (settings.dedupFrom.length > 0 || getMeta<string[]>(db, 'dedupFromLoaded')) {
       prior = new PriorCaptures(db);
@@ -219,6 +241,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       settings,
       paths,
       db,
+      group,
       frontier,
       captures,
       writer,
@@ -252,6 +275,22 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       setMeta(db, 'stats', stats.totals);
       setMeta(db, 'statsTallies', stats.tallies());
     };
+    // The counters commit with the outcomes they count. A lost group's outcomes are counted again
+    // when its URIs are fetched again, so the counters go back to what they were at the last
+    // COMMIT (kept here: after a rollback a lone write may already have stored newer ones).
+    let committedStats = JSON.stringify({ totals: stats.totals, tallies: stats.tallies() });
+    group.listen({
+      beforeCommit: persist,
+      afterCommit: () => (committedStats = JSON.stringify({ totals: stats.totals, tallies: stats.tallies() })),
+      lost: () => {
+        const c = JSON.parse(committedStats) as { totals: StatsTotals; tallies: StatsTallies };
+        Object.assign(stats.totals, c.totals);
+        for (const k of ['statusCodes', 'mimeTypes', 'scopeRejections'] as const) {
+          for (const key of Object.keys(stats[k])) delete stats[k][key];
+          Object.assign(stats[k], c.tallies[k]);
+        }
+      },
+    });
     const controller = new CrawlController(
       ctx,
       {

@@ -66,6 +66,12 @@ export interface WarcWriterOptions {
   hostLabel?: string;
   onFileClosed?: (path: string) => void;
   onFileOpened?: (path: string) => void;
+  /**
+   * Called before a file is closed (its `.open` path), while it is still the current file: the
+   * crawl commits the index rows of its records here. If it throws, the file is not closed and
+   * the write that would have rotated it fails with that error.
+   */
+  onFileClosing?: (path: string) => void;
   /** The fs seam: opens (creating, exclusively) the `.open` file. Default `fs.promises.open(path, 'wx')`. */
   openFile?: (path: string) => Promise<WarcFileHandle>;
 }
@@ -318,6 +324,7 @@ export class WarcWriter {
   async #closeFile(): Promise<void> {
     const file = this.#file;
     if (!file) return;
+    this.#opts.onFileClosing?.(file.openPath);
     this.#file = null;
     try {
       await file.handle.sync();

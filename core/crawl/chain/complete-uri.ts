@@ -1,8 +1,10 @@
 /**
  * Disposition: the frontier gets the URI's outcome (final or retry, and whether it was a page, which a
  * shared frontier counts crawl-wide against the page limit) together with its outlinks
- * and its capture-index rows, in one database transaction; then the page's search text (for rows
- * that committed) and the payload claim other fetches may be waiting on (dedup-digest.ts).
+ * and its capture-index rows, in one database transaction (a savepoint in the crawl's open group
+ * commit, core/storage/group-commit.ts: it commits with other URIs', and a throw rolls back this
+ * URI's writes alone); then the page's search text and the payload claim other fetches may be
+ * waiting on (dedup-digest.ts).
  */
 import type { CrawlUri, Processor } from './crawl-uri.ts';
 
@@ -17,18 +19,20 @@ export const completeUri: Processor = {
         ? { status: d.status, retryAt: d.retryAt, queueReadyAt: d.queueReadyAt }
         : { status: d.status, queueReadyAt: d.queueReadyAt, page: d.page, ...(d.fetched ? { bytes: d.fetched.bytes, mime: d.fetched.mime, digest: d.fetched.digest } : {}) };
     const candidates = d.kind === 'final' ? curi.candidates : [];
-    let ids: number[] = [];
-    if (curi.rows.length === 0 && candidates.length === 0) {
-      ctx.frontier.complete(uri, outcome);
-    } else {
-      ids = ctx.db.transaction(() => {
+    ctx.group.unit((): void => {
+      if (curi.rows.length === 0 && candidates.length === 0) {
+        ctx.frontier.complete(uri, outcome);
+        return;
+      }
+      const ids = ctx.db.transaction(() => {
         ctx.frontier.complete(uri, outcome, candidates);
         return ctx.captures.addRecords(curi.rows);
       })();
-    }
+      // Search text for the page's row (the first one for an HTTP capture), buffered into the
+      // same group as the row: a group full after this unit commits them together.
+      if (curi.htmlPage && curi.text && ids.length > 0) ctx.pageText.add(ids[Math.max(0, curi.rows.findIndex((r) => r.page))]!, curi.title ?? '', curi.text);
+    });
     curi.completed = true;
-    // Search text for the page's row (the first one for an HTTP capture).
-    if (curi.htmlPage && curi.text && ids.length > 0) ctx.pageText.add(ids[Math.max(0, curi.rows.findIndex((r) => r.page))]!, curi.title ?? '', curi.text);
     const responseRow = curi.rows.find((r) => r.recordType === 'response' && r.targetUri === uri.url);
     if (curi.originalClaim && responseRow?.recordId && responseRow.date) {
       curi.originalClaim.settle({ recordId: responseRow.recordId, targetUri: uri.url, date: responseRow.date });
