@@ -20,6 +20,7 @@ import type { PendingOriginals } from './pending-originals.ts';
 import type { TrapDetector } from './trap-detector.ts';
 import type { UriChain } from './chain/uri-chain.ts';
 import type { GroupCommit } from '../storage/group-commit.ts';
+import type { RowsInFlight } from './rows-in-flight.ts';
 
 export interface QueueNote {
   delayMs: number;
@@ -36,6 +37,8 @@ export interface CrawlContext {
   db: Database.Database;
   /** Many URIs' writes share one transaction on `db` (core/storage/group-commit.ts). */
   group: GroupCommit;
+  /** Records written whose index rows are still to come (rows-in-flight.ts). */
+  rowsInFlight: RowsInFlight;
   frontier: Frontier;
   captures: CaptureIndex;
   writer: WarcWriter;

@@ -39,6 +39,7 @@ import { TrapDetector } from './trap-detector.ts';
 import { PageTextBuffer } from './page-text-buffer.ts';
 import { reconcileIndex } from './reconcile-index.ts';
 import { GroupCommit } from '../storage/group-commit.ts';
+import { RowsInFlight } from './rows-in-flight.ts';
 import { CommittedLineLog } from './committed-line-log.ts';
 import type { CrawlNote } from '../api/error-codes.ts';
 import { isDiskFullError } from './disk-guard.ts';
@@ -143,6 +144,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         if (grouping) group.open();
       }
     };
+    const rowsInFlight = new RowsInFlight();
     const crawlLog = new CommittedLineLog(paths.crawlLog, group);
     const scopeLog = new CommittedLineLog(paths.scopeLog, group);
     const notes: CrawlNote[] = [];
@@ -219,8 +221,12 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         outsideGroup(() => fileIds.set(name, captures.addFile({ path: path.join('warcs', name), name, source: 'crawl' })));
       },
       // Rows of records in a file must be durable before it is closed: only `.open` files are
-      // reconciled after a crash or a lost group (reconcile-index.ts).
-      onFileClosing: () => group.commit(),
+      // reconciled after a crash or a lost group (reconcile-index.ts). URIs that wrote to it
+      // and have not added their rows yet are waited for first (rows-in-flight.ts).
+      onFileClosing: async (openPath) => {
+        await rowsInFlight.settled(path.basename(openPath).replace(/\.open$/, ''));
+        group.commit();
+      },
       onFileClosed: (finalPath) => {
         const id = fileIds.get(path.basename(finalPath));
         if (id === undefined) return;
@@ -242,6 +248,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       paths,
       db,
       group,
+      rowsInFlight,
       frontier,
       captures,
       writer,

@@ -68,10 +68,11 @@ export interface WarcWriterOptions {
   onFileOpened?: (path: string) => void;
   /**
    * Called before a file is closed (its `.open` path), while it is still the current file: the
-   * crawl commits the index rows of its records here. If it throws, the file is not closed and
-   * the write that would have rotated it fails with that error.
+   * crawl commits the index rows of its records here (waiting, if it must, for rows still on
+   * their way: the writer's queue waits with it). If it throws, the file is not closed and the
+   * write that would have rotated it fails with that error.
    */
-  onFileClosing?: (path: string) => void;
+  onFileClosing?: (path: string) => void | Promise<void>;
   /** The fs seam: opens (creating, exclusively) the `.open` file. Default `fs.promises.open(path, 'wx')`. */
   openFile?: (path: string) => Promise<WarcFileHandle>;
 }
@@ -324,7 +325,7 @@ export class WarcWriter {
   async #closeFile(): Promise<void> {
     const file = this.#file;
     if (!file) return;
-    this.#opts.onFileClosing?.(file.openPath);
+    await this.#opts.onFileClosing?.(file.openPath);
     this.#file = null;
     try {
       await file.handle.sync();

@@ -91,6 +91,29 @@ describe('a lost group commit', () => {
     expect(final.queued).toBe(0);
   }, 120_000);
 
+  it('with a WARC file closed at every write, no record is left unindexed: a file closes only once its rows are in a commit', async () => {
+    // Each record group fills its file (warcMaxBytes at the minimum), so every write closes the
+    // file before it while other URIs still have rows for that file to add. Were those rows
+    // committed after the close, a group lost then would leave records in a closed file that
+    // nothing reconciles (only `.open` files are walked): this crawl would end with warcOnly.
+    site.hits.clear();
+    const dir = newDir();
+    const crawl = await startCrawl({ dir, settings: { ...settings(), concurrency: 8, perHost: 8, warcMaxBytes: 1024 } });
+    let downloaded = 0;
+    crawl.on((e) => {
+      if (e.type === 'snapshot') downloaded = e.snapshot.downloaded;
+    });
+    const { db, group } = crawl.ctx;
+    await until('some pages downloaded', () => downloaded >= 60);
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    await until('the lost group to pause the crawl', () => group.lostGroups > 0 && crawl.state === 'paused');
+    db.pragma('max_page_count = 1073741823');
+    const final = await crawl.finished();
+    expect(final.state).toBe('finished');
+    expect(fs.readdirSync(path.join(dir, 'warcs')).length).toBeGreaterThan(100);
+    await expectWhole(dir);
+  }, 120_000);
+
   it('stopped while the database still refuses writes, it leaves the WARC open; a resume repairs everything', async () => {
     site.hits.clear();
     const dir = newDir();

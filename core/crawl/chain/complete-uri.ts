@@ -6,6 +6,7 @@
  * URI's writes alone); then the page's search text and the payload claim other fetches may be
  * waiting on (dedup-digest.ts).
  */
+import type { CrawlContext } from '../crawl-context.ts';
 import type { CrawlUri, Processor } from './crawl-uri.ts';
 
 export const completeUri: Processor = {
@@ -32,6 +33,7 @@ export const completeUri: Processor = {
       // same group as the row: a group full after this unit commits them together.
       if (curi.htmlPage && curi.text && ids.length > 0) ctx.pageText.add(ids[Math.max(0, curi.rows.findIndex((r) => r.page))]!, curi.title ?? '', curi.text);
     });
+    releaseRows(ctx, curi);
     curi.completed = true;
     const responseRow = curi.rows.find((r) => r.recordType === 'response' && r.targetUri === uri.url);
     if (curi.originalClaim && responseRow?.recordId && responseRow.date) {
@@ -41,3 +43,10 @@ export const completeUri: Processor = {
     return 'proceed';
   },
 };
+
+/** The URI's rows are in the open group (or dropped by an error): its WARC file may close. */
+export function releaseRows(ctx: CrawlContext, curi: CrawlUri): void {
+  if (curi.rowsFile === null) return;
+  ctx.rowsInFlight.done(curi.rowsFile);
+  curi.rowsFile = null;
+}

@@ -87,6 +87,8 @@ export interface CrawlUri {
   /** Counted as a page by the crawl (page-hops.ts). */
   page: boolean;
   rows: RecordRow[];
+  /** The WARC file its records went to while their rows are not yet in the open group (rows-in-flight.ts). */
+  rowsFile: string | null;
   candidates: Candidate[];
   disposition?: Disposition;
   /** Set once the frontier holds the URI's outcome (its lease is over). */
@@ -137,6 +139,7 @@ export function newCrawlUri(uri: ClaimedUri, slot: number, fetchDone?: () => voi
     htmlPage: false,
     page: false,
     rows: [],
+    rowsFile: null,
     candidates: [],
     completed: false,
     logged: false,

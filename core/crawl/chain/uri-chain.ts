@@ -35,7 +35,7 @@ import { extractLinks } from './extract-links.ts';
 import { writeRecords } from './write-records.ts';
 import { retryServerErrors } from './retry-server-errors.ts';
 import { queueOutlinks } from './queue-outlinks.ts';
-import { completeUri } from './complete-uri.ts';
+import { completeUri, releaseRows } from './complete-uri.ts';
 import { observeTraps } from './observe-traps.ts';
 import { logOutcome } from './log-outcome.ts';
 
@@ -96,6 +96,7 @@ export async function processUri(ctx: CrawlContext, uri: ClaimedUri, slot: numbe
     return resultOf(curi);
   } finally {
     curi.originalClaim?.settle(null); // not written (an error): a duplicate waiting on it looks again
+    releaseRows(ctx, curi); // rows never added (an error, a lost group): the file need not wait
     if (curi.fetch) await disposeFetch(curi.fetch);
   }
 }

@@ -24,6 +24,9 @@ export const writeRecords: Processor = {
       ? [metadataRecord(uri.url, date, head.responseId, { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: f.durationMs, outlinks: curi.outlinks })]
       : [];
     const written = await ctx.writer.writeGroup([...(await curi.precompressed!), ...meta]);
+    // Until complete-uri adds the rows, the file waits for them before it may close.
+    curi.rowsFile = written[0]?.filename ?? null;
+    if (curi.rowsFile) ctx.rowsInFlight.add(curi.rowsFile);
     curi.htmlPage = curi.isHtml && curi.status === 200;
     curi.page = curi.htmlPage && mayBePage(uri.hopsPath);
     curi.rows = captureRows(ctx, uri.url, date, f, written, curi.htmlPage ? curi.title : null, curi.revisitOf, curi.htmlPage);
