@@ -9,6 +9,8 @@
  * compact row takes both from its parent); hand-written, as no library knows this layout.
  */
 
+import { isoFromTimestamp14 } from '../formats/timestamp.ts';
+
 const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{3}))?Z$/;
 
 /** The stored form of `date` in a row whose timestamp is `ts`. */
@@ -26,5 +28,5 @@ export function dateFromKey(key: string | Uint8Array | null, ts: string | null):
   if (key === null || typeof key === 'string') return key;
   if (ts === null) throw new Error('a date stored as milliseconds needs the row timestamp');
   const fraction = key.length === 0 ? '' : `.${String((key[0]! << 8) | key[1]!).padStart(3, '0')}`;
-  return `${ts.slice(0, 4)}-${ts.slice(4, 6)}-${ts.slice(6, 8)}T${ts.slice(8, 10)}:${ts.slice(10, 12)}:${ts.slice(12, 14)}${fraction}Z`;
+  return isoFromTimestamp14(ts, fraction);
 }

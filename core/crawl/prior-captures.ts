@@ -18,6 +18,7 @@ import { isTroveError, TroveError } from '../errors.ts';
 import { readCdxjLines } from '../archive/cdxj-read.ts';
 import { getMeta, setMeta } from '../storage/meta.ts';
 import type { CrawlNote } from '../api/error-codes.ts';
+import { isoFromTimestamp14 } from '../formats/timestamp.ts';
 
 export type PriorCapture = PriorCaptureRow;
 
@@ -25,11 +26,6 @@ export type PriorCapture = PriorCaptureRow;
 const SERVED_MAX_BYTES = 256 << 20;
 
 const BATCH = 5000;
-
-function isoFrom14(ts: string): string {
-  const t = (ts + '00000000000000').slice(0, 14);
-  return `${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6, 8)}T${t.slice(8, 10)}:${t.slice(10, 12)}:${t.slice(12, 14)}Z`;
-}
 
 /** pywb writes digests without the algorithm; Trove stores `sha1:BASE32`. */
 function normalizeDigest(d: unknown): string | null {
@@ -72,7 +68,7 @@ export class PriorCaptures {
     let n = 0;
     let batch: PriorCaptureInsert[] = [];
     for (const [urlkey, url, ts, date, status, digest, recordId, file, offset, length] of sourceResponses(dbPath)) {
-      batch.push([dir, urlkey, url, ts, date ?? isoFrom14(ts), status, digest, recordId, path.resolve(dir, file), offset, length]);
+      batch.push([dir, urlkey, url, ts, date ?? isoFromTimestamp14(ts), status, digest, recordId, path.resolve(dir, file), offset, length]);
       if (batch.length >= BATCH) {
         this.insertBatch(batch);
         n += batch.length;
@@ -93,7 +89,7 @@ export class PriorCaptures {
       // one in another format is an error naming the line, not a silent "0 captures".
       for await (const c of readCdxjLines(fs.createReadStream(file), file)) {
         const status = c.json.status === undefined ? null : Number(c.json.status);
-        batch.push([file, c.urlkey, c.json.url as string, c.timestamp, isoFrom14(c.timestamp), Number.isFinite(status) ? status : null, normalizeDigest(c.json.digest), null, null, null, null]);
+        batch.push([file, c.urlkey, c.json.url as string, c.timestamp, isoFromTimestamp14(c.timestamp), Number.isFinite(status) ? status : null, normalizeDigest(c.json.digest), null, null, null, null]);
         if (batch.length >= BATCH) {
           this.insertBatch(batch);
           n += batch.length;

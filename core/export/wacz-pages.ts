@@ -13,7 +13,7 @@ import type { Archive } from '../archive/archive-dir.ts';
 import type { PageRow } from '../archive/capture-scans.ts';
 import { timestampFromWarcDate } from '../archive/capture-timestamp.ts';
 import { surtKey } from '../scope/surt.ts';
-import { isoFromTs14 } from './export-types.ts';
+import { isoFromTimestamp14 } from '../formats/timestamp.ts';
 
 export const PAGES_HEADER = { format: 'json-pages-1.0', id: 'pages', title: 'All Pages' };
 
@@ -34,7 +34,7 @@ export function countPages(archive: Archive): number {
 /** The ISO date of a capture: its WARC-Date when that is a clean ISO date, else from the 14-digit ts. */
 export function pageDate(date: string | null, ts: string): string {
   if (date && timestampFromWarcDate(date) !== null) return date.trim();
-  return isoFromTs14(ts);
+  return isoFromTimestamp14(ts);
 }
 
 /** A stable page id: the same capture gets the same id in every export. */

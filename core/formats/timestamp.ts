@@ -24,3 +24,8 @@ export function timestamp14(at: Date | number): string {
 export function timestamp17(at: Date | number): string {
   return digits(at).slice(0, 17);
 }
+
+/** `20240305102030` → `2024-03-05T10:20:30Z`; `fraction` (e.g. `.123`) goes before the `Z`. */
+export function isoFromTimestamp14(ts: string, fraction = ''): string {
+  return `${ts.slice(0, 4)}-${ts.slice(4, 6)}-${ts.slice(6, 8)}T${ts.slice(8, 10)}:${ts.slice(10, 12)}:${ts.slice(12, 14)}${fraction}Z`;
+}
