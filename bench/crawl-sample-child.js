@@ -14,9 +14,13 @@
  * worker_threads' Worker and better-sqlite3's `pragma` (every Trove connection sets pragmas when
  * it opens) before the core loads. `BENCH_SQLITE_PRAGMAS="cache_size=-4096;…"` applies pragmas to
  * every connection open once the crawl has started: an A/B of SQLite settings without a build.
+ * `BENCH_HEAP_SNAPSHOTS="8000,20000"` writes a V8 heap snapshot of the crawl thread into the
+ * working directory (as Node's own snapshot flags do) as the crawl passes each of those counts of
+ * URIs; bench/heap-snapshot-diff.js compares two.
  */
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { enableCompileCache } from '../bin/compile-cache.js';
 import { memoryDetail } from './memory-detail.js';
 
@@ -65,10 +69,12 @@ const pending = [];
 const detail = (at) => {
   if (marks.detail) pending.push(memoryDetail([...workers], dbFile).then((d) => (at.detail = { ...d, sqliteCacheKib: [...connections].filter((c) => c.open).map((c) => -pragma.call(c, 'cache_size', { simple: true })) })));
 };
+const snapshotAt = (process.env.BENCH_HEAP_SNAPSHOTS ?? '').split(',').filter(Boolean).map(Number);
 let peakDetailMb = 0;
 let peakDetailMs = -Infinity;
 const sample = (s = crawl.snapshot()) => {
   const at = { ms: performance.now() - t0, cpuMs: cpuMs(), rssMb: process.memoryUsage.rss() / 2 ** 20, uris: s.downloaded + s.failed, pages: s.pages, bytes: s.bytes };
+  while (snapshotAt.length > 0 && at.uris >= snapshotAt[0]) v8.writeHeapSnapshot(`crawl-${snapshotAt.shift()}.heapsnapshot`);
   let hit = false;
   while (hits.uris.length < marks.uris.length && at.uris >= marks.uris[hits.uris.length]) hits.uris.push(at), (hit = true);
   while (hits.pages.length < marks.pages.length && at.pages >= marks.pages[hits.pages.length]) hits.pages.push(at), (hit = true);
