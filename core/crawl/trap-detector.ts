@@ -60,8 +60,15 @@ export interface PageSeen {
   leadsOn?: boolean;
 }
 
+/**
+ * What a record keeps of its URL's shape: what sameKind compares. One object per distinct host,
+ * shape and parameters, shared by every record of that kind (a per-URL UrlShape with its own
+ * strings and params array was ~120 of a record's ~450 bytes; bench/README.md, "Native memory").
+ */
+type RecordKind = Pick<UrlShape, 'host' | 'shape' | 'params'>;
+
 interface UrlRecord {
-  shape: UrlShape;
+  shape: RecordKind;
   fp: Fingerprint | null;
   hops: number;
   /**
@@ -101,6 +108,8 @@ interface Signature {
 
 export class TrapDetector {
   private records = new Map<string, UrlRecord>();
+  /** The records' shared kinds, by host, shape and parameters (at most MAX_SIGNATURES). */
+  private kinds = new Map<string, RecordKind>();
   private signatures = new Map<string, Signature>();
   /** URLs seen, for checking a suggested exclude: the first SEEN_SAMPLE and the latest SEEN_SAMPLE. */
   private firstSeen: string[] = [];
@@ -121,7 +130,7 @@ export class TrapDetector {
     // or of a kind that has such pages already. A flat catalogue's items, found on list pages,
     // never pay for it.
     const worthIt = shares.some(Boolean) || keys.some(([key]) => (this.signatures.get(key)?.chained ?? 0) > 0);
-    const rec: UrlRecord = { shape, fp: worthIt ? textFingerprint(page.text) : null, hops: page.hops, chain: new Array<number>(keys.length * 2).fill(0) };
+    const rec: UrlRecord = { shape: this.kindOf(shape), fp: worthIt ? textFingerprint(page.text) : null, hops: page.hops, chain: new Array<number>(keys.length * 2).fill(0) };
     for (const [i, [key, kind, label]] of keys.entries()) {
       const sig = this.signature(key, kind, shape.host, label);
       if (!sig) continue;
@@ -174,6 +183,17 @@ export class TrapDetector {
     const out: TrapWarning[] = [];
     for (const sig of this.signatures.values()) if (sig.flag) out.push(this.warning(sig));
     return out.sort((a, b) => b.count - a.count).slice(0, 20);
+  }
+
+  /** The shared kind for a URL's shape; the shape itself once MAX_SIGNATURES kinds are kept. */
+  private kindOf(shape: UrlShape): RecordKind {
+    const key = `${shape.host} ${shape.shape} ${shape.params.join(' ')}`;
+    let kind = this.kinds.get(key);
+    if (kind) return kind;
+    if (this.kinds.size >= MAX_SIGNATURES) return shape;
+    kind = { host: shape.host, shape: shape.shape, params: shape.params };
+    this.kinds.set(key, kind);
+    return kind;
   }
 
   private signature(key: string, kind: Signature['kind'], host: string, label: string): Signature | null {
@@ -282,7 +302,7 @@ export class TrapDetector {
 }
 
 /** Whether `a` is of `b`'s shape (kind 'shape') or carries the same parameter, on the same host. */
-function sameKind(a: UrlShape, b: UrlShape, kind: Signature['kind'], label: string): boolean {
+function sameKind(a: RecordKind, b: RecordKind, kind: Signature['kind'], label: string): boolean {
   return a.host === b.host && (kind === 'shape' ? a.shape === b.shape : a.params.includes(label));
 }
 
