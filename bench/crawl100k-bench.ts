@@ -27,6 +27,7 @@ import Database from 'better-sqlite3';
 import { WARCParser } from 'warcio';
 import { nginxAvailable, startNginx } from './bench-nginx.ts';
 import { cliNodeEnv, cliNodeFlags } from './cli-node-flags.ts';
+import type { MemoryDetail } from './memory-detail.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -52,19 +53,8 @@ interface ChildResult {
   reason: string;
   hits: { uris: Sample[]; pages: Sample[]; peaks?: Sample[] };
 }
-/** bench/memory-detail.js's breakdown, with `--memory-detail`; MiB. */
-interface Detail {
-  rss: number;
-  anonymous: number;
-  groups: Record<string, number>;
-  arenas: number;
-  stacks: number;
-  main: { heapUsed: number; physical: number; external: number; arrayBuffers: number; malloced: number };
-  workers: { heapUsed: number; physical: number; external: number; malloced: number }[];
-  native: number;
-  sqliteConnections: number;
-  sqliteCacheKib: number[];
-}
+/** bench/memory-detail.js's breakdown (MiB) with the crawl's SQLite cache sizes, with `--memory-detail`. */
+type Detail = MemoryDetail & { sqliteCacheKib: number[] };
 
 /** nginx locations for the generated site: pages with ten children, leaf pages, images. */
 export function siteConf(levels: number): string {
@@ -130,11 +120,12 @@ function printDetail(rows: Sample[]): void {
   const cols = ['pages', 'URIs', 'RSS', 'brk', 'arenas', 'anon', 'stacks', 'shm', 'files', 'heap', 'used', 'extern', 'arrbuf', 'worker', 'native', 'conns'];
   console.log('  memory detail (MiB; bench/memory-detail.js):');
   console.log('    ' + cols.map((c) => c.padStart(7)).join(''));
-  for (const s of rows) {
+  for (const [i, s] of rows.entries()) {
     const d = s.detail;
-    if (!d) continue;
+    // Two marks passed within one sample (a tiny crawl) share it: one row.
+    if (!d || s.ms === rows[i - 1]?.ms) continue;
     const g = d.groups;
-    const files = (g.nodeBinary ?? 0) + (g.sharedLibs ?? 0) + (g.otherFiles ?? 0) + (g.sqliteMmap ?? 0);
+    const files = g.nodeBinary + g.sharedLibs + g.otherFiles + g.sqliteMmap;
     const worker = d.workers.reduce((a, w) => a + w.physical, 0);
     const cells = [s.pages, s.uris, d.rss, g.mallocMain, g.mallocArenas, g.anonOther, g.threadStacks, g.sqliteShm, files, d.main.physical, d.main.heapUsed, d.main.external, d.main.arrayBuffers, worker, d.native, d.sqliteConnections];
     console.log('    ' + cells.map((c) => (typeof c === 'number' && !Number.isInteger(c) ? c.toFixed(0) : String(c)).padStart(7)).join(''));
