@@ -23,6 +23,7 @@
 import type { TrapWarning } from '../api/crawl-snapshot.ts';
 import { nearIdentical, textFingerprint, type Fingerprint } from './trap-fingerprint.ts';
 import { paramExclude, paramValue, repeatedKeyExclude, shapeExclude, shapeOf, withoutParam, type UrlShape } from './trap-shape.ts';
+import { TrapRecords, type RecordKind, type UrlRecord } from './trap-records.ts';
 
 const MAX_RECORDS = 100_000;
 const MAX_SIGNATURES = 20_000;
@@ -60,27 +61,6 @@ export interface PageSeen {
   leadsOn?: boolean;
 }
 
-/**
- * What a record keeps of its URL's shape: what sameKind compares. One object per distinct host,
- * shape and parameters, shared by every record of that kind (a per-URL UrlShape with its own
- * strings and params array was ~120 of a record's ~450 bytes; bench/README.md, "Native memory").
- */
-type RecordKind = Pick<UrlShape, 'host' | 'shape' | 'params'>;
-
-interface UrlRecord {
-  shape: RecordKind;
-  fp: Fingerprint | null;
-  hops: number;
-  /**
-   * Per signature of this URL, in the order of its keys (the shape, then each of `shape.params`):
-   * the chain length ending here and the hops where that chain started, as flat pairs (0, 0 where
-   * no signature was kept). Flat numbers rather than a Map of pairs: a record is kept for up to
-   * MAX_RECORDS URLs, and a Map with its tuples cost ~300 bytes of each record's ~650 (heap
-   * snapshots of a 45,000-URI crawl: one Map, its table and a pair per URI were the heap's growth).
-   */
-  chain: number[];
-}
-
 interface Signature {
   kind: 'shape' | 'param';
   host: string;
@@ -107,9 +87,7 @@ interface Signature {
 }
 
 export class TrapDetector {
-  private records = new Map<string, UrlRecord>();
-  /** The records' shared kinds, by host, shape and parameters (at most MAX_SIGNATURES). */
-  private kinds = new Map<string, RecordKind>();
+  private records = new TrapRecords(MAX_RECORDS, MAX_SIGNATURES);
   private signatures = new Map<string, Signature>();
   /** URLs seen, for checking a suggested exclude: the first SEEN_SAMPLE and the latest SEEN_SAMPLE. */
   private firstSeen: string[] = [];
@@ -130,7 +108,7 @@ export class TrapDetector {
     // or of a kind that has such pages already. A flat catalogue's items, found on list pages,
     // never pay for it.
     const worthIt = shares.some(Boolean) || keys.some(([key]) => (this.signatures.get(key)?.chained ?? 0) > 0);
-    const rec: UrlRecord = { shape: this.kindOf(shape), fp: worthIt ? textFingerprint(page.text) : null, hops: page.hops, chain: new Array<number>(keys.length * 2).fill(0) };
+    const rec: UrlRecord = { shape, fp: worthIt ? textFingerprint(page.text) : null, hops: page.hops, chain: new Array<number>(keys.length * 2).fill(0) };
     for (const [i, [key, kind, label]] of keys.entries()) {
       const sig = this.signature(key, kind, shape.host, label);
       if (!sig) continue;
@@ -176,24 +154,12 @@ export class TrapDetector {
     }
     if (page.leadsOn === false) return;
     this.records.set(page.url, rec);
-    if (this.records.size > MAX_RECORDS) this.records.delete(this.records.keys().next().value!);
   }
 
   warnings(): TrapWarning[] {
     const out: TrapWarning[] = [];
     for (const sig of this.signatures.values()) if (sig.flag) out.push(this.warning(sig));
     return out.sort((a, b) => b.count - a.count).slice(0, 20);
-  }
-
-  /** The shared kind for a URL's shape; the shape itself once MAX_SIGNATURES kinds are kept. */
-  private kindOf(shape: UrlShape): RecordKind {
-    const key = `${shape.host} ${shape.shape} ${shape.params.join(' ')}`;
-    let kind = this.kinds.get(key);
-    if (kind) return kind;
-    if (this.kinds.size >= MAX_SIGNATURES) return shape;
-    kind = { host: shape.host, shape: shape.shape, params: shape.params };
-    this.kinds.set(key, kind);
-    return kind;
   }
 
   private signature(key: string, kind: Signature['kind'], host: string, label: string): Signature | null {
