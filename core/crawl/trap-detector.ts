@@ -22,7 +22,7 @@
  */
 import type { TrapWarning } from '../api/crawl-snapshot.ts';
 import { nearIdentical, textFingerprint, type Fingerprint } from './trap-fingerprint.ts';
-import { paramExclude, paramValue, repeatedKeyExclude, shapeExclude, shapeOf, withoutParam, type UrlShape } from './trap-shape.ts';
+import { paramExclude, paramValue, repeatedKeyExclude, shapeExclude, shapeOf, withoutParam } from './trap-shape.ts';
 import { TrapRecords, type RecordKind, type UrlRecord } from './trap-records.ts';
 
 const MAX_RECORDS = 100_000;
