@@ -33,10 +33,10 @@ interface Run {
 
 /** One crawl by the checkout at `tree` (its bench/crawl-child.js), in a fresh process. */
 function crawl(tree: string, dir: string, settings: object): Run {
-  const r = spawnSync(process.execPath, [...cliNodeFlags(), path.join(tree, 'bench', 'crawl-child.js'), dir, JSON.stringify(settings)], {
+  const r = spawnSync(process.execPath, [...cliNodeFlags(tree), path.join(tree, 'bench', 'crawl-child.js'), dir, JSON.stringify(settings)], {
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
-    env: cliNodeEnv(),
+    env: cliNodeEnv(tree),
   });
   if (r.status !== 0) throw new Error(`crawl in ${tree} failed: ${r.stderr}`);
   const j = JSON.parse(r.stdout.trim().split('\n').pop()!) as { cpuMs: number; threads: Record<string, number>; downloaded: number; maxRssMb: number };

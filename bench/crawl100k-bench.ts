@@ -15,7 +15,8 @@
  *
  * Runs for minutes (over an hour on a busy 2-core machine), so plain `npm run bench` skips it: run it with
  * `npm run bench -- crawl100k` (5 levels) or `node bench/crawl100k-bench.ts --levels=3` (1,111
- * pages, seconds).
+ * pages, seconds). `--memory-detail` adds, at each tenth and near the peak, where the resident
+ * memory is (smaps grouped, V8's heaps of both threads, the native rest; printDetail).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,6 +27,7 @@ import Database from 'better-sqlite3';
 import { WARCParser } from 'warcio';
 import { nginxAvailable, startNginx } from './bench-nginx.ts';
 import { cliNodeEnv, cliNodeFlags } from './cli-node-flags.ts';
+import type { MemoryDetail } from './memory-detail.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -36,6 +38,7 @@ interface Sample {
   uris: number;
   pages: number;
   bytes: number;
+  detail?: Detail;
 }
 interface ChildResult {
   ms: number;
@@ -48,8 +51,10 @@ interface ChildResult {
   warcBytes: number;
   state: string;
   reason: string;
-  hits: { uris: Sample[]; pages: Sample[] };
+  hits: { uris: Sample[]; pages: Sample[]; peaks?: Sample[] };
 }
+/** bench/memory-detail.js's breakdown (MiB) with the crawl's SQLite cache sizes, with `--memory-detail`. */
+type Detail = MemoryDetail & { sqliteCacheKib: number[] };
 
 /** nginx locations for the generated site: pages with ten children, leaf pages, images. */
 export function siteConf(levels: number): string {
@@ -68,7 +73,7 @@ export function siteConf(levels: number): string {
   `;
 }
 
-function runChild(dir: string, settings: Record<string, unknown>, marks: { uris: number[]; pages: number[] }): ChildResult {
+function runChild(dir: string, settings: Record<string, unknown>, marks: { uris: number[]; pages: number[]; detail: boolean }): ChildResult {
   const r = spawnSync(process.execPath, [...cliNodeFlags(), path.join(here, 'crawl-sample-child.js'), dir, JSON.stringify(settings), JSON.stringify(marks)], {
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
@@ -103,7 +108,33 @@ async function warcRecords(dir: string): Promise<Map<string, { n: number; bytes:
   return byType;
 }
 
-export async function runCrawl100kBench(levels: number): Promise<void> {
+/**
+ * `--memory-detail`: where the resident memory is at each tenth of the crawl and near the peak.
+ * Columns (MiB): RSS; the main malloc arena (brk), glibc's thread arenas, other anonymous
+ * mappings (V8's heaps and code, malloc's mmapped chunks), thread stacks, the WAL index (-shm),
+ * mapped files (node, libraries); the crawl thread's V8 heap (resident / used), its external
+ * memory and ArrayBuffers; the extraction workers' V8 heaps; native = anonymous less V8's heaps
+ * and the stacks (SQLite, zlib, ArrayBuffer stores, malloc's slack).
+ */
+function printDetail(rows: Sample[]): void {
+  const cols = ['pages', 'URIs', 'RSS', 'brk', 'arenas', 'anon', 'stacks', 'shm', 'files', 'heap', 'used', 'extern', 'arrbuf', 'worker', 'native', 'conns'];
+  console.log('  memory detail (MiB; bench/memory-detail.js):');
+  console.log('    ' + cols.map((c) => c.padStart(7)).join(''));
+  for (const [i, s] of rows.entries()) {
+    const d = s.detail;
+    // Two marks passed within one sample (a tiny crawl) share it: one row.
+    if (!d || s.ms === rows[i - 1]?.ms) continue;
+    const g = d.groups;
+    const files = g.nodeBinary + g.sharedLibs + g.otherFiles + g.sqliteMmap;
+    const worker = d.workers.reduce((a, w) => a + w.physical, 0);
+    const cells = [s.pages, s.uris, d.rss, g.mallocMain, g.mallocArenas, g.anonOther, g.threadStacks, g.sqliteShm, files, d.main.physical, d.main.heapUsed, d.main.external, d.main.arrayBuffers, worker, d.native, d.sqliteConnections];
+    console.log('    ' + cells.map((c) => (typeof c === 'number' && !Number.isInteger(c) ? c.toFixed(0) : String(c)).padStart(7)).join(''));
+  }
+  const last = rows.findLast((s) => s.detail)?.detail;
+  if (last) console.log(`    (${last.arenas} thread arenas, ${last.stacks} thread stacks; SQLite cache_size per connection ${last.sqliteCacheKib.map((k) => `${k} KiB`).join(', ')})`);
+}
+
+export async function runCrawl100kBench(levels: number, memoryDetail = false): Promise<void> {
   if (!nginxAvailable()) {
     console.log('crawl100k bench skipped: needs the Debian package nginx');
     return;
@@ -116,7 +147,7 @@ export async function runCrawl100kBench(levels: number): Promise<void> {
   const nginx = await startNginx(path.join(work, 'root'), siteConf(levels));
   try {
     const settings = { seeds: [nginx.origin + '/'], perHost: 8, concurrency: 8, delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, minFreeDiskBytes: 0, name: 'bench100k' };
-    const marks = { uris: Array.from({ length: 10 }, (_, i) => Math.floor(((i + 1) * uris) / 10)), pages: [10_000, 100_000].filter((p) => p <= pages) };
+    const marks = { uris: Array.from({ length: 10 }, (_, i) => Math.floor(((i + 1) * uris) / 10)), pages: [10_000, 100_000].filter((p) => p <= pages), detail: memoryDetail };
     const load0 = os.loadavg()[0]!;
     const dir = path.join(work, 'crawl');
     const r = runChild(dir, settings, marks);
@@ -146,6 +177,15 @@ export async function runCrawl100kBench(levels: number): Promise<void> {
     const [p10, p100] = r.hits.pages;
     if (p10 && p100) console.log(`  RSS at 100k pages is ${((100 * p100.rssMb) / p10.rssMb - 100).toFixed(1)}% above 10k (target within 10%)`);
     console.log(`  peak RSS ${r.maxRssMb.toFixed(0)} MiB (target ≤ 150 MiB)`);
+    if (memoryDetail) {
+      printDetail(r.hits.uris);
+      // The sample nearest the peak: the last one taken as RSS passed a new high.
+      const peak = r.hits.peaks?.at(-1);
+      if (peak) {
+        console.log('  near the peak:');
+        printDetail([peak]);
+      }
+    }
 
     const dbFile = path.join(dir, 'crawl.sqlite');
     const dbBytes = fs.statSync(dbFile).size;
@@ -167,5 +207,5 @@ export async function runCrawl100kBench(levels: number): Promise<void> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const flag = process.argv.slice(2).find((a) => a.startsWith('--levels='));
-  await runCrawl100kBench(flag ? Number(flag.slice('--levels='.length)) : 5);
+  await runCrawl100kBench(flag ? Number(flag.slice('--levels='.length)) : 5, process.argv.includes('--memory-detail'));
 }

@@ -22,7 +22,8 @@
  */
 import type { TrapWarning } from '../api/crawl-snapshot.ts';
 import { nearIdentical, textFingerprint, type Fingerprint } from './trap-fingerprint.ts';
-import { paramExclude, paramValue, repeatedKeyExclude, shapeExclude, shapeOf, withoutParam, type UrlShape } from './trap-shape.ts';
+import { paramExclude, paramValue, repeatedKeyExclude, shapeExclude, shapeOf, withoutParam } from './trap-shape.ts';
+import { TrapRecords, type RecordKind, type UrlRecord } from './trap-records.ts';
 
 const MAX_RECORDS = 100_000;
 const MAX_SIGNATURES = 20_000;
@@ -60,20 +61,6 @@ export interface PageSeen {
   leadsOn?: boolean;
 }
 
-interface UrlRecord {
-  shape: UrlShape;
-  fp: Fingerprint | null;
-  hops: number;
-  /**
-   * Per signature of this URL, in the order of its keys (the shape, then each of `shape.params`):
-   * the chain length ending here and the hops where that chain started, as flat pairs (0, 0 where
-   * no signature was kept). Flat numbers rather than a Map of pairs: a record is kept for up to
-   * MAX_RECORDS URLs, and a Map with its tuples cost ~300 bytes of each record's ~650 (heap
-   * snapshots of a 45,000-URI crawl: one Map, its table and a pair per URI were the heap's growth).
-   */
-  chain: number[];
-}
-
 interface Signature {
   kind: 'shape' | 'param';
   host: string;
@@ -100,7 +87,7 @@ interface Signature {
 }
 
 export class TrapDetector {
-  private records = new Map<string, UrlRecord>();
+  private records = new TrapRecords(MAX_RECORDS, MAX_SIGNATURES);
   private signatures = new Map<string, Signature>();
   /** URLs seen, for checking a suggested exclude: the first SEEN_SAMPLE and the latest SEEN_SAMPLE. */
   private firstSeen: string[] = [];
@@ -167,7 +154,6 @@ export class TrapDetector {
     }
     if (page.leadsOn === false) return;
     this.records.set(page.url, rec);
-    if (this.records.size > MAX_RECORDS) this.records.delete(this.records.keys().next().value!);
   }
 
   warnings(): TrapWarning[] {
@@ -282,7 +268,7 @@ export class TrapDetector {
 }
 
 /** Whether `a` is of `b`'s shape (kind 'shape') or carries the same parameter, on the same host. */
-function sameKind(a: UrlShape, b: UrlShape, kind: Signature['kind'], label: string): boolean {
+function sameKind(a: RecordKind, b: RecordKind, kind: Signature['kind'], label: string): boolean {
   return a.host === b.host && (kind === 'shape' ? a.shape === b.shape : a.params.includes(label));
 }
 

@@ -23,7 +23,7 @@ export const WAL_MAX_BYTES = 16 * 1024 * 1024;
 const WAL_PAGE_BYTES = 4096;
 
 /** SQLite's page cache per connection, in KiB (see openDatabase). */
-const CACHE_KIB = 16 * 1024;
+const CACHE_KIB = 8 * 1024;
 
 export interface OpenDatabaseOptions {
   /** Open without writing: no migrations, no journal-mode change. Fails if the file is missing. */
@@ -41,11 +41,12 @@ export interface OpenDatabaseOptions {
  *   an fsync per fetched URI.
  * - `foreign_keys = ON`: rows never point at a queue or WARC file that does not exist.
  * - `busy_timeout = 5000`: a second connection (UI, CLI status) waits instead of failing.
- * - `cache_size` 16 MiB: SQLite's page cache is what makes a long crawl's RSS keep rising
- *   (it fills up to its cap as the database grows), and the crawl's budget is 150 MiB in all.
- *   The frontier's fingerprint index is random-access, so a smaller cache costs enqueueing at
- *   1M URIs some speed; measured with bench/frontier-bench.ts against the 64 MiB this was
- *   before (bench/README.md, "Extraction worker and memory, after").
+ * - `cache_size` 8 MiB: SQLite's page cache is what makes a long crawl's RSS keep rising
+ *   (it fills up to its cap as the database grows), and the crawl's budget is 150 MiB in all;
+ *   a crawl holds one connection. The frontier's fingerprint index is random-access, so a
+ *   smaller cache costs enqueueing at 1M URIs some speed; 64 → 16 MiB measured with
+ *   bench/frontier-bench.ts (bench/README.md, "Extraction worker and memory, after"), 16 → 8 MiB
+ *   on the synthetic crawl ("Native memory (issue 20)": malloc's main arena 8 MiB smaller).
  *
  * Opening is idempotent: migrations run only when `PRAGMA user_version` is behind.
  */

@@ -1,7 +1,7 @@
 /**
  * The crawl benches' measuring tools on real inputs: a CPU profile written by `node --cpu-prof`
- * for a process with a worker thread, the /proc thread CPU of a real worker, and the `trove`
- * CLI's shebang as the benches read it.
+ * for a process with a worker thread, the /proc thread CPU of a real worker, the `trove`
+ * CLI's shebang as the benches read it, and the memory breakdown read from /proc/self/smaps.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,6 +10,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliNodeEnv, cliNodeFlags } from '../../bench/cli-node-flags.ts';
 import { formatSummary, moduleOf, summarizeProfiles } from '../../bench/cpu-profile-table.ts';
+import Database from 'better-sqlite3';
+import { memoryDetail } from '../../bench/memory-detail.js';
 import { threadCpuMs } from '../../bench/thread-cpu.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-bench-tools-'));
@@ -87,5 +89,37 @@ describe('cli-node-flags', () => {
     expect(flags).toContain('--max-semi-space-size=4');
     expect(flags.every((f) => f.startsWith('--'))).toBe(true);
     expect(cliNodeEnv().MALLOC_ARENA_MAX).toBe('2');
+    expect(cliNodeEnv().MALLOC_MMAP_THRESHOLD_).toBe('131072');
+    expect(cliNodeEnv().MALLOC_TRIM_THRESHOLD_).toBe('131072');
+  });
+
+  it("reads another checkout's shebang when given its directory", () => {
+    const other = path.join(dir, 'other');
+    fs.mkdirSync(path.join(other, 'bin'), { recursive: true });
+    fs.writeFileSync(path.join(other, 'bin', 'trove.js'), '#!/usr/bin/env -S MALLOC_ARENA_MAX=4 node --max-semi-space-size=8\n');
+    expect(cliNodeFlags(other)).toEqual(['--max-semi-space-size=8']);
+    expect(cliNodeEnv(other).MALLOC_ARENA_MAX).toBe('4');
+    expect(cliNodeEnv(other).MALLOC_MMAP_THRESHOLD_).toBe(process.env.MALLOC_MMAP_THRESHOLD_);
+  });
+});
+
+describe('memory-detail', () => {
+  it("accounts for this process's resident memory by kind of mapping and counts SQLite connections", async () => {
+    const file = path.join(dir, 'detail.sqlite');
+    const a = new Database(file);
+    const b = new Database(file);
+    a.exec('CREATE TABLE t (x)');
+    try {
+      const d = await memoryDetail([], file);
+      const sum = Object.values(d.groups).reduce((s, v) => s + v, 0);
+      // The groups partition smaps; smaps_rollup was read a moment later, so allow a little drift.
+      expect(Math.abs(sum - d.rss)).toBeLessThan(0.05 * d.rss + 2);
+      expect(d.groups.nodeBinary).toBeGreaterThan(0);
+      expect(d.main.heapUsed).toBeGreaterThan(0);
+      expect(d.sqliteConnections).toBe(2);
+    } finally {
+      a.close();
+      b.close();
+    }
   });
 });

@@ -19,7 +19,7 @@ describe('openDatabase', () => {
     expect(db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
-    expect(db.pragma('cache_size', { simple: true })).toBe(-16 * 1024); // 16 MiB, in KiB
+    expect(db.pragma('cache_size', { simple: true })).toBe(-8 * 1024); // 8 MiB, in KiB
     expect(db.pragma('user_version', { simple: true })).toBe(schemaVersion());
     const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((r) => r.name);
     expect(tables).toEqual(expect.arrayContaining(['meta', 'robots', 'queues', 'uris', 'frontier_stats', 'warc_files', 'records', 'page_text']));
