@@ -6,8 +6,14 @@
  * shapes were shared; bench/README.md, "Native memory"). Here a record is a slot in typed arrays
  * (hops, fingerprint, its kind's number, the first chain pair), found by its URL in a Map of slot
  * numbers; only URLs with parameters keep their further chain pairs in an array of their own.
- * Slots are reused oldest first, as the Map of objects dropped its oldest entry.
+ * Slots are reused oldest first, as the Map of objects dropped its oldest entry. The Map is keyed
+ * by a 52-bit hash of the URL, not the URL: the URL strings were most of what was left (the
+ * 111,111-page crawl's heap still grew 12 MiB from 10k to 100k pages with them; bench/README.md,
+ * "Where issue 20 stands"). A collision (about one in a million among 100,000 URLs) makes one URL
+ * read another's record: a chain length off by one for a link, which the detector's thresholds
+ * (dozens of hops) do not notice.
  */
+import { hash52 } from '../scope/fingerprint.ts';
 import type { Fingerprint } from './trap-fingerprint.ts';
 import type { UrlShape } from './trap-shape.ts';
 
@@ -30,8 +36,9 @@ export interface UrlRecord {
 export class TrapRecords {
   readonly #max: number;
   readonly #maxKinds: number;
-  readonly #slots = new Map<string, number>();
-  readonly #urls: (string | undefined)[] = [];
+  readonly #slots = new Map<number, number>();
+  /** Each slot's key (its URL's hash), -1 while unused. */
+  readonly #keys: Float64Array;
   readonly #hops: Int32Array;
   readonly #fp: Uint32Array;
   readonly #hasFp: Uint8Array;
@@ -49,6 +56,7 @@ export class TrapRecords {
   constructor(max: number, maxKinds: number) {
     this.#max = max;
     this.#maxKinds = maxKinds;
+    this.#keys = new Float64Array(max).fill(-1);
     this.#hops = new Int32Array(max);
     this.#fp = new Uint32Array(2 * max);
     this.#hasFp = new Uint8Array(max);
@@ -61,7 +69,7 @@ export class TrapRecords {
   }
 
   get(url: string): UrlRecord | undefined {
-    const slot = this.#slots.get(url);
+    const slot = this.#slots.get(hash52(url));
     if (slot === undefined) return undefined;
     const k = this.#kind[slot]!;
     const more = this.#moreChain.get(slot);
@@ -77,14 +85,15 @@ export class TrapRecords {
 
   /** Keep `rec` for `url`; past `max` records the oldest slot is reused. */
   set(url: string, rec: UrlRecord): void {
-    let slot = this.#slots.get(url);
+    const key = hash52(url);
+    let slot = this.#slots.get(key);
     if (slot === undefined) {
       slot = this.#next;
       this.#next = (this.#next + 1) % this.#max;
-      const old = this.#urls[slot];
-      if (old !== undefined) this.#slots.delete(old);
-      this.#urls[slot] = url;
-      this.#slots.set(url, slot);
+      const old = this.#keys[slot]!;
+      if (old >= 0) this.#slots.delete(old);
+      this.#keys[slot] = key;
+      this.#slots.set(key, slot);
     }
     this.#moreChain.delete(slot);
     this.#otherKinds.delete(slot);

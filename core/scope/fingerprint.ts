@@ -24,6 +24,17 @@ export function fingerprint(canonicalUrl: string): bigint {
   return BigInt.asIntN(64, (top24 << 40n) | low40);
 }
 
+/**
+ * A 52-bit hash of a string as a plain number (exact in a double, no BigInt): a key for tables
+ * that keep URLs by the hundred thousand without keeping their text (the trap detector's records).
+ * Two of 100,000 URLs share one with a chance of about 1 in a million; such a table must be one
+ * where that costs no more than a merged statistic. Not stored anywhere: free to change.
+ */
+export function hash52(s: string): number {
+  const h = hash64(s);
+  return (h.hi & 0xfffff) * 0x100000000 + h.lo;
+}
+
 /** The 24-bit host cluster of a fingerprint (for tests and diagnostics). */
 export function fingerprintHostBits(fp: bigint): number {
   return Number(BigInt.asUintN(64, fp) >> 40n);
