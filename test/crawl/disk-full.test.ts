@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { canMountTmpfs, tryMountTmpfs } from '../helpers/tmpfs-mount.ts';
 import { repoRoot } from '../helpers/corpus.ts';
 import { startHttpServer, type LocalServer } from '../helpers/local-server.ts';
 import { verifyCrawlDir } from '../helpers/verify-crawl-dir.ts';
@@ -26,20 +27,7 @@ const PAGES = 60;
 const FREE_PAGES = 8;
 const MIB = 1024 * 1024;
 
-function tryMount(dir: string, size: string): boolean {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const probe = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-mount-probe-'));
-const canMount = tryMount(probe, '1m');
-if (canMount) execFileSync('umount', [probe]);
-fs.rmSync(probe, { recursive: true, force: true });
-if (!canMount) console.warn('disk-full tests skipped: they mount a small tmpfs, which needs root (CI runs as root)');
+if (!canMountTmpfs) console.warn('disk-full tests skipped: they mount a small tmpfs, which needs root (CI runs as root)');
 
 interface GatedSite extends LocalServer {
   seed: string;
@@ -104,7 +92,7 @@ function fill(dir: string, leave: number): string {
   return filler;
 }
 
-describe.skipIf(!canMount)('a full disk', () => {
+describe.skipIf(!canMountTmpfs)('a full disk', () => {
   let site: GatedSite;
   const mounts: string[] = [];
   afterAll(async () => {
@@ -122,7 +110,7 @@ describe.skipIf(!canMount)('a full disk', () => {
     site = await startGatedSite();
     const mount = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-full-'));
     mounts.push(mount);
-    expect(tryMount(mount, opts.size)).toBe(true);
+    expect(tryMountTmpfs(mount, opts.size)).toBe(true);
     const dir = path.join(mount, 'crawl');
     try {
       const child = spawn(

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { canMountTmpfs, tryMountTmpfs } from '../helpers/tmpfs-mount.ts';
 import { GroupCommit, isGroupLostError } from '../../core/storage/group-commit.ts';
 import { closeDatabase, openDatabase } from '../../core/storage/open-database.ts';
 import { isDiskFullError } from '../../core/crawl/disk-guard.ts';
@@ -173,24 +174,12 @@ describe('group commit', () => {
   });
 });
 
-function tryMount(dir: string, size: string): boolean {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const probe = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-mount-probe-'));
-const canMount = tryMount(probe, '1m');
-if (canMount) execFileSync('umount', [probe]);
-fs.rmSync(probe, { recursive: true, force: true });
-if (!canMount) console.warn('group commit on a full disk skipped: it mounts a small tmpfs, which needs root (CI runs as root)');
+if (!canMountTmpfs) console.warn('group commit on a full disk skipped: it mounts a small tmpfs, which needs root (CI runs as root)');
 
-describe.skipIf(!canMount)('group commit on a really full disk', () => {
+describe.skipIf(!canMountTmpfs)('group commit on a really full disk', () => {
   it('a COMMIT the disk refuses loses the group, leaves the file as before it, and writes go on once space is back', () => {
     const dir = tempDir();
-    tryMount(dir, '2m');
+    tryMountTmpfs(dir, '2m');
     try {
       const s = setup(dir, 1_000_000);
       s.group.open();
