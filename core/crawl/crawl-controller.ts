@@ -142,11 +142,7 @@ export class CrawlController {
             // for it; nothing is in flight by now) is dealt with here if the database takes the
             // writes; if not it stays lost, the current WARC is not closed (onFileClosing refuses)
             // and stays `.open`, and the next run reconciles it and re-queues its URIs.
-            try {
-              this.ctx.group.suspend();
-            } catch {
-              /* said through groupLost */
-            }
+            this.suspendGroup();
             if (this.ctx.group.state === 'lost') await this.settleLostGroup();
             try {
               await this.hooks.closeFiles();
@@ -276,7 +272,7 @@ export class CrawlController {
         if (this.pauseRequested || this.diskPaused) {
           if (this.inflight.size === 0 && this._state === 'pausing') {
             // Paused, the crawl's writes are all committed (readers see them; nothing waits).
-            this.commitGroup(true);
+            this.suspendGroup();
             // In-flight URIs may have written since the disk pause began: give the WAL back again.
             if (this.diskPaused) this.guard.checkpoint();
             this.setState('paused');
@@ -449,7 +445,7 @@ export class CrawlController {
     this.log('warn', 'DISK_PAUSED', this.message);
     // What is in the open group commits (or is found lost) before the WAL is given back; until
     // the disk is back, writes commit one at a time.
-    this.commitGroup(true);
+    this.suspendGroup();
     this.guard.checkpoint();
     if (this._state === 'running') this.setState('pausing');
     this.emitSnapshot();
@@ -529,11 +525,10 @@ export class CrawlController {
     }
   }
 
-  /** Commit the open group now (`stop`: and group no more until `open`); a loss is said by groupLost. */
-  private commitGroup(stop: boolean): void {
+  /** Commit the open group now and group no more until `open`; a loss is said by groupLost. */
+  private suspendGroup(): void {
     try {
-      if (stop) this.ctx.group.suspend();
-      else this.ctx.group.commit();
+      this.ctx.group.suspend();
     } catch {
       /* lost: groupLost has paused the crawl */
     }
