@@ -45,6 +45,21 @@ export class CrawlStats {
     return { statusCodes: this.statusCodes, mimeTypes: this.mimeTypes, scopeRejections: this.scopeRejections };
   }
 
+  /** The counters as they are now, to go back to with `restore` (a copy: later counting does not change it). */
+  saved(): string {
+    return JSON.stringify({ totals: this.totals, tallies: this.tallies() });
+  }
+
+  /** Back to what `saved` returned: outcomes counted since (a rolled-back group's) are forgotten. */
+  restore(saved: string): void {
+    const c = JSON.parse(saved) as { totals: StatsTotals; tallies: StatsTallies };
+    Object.assign(this.totals, c.totals);
+    for (const k of ['statusCodes', 'mimeTypes', 'scopeRejections'] as const) {
+      for (const key of Object.keys(this[k])) delete this[k][key];
+      Object.assign(this[k], c.tallies[k]);
+    }
+  }
+
   recordOutcome(u: RecentUri & { duplicate: boolean; page: boolean }): void {
     if (u.status > 0) this.totals.downloaded++;
     else this.totals.failed++;

@@ -285,18 +285,11 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     // The counters commit with the outcomes they count. A lost group's outcomes are counted again
     // when its URIs are fetched again, so the counters go back to what they were at the last
     // COMMIT (kept here: after a rollback a lone write may already have stored newer ones).
-    let committedStats = JSON.stringify({ totals: stats.totals, tallies: stats.tallies() });
+    let committedStats = stats.saved();
     group.listen({
       beforeCommit: persist,
-      afterCommit: () => (committedStats = JSON.stringify({ totals: stats.totals, tallies: stats.tallies() })),
-      lost: () => {
-        const c = JSON.parse(committedStats) as { totals: StatsTotals; tallies: StatsTallies };
-        Object.assign(stats.totals, c.totals);
-        for (const k of ['statusCodes', 'mimeTypes', 'scopeRejections'] as const) {
-          for (const key of Object.keys(stats[k])) delete stats[k][key];
-          Object.assign(stats[k], c.tallies[k]);
-        }
-      },
+      afterCommit: () => (committedStats = stats.saved()),
+      lost: () => stats.restore(committedStats),
     });
     const controller = new CrawlController(
       ctx,
