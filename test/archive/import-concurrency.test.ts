@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '../helpers/poll-until.ts';
 import { databaseOf, openArchive } from '../../core/archive/archive-dir.ts';
 import { IMPORT_LOCK_FILE, importIntoArchive } from '../../core/archive/import-warc.ts';
 import { tryLock } from '../../core/storage/owner-lock.ts';
@@ -50,13 +51,7 @@ function startImport(file: string, archive: string): { done: Promise<Run>; stder
   return { done: new Promise((r) => child.on('exit', (code) => r({ code, stdout, stderr }))), stderr: () => stderr };
 }
 
-async function until(what: string, probe: () => boolean, attempts = 6000): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (probe()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
+const until = (what: string, probe: () => boolean, attempts = 6000) => pollUntil(what, probe, { attempts, everyMs: 10 });
 
 describe('two imports into one archive', () => {
   it('the second waits for the first, both finish cleanly, every record is there once', async () => {

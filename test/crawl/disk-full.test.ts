@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '../helpers/poll-until.ts';
 import { canMountTmpfs, tryMountTmpfs } from '../helpers/tmpfs-mount.ts';
 import { repoRoot } from '../helpers/corpus.ts';
 import { startHttpServer, type LocalServer } from '../helpers/local-server.ts';
@@ -69,13 +70,7 @@ async function startGatedSite(): Promise<GatedSite> {
 }
 
 /** Poll `probe` up to `attempts` times, 20 ms apart; fail with what was seen. */
-async function until(what: string, probe: () => boolean, seen: () => string, attempts = 3000): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (probe()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`gave up waiting for ${what}; saw:\n${seen()}`);
-}
+const until = (what: string, probe: () => boolean, seen: () => string, attempts = 3000) => pollUntil(what, probe, { attempts, everyMs: 20, seen });
 
 function freeBytes(dir: string): number {
   const st = fs.statfsSync(dir);

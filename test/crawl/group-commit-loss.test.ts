@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '../helpers/poll-until.ts';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
 import type { CrawlEvent } from '../../core/crawl/crawl-controller.ts';
 import { verifyCrawlDir } from '../helpers/verify-crawl-dir.ts';
@@ -23,13 +24,7 @@ import { startTreeSite, type TreeSite } from '../fixtures/tree-site.ts';
 
 const PAGES = 300;
 
-async function until(what: string, cond: () => boolean, attempts = 600): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const until = (what: string, cond: () => boolean, attempts = 600) => pollUntil(what, cond, { attempts, everyMs: 25 });
 
 describe('a lost group commit', () => {
   let site: TreeSite;

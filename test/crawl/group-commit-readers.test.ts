@@ -10,18 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '../helpers/poll-until.ts';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
 import { startTreeSite, type TreeSite } from '../fixtures/tree-site.ts';
 
 const PAGES = 200;
 
-async function until(what: string, cond: () => boolean, attempts = 800): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const until = (what: string, cond: () => boolean, attempts = 800) => pollUntil(what, cond, { attempts, everyMs: 25 });
 
 describe('readers of a crawl under group commit', () => {
   let site: TreeSite;
