@@ -72,7 +72,7 @@ function run(groupUnits: number | null): Figures {
     const captures = createCaptureIndex(db);
     const fileId = captures.addFile({ path: 'warcs/bench.warc.gz', name: 'bench.warc.gz', source: 'crawl' });
     const group = groupUnits === null ? null : new GroupCommit(db, { maxUnits: groupUnits, maxDelayMs: 1e9, setTimer: () => () => undefined });
-    const pageText = new PageTextBuffer(db, captures, group);
+    const pageText = new PageTextBuffer(captures, group);
     const unit = <T>(fn: () => T): T => (group ? group.unit(fn) : fn());
     frontier.schedule(Array.from({ length: HOSTS }, (_, i) => candidate(i)));
     let next = HOSTS;

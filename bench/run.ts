@@ -20,6 +20,7 @@ const BENCHES: [string, string, string][] = [
   ['frontier', 'frontier-bench.ts', '1M-URI frontier: enqueue, claim, resume, RSS (issue 4)'],
   ['page-limit', 'page-limit-bench.ts', 'claims with pages held back by a page limit vs normal claims (issue 14)'],
   ['index', 'index-bench.ts', 'trove index vs warcio cdx-index vs inflate (issue 5)'],
+  ['sql-bind', 'sql-bind-bench.ts', 'statements with parameters SQLite compiles against, as they are and with a plain `?`; the records insert with and without RETURNING (issue 20)'],
   ['replay', 'replay-bench.ts', 'replay lookups over 1M captures, import RSS (issue 5)'],
   ['replay-info', 'replay-info-bench.ts', "the replay banner's info from record heads vs a whole replay (issue 19)"],
   ['export', 'export-bench.ts', 'WACZ export vs a plain copy (issue 6)'],

@@ -129,7 +129,16 @@ export interface CaptureIndex extends CaptureScans {
   deleteFileRecords(fileId: number): number;
   /** Store (or replace) the searchable text of a record; a non-empty title also becomes the record's title. */
   addPageText(recordId: number, title: string | null, text: string): void;
+  /** addPageText for many records in one transaction (all or none). */
+  addPageTexts(pages: readonly PageText[]): void;
   searchText(query: string, limit?: number, opts?: SearchOptions): TextHit[];
+}
+
+/** A record's searchable text, for addPageTexts. */
+export interface PageText {
+  recordId: number;
+  title: string | null;
+  text: string;
 }
 
 export function createCaptureIndex(db: Database.Database): CaptureIndex {
@@ -174,12 +183,12 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
       }
       const parent = parentOf(r, next, batch);
       const full = parent === null;
-      const { id } = st.insertRecord.get(
+      const id = Number(st.insertRecord.run(
         r.fileId, r.offset, r.length, r.recordType, recordIdKey(r.recordId), full ? r.targetUri : null, full ? r.urlkey : null, full ? r.ts : null,
         full ? dateKey(r.date, r.ts) : null, full ? r.mime : null, r.status, digestKey(r.payloadDigest), r.refersTo ?? null, r.refersToUri ?? null, r.refersToDate ?? null,
         full ? (r.concurrentTo ?? null) : null, r.method ?? null, r.contentLength ?? null, r.truncated ?? null, r.title ?? null,
         r.page ? 1 : 0, parent,
-      )!;
+      ).lastInsertRowid);
       next = id + 1;
       if (r.recordId && CAPTURE_TYPE_NAMES.has(r.recordType)) {
         batch.set(r.recordId, { id, file_id: r.fileId, offset: r.offset, target_uri: r.targetUri, urlkey: r.urlkey, ts: r.ts, date: r.date });
@@ -198,13 +207,19 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     return n;
   });
 
-  const addPageText = db.transaction((recordId: number, title: string | null, text: string): void => {
+  const writePageText = (recordId: number, title: string | null, text: string): void => {
     if (!st.recordExists.get(recordId)) {
       throw new TroveError('CAPTURE_NO_RECORD', `no indexed record with id ${recordId}`, { recordId });
     }
     st.deleteText.run(recordId);
     st.insertText.run(recordId, title ?? '', text);
     if (title) st.setTitle.run(title, recordId);
+  };
+  const addPageText = db.transaction(writePageText);
+  // A batch in one transaction without a savepoint per page: inside a transaction where FTS5 has
+  // written, each SAVEPOINT makes FTS5 flush its pending terms and totals (page-text-buffer.ts).
+  const addPageTexts = db.transaction((pages: readonly PageText[]): void => {
+    for (const p of pages) writePageText(p.recordId, p.title, p.text);
   });
 
   const closest = (urlkey: string, ts14?: string): CaptureRow | null => {
@@ -264,6 +279,7 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     count: () => st.count.get()!.n,
     deleteFileRecords: (fileId) => deleteFileRecords(fileId),
     addPageText: (recordId, title, text) => addPageText(recordId, title, text),
+    addPageTexts: (pages) => (pages.length === 0 ? undefined : addPageTexts(pages)),
     searchText,
   };
 }

@@ -5,7 +5,8 @@
  * the table, so no other module holds SQL over it; callers get plain rows.
  *
  * Statements are prepared on first use: a crawl or a library listing that opens the index never
- * pays for the export scans it does not run.
+ * pays for the export scans it does not run. `+?` is a parameter SQLite must not compile against
+ * (storage/open-database.ts says why).
  */
 import type Database from 'better-sqlite3';
 import { digestFromKey } from '../formats/digest.ts';
@@ -100,7 +101,7 @@ function statements(db: Database.Database) {
     countPages: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM records WHERE page = 1'),
     pagesAfter: db.prepare<[number, number], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE page = 1 AND id > ? ORDER BY id LIMIT ?`),
     pageText: db.prepare<[number], { text: string }>('SELECT text FROM page_text WHERE rowid = ?'),
-    firstPageOf: db.prepare<[string], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE urlkey = ? AND page = 1 ORDER BY ts, id LIMIT 1`),
+    firstPageOf: db.prepare<[string], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE urlkey = +? AND page = 1 ORDER BY ts, id LIMIT 1`),
     firstPage: db.prepare<[], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE page = 1 ORDER BY ts, id LIMIT 1`),
     countCdxjRows: db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM records WHERE ${CDXJ_TYPES}`),
     cdxjRows: db.prepare<[number, number], CdxjSourceRow>(

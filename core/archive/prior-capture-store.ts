@@ -2,7 +2,8 @@
  * The `prior_captures` table (schema in storage/migrations.ts, version 4): captures of earlier
  * crawls loaded with `--dedup-from`, kept apart from `records`, which holds only what this
  * archive's own WARCs contain. Also the read of an earlier crawl's capture index that fills it.
- * crawl/prior-captures.ts decides what to load and how a crawl uses it; the SQL is here.
+ * crawl/prior-captures.ts decides what to load and how a crawl uses it; the SQL is here. `+?`
+ * is a parameter SQLite must not compile against (storage/open-database.ts says why).
  */
 import Database from 'better-sqlite3';
 import { digestFromKey } from '../formats/digest.ts';
@@ -45,9 +46,9 @@ export class PriorCaptureStore {
     this.#insert = db.prepare(
       'INSERT INTO prior_captures (source, urlkey, url, ts, date, status, digest, record_id, file, offset, length) VALUES (?,?,?,?,?,?,?,?,?,?,?)',
     );
-    this.#latest = db.prepare(`SELECT ${COLS} FROM prior_captures WHERE urlkey = ? AND status BETWEEN 200 AND 299 ORDER BY ts DESC LIMIT 1`);
-    this.#byDigest = db.prepare(`SELECT ${COLS} FROM prior_captures WHERE digest = ? ORDER BY ts LIMIT 1`);
-    this.#byDigestUrl = db.prepare(`SELECT ${COLS} FROM prior_captures WHERE digest = ? AND url = ? ORDER BY ts LIMIT 1`);
+    this.#latest = db.prepare(`SELECT ${COLS} FROM prior_captures WHERE urlkey = +? AND status BETWEEN 200 AND 299 ORDER BY ts DESC LIMIT 1`);
+    this.#byDigest = db.prepare(`SELECT ${COLS} FROM prior_captures WHERE digest = +? ORDER BY ts LIMIT 1`);
+    this.#byDigestUrl = db.prepare(`SELECT ${COLS} FROM prior_captures WHERE digest = +? AND url = +? ORDER BY ts LIMIT 1`);
     this.#deleteSource = db.prepare('DELETE FROM prior_captures WHERE source = ?');
   }
 

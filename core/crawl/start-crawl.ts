@@ -235,7 +235,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       },
     });
 
-    const pageText = new PageTextBuffer(db, captures, group);
+    const pageText = new PageTextBuffer(captures, group);
     let prior: PriorCaptures | null = null;
     if (settings.dedupFrom.length > 0 || getMeta<string[]>(db, 'dedupFromLoaded')) {
       prior = new PriorCaptures(db);

@@ -2,7 +2,8 @@
  * The SQL behind the SQLite frontier, prepared once per frontier. Every statement here touches
  * a bounded number of rows through an index (see the schema in storage/migrations.ts), which is
  * what keeps `claim` and `complete` O(log n) at millions of URIs. The one exception,
- * `recoverInFlight`, reads only the rows that were in flight.
+ * `recoverInFlight`, reads only the rows that were in flight. `+?` is a parameter SQLite must not
+ * compile against (storage/open-database.ts says why).
  */
 import type Database from 'better-sqlite3';
 import { MAY_BE_PAGE_SQL } from './page-hops.ts';
@@ -76,7 +77,7 @@ export function prepareFrontierStatements(db: Database.Database) {
     // claim
     earliestWaiting: db.prepare<[], { t: number | null }>(`SELECT MIN(not_before) AS t FROM uris WHERE state = ${UriState.WAITING}`),
     dueWaiting: db.prepare<[number, number], { id: number; queue_id: number }>(
-      `SELECT id, queue_id FROM uris WHERE state = ${UriState.WAITING} AND not_before <= ? ORDER BY not_before LIMIT ?`,
+      `SELECT id, queue_id FROM uris WHERE state = ${UriState.WAITING} AND not_before <= ? ORDER BY not_before LIMIT +?`,
     ),
     promote: db.prepare<[number]>(`UPDATE uris SET state = ${UriState.PENDING}, not_before = NULL WHERE id = ?`),
     promoteInQueue: db.prepare<[number, number, number]>('UPDATE queues SET pending = pending + ?, waiting = waiting - ? WHERE id = ?'),
@@ -85,7 +86,7 @@ export function prepareFrontierStatements(db: Database.Database) {
     ),
     pickUri: db.prepare<[number], PickedUri>(
       `SELECT ${PICKED} FROM ${WITH_VIA}
-       WHERE queue_id = ? AND state = ${UriState.PENDING} ORDER BY directive DESC, uris.id LIMIT 1`,
+       WHERE queue_id = +? AND state = ${UriState.PENDING} ORDER BY directive DESC, uris.id LIMIT 1`,
     ),
     // claim with pages held back (a page limit whose slots are all taken): the first URI that
     // cannot be a page, from the claimable queues in their usual order, through the partial
@@ -95,7 +96,7 @@ export function prepareFrontierStatements(db: Database.Database) {
     ),
     pickNonPageUri: db.prepare<[number], PickedUri>(
       `SELECT ${PICKED} FROM ${WITH_VIA}
-       WHERE queue_id = ? AND state = ${UriState.PENDING} AND NOT (${MAY_BE_PAGE_SQL}) ORDER BY directive DESC, uris.id LIMIT 1`,
+       WHERE queue_id = +? AND state = ${UriState.PENDING} AND NOT (${MAY_BE_PAGE_SQL}) ORDER BY directive DESC, uris.id LIMIT 1`,
     ),
     firstClaimableNonPage: db.prepare<[], { t: number | null }>(
       `SELECT MIN(ready_at) AS t FROM queues WHERE ${CLAIMABLE} AND EXISTS

@@ -8,6 +8,19 @@ import Database from 'better-sqlite3';
 import { TroveError } from '../errors.ts';
 import { migrate, schemaVersion } from './migrations.ts';
 
+/**
+ * Parameters written `+?`. SQLite (3.54, as better-sqlite3 13 builds it) compiles some statements
+ * against the values bound to their parameters and marks them to be compiled again whenever a
+ * parameter is bound anew: a `LIMIT ?`, and an equality `col = ?` on an index whose order serves
+ * the ORDER BY (sqlite3VdbeReprepareOnBind in its source). better-sqlite3 binds on every call, so
+ * such a statement was parsed and planned on every execution: the frontier's claim 35–80 µs
+ * instead of 3, a replay lookup 50–100 µs instead of 2 (bench/sql-bind-bench.ts). A unary plus
+ * makes the parameter an expression SQLite does not look into: the same value and plan
+ * (test/storage/bound-parameters.test.ts compares the plans), compiled once. Statements run per
+ * URI or per lookup use it; page-at-a-time scans (records browser, exports) keep their `LIMIT ?`,
+ * whose value helps the planner there and whose cost is paid once per page.
+ */
+
 /** One database per crawl directory, under this name. */
 export const CRAWL_DATABASE_FILE = 'crawl.sqlite';
 
