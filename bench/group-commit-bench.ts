@@ -23,7 +23,7 @@ import { createCaptureIndex, type RecordRow } from '../core/archive/capture-inde
 import type { Candidate } from '../core/frontier/frontier.ts';
 import { createSqliteFrontier } from '../core/frontier/sqlite-frontier.ts';
 import { PageTextBuffer } from '../core/crawl/page-text-buffer.ts';
-import { GroupCommit } from '../core/storage/group-commit.ts';
+import { atomic, GroupCommit } from '../core/storage/group-commit.ts';
 import { closeDatabase, openDatabase } from '../core/storage/open-database.ts';
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -86,7 +86,7 @@ function run(groupUnits: number | null): Figures {
       if (!uri) throw new Error(`frontier ran dry after ${i} URIs`);
       const outlinks = Array.from({ length: OUTLINKS }, () => candidate(next++));
       unit(() => {
-        const ids = db.transaction(() => {
+        const ids = atomic(db, () => {
           frontier.complete(uri, { status: 200, queueReadyAt: now, page: true }, outlinks);
           return captures.addRecords(rows(fileId, i, uri.url));
         })();

@@ -4,11 +4,13 @@
  * crawled and imported archives are browsed, searched and replayed alike. Replay and export read
  * only this index and the WARC files, never the frontier.
  *
- * Every method runs in (or joins, as a savepoint) a transaction, so a crawl loop can commit
- * `frontier.complete(...)` and `addRecords(...)` together in one `db.transaction`.
+ * Every method runs in (or joins) a transaction (`atomic`, storage/group-commit.ts), so a crawl
+ * loop can commit `frontier.complete(...)` and `addRecords(...)` together in one; a method checks
+ * what it is given before it writes.
  */
 import type Database from 'better-sqlite3';
 import { TroveError } from '../errors.ts';
+import { atomic } from '../storage/group-commit.ts';
 import { digestFromKey, digestKey } from '../formats/digest.ts';
 import { createCaptureScans } from './capture-scans.ts';
 import { recordedFixity } from './file-fixity.ts';
@@ -144,7 +146,7 @@ export interface PageText {
 export function createCaptureIndex(db: Database.Database): CaptureIndex {
   const st = prepareCaptureStatements(db);
 
-  const addFile = db.transaction((f: NewWarcFile): number => {
+  const addFile = atomic(db, (f: NewWarcFile): number => {
     if (st.fileByPath.get(f.path)) {
       throw new TroveError('CAPTURE_FILE_EXISTS', `WARC file already indexed: ${f.path}`, { path: f.path });
     }
@@ -169,18 +171,22 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     return p.id;
   };
 
-  const addRecords = db.transaction((rows: readonly RecordRow[]): number[] => {
+  const addRecords = atomic(db, (rows: readonly RecordRow[]): number[] => {
     const ids: number[] = [];
     const perFile = new Map<number, number>();
     // Captures of this batch by record id (their children usually follow them in the same batch).
     const batch = new Map<string, ParentDbRow>();
+    // Every row is checked before the first is written (see atomic()).
+    for (const r of rows) {
+      checkRecord(r);
+      if (!perFile.has(r.fileId)) {
+        if (!st.fileById.get(r.fileId)) throw new TroveError('CAPTURE_NO_FILE', `no WARC file with id ${r.fileId}`, { fileId: r.fileId });
+        perFile.set(r.fileId, 0);
+      }
+    }
     // INTEGER PRIMARY KEY: a new row's id is the largest plus one.
     let next = st.maxId.get()!.n + 1;
     for (const r of rows) {
-      checkRecord(r);
-      if (!perFile.has(r.fileId) && !st.fileById.get(r.fileId)) {
-        throw new TroveError('CAPTURE_NO_FILE', `no WARC file with id ${r.fileId}`, { fileId: r.fileId });
-      }
       const parent = parentOf(r, next, batch);
       const full = parent === null;
       const id = Number(st.insertRecord.run(
@@ -200,25 +206,31 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     return ids;
   });
 
-  const deleteFileRecords = db.transaction((fileId: number): number => {
+  const deleteFileRecords = atomic(db, (fileId: number): number => {
     st.deleteFileText.run(fileId);
     const n = st.deleteFileRecords.run(fileId).changes;
     st.resetFileRecords.run(fileId);
     return n;
   });
 
-  const writePageText = (recordId: number, title: string | null, text: string): void => {
+  const checkRecordExists = (recordId: number): void => {
     if (!st.recordExists.get(recordId)) {
       throw new TroveError('CAPTURE_NO_RECORD', `no indexed record with id ${recordId}`, { recordId });
     }
+  };
+  const writePageText = (recordId: number, title: string | null, text: string): void => {
     st.deleteText.run(recordId);
     st.insertText.run(recordId, title ?? '', text);
     if (title) st.setTitle.run(title, recordId);
   };
-  const addPageText = db.transaction(writePageText);
+  const addPageText = atomic(db, (recordId: number, title: string | null, text: string): void => {
+    checkRecordExists(recordId);
+    writePageText(recordId, title, text);
+  });
   // A batch in one transaction without a savepoint per page: inside a transaction where FTS5 has
   // written, each SAVEPOINT makes FTS5 flush its pending terms and totals (page-text-buffer.ts).
-  const addPageTexts = db.transaction((pages: readonly PageText[]): void => {
+  const addPageTexts = atomic(db, (pages: readonly PageText[]): void => {
+    for (const p of pages) checkRecordExists(p.recordId); // all before the first write (see atomic())
     for (const p of pages) writePageText(p.recordId, p.title, p.text);
   });
 

@@ -1,15 +1,17 @@
 /**
  * The Frontier on SQLite. Rows in `uris` carry each URI's state; `queues` and `frontier_stats`
  * carry counters changed in the same transactions, so nothing is ever counted by scanning and a
- * reopened file is ready at once. Every method runs in `db.transaction`, which nests as a
- * savepoint inside a caller's transaction (the crawl loop commits `complete` together with its
- * capture-index rows, and a throw rolls both back).
+ * reopened file is ready at once. Every method runs in a transaction (`atomic`, which nests as a
+ * savepoint inside a caller's transaction, or runs as a plain call inside a group-commit unit;
+ * storage/group-commit.ts): the crawl loop commits `complete` together with its capture-index
+ * rows, and a throw leaves neither behind. A method checks its arguments before it writes.
  *
  * No ids are cached in memory between calls: a caller's transaction may roll back, and a cached
  * queue id could then point at a row that no longer exists, or that another key has reused.
  */
 import type Database from 'better-sqlite3';
 import { TroveError } from '../errors.ts';
+import { atomic } from '../storage/group-commit.ts';
 import type { Candidate, ClaimedUri, ClaimOptions, Frontier, FrontierCounts, Outcome } from './frontier.ts';
 import { checkCandidate, checkLimit, checkOutcome, checkTime, notInFlight, queueInfo } from './frontier-checks.ts';
 import { prepareFrontierStatements, UriState } from './frontier-statements.ts';
@@ -107,9 +109,9 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     return added;
   };
 
-  const schedule = db.transaction((cands: readonly Candidate[]): number => scheduleAll(cands));
+  const schedule = atomic(db, (cands: readonly Candidate[]): number => scheduleAll(cands));
 
-  const forceSchedule = db.transaction((c: Candidate): boolean => {
+  const forceSchedule = atomic(db, (c: Candidate): boolean => {
     checkCandidate(c);
     const original = st.uriByFingerprint.get(BigInt.asIntN(64, c.fingerprint));
     if (!original) return scheduleAll([c]) === 1;
@@ -146,7 +148,7 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     return null;
   };
 
-  const claim = db.transaction((now: number, opts: ClaimOptions = {}): ClaimedUri | null => {
+  const claim = atomic(db, (now: number, opts: ClaimOptions = {}): ClaimedUri | null => {
     checkTime(now, 'now');
     promoteDue(now);
     let q: { id: number; key: string } | undefined;
@@ -179,8 +181,10 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     };
   });
 
-  const complete = db.transaction((uri: ClaimedUri, outcome: Outcome, outlinks?: readonly Candidate[]): void => {
+  const complete = atomic(db, (uri: ClaimedUri, outcome: Outcome, outlinks?: readonly Candidate[]): void => {
+    // Everything that can be refused is refused before the first write (see atomic()).
     checkOutcome(outcome);
+    if (outlinks) for (const c of outlinks) checkCandidate(c);
     const retry = outcome.retryAt !== undefined;
     const row = retry
       ? st.requeue.get(outcome.retryAt!, outcome.status, outcome.note ?? null, uri.id)
@@ -194,7 +198,7 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     if (outlinks && outlinks.length > 0) scheduleAll(outlinks);
   });
 
-  const defer = db.transaction((uri: ClaimedUri, until: number): void => {
+  const defer = atomic(db, (uri: ClaimedUri, until: number): void => {
     checkTime(until, 'until');
     const row = st.putBack.get(until, uri.id);
     if (!row) throw notInFlight(uri);
@@ -203,24 +207,24 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     addStats({ inFlight: -1, pending: 1, waiting: 1 });
   });
 
-  const releaseSlot = db.transaction((uri: ClaimedUri, queueReadyAt: number): void => {
+  const releaseSlot = atomic(db, (uri: ClaimedUri, queueReadyAt: number): void => {
     checkTime(queueReadyAt, 'queueReadyAt');
     if (uri.slotReleased) return;
     if (!st.queueSlotReleased.get(queueReadyAt, uri.id)) throw notInFlight(uri);
     uri.slotReleased = true;
   });
 
-  const setQueueLimit = db.transaction((key: string, maxInFlight: number): void => {
+  const setQueueLimit = atomic(db, (key: string, maxInFlight: number): void => {
     checkLimit(maxInFlight);
     st.setQueueLimit.run(maxInFlight, queueId(key));
   });
 
-  const setQueueReadyAt = db.transaction((key: string, at: number): void => {
+  const setQueueReadyAt = atomic(db, (key: string, at: number): void => {
     checkTime(at, 'at');
     st.setQueueReadyAt.run(at, queueId(key));
   });
 
-  const recoverInFlight = db.transaction((): number => {
+  const recoverInFlight = atomic(db, (): number => {
     const byQueue = st.inFlightByQueue.all();
     if (byQueue.length === 0) return 0;
     st.releaseAll.run();

@@ -7,7 +7,8 @@
  * The owner holds one outer `BEGIN` while it is open. Every write on the connection lands in it:
  * better-sqlite3's `db.transaction()` sees `db.inTransaction` and becomes a SAVEPOINT (see its
  * lib/methods/transaction.js), so the frontier's and the capture index's own transactions nest
- * unchanged and a throwing unit still rolls back alone. The group commits when `maxUnits` units
+ * unchanged. Inside a unit they do not even do that: their `atomic()` functions run as they are
+ * (below, "Units without savepoints"). The group commits when `maxUnits` units
  * (claims, completions) have run, when the timer set at `BEGIN` fires (`maxDelayMs`: how late
  * readers in other connections, the UI and `trove status`, may see the crawl), and whenever the
  * crawl asks (`commit`, `suspend`): at pause, stop, end, before a checkpoint, before a WARC file is
@@ -21,8 +22,34 @@
  * indexes what the WARC holds beyond the index (reconcile-index.ts) before `recover()`.
  * Listeners run just before each COMMIT (`beforeCommit`: buffered derived writes join the
  * group), after it (`afterCommit`: what may be said only once durable), and on a loss.
+ *
+ * Units without savepoints. A SAVEPOINT is not free: SQLite copies every page the savepoint's
+ * writes first touch into its sub-journal, so that it can roll them back, and a URI's completion
+ * touches some twenty (the records table's indexes, `uris`, the counters). The crawl's database
+ * work per URI was a fifth to a third cheaper without them (bench/group-commit-bench.ts). So a
+ * unit runs its stores' `atomic()` functions as plain calls, and what a savepoint gave it, a
+ * unit that throws leaves nothing behind, is kept another way: the stores check what they are
+ * given before they write (a throw then changed nothing: `total_changes()` says so, and the group
+ * goes on as if a savepoint had rolled the unit back), and should a unit throw after it wrote,
+ * the whole group is rolled back and reported lost, which the crawl already recovers from (its
+ * URIs are fetched again). From then on (unless the cause was a full disk or an I/O error) this
+ * owner runs units in savepoints again, so a unit that fails the same way once more fails alone.
  */
 import type Database from 'better-sqlite3';
+
+/** Connections whose group is running a unit without savepoints right now. */
+const flatUnits = new WeakSet<Database.Database>();
+
+/**
+ * `db.transaction(fn)`, except while a group on `db` runs a unit without savepoints: then `fn` runs
+ * as a plain call, inside the unit (see "Units without savepoints" above). For the stores' write
+ * functions that a crawl calls inside units (the frontier's claim and complete, the capture
+ * index's rows); a function that may throw must do so before it writes.
+ */
+export function atomic<A extends unknown[], R>(db: Database.Database, fn: (...args: A) => R): (...args: A) => R {
+  const tx = db.transaction(fn);
+  return (...args: A): R => (flatUnits.has(db) ? fn(...args) : tx(...args));
+}
 
 export interface GroupCommitOptions {
   /** Commit once this many units ran in the open group. */
@@ -64,6 +91,9 @@ export class GroupCommit {
   #units = 0;
   #cancelTimer: (() => void) | null = null;
   #lostError: unknown = null;
+  readonly #totalChanges: Database.Statement<[], number>;
+  /** Units run without savepoints until one throws after it wrote. */
+  #flat = true;
   /** Groups committed and lost so far (for tests and the bench). */
   committed = 0;
   lostGroups = 0;
@@ -75,6 +105,12 @@ export class GroupCommit {
     this.#begin = db.prepare('BEGIN');
     this.#commit = db.prepare('COMMIT');
     this.#rollback = db.prepare('ROLLBACK');
+    this.#totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck();
+  }
+
+  /** Whether units still run without savepoints (false once one threw after it wrote). */
+  get flatUnits(): boolean {
+    return this.#flat;
   }
 
   get state(): State {
@@ -105,15 +141,38 @@ export class GroupCommit {
   unit<T>(fn: () => T): T {
     this.#checkAlive();
     if (this.#state === 'open' && this.#units >= this.#opts.maxUnits) this.commit();
+    const flat = this.#state === 'open' && this.#flat && !flatUnits.has(this.#db);
+    const changes = flat ? this.#totalChanges.get()! : 0;
     let result: T;
     try {
+      if (flat) flatUnits.add(this.#db);
       result = fn();
     } catch (err) {
+      if (flat) this.#flatUnitFailed(err, changes);
       this.#checkAlive(err);
       throw err;
+    } finally {
+      if (flat) flatUnits.delete(this.#db);
     }
     if (this.#state === 'open') this.#units++;
     return result;
+  }
+
+  /**
+   * A unit without savepoints threw. If it wrote nothing, the group goes on (as a savepoint rolled
+   * back would have left it); if it did, nothing can take its writes out alone: the group is
+   * rolled back and lost, and units run in savepoints from now on.
+   */
+  #flatUnitFailed(err: unknown, changesBefore: number): void {
+    if (!this.#db.inTransaction || this.#totalChanges.get() === changesBefore) return;
+    // A full disk or an I/O error is no reason to expect the next unit to fail too.
+    if (!/^SQLITE_(FULL|IOERR)/.test(String((err as { code?: unknown })?.code))) this.#flat = false;
+    try {
+      this.#rollback.run();
+    } catch {
+      /* already rolled back by SQLite */
+    }
+    this.#lose(err);
   }
 
   /**

@@ -1,7 +1,9 @@
 /**
  * The group commit owner on real SQLite files: units share one transaction that a second
  * connection (a reader, as the UI is) sees only once committed, by size or by the timer (a fake
- * timer seam here, no wall clock); a throwing unit rolls back alone; and a group SQLite rolls
+ * timer seam here, no wall clock); a unit that throws before it writes leaves the group as it
+ * was, one that throws after it wrote loses the group and units then run in savepoints (rolled
+ * back alone); and a group SQLite rolls
  * back, whether a statement meets `max_page_count` or the COMMIT itself is refused by a really
  * full disk (a tiny tmpfs; needs root to mount, skipped otherwise), is reported once, refuses
  * further units with the cause's code until recovered, and leaves the file as it was before the
@@ -14,7 +16,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { canMountTmpfs, tryMountTmpfs } from '../helpers/tmpfs-mount.ts';
-import { GroupCommit, isGroupLostError } from '../../core/storage/group-commit.ts';
+import { atomic, GroupCommit, isGroupLostError } from '../../core/storage/group-commit.ts';
 import { closeDatabase, openDatabase } from '../../core/storage/open-database.ts';
 import { isDiskFullError } from '../../core/crawl/disk-guard.ts';
 
@@ -106,22 +108,59 @@ describe('group commit', () => {
     closeDatabase(s.db);
   });
 
-  it('rolls back a throwing unit alone; the rest of the group commits', () => {
+  it('a unit that throws before it writes leaves the group as it was; the rest commits', () => {
     const s = setup(tempDir(), 10);
     s.group.open();
     s.add('a');
-    expect(() =>
-      s.group.unit(() =>
-        s.db.transaction(() => {
-          s.insert.run('doomed');
-          throw new Error('boom');
-        })(),
-      ),
-    ).toThrow('boom');
+    const addChecked = atomic(s.db, (v: string) => {
+      if (v === 'refused') throw new Error('refused before writing');
+      s.insert.run(v);
+    });
+    expect(() => s.group.unit(() => addChecked('refused'))).toThrow('refused before writing');
+    expect(s.group.state).toBe('open');
+    s.group.unit(() => addChecked('b'));
+    s.group.commit();
+    expect(s.group.flatUnits).toBe(true);
+    expect((s.reader.prepare('SELECT group_concat(v) AS v FROM t').get() as { v: string }).v).toBe('a,b');
+    s.reader.close();
+    closeDatabase(s.db);
+  });
+
+  it('a unit that throws after it wrote loses its group (no savepoint to take it out alone); units then run in savepoints and roll back alone', () => {
+    const s = setup(tempDir(), 10);
+    s.group.open();
+    s.add('committed');
+    s.group.commit();
+    const lost: unknown[] = [];
+    s.group.listen({ lost: (err) => lost.push(err) });
+    s.add('in the group');
+    const addThenFail = atomic(s.db, (v: string) => {
+      s.insert.run(v);
+      throw new Error('boom after a write');
+    });
+    let caught: unknown;
+    try {
+      s.group.unit(() => addThenFail('half'));
+    } catch (err) {
+      caught = err;
+    }
+    expect(isGroupLostError(caught)).toBe(true);
+    expect(isDiskFullError(caught)).toBe(false);
+    expect(lost).toHaveLength(1);
+    expect(s.group.state).toBe('lost');
+    // The whole group is gone, the half unit with it; what committed before stays.
+    expect(s.db.inTransaction).toBe(false);
+    expect(s.own()).toBe(1);
+    s.group.recover();
+    s.group.open();
+    expect(s.group.flatUnits).toBe(false);
+    // From now on a unit runs in a savepoint: the same failure rolls back alone.
+    s.add('a');
+    expect(() => s.group.unit(() => addThenFail('doomed'))).toThrow('boom after a write');
+    expect(s.group.state).toBe('open');
     s.add('b');
     s.group.commit();
-    expect(s.group.state).toBe('open');
-    expect((s.reader.prepare('SELECT group_concat(v) AS v FROM t').get() as { v: string }).v).toBe('a,b');
+    expect((s.reader.prepare('SELECT group_concat(v) AS v FROM t').get() as { v: string }).v).toBe('committed,a,b');
     s.reader.close();
     closeDatabase(s.db);
   });

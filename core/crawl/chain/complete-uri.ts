@@ -1,11 +1,12 @@
 /**
  * Disposition: the frontier gets the URI's outcome (final or retry, and whether it was a page, which a
  * shared frontier counts crawl-wide against the page limit) together with its outlinks
- * and its capture-index rows, in one database transaction (a savepoint in the crawl's open group
- * commit, core/storage/group-commit.ts: it commits with other URIs', and a throw rolls back this
- * URI's writes alone); then the page's search text and the payload claim other fetches may be
- * waiting on (dedup-digest.ts).
+ * and its capture-index rows, in one database transaction (a unit of the crawl's open group
+ * commit, core/storage/group-commit.ts: it commits with other URIs', and a throw leaves none of
+ * this URI's writes behind); then the page's search text and the payload claim other fetches may
+ * be waiting on (dedup-digest.ts).
  */
+import { atomic } from '../../storage/group-commit.ts';
 import type { CrawlContext } from '../crawl-context.ts';
 import type { CrawlUri, Processor } from './crawl-uri.ts';
 
@@ -25,7 +26,7 @@ export const completeUri: Processor = {
         ctx.frontier.complete(uri, outcome);
         return;
       }
-      const ids = ctx.db.transaction(() => {
+      const ids = atomic(ctx.db, () => {
         ctx.frontier.complete(uri, outcome, candidates);
         return ctx.captures.addRecords(curi.rows);
       })();
