@@ -132,10 +132,11 @@ export function prepareFrontierStatements(db: Database.Database) {
       `UPDATE queues SET in_flight = in_flight - ?, waiting = waiting + ?, done = done + ?, failed = failed + ?,
        ready_at = MAX(ready_at, ?) WHERE id = ?`,
     ),
-    queueSlotReleased: db.prepare<[number, number], { queue_id: number }>(
+    // Whether it changed a row is all releaseSlot needs: run().changes, not RETURNING (2.6–8 µs
+    // against 12–18 per call, measured on a crawl database).
+    queueSlotReleased: db.prepare<[number, number]>(
       `UPDATE queues SET in_flight = in_flight - 1, ready_at = MAX(ready_at, ?)
-       WHERE id = (SELECT queue_id FROM uris WHERE id = ? AND state = ${UriState.IN_FLIGHT}) AND in_flight > 0
-       RETURNING id AS queue_id`,
+       WHERE id = (SELECT queue_id FROM uris WHERE id = ? AND state = ${UriState.IN_FLIGHT}) AND in_flight > 0`,
     ),
 
     // recovery

@@ -210,7 +210,7 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
   const releaseSlot = atomic(db, (uri: ClaimedUri, queueReadyAt: number): void => {
     checkTime(queueReadyAt, 'queueReadyAt');
     if (uri.slotReleased) return;
-    if (!st.queueSlotReleased.get(queueReadyAt, uri.id)) throw notInFlight(uri);
+    if (st.queueSlotReleased.run(queueReadyAt, uri.id).changes === 0) throw notInFlight(uri);
     uri.slotReleased = true;
   });
 
