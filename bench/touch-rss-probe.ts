@@ -54,6 +54,8 @@ const variants: [string, string][] = [
   ['import undici', "await import('undici')"],
   ['import better-sqlite3 + open :memory:', "const D = (await import('better-sqlite3')).default; new D(':memory:').prepare('select 1').get()"],
   ['import yauzl', "await import('yauzl')"],
+  ['extract-document.ts (HTML, CSS, sitemap, headers)', "await import('./core/extract/extract-document.ts')"],
+  ['header-links.ts, sitemap.ts, css-links.ts only', "await import('./core/extract/header-links.ts'); await import('./core/extract/sitemap.ts'); await import('./core/extract/css-links.ts')"],
   ['import core/crawl/start-crawl.ts', "await import('./core/crawl/start-crawl.ts')"],
   ['start-crawl.ts + commander', "await import('./core/crawl/start-crawl.ts'); await import('commander')"],
   ['  + yaml', "await import('./core/crawl/start-crawl.ts'); await import('commander'); await import('yaml')"],
