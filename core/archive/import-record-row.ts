@@ -4,7 +4,6 @@
  * as far as the row needs: the HTTP head; for HTML 200 responses the page's title and visible
  * text (for the page list and search); for requests the body, as a POST lookup key.
  */
-import { extractHtml } from '../extract/html-links.ts';
 import { fieldValue } from '../formats/http-fields.ts';
 import type { HttpHead } from '../formats/http-head.ts';
 import type { WarcRecord } from '../warc/read-record.ts';
@@ -54,7 +53,7 @@ export async function importedRow(record: WarcRecord, fileId: number, offsetBase
     });
     http = p.http;
     if (type === 'request' && !p.cut) requestBody = p.stored;
-    if (isPage && http) text = pageText(p.stored, p.cut, http, targetUri!);
+    if (isPage && http) text = await pageText(p.stored, p.cut, http, targetUri!);
   }
 
   const row = indexRow({ record, fileId, offset: offsetBase + record.offset, length: record.length, http, page: isPage ? { title: text?.title ?? null } : null });
@@ -76,8 +75,13 @@ function isHtml200(h: HttpHead): boolean {
   return isHtmlType(headMediaType(h.headers));
 }
 
-/** Title and visible text of an HTML body (de-chunked, decoded, charset sniffed), capped. */
-function pageText(stored: Buffer, cut: boolean, http: HttpHead, url: string): { title: string | null; text: string } {
+/**
+ * Title and visible text of an HTML body (de-chunked, decoded, charset sniffed), capped. The HTML
+ * extractor (and parse5) loads at the first page: a crawl imports this module for recovery at
+ * resume, which rarely meets a page, and otherwise parses HTML only in its extraction worker.
+ */
+async function pageText(stored: Buffer, cut: boolean, http: HttpHead, url: string): Promise<{ title: string | null; text: string }> {
+  const { extractHtml } = await import('../extract/html-links.ts');
   const decoded = decodePayload(stored, http, PAGE_DECODED_CAP, cut);
   const x = extractHtml(decoded.body, { baseUrl: url, contentType: fieldValue(http.headers, 'content-type') ?? undefined, maxLinks: 0 });
   return { title: x.title, text: x.text.length > PAGE_TEXT_CAP ? x.text.slice(0, PAGE_TEXT_CAP) : x.text };

@@ -26,7 +26,6 @@
  * session (target-session.ts) records it into the same sink.
  */
 import fsp from 'node:fs/promises';
-import http from 'node:http';
 import os from 'node:os';
 import { SpoolWriter } from '../fetch/spool.ts';
 import { fieldValue as headerValue } from '../formats/http-fields.ts';
@@ -35,6 +34,13 @@ import type { CdpSession } from './cdp-session.ts';
 import type { RecordedExchange, RecordSink } from './recorded-exchange.ts';
 import { headerList, storedBodyHeaders } from './stored-body-headers.ts';
 import { TargetSession } from './target-session.ts';
+
+// Only the reason phrases of node:http are needed, taken without an ES `import`: importing a
+// builtin as an ES module builds its facade by reading every export, and node:http's WebSocket
+// getter loads Node's own bundled copy of undici. Every crawl imports this module (start-crawl
+// wires the browser chain in), so that was +14 MiB RSS per process (+7.6 file-backed, +6.8
+// anonymous; bench/touch-rss-probe.ts) for a table of status texts.
+const { STATUS_CODES } = process.getBuiltinModule('node:http');
 
 export interface PageRecorderOptions {
   /** Where bodies over `maxInMemory` are spooled. Default: the OS temp directory. */
@@ -287,7 +293,7 @@ export class PageRecorder {
       requestHeaders: reqHeaders,
       ...(requestBody ? { requestBody } : {}),
       status,
-      statusText: p.responseStatusText || resp.statusText || http.STATUS_CODES[status] || '',
+      statusText: p.responseStatusText || resp.statusText || STATUS_CODES[status] || '',
       httpVersion: resp.protocol?.toLowerCase() === 'http/1.0' ? 'HTTP/1.0' : 'HTTP/1.1',
       responseHeaders: extra && extra.headers.length > 0 ? extra.headers : pausedHeaders,
       body,

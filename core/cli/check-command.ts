@@ -8,8 +8,6 @@
 import fs from 'node:fs/promises';
 import type { Command } from 'commander';
 import { exitCodeFor, type ErrorCode } from '../api/error-codes.ts';
-import { checkWaczFile } from '../archive/wacz-check.ts';
-import { checkWarcFile, formatChunkedDigests, formatProblem } from '../warc/check-warc.ts';
 
 /** A WACZ by name, or a ZIP by its first bytes (`PK\x03\x04`, or `PK\x05\x06` for an empty one). */
 async function isPackage(file: string): Promise<boolean> {
@@ -32,6 +30,8 @@ export function registerCheckCommand(program: Command): void {
     .argument('<file...>', 'WARC or ARC files (.warc, .warc.gz, .arc, .arc.gz) and WACZ packages (.wacz)')
     .option('--errors-only', 'do not print warnings')
     .action(async (files: string[], opts: { errorsOnly?: boolean }) => {
+      // The checkers load when `trove check` runs: every command imports this file.
+      const [{ checkWaczFile }, { checkWarcFile, formatChunkedDigests, formatProblem }] = await Promise.all([import('../archive/wacz-check.ts'), import('../warc/check-warc.ts')]);
       let exit = 0;
       for (const file of files) {
         const check = (await isPackage(file)) ? checkWaczFile : checkWarcFile;

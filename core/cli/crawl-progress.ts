@@ -4,10 +4,10 @@
  * summary (hosts, status codes, MIME types, bytes). A pause says why on the line itself, the moment
  * it happens (a full disk: "paused: only 3.2 MiB free …"), on a terminal and in plain output.
  */
-import cliProgress from 'cli-progress';
 import type { CrawlSnapshot, WorkerRow } from '../api/crawl-snapshot.ts';
 import { formatBytes } from '../formats/byte-size.ts';
 import type { CommandIo } from './robots-command.ts';
+import { newProgressBar, type ProgressBar } from './progress-bar.ts';
 
 export function formatElapsed(ms: number): string {
   const s = Math.floor(ms / 1000);
@@ -32,7 +32,7 @@ export function formatWorkers(rows: readonly WorkerRow[]): string[] {
 }
 
 export class CrawlProgress {
-  private bar: cliProgress.SingleBar | null = null;
+  private bar: ProgressBar | null = null;
   private io: CommandIo;
   private lastPlain = 0;
   /** What the plain line last said about the state, so a change is printed at once. */
@@ -43,18 +43,15 @@ export class CrawlProgress {
   constructor(io: CommandIo, opts: { tty: boolean; enabled: boolean }) {
     this.io = io;
     if (opts.tty && opts.enabled) {
-      this.bar = new cliProgress.SingleBar(
-        {
-          format: ' {bar} {percentage}% | {downloaded} done, {queued} queued, {failed} failed | {rate} URI/s {kbps} KB/s | {elapsed} | {state}',
-          barsize: 24,
-          hideCursor: true,
-          clearOnComplete: false,
-          stopOnComplete: false,
-          etaBuffer: 50,
-          stream: process.stderr,
-        },
-        cliProgress.Presets.shades_classic,
-      );
+      this.bar = newProgressBar({
+        format: ' {bar} {percentage}% | {downloaded} done, {queued} queued, {failed} failed | {rate} URI/s {kbps} KB/s | {elapsed} | {state}',
+        barsize: 24,
+        hideCursor: true,
+        clearOnComplete: false,
+        stopOnComplete: false,
+        etaBuffer: 50,
+        stream: process.stderr,
+      });
       this.bar.start(this.last.total, this.last.value, this.last.payload);
     }
   }

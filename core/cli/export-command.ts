@@ -9,22 +9,17 @@
  */
 import fs from 'node:fs';
 import type { KeyObject } from 'node:crypto';
-import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { openArchive } from '../archive/archive-dir.ts';
 import type { Archive } from '../archive/archive-dir.ts';
 import { isTroveError } from '../errors.ts';
-import { exportCdxj } from '../export/export-cdxj.ts';
-import { exportMirror } from '../export/export-mirror.ts';
-import { exportReport } from '../export/export-report.ts';
 import type { ExportProgress, ProgressFn } from '../export/export-types.ts';
-import { exportWacz } from '../export/export-wacz.ts';
 import type { WaczExportResult } from '../export/export-wacz.ts';
-import { exportWarcSubset } from '../export/export-warc-subset.ts';
 import { loadSigningKey } from '../archive/wacz-sign.ts';
 import { formatBytes } from '../formats/byte-size.ts';
 import { exitCodeFor, type CliCode } from '../api/error-codes.ts';
 import { CLI_USAGE, formatCliError } from './cli-errors.ts';
+import { newProgressBar, type ProgressBar } from './progress-bar.ts';
 
 export interface ExportIo {
   stdout: { write(chunk: string): unknown };
@@ -126,7 +121,10 @@ function fixityNote(r: WaczExportResult): string {
   return note;
 }
 
-/** The exports to run, in order, or a usage message. */
+/**
+ * The exports to run, in order, or a usage message. Each exporter is imported when its job runs:
+ * every `trove` command imports this file, and a crawl should not carry the exporters' code.
+ */
 function plan(opts: ExportCommandOptions): Job[] | string {
   const jobs: Job[] = [];
   const filters = (['urlPrefix', 'host', 'from', 'to', 'mime'] as const).filter((k) => opts[k] !== undefined);
@@ -152,6 +150,7 @@ function plan(opts: ExportCommandOptions): Job[] | string {
     jobs.push({
       kind: 'wacz',
       run: async (archive, onProgress) => {
+        const { exportWacz } = await import('../export/export-wacz.ts');
         const r = await exportWacz(archive, out, {
           ...(opts.title ? { title: opts.title } : {}),
           ...(opts.pageText ? { pageText: true } : {}),
@@ -168,6 +167,7 @@ function plan(opts: ExportCommandOptions): Job[] | string {
     jobs.push({
       kind: 'cdxj',
       run: async (archive, onProgress) => {
+        const { exportCdxj } = await import('../export/export-cdxj.ts');
         const r = await exportCdxj(archive, out, onProgress ? { onProgress } : {});
         return `cdxj: ${r.path}: ${r.lines} captures, ${formatBytes(r.bytes)}`;
       },
@@ -178,6 +178,7 @@ function plan(opts: ExportCommandOptions): Job[] | string {
     jobs.push({
       kind: 'warc',
       run: async (archive, onProgress) => {
+        const { exportWarcSubset } = await import('../export/export-warc-subset.ts');
         const r = await exportWarcSubset(archive, out, {
           ...(opts.urlPrefix ? { urlPrefix: opts.urlPrefix } : {}),
           ...(opts.host ? { host: opts.host } : {}),
@@ -198,6 +199,7 @@ function plan(opts: ExportCommandOptions): Job[] | string {
     jobs.push({
       kind: 'mirror',
       run: async (archive, onProgress) => {
+        const { exportMirror } = await import('../export/export-mirror.ts');
         const r = await exportMirror(archive, out, onProgress ? { onProgress } : {});
         return `mirror: ${r.dir}: ${r.files} files (${r.rewritten} with links rewritten, ${r.linksLocal} local and ${r.linksAbsolute} absolute links${r.placeholders ? `, ${r.placeholders} placeholders` : ''}), ${formatBytes(r.bytes)}`;
       },
@@ -208,6 +210,7 @@ function plan(opts: ExportCommandOptions): Job[] | string {
     jobs.push({
       kind: 'report',
       run: async (archive, onProgress) => {
+        const { exportReport } = await import('../export/export-report.ts');
         const r = await exportReport(archive, out, onProgress ? { onProgress } : {});
         const s = r.data.summary;
         return `report: ${r.dir}: ${r.files.length} files (${s.urisProcessed} URIs, ${s.hosts} hosts, ${s.failures} failures)`;
@@ -223,13 +226,10 @@ function flag(k: string): string {
 
 /** One cli-progress bar per export, fed by ExportProgress reports. */
 class ExportBar {
-  readonly #bar: cliProgress.SingleBar;
+  readonly #bar: ProgressBar;
 
   constructor(kind: string) {
-    this.#bar = new cliProgress.SingleBar(
-      { format: ` ${kind} {bar} {percentage}% | {phase} {done}/{total} | {bytes}`, barsize: 24, hideCursor: true, stream: process.stderr },
-      cliProgress.Presets.shades_classic,
-    );
+    this.#bar = newProgressBar({ format: ` ${kind} {bar} {percentage}% | {phase} {done}/{total} | {bytes}`, barsize: 24, hideCursor: true, stream: process.stderr });
     this.#bar.start(1, 0, { phase: 'starting', done: 0, total: '?', bytes: formatBytes(0) });
   }
 

@@ -16,8 +16,7 @@ import { exitCodeFor } from '../api/error-codes.ts';
 import { formatCliError } from './cli-errors.ts';
 import { openArchive } from '../archive/archive-dir.ts';
 import type { Archive } from '../archive/archive-dir.ts';
-import { queryRecords } from '../archive/record-query.ts';
-import { replay } from '../replay/replay.ts';
+import type { queryRecords as QueryRecords } from '../archive/record-query.ts';
 import { surtKey } from '../scope/surt.ts';
 import { readRecordAt } from '../warc/read-records.ts';
 
@@ -89,10 +88,12 @@ export function registerGetCommand(program: Command, io: GetIo = { stdout: proce
 
 async function runGet(archive: Archive, dir: string, url: string, opts: GetOptions, io: GetIo): Promise<void> {
   const method = (opts.method ?? 'GET').toUpperCase();
+  // Replay and the record query load when `trove get` runs: every command imports this file.
+  const [{ replay }, { queryRecords }] = await Promise.all([import('../replay/replay.ts'), import('../archive/record-query.ts')]);
   const res = await replay(archive, { url, method, ...(opts.at !== undefined ? { at: opts.at } : {}) });
   if (res.kind === 'not-archived') {
     const around = res.at ? ` around ${res.at}` : '';
-    const others = method === 'GET' ? otherMethodCaptures(archive, res.url) : [];
+    const others = method === 'GET' ? otherMethodCaptures(queryRecords, archive, res.url) : [];
     if (others.length > 0) {
       const methods = [...new Set(others.map((c) => c.method))].join(', ');
       io.stderr.write(`trove get: not archived as GET: ${res.url}${around}; it was captured by ${methods}:\n`);
@@ -137,7 +138,7 @@ interface OtherMethodCapture {
 }
 
 /** Captures of `url` (same SURT key once the method part is taken off) made with a method other than GET. */
-function otherMethodCaptures(archive: Archive, url: string): OtherMethodCapture[] {
+function otherMethodCaptures(queryRecords: typeof QueryRecords, archive: Archive, url: string): OtherMethodCapture[] {
   let base: string;
   try {
     const u = new URL(url);

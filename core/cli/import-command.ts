@@ -5,12 +5,11 @@
  * Exit code 1 when there was any problem (what could be read is imported all the same).
  */
 import fs from 'node:fs';
-import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { isTroveError } from '../errors.ts';
-import { importFiles } from '../archive/import-warc.ts';
 import type { ImportProgress, ImportReport } from '../api/archive-types.ts';
 import { formatBytes } from '../formats/byte-size.ts';
+import { newProgressBar, type ProgressBar } from './progress-bar.ts';
 
 export interface ImportIo {
   stdout: { write(chunk: string): unknown };
@@ -35,6 +34,8 @@ export function registerImportCommand(program: Command, io: ImportIo = { stdout:
       const bar = io.stderr.isTTY && opts.progress !== false ? new ImportBar(files) : null;
       let report: ImportReport;
       try {
+        // Loaded here: only `trove import` needs the importers (every command imports this file).
+        const { importFiles } = await import('../archive/import-warc.ts');
         report = await importFiles(opts.archive, files, {
           ...(opts.copy ? { copy: true } : {}),
           ...(bar ? { onProgress: (p: ImportProgress) => bar.update(p) } : {}),
@@ -67,7 +68,7 @@ export function summary(r: ImportReport): string {
 
 /** Bytes over all files, so one bar covers the whole run. */
 class ImportBar {
-  readonly #bar: cliProgress.SingleBar;
+  readonly #bar: ProgressBar;
   readonly #sizes = new Map<string, number>();
   readonly #done = new Map<string, number>();
 
@@ -78,10 +79,7 @@ class ImportBar {
       this.#sizes.set(f, size);
       total += size;
     }
-    this.#bar = new cliProgress.SingleBar(
-      { format: ' {bar} {percentage}% | {bytes} | {records} records | {file}', barsize: 24, hideCursor: true, stream: process.stderr },
-      cliProgress.Presets.shades_classic,
-    );
+    this.#bar = newProgressBar({ format: ' {bar} {percentage}% | {bytes} | {records} records | {file}', barsize: 24, hideCursor: true, stream: process.stderr });
     this.#bar.start(Math.max(1, total), 0, { bytes: formatBytes(0), records: 0, file: '' });
   }
 

@@ -11,9 +11,7 @@ import { finished } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { isTroveError } from '../errors.ts';
 import { exitCodeFor } from '../api/error-codes.ts';
-import { formatCdxj, sortCdxjLines } from '../archive/cdxj.ts';
-import { indexFile } from '../archive/cdxj-index.ts';
-import { writeLines } from '../export/external-sort.ts';
+import type { writeLines as WriteLines } from '../export/external-sort.ts';
 import { openArchiveFile } from '../warc/read-records.ts';
 
 export function registerIndexCommand(program: Command): void {
@@ -24,6 +22,12 @@ export function registerIndexCommand(program: Command): void {
     .option('-o, --output <file>', 'write the index to this file instead of stdout')
     .option('-q, --quiet', 'do not print reader warnings')
     .action(async (files: string[], opts: { output?: string; quiet?: boolean }) => {
+      // The indexer loads when `trove index` runs: every command imports this file.
+      const [{ formatCdxj, sortCdxjLines }, { indexFile }, { writeLines }] = await Promise.all([
+        import('../archive/cdxj.ts'),
+        import('../archive/cdxj-index.ts'),
+        import('../export/external-sort.ts'),
+      ]);
       const lines: string[] = [];
       let exit = 0;
       for (const file of files) {
@@ -48,7 +52,7 @@ export function registerIndexCommand(program: Command): void {
           exit = Math.max(exit, exitCodeFor(err.code));
         }
       }
-      await writeOutput(sortCdxjLines(lines), opts.output);
+      await writeOutput(writeLines, sortCdxjLines(lines), opts.output);
       process.exitCode = exit;
     });
 }
@@ -60,7 +64,7 @@ async function hasRecords(file: string): Promise<boolean> {
 }
 
 /** Write the lines to the output file, or to stdout. */
-async function writeOutput(lines: string[], output: string | undefined): Promise<void> {
+async function writeOutput(writeLines: typeof WriteLines, lines: string[], output: string | undefined): Promise<void> {
   const out: Writable = output ? createWriteStream(output) : process.stdout;
   await writeLines(out, lines);
   if (output) {

@@ -7,12 +7,19 @@
  * bombs are refused with a clear error and the line they are on where the parser knows it.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
+import type * as Yaml from 'yaml';
 import { defaultSettings, type CrawlSettings } from '../api/settings.ts';
 import { TroveError } from '../errors.ts';
 
 const MAX_BYTES = 4 * 1024 * 1024;
+
+// The YAML parser loads when a YAML file is read, not with this module: every `trove` command
+// imports it (through the crawl and scope options), and loading yaml costs ~2 MiB RSS in a crawl
+// process (bench/touch-rss-probe.ts) that few crawls use. require(), not import(), so that
+// readCrawlConfig stays synchronous for its callers; this module is the only user of yaml.
+const requireYaml = () => createRequire(import.meta.url)('yaml') as typeof Yaml;
 
 function invalid(file: string, message: string, details: Record<string, unknown> = {}): TroveError {
   return new TroveError('SETTINGS_INVALID', `${file}: ${message}`, { file, ...details });
@@ -29,10 +36,11 @@ export function readCrawlConfig(file: string): Partial<CrawlSettings> {
     throw invalid(file, `cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   let data: unknown;
+  const yaml = /\.json$/i.test(file) ? null : requireYaml();
   try {
-    data = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100, uniqueKeys: true });
+    data = yaml ? yaml.parse(text, { maxAliasCount: 100, uniqueKeys: true }) : JSON.parse(text);
   } catch (err) {
-    const line = err instanceof YAMLParseError ? err.linePos?.[0]?.line : undefined;
+    const line = yaml && err instanceof yaml.YAMLParseError ? err.linePos?.[0]?.line : undefined;
     throw invalid(file, `not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`, line ? { line } : {});
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw invalid(file, 'the top level must be a mapping of settings');

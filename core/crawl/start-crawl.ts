@@ -47,9 +47,8 @@ import { PriorCaptures } from './prior-captures.ts';
 import { WarcSealer } from '../archive/warc-sealer.ts';
 import { PendingOriginals } from './pending-originals.ts';
 import { buildUriChain } from './chain/uri-chain.ts';
-import { fetchBrowser } from './chain/fetch-browser.ts';
-import { findChromium } from '../browser/find-chromium.ts';
-import { TabPool } from '../browser/tab-pool.ts';
+import type { fetchBrowser as FetchBrowser } from './chain/fetch-browser.ts';
+import type { TabPool } from '../browser/tab-pool.ts';
 import type { TabSource } from '../browser/tab-source.ts';
 
 export interface StartCrawlOptions {
@@ -92,6 +91,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
   const releaseLock = acquireLock(paths);
   const db = openDatabase(paths.db);
   let tabs: TabPool | null = null;
+  let fetchBrowser: typeof FetchBrowser | null = null;
   try {
     const stored = getMeta<CrawlSettings>(db, 'settings');
     const settings: CrawlSettings = { ...defaultSettings(), ...(stored ?? {}), ...given };
@@ -113,7 +113,10 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     // before anything of the crawl is written or started.
     // The tabs send the crawl's User-Agent (on the page and everything it loads), as the HTTP
     // fetcher does, not Chromium's own: sites see one agent per crawl and robots.txt is read for it.
+    // Its modules load here, only for a browser crawl: an HTTP-only crawl never touches them.
     if (settings.browser?.enabled) {
+      const [{ TabPool }, { findChromium }] = await Promise.all([import('../browser/tab-pool.ts'), import('../browser/find-chromium.ts')]);
+      ({ fetchBrowser } = await import('./chain/fetch-browser.ts'));
       tabs = opts.tabSource
         ? await TabPool.open(opts.tabSource, settings.browser.tabs, { userAgent: settings.userAgent })
         : await TabPool.launch({ executablePath: findChromium({ path: settings.browser.path }), tabs: settings.browser.tabs, userAgent: settings.userAgent });
@@ -256,7 +259,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       extractor,
       robots,
       chain,
-      uriChain: buildUriChain(tabs ? { browser: fetchBrowser(tabs) } : {}),
+      uriChain: buildUriChain(tabs && fetchBrowser ? { browser: fetchBrowser(tabs) } : {}),
       stats,
       crawlLog,
       pageText,

@@ -16,16 +16,14 @@
  * Never throws on bad input: an extractor failure keeps the header links and sets `error`.
  */
 import { emptyExtraction } from './empty-extraction.ts';
-import { fieldValue, fieldValues } from '../formats/http-fields.ts';
-import { isHtmlType, mediaType } from '../formats/media-type.ts';
-import { OutlinkList } from './outlink.ts';
+import { fieldValue } from '../formats/http-fields.ts';
+import { mediaType } from '../formats/media-type.ts';
 import type { Outlink } from './outlink.ts';
 import { extractHtml } from './html-links.ts';
 import { extractCss } from './css-links.ts';
-import { extractFromHeaders } from './header-links.ts';
-import { extractSitemap, looksLikeSitemapUrl, sniffSitemapRoot } from './sitemap.ts';
-import { parseRobotsDirectives } from '../robots/meta-robots.ts';
+import { extractSitemap } from './sitemap.ts';
 import { charsetParam, canonicalEncoding } from './html-charset.ts';
+import { documentKind, finishExtraction } from './document-headers.ts';
 
 export interface DocumentInput {
   url: string;
@@ -58,17 +56,12 @@ export interface DocumentExtraction {
   error?: string;
 }
 
-const GZIP_MIMES = new Set(['application/gzip', 'application/x-gzip', 'application/gzip-compressed', 'application/x-gunzip']);
-
 export function extractDocument(input: DocumentInput): DocumentExtraction {
   const mime = mediaType(input.mime) ?? '';
   const contentType = fieldValue(input.headers, 'content-type') ?? undefined;
   const kind = documentKind(mime, input);
 
   const result = emptyExtraction(kind, kind === 'html');
-  const list = new OutlinkList(input.maxLinks);
-  for (const link of extractFromHeaders(input.status, input.headers, input.url)) list.add(link);
-
   let body: Outlink[] = [];
   try {
     if (kind === 'html') {
@@ -100,26 +93,7 @@ export function extractDocument(input: DocumentInput): DocumentExtraction {
   } catch (err) {
     result.error = `${kind} extraction failed: ${err instanceof Error ? err.message : String(err)}`;
   }
-  for (const link of body) list.add(link);
-  result.truncatedLinks ||= list.truncated;
-
-  // Each X-Robots-Tag header separately: a `bot:` scope must not run on into the next header.
-  for (const value of fieldValues(input.headers, 'x-robots-tag')) {
-    const d = parseRobotsDirectives(value, input.agentToken);
-    result.nofollow ||= d.nofollow;
-    result.noindex ||= d.noindex;
-  }
-  result.outlinks = result.nofollow ? list.outlinks.filter((l) => l.hop === 'E' || l.hop === 'R') : list.outlinks;
-  return result;
-}
-
-function documentKind(mime: string, input: DocumentInput): DocumentKind {
-  if (isHtmlType(mime)) return 'html';
-  if (mime === 'text/css') return 'css';
-  if (input.body.length === 0) return 'other';
-  const xmlish = mime === 'text/xml' || mime === 'application/xml' || mime.endsWith('+xml') || GZIP_MIMES.has(mime);
-  if ((xmlish || looksLikeSitemapUrl(input.url)) && sniffSitemapRoot(input.body) !== 'unknown') return 'sitemap';
-  return 'other';
+  return finishExtraction(input, result, body);
 }
 
 /** CSS bytes to text: BOM, then the Content-Type charset, then `@charset "…";`, else UTF-8 (CSS Syntax §3.2). */

@@ -7,7 +7,7 @@
 import { decodeBodyStream, parseContentEncoding, type DecodedBody } from '../../extract/decode-body.ts';
 import type { Spool } from '../../fetch/spool.ts';
 import { inferredLinks } from '../../extract/inferred-links.ts';
-import { extractDocument } from '../../extract/extract-document.ts';
+import { extractHeadersOnly } from '../../extract/document-headers.ts';
 import { fieldValue as headerValue, listFieldValue } from '../../formats/http-fields.ts';
 import { headMediaType as mimeOf } from '../../formats/media-type.ts';
 import { mayBeSitemapBody } from '../sitemap-seeder.ts';
@@ -40,9 +40,9 @@ export const extractLinks: Processor = {
       }
       const input = { url: uri.url, status, headers: f.headers, body, mime: mime ?? '', maxLinks: ctx.settings.maxLinksPerDocument };
       // No body to parse (an image, a script, a redirect): only header links, cheap enough to take
-      // here rather than a round trip to the worker pool.
+      // here rather than a round trip to the worker pool (and without loading the HTML extractor).
       // The decoded body is this call's own: handed over, the worker gets it without a copy.
-      const ex = body.length === 0 ? extractDocument(input) : await ctx.extractor.run(input, { handOver: true });
+      const ex = body.length === 0 ? extractHeadersOnly(input) : await ctx.extractor.run(input, { handOver: true });
       if (ex.error) curi.annotations.push('extract-error');
       curi.outlinks = ex.outlinks;
       curi.title = ex.title;

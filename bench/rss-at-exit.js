@@ -1,0 +1,66 @@
+/**
+ * Preloaded with `--import` into a `trove` CLI process by bench/cli-crawl-rss-bench.ts: at exit,
+ * append one JSON line to $TROVE_RSS_OUT with the process's peak RSS and the kernel's split of
+ * its resident memory (/proc/self/smaps_rollup: file-backed vs anonymous), so the CLI itself is
+ * measured, flags, commander, progress and all, not a bench child that calls the core directly.
+ * With TROVE_RSS_SAMPLE_MS, RSS is also read at that interval and, at each new high, the mappings
+ * are grouped (bench/memory-detail.js) with the crawl thread's V8 figures: the breakdown at the
+ * peak. With TROVE_NODE_PAGES=1, the node binary's resident pages at exit by what they hold
+ * (bench/node-binary-pages.js). Plain JavaScript: it loads before any TypeScript.
+ */
+import fs from 'node:fs';
+import v8 from 'node:v8';
+import { smapsGroups } from './memory-detail.js';
+import { nodeBinaryResidency } from './node-binary-pages.js';
+
+const MIB = 1024 * 1024;
+const PAGE = 4096;
+const out = process.env.TROVE_RSS_OUT;
+const every = Number(process.env.TROVE_RSS_SAMPLE_MS ?? 0);
+let atPeak = null;
+
+function rssBytes() {
+  return Number(fs.readFileSync('/proc/self/statm', 'utf8').split(' ')[1]) * PAGE;
+}
+
+function breakdown(rss) {
+  const { groups } = smapsGroups();
+  const h = v8.getHeapStatistics();
+  const m = process.memoryUsage();
+  const mib = (n) => Math.round((n / MIB) * 10) / 10;
+  return {
+    rssMib: mib(rss),
+    files: mib(groups.nodeBinary + groups.sharedLibs + groups.otherFiles),
+    nodeBinary: mib(groups.nodeBinary),
+    brk: mib(groups.mallocMain),
+    threadArenas: mib(groups.mallocArenas),
+    stacks: mib(groups.threadStacks),
+    anonOther: mib(groups.anonOther),
+    crawlHeapResident: mib(h.total_physical_size),
+    crawlHeapUsed: mib(h.used_heap_size),
+    external: mib(m.external),
+    arrayBuffers: mib(m.arrayBuffers),
+  };
+}
+
+if (out && every > 0) {
+  let high = 0;
+  setInterval(() => {
+    const rss = rssBytes();
+    if (rss > high + MIB) {
+      high = rss;
+      atPeak = breakdown(rss);
+    }
+  }, every).unref();
+}
+
+process.on('exit', () => {
+  if (!out) return;
+  const t = fs.readFileSync('/proc/self/smaps_rollup', 'utf8');
+  const kib = (k) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(t)?.[1] ?? NaN);
+  const cpu = process.cpuUsage();
+  fs.appendFileSync(
+    out,
+    JSON.stringify({ maxRssKib: process.resourceUsage().maxRSS, rssKib: kib('Rss'), anonKib: kib('Anonymous'), fileKib: kib('Rss') - kib('Anonymous'), cpuMs: (cpu.user + cpu.system) / 1000, atPeak, ...(process.env.TROVE_NODE_PAGES === '1' ? { nodeBinary: nodeBinaryResidency() } : {}) }) + '\n',
+  );
+});

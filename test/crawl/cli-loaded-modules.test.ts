@@ -1,0 +1,59 @@
+/**
+ * What a `trove crawl` process loads (issue 20): every module loaded stays resident for the whole
+ * crawl (its code, its tables, the pages of the node binary it runs), so a crawl over HTTP must
+ * not load what other commands or modes use — the exporters, checkers, replay, importers, the
+ * YAML parser (no --config), the progress bar library (no terminal), the browser chain, the HTML
+ * extractor and parse5 (bodies are parsed in the extraction worker) — nor
+ * Node's bundled copy of undici (+14 MiB RSS), which an ES import of node:http pulls in.
+ * A real crawl of a local site by the CLI, with a preload that lists what was loaded.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/corpus.ts';
+import { startTreeSite, type TreeSite } from '../fixtures/tree-site.ts';
+
+const bin = path.join(repoRoot, 'bin', 'trove.js');
+const recorder = path.join(repoRoot, 'test', 'helpers', 'record-loaded-modules.js');
+
+describe('what trove crawl loads', () => {
+  let site: TreeSite;
+  let work: string;
+  beforeAll(async () => {
+    site = await startTreeSite({ pages: 20 });
+    work = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-loaded-'));
+  });
+  afterAll(async () => {
+    await site.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  it('an HTTP crawl without a terminal loads no exporter, checker, replay, importer, YAML, progress bar, browser code, HTML parser or bundled undici', async () => {
+    const list = path.join(work, 'loaded.txt');
+    // Not spawnSync: the site is served by this process.
+    const child = spawn(
+      process.execPath,
+      ['--import', recorder, bin, 'crawl', site.seed, '--out', path.join(work, 'crawl'), '--delay-factor', '0', '--min-delay-ms', '0', '--max-delay-ms', '0', '--min-free-disk', '0'],
+      { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TROVE_LOADED_OUT: list } },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const status = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const r = { status, stderr };
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/finished/);
+    const lines = fs.readFileSync(list, 'utf8').trim().split('\n').map((l) => l.split('\t') as [string, string]);
+    const main = lines.filter(([t]) => t === '0').map(([, m]) => m.replace(`file://${repoRoot}/`, ''));
+    // The list is real: the crawl's own modules are in it.
+    expect(main).toContain('core/crawl/start-crawl.ts');
+    expect(main.some((m) => m.includes('node_modules/undici/lib/dispatcher/agent.js'))).toBe(true);
+    expect(main.some((m) => m.includes('node_modules/commander/'))).toBe(true);
+
+    const unwanted = [/^core\/export\//, /^core\/replay\//, /^core\/browser\//, /^core\/crawl\/chain\/fetch-browser\.ts$/, /wacz-check|check-warc|import-warc|cdxj-index|record-query\.ts$/, /node_modules\/(yaml|yauzl|cli-progress|playwright-core|parse5)\//, /^core\/extract\/(html-links|extract-document)\.ts$/];
+    expect(main.filter((m) => unwanted.some((re) => re.test(m)))).toEqual([]);
+    // Node's own bundled undici (internal/deps/undici/undici), loaded by node:http's ES facade.
+    expect(main.filter((m) => /internal\/deps\/undici/.test(m))).toEqual([]);
+  });
+});
