@@ -67,7 +67,7 @@ const SYNC_GZIP_MAX = 8 * 1024;
  * pages. Larger records get at most 256 KiB per piece (an HTML page compresses several times, so
  * most fit in one; fewer pieces are also fewer round trips to the thread pool).
  */
-function gzipChunkSize(rawLength: number): number {
+export function gzipChunkSize(rawLength: number): number {
   return Math.min(256 * 1024, Math.max(1024, rawLength + 64));
 }
 const gzipAsync = promisify(gzip);
