@@ -28,6 +28,8 @@ export type BlockSource = Buffer | { length: number; stream(): Readable };
 /** The smallest surface of `fs.promises.FileHandle` the writer uses; a test can wrap one to inject failures. */
 export interface WarcFileHandle {
   write(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesWritten: number }>;
+  /** Several buffers at `position` in one call (FileHandle has it); a test double may leave it out. */
+  writev?(buffers: Uint8Array[], position: number): Promise<{ bytesWritten: number }>;
   truncate(len: number): Promise<void>;
   sync(): Promise<void>;
   close(): Promise<void>;
@@ -98,6 +100,25 @@ export async function writeFully(file: WarcFileHandle, buf: Uint8Array, position
     const { bytesWritten } = await file.write(buf, done, buf.length - done, position + done);
     if (!(bytesWritten > 0)) throw new Error(`write returned ${bytesWritten} bytes`);
     done += bytesWritten;
+  }
+}
+
+/**
+ * Writes `bufs` one after another from `position`: with one writev when the handle has one (one
+ * trip to the thread pool, no joining copy), then buffer by buffer for whatever a short writev
+ * left; buffer by buffer when it has none.
+ */
+export async function writeAllFully(file: WarcFileHandle, bufs: Uint8Array[], position: number): Promise<void> {
+  let done = 0;
+  if (bufs.length > 1 && file.writev) done = (await file.writev(bufs, position)).bytesWritten;
+  let at = position;
+  for (const b of bufs) {
+    if (done >= b.length) done -= b.length;
+    else {
+      await writeFully(file, done > 0 ? b.subarray(done) : b, at + done);
+      done = 0;
+    }
+    at += b.length;
   }
 }
 
