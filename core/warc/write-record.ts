@@ -76,17 +76,18 @@ const gzipAsync = promisify(gzip);
 
 /**
  * zlib's window and memory level for one gzip member of `rawLength` bytes, sized to the record
- * instead of zlib's defaults (a 32 KiB window, memLevel 8: 64 KiB of hash tables). deflateInit
- * allocates and clears all of that for every member, which for a request or metadata record of a
- * few hundred bytes cost more than compressing it (issue 20: 25 µs vs 17 µs for a 548-byte record).
+ * instead of zlib's defaults (a 32 KiB window, memLevel 8: 64 KiB of hash tables), which
+ * deflateInit allocates and clears for every member however small. Measured (issue 20, bench
+ * README "Crawl thread: per-record hashing and gzip"): up to ~10% of a small member's CPU once
+ * its output buffer is sized too (gzipChunkSize), ~12% of zlib's share of the crawl thread.
  *
  * No match is lost: zlib looks back at most its window less MIN_LOOKAHEAD (262) bytes, so a
  * window of at least `rawLength + 262` bytes reaches the record's first byte from its last. zlib
  * takes 9 to 15 bits. memLevel sets the hash table (2^(memLevel+7) heads) and the symbol buffer
  * (2^(memLevel+6) symbols, one deflate block at most): six under the window's bits keeps two heads
  * per byte of window and room for the whole record in one block, so the members come out the
- * same length (bench/record-cpu-bench.ts, on the Python docs' HTML). A gzip member has no field for the
- * window: any inflater (Node's zlib, Python's gzip, warcio) reads it with its own 32 KiB window.
+ * same length (bench/record-cpu-bench.ts, on the Python docs' HTML). A gzip member has no field
+ * for the window: any inflater (Node's zlib, Python's gzip, warcio) reads it with its own 32 KiB window.
  */
 export function gzipMemberOptions(rawLength: number): { windowBits: number; memLevel: number } {
   const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(rawLength + 262))));
