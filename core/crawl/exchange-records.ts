@@ -13,7 +13,7 @@
  * request head plus the request body (POST, PUT).
  */
 import fs from 'node:fs';
-import { DigestStream } from '../formats/digest.ts';
+import { RunningDigest, sha1OfParts } from '../formats/digest.ts';
 import { spoolFromBuffer, spoolFromFile, type Spool } from '../fetch/spool.ts';
 import type { FetchResult } from '../fetch/fetcher.ts';
 import type { CaptureGroupInput, RevisitOf } from './capture-records.ts';
@@ -50,8 +50,11 @@ export function responseHead(x: RecordedExchange, bodyLength: number): Buffer {
 }
 
 async function digests(head: Buffer, body: Spool): Promise<{ block: string; payload: string }> {
-  const block = new DigestStream();
-  const payload = new DigestStream();
+  // A body held in memory is hashed from its pieces; only a spooled one is read back as a stream.
+  const held = body.buffers();
+  if (held) return { block: sha1OfParts([head, ...held]), payload: sha1OfParts(held) };
+  const block = new RunningDigest();
+  const payload = new RunningDigest();
   block.update(head);
   for await (const chunk of body.stream()) {
     block.update(chunk as Buffer);

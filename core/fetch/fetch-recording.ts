@@ -4,7 +4,7 @@
  * end, the FetchResult. It is the WireRecorder a tapped socket reports to.
  */
 import { TroveError } from '../errors.ts';
-import { DigestStream } from '../formats/digest.ts';
+import { RunningDigest, sha1Base32 } from '../formats/digest.ts';
 import { classifyFetchError } from './fetch-errors.ts';
 import type { FetchResult } from './fetch-types.ts';
 import { ResponseFramer } from './response-framer.ts';
@@ -50,8 +50,8 @@ export class FetchRecording implements WireRecorder, FramerSink {
   #responseHead: Buffer | null = null;
   #body: SpoolWriter | null = null;
   #entity: SpoolWriter | null = null;
-  #block = new DigestStream('sha1');
-  #payload = new DigestStream('sha1');
+  #block = new RunningDigest('sha1');
+  #payload = new RunningDigest('sha1');
   #stopped = false;
   #finished = false;
 
@@ -164,7 +164,7 @@ export class FetchRecording implements WireRecorder, FramerSink {
         const prefix = f.partialHead();
         if (prefix.length > 0) {
           result.body = spoolFromBuffer(prefix);
-          result.blockDigest = new DigestStream('sha1').update(prefix).digest();
+          result.blockDigest = sha1Base32(prefix);
         }
         this.#body?.abandon();
         return result;

@@ -6,10 +6,8 @@
  * does the hashing; base32 is written here because Node has no base32 encoder and the
  * encoding is twelve lines.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
-import { Transform } from 'node:stream';
-import type { TransformCallback } from 'node:stream';
 
 export type DigestAlgorithm = 'sha1' | 'sha256';
 
@@ -78,55 +76,67 @@ export function digestFromKey(key: string | Uint8Array | null): string | null {
 
 /** `sha1:` + base32 of the data, as written in WARC digest headers. */
 export function sha1Base32(data: Uint8Array): string {
-  return sha1OfParts([data]);
+  return labelledDigest(data, 'sha1');
 }
 
 /** `sha1:` + base32 of the parts as one block, without concatenating them. */
 export function sha1OfParts(parts: readonly Uint8Array[]): string {
+  if (parts.length === 1) return labelledDigest(parts[0]!, 'sha1');
   const h = createHash('sha1');
   for (const p of parts) h.update(p);
   return 'sha1:' + base32(h.digest());
 }
 
-/** Labelled digest of `data`: `sha1:BASE32` or `sha256:BASE32`. */
+/**
+ * Labelled digest of `data`: `sha1:BASE32` or `sha256:BASE32`. One-shot `crypto.hash` (Node
+ * 21.7+) rather than a Hash object: for the few hundred bytes of a request or metadata record,
+ * making and finalizing the object cost more than the hashing (issue 20).
+ */
 export function labelledDigest(data: Uint8Array, algorithm: DigestAlgorithm = 'sha1'): string {
-  return `${algorithm}:${base32(createHash(algorithm).update(data).digest())}`;
+  return `${algorithm}:${base32(hash(algorithm, data, 'buffer'))}`;
 }
 
+const EMPTY = new Uint8Array(0);
+
 /**
- * Incremental WARC digest. Use it directly (`update()` then `digest()`) where bytes arrive in
- * callbacks, as in the fetcher, or pipe through it: it passes every chunk on unchanged, so a
- * writer can hash a record block while streaming it to disk.
+ * Incremental WARC digest, for bytes that arrive in callbacks (the fetcher: a response's block
+ * and payload as they come off the socket). A plain object, not a stream: the fetcher made two
+ * per URI and a Transform's constructor chain (Duplex, Readable, Writable state) cost more than
+ * the hashing of a small page (issue 20). A digest of one chunk, the common case for a small body,
+ * is one `crypto.hash` call with no Hash object; the Hash is made when a second chunk arrives.
+ * So the first chunk is held, not hashed, until then: its bytes must not change before digest().
  */
-export class DigestStream extends Transform {
+export class RunningDigest {
   readonly algorithm: DigestAlgorithm;
   /** Bytes hashed so far. */
   bytes = 0;
-  #hash: Hash;
+  #first: Uint8Array | null = null;
+  #hash: Hash | null = null;
   #result: string | null = null;
 
   constructor(algorithm: DigestAlgorithm = 'sha1') {
-    super();
     this.algorithm = algorithm;
-    this.#hash = createHash(algorithm);
   }
 
-  /** Hash a chunk without going through the stream machinery. */
   update(chunk: Uint8Array): this {
-    if (this.#result !== null) throw new Error('DigestStream.update() after digest()');
-    this.#hash.update(chunk);
+    if (this.#result !== null) throw new Error('RunningDigest.update() after digest()');
+    if (this.#hash !== null) this.#hash.update(chunk);
+    else if (this.#first === null) this.#first = chunk;
+    else {
+      this.#hash = createHash(this.algorithm).update(this.#first).update(chunk);
+      this.#first = null;
+    }
     this.bytes += chunk.length;
     return this;
   }
 
   /** The labelled digest (`sha1:BASE32`). Final: later calls return the same string. */
   digest(): string {
-    if (this.#result === null) this.#result = `${this.algorithm}:${base32(this.#hash.digest())}`;
+    if (this.#result === null) {
+      this.#result = this.#hash !== null ? `${this.algorithm}:${base32(this.#hash.digest())}` : labelledDigest(this.#first ?? EMPTY, this.algorithm);
+      this.#first = null;
+      this.#hash = null;
+    }
     return this.#result;
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.update(chunk);
-    callback(null, chunk);
   }
 }

@@ -28,6 +28,8 @@ export type BlockSource = Buffer | { length: number; stream(): Readable };
 /** The smallest surface of `fs.promises.FileHandle` the writer uses; a test can wrap one to inject failures. */
 export interface WarcFileHandle {
   write(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesWritten: number }>;
+  /** Several buffers at `position` in one call (FileHandle has it); a test double may leave it out. */
+  writev?(buffers: Uint8Array[], position: number): Promise<{ bytesWritten: number }>;
   truncate(len: number): Promise<void>;
   sync(): Promise<void>;
   close(): Promise<void>;
@@ -67,10 +69,30 @@ const SYNC_GZIP_MAX = 8 * 1024;
  * pages. Larger records get at most 256 KiB per piece (an HTML page compresses several times, so
  * most fit in one; fewer pieces are also fewer round trips to the thread pool).
  */
-function gzipChunkSize(rawLength: number): number {
+export function gzipChunkSize(rawLength: number): number {
   return Math.min(256 * 1024, Math.max(1024, rawLength + 64));
 }
 const gzipAsync = promisify(gzip);
+
+/**
+ * zlib's window and memory level for one gzip member of `rawLength` bytes, sized to the record
+ * instead of zlib's defaults (a 32 KiB window, memLevel 8: 64 KiB of hash tables), which
+ * deflateInit allocates and clears for every member however small. Measured (issue 20, bench
+ * README "Crawl thread: per-record hashing and gzip"): up to ~10% of a small member's CPU once
+ * its output buffer is sized too (gzipChunkSize), ~12% of zlib's share of the crawl thread.
+ *
+ * No match is lost: zlib looks back at most its window less MIN_LOOKAHEAD (262) bytes, so a
+ * window of at least `rawLength + 262` bytes reaches the record's first byte from its last. zlib
+ * takes 9 to 15 bits. memLevel sets the hash table (2^(memLevel+7) heads) and the symbol buffer
+ * (2^(memLevel+6) symbols, one deflate block at most): six under the window's bits keeps two heads
+ * per byte of window and room for the whole record in one block, so the members come out the
+ * same length (bench/record-cpu-bench.ts, on the Python docs' HTML). A gzip member has no field
+ * for the window: any inflater (Node's zlib, Python's gzip, warcio) reads it with its own 32 KiB window.
+ */
+export function gzipMemberOptions(rawLength: number): { windowBits: number; memLevel: number } {
+  const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(rawLength + 262))));
+  return { windowBits, memLevel: Math.min(8, Math.max(2, windowBits - 6)) };
+}
 
 /** Writes all of `buf` at `position`, looping over short writes. */
 export async function writeFully(file: WarcFileHandle, buf: Uint8Array, position: number): Promise<void> {
@@ -79,6 +101,25 @@ export async function writeFully(file: WarcFileHandle, buf: Uint8Array, position
     const { bytesWritten } = await file.write(buf, done, buf.length - done, position + done);
     if (!(bytesWritten > 0)) throw new Error(`write returned ${bytesWritten} bytes`);
     done += bytesWritten;
+  }
+}
+
+/**
+ * Writes `bufs` one after another from `position`: with one writev when the handle has one (one
+ * trip to the thread pool, no joining copy), then buffer by buffer for whatever a short writev
+ * left; buffer by buffer when it has none.
+ */
+export async function writeAllFully(file: WarcFileHandle, bufs: Uint8Array[], position: number): Promise<void> {
+  let done = 0;
+  if (bufs.length > 1 && file.writev) done = (await file.writev(bufs, position)).bytesWritten;
+  let at = position;
+  for (const b of bufs) {
+    if (done >= b.length) done -= b.length;
+    else {
+      await writeFully(file, done > 0 ? b.subarray(done) : b, at + done);
+      done = 0;
+    }
+    at += b.length;
   }
 }
 
@@ -134,7 +175,7 @@ export async function recordBytesInMemory(rec: RecordBytes, opts: WriteRecordOpt
   }
   const raw = Buffer.concat([rec.header, ...parts, CRLFCRLF]);
   if (!opts.gzip) return raw;
-  const zopts = { level: opts.gzipLevel, chunkSize: gzipChunkSize(raw.length) };
+  const zopts = { level: opts.gzipLevel, chunkSize: gzipChunkSize(raw.length), ...gzipMemberOptions(raw.length) };
   return raw.length <= SYNC_GZIP_MAX ? gzipSync(raw, zopts) : await gzipAsync(raw, zopts);
 }
 

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
 import { readWarcDir, type ReadRecord } from '../helpers/read-warcs.ts';
-import { DigestStream } from '../../core/formats/digest.ts';
+import { RunningDigest } from '../../core/formats/digest.ts';
 
 /** An HTML page of about `size` bytes whose one link is at its very end. */
 function page(size: number, link: string, seed: number): Buffer {
@@ -91,7 +91,7 @@ describe('bodies on the crawl thread', () => {
       const r = response(p);
       expect(r, p).toBeDefined();
       expect(r!.payload.equals(sent.get(p)!), p).toBe(true);
-      expect(r!.warcHeaders['WARC-Payload-Digest'], p).toBe(new DigestStream('sha1').update(pages[p]!.body).digest());
+      expect(r!.warcHeaders['WARC-Payload-Digest'], p).toBe(new RunningDigest('sha1').update(pages[p]!.body).digest());
       expect(r!.warcHeaders['WARC-Truncated'], p).toBeUndefined();
     }
     expect(response('/chunked.html')!.httpHeaders.find(([k]) => k.toLowerCase() === 'transfer-encoding')?.[1]).toBe('chunked');
