@@ -143,26 +143,26 @@ class TransformDigest extends Transform {
     return 'sha1:' + base32(this.#hash.digest());
   }
 }
+/** The fetcher's two digests of a response: the block (head + body) and the payload (body). */
+function blockAndPayload(D: new () => { update(b: Buffer): unknown; digest(): string }, head: Buffer, body: Buffer): void {
+  const b = new D();
+  const p = new D();
+  b.update(head);
+  b.update(body);
+  p.update(body);
+  b.digest();
+  p.digest();
+}
 const head = Buffer.from('HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Type: text/html\r\nContent-Length: 1500\r\n\r\n');
 const body = crypto.randomBytes(1500);
 pair(
   'block + payload digest of one small response',
   20_000,
   () => {
-    const b = new TransformDigest();
-    const p = new TransformDigest();
-    b.update(head).update(body);
-    p.update(body);
-    b.digest();
-    p.digest();
+    blockAndPayload(TransformDigest, head, body);
   },
   () => {
-    const b = new RunningDigest();
-    const p = new RunningDigest();
-    b.update(head).update(body);
-    p.update(body);
-    b.digest();
-    p.digest();
+    blockAndPayload(RunningDigest, head, body);
   },
 );
 
@@ -180,23 +180,13 @@ pair(
     'one URI: 3 gzip members + 4 digests',
     5_000,
     () => {
-      const b = new TransformDigest();
-      const p = new TransformDigest();
-      b.update(head).update(html);
-      p.update(html);
-      b.digest();
-      p.digest();
+      blockAndPayload(TransformDigest, head, html);
       'sha1:' + base32(crypto.createHash('sha1').update(reqBlock).digest());
       'sha1:' + base32(crypto.createHash('sha1').update(metaBlock).digest());
       for (const r of [resp, req, meta]) gzipSync(r, { level: 6, chunkSize: gzipChunkSize(r.length) });
     },
     () => {
-      const b = new RunningDigest();
-      const p = new RunningDigest();
-      b.update(head).update(html);
-      p.update(html);
-      b.digest();
-      p.digest();
+      blockAndPayload(RunningDigest, head, html);
       sha1Base32(reqBlock);
       sha1Base32(metaBlock);
       for (const r of [resp, req, meta]) gzipSync(r, { level: 6, chunkSize: gzipChunkSize(r.length), ...gzipMemberOptions(r.length) });

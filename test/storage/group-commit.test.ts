@@ -63,6 +63,18 @@ function setup(dir: string, maxUnits = 3) {
   return { db, reader, timer, group, insert, seen, own, add, file };
 }
 
+/** One row committed, then an open group holding one more, with its losses recorded. */
+function committedThenOpen(maxUnits: number) {
+  const s = setup(tempDir(), maxUnits);
+  s.group.open();
+  s.add('committed');
+  s.group.commit();
+  const lost: unknown[] = [];
+  s.group.listen({ lost: (err) => lost.push(err) });
+  s.add('in the group');
+  return { s, lost };
+}
+
 describe('group commit', () => {
   it('commits many units as one transaction: when full, on the timer, and on demand', () => {
     const s = setup(tempDir());
@@ -127,13 +139,7 @@ describe('group commit', () => {
   });
 
   it('a unit that throws after it wrote loses its group (no savepoint to take it out alone); units then run in savepoints and roll back alone', () => {
-    const s = setup(tempDir(), 10);
-    s.group.open();
-    s.add('committed');
-    s.group.commit();
-    const lost: unknown[] = [];
-    s.group.listen({ lost: (err) => lost.push(err) });
-    s.add('in the group');
+    const { s, lost } = committedThenOpen(10);
     const addThenFail = atomic(s.db, (v: string) => {
       s.insert.run(v);
       throw new Error('boom after a write');
@@ -166,13 +172,7 @@ describe('group commit', () => {
   });
 
   it('a statement meeting max_page_count loses the whole group: reported once, later units refused until recovered', () => {
-    const s = setup(tempDir(), 10_000);
-    s.group.open();
-    s.add('committed');
-    s.group.commit();
-    const lost: unknown[] = [];
-    s.group.listen({ lost: (err) => lost.push(err) });
-    s.add('in the group');
+    const { s, lost } = committedThenOpen(10_000);
     s.db.pragma(`max_page_count = ${s.db.pragma('page_count', { simple: true })}`);
     let caught: unknown;
     try {
