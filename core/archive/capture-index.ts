@@ -223,14 +223,17 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     st.insertText.run(recordId, title ?? '', text);
     if (title) st.setTitle.run(title, recordId);
   };
-  const addPageText = atomic(db, (recordId: number, title: string | null, text: string): void => {
+  // Page text is derived data, and its writers may drop a batch the database refuses
+  // (page-text-buffer.ts): these keep a savepoint of their own even inside a group-commit unit,
+  // so a refused batch leaves nothing behind.
+  const addPageText = db.transaction((recordId: number, title: string | null, text: string): void => {
     checkRecordExists(recordId);
     writePageText(recordId, title, text);
   });
   // A batch in one transaction without a savepoint per page: inside a transaction where FTS5 has
   // written, each SAVEPOINT makes FTS5 flush its pending terms and totals (page-text-buffer.ts).
-  const addPageTexts = atomic(db, (pages: readonly PageText[]): void => {
-    for (const p of pages) checkRecordExists(p.recordId); // all before the first write (see atomic())
+  const addPageTexts = db.transaction((pages: readonly PageText[]): void => {
+    for (const p of pages) checkRecordExists(p.recordId); // all before the first write
     for (const p of pages) writePageText(p.recordId, p.title, p.text);
   });
 
