@@ -284,8 +284,8 @@ export class CrawlController {
             try {
               uri = this.ctx.group.unit(() => this.ctx.frontier.claim(Date.now(), { pages: this.pagesOpen() }));
             } catch (err) {
-              // A claim is one savepoint: refused, it changed nothing (or its whole group was
-              // lost, which groupLost deals with). Pause until writes succeed.
+              // A claim checks before it writes: refused, it changed nothing (or its whole group
+              // was lost, which groupLost deals with). Pause until writes succeed.
               if (!isDiskFullError(err) && !isGroupLostError(err)) throw err;
               this.diskPause(`the database refused a write (${(err as Error).message})`);
               break;

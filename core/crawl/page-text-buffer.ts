@@ -9,8 +9,9 @@
  * names. Should that group be lost (rolled back on a full disk), its record ids are gone with it
  * and the batch is dropped; reconcile-index.ts indexes those records again, search text included.
  * Only then: FTS5 joins a transaction when it first writes in it, and from then on every SAVEPOINT
- * in that transaction makes it flush (a crawl opens ~4 per URI), so a batch written in the middle
- * of a group made the rest of the group's savepoints cost ~5 µs more each. Without an open group
+ * in that transaction makes it flush, so a batch written in the middle of a group made the rest of
+ * the group's savepoints cost ~5 µs more each (a crawl opened ~4 per URI before its units ran
+ * without them, storage/group-commit.ts). Without an open group
  * the buffer holds at most 32 pages and waits at most a second, as before. A crash loses at most
  * the last batch of search text, never a capture.
  */

@@ -136,9 +136,10 @@ export interface Frontier {
   /**
    * One transaction: the outcome (or a requeue when `retryAt` is set), the queue's inFlight − 1,
    * queue readyAt = max(readyAt, queueReadyAt), and the outlinks scheduled. Joins the caller's
-   * transaction as a savepoint, so a crawl loop can commit it with its capture-index rows (the
-   * SQLite frontier; the PostgreSQL frontier commits in its own database on its own, so there a
-   * crawl-loop rollback after `complete` leaves the outcome recorded without its index rows).
+   * transaction (a savepoint, or part of a group-commit unit), so a crawl loop can commit it with
+   * its capture-index rows (the SQLite frontier; the PostgreSQL frontier commits in its own
+   * database on its own, so there a crawl-loop rollback after `complete` leaves the outcome
+   * recorded without its index rows).
    * Throws FRONTIER_NOT_IN_FLIGHT if `uri` is not currently claimed (or, on a shared frontier,
    * is leased to another worker since this one's lease expired).
    */
