@@ -99,17 +99,26 @@ export class RecordSession {
   /** The tab's top-level frame (its lifecycle events and navigations are the page's). */
   #mainFrame = '';
   /**
+   * The loader of the document the top-level frame shows now (Page.frameNavigated). A screenshot
+   * belongs to the document whose network went quiet: if another one commits while it is taken,
+   * it is dropped, never filed under the wrong page (the archivist clicks on while it is taken).
+   */
+  #document = '';
+  /**
    * The live DOM's title and text are taken at load, again when the network goes quiet
    * (Chromium's `networkIdle` lifecycle event: a page that fetches its content by script has it
    * only then) and at stop. (Not as the page is left: Runtime.evaluate then races the commit of
    * the next document and may read that one instead.)
    */
   readonly #onLoad = () => void this.#snapshotDom();
-  readonly #onLifecycle = (e: { name?: string; frameId?: string }) => {
+  readonly #onLifecycle = (e: { name?: string; frameId?: string; loaderId?: string }) => {
     if (e.name === 'networkIdle' && e.frameId === this.#mainFrame) {
       void this.#snapshotDom();
-      void this.#screenshot();
+      void this.#screenshot(e.loaderId ?? '');
     }
+  };
+  readonly #onNavigated = (e: { frame?: { id?: string; parentId?: string; loaderId?: string } }) => {
+    if (e.frame && !e.frame.parentId && e.frame.id === this.#mainFrame) this.#document = e.frame.loaderId ?? '';
   };
 
   constructor(opts: RecordSessionOptions) {
@@ -152,8 +161,10 @@ export class RecordSession {
     // The live DOM's title and text (after script) for the Pages list and search.
     await this.#tab.session.send('Page.enable').catch(() => {});
     await this.#tab.session.send('Page.setLifecycleEventsEnabled', { enabled: true }).catch(() => {});
-    const tree = (await this.#tab.session.send('Page.getFrameTree').catch(() => null)) as { frameTree?: { frame?: { id?: string } } } | null;
+    const tree = (await this.#tab.session.send('Page.getFrameTree').catch(() => null)) as { frameTree?: { frame?: { id?: string; loaderId?: string } } } | null;
     this.#mainFrame = tree?.frameTree?.frame?.id ?? '';
+    this.#document = tree?.frameTree?.frame?.loaderId ?? '';
+    this.#tab.session.on('Page.frameNavigated', this.#onNavigated);
     this.#tab.session.on('Page.loadEventFired', this.#onLoad);
     this.#tab.session.on('Page.lifecycleEvent', this.#onLifecycle);
 
@@ -194,12 +205,13 @@ export class RecordSession {
     // network never went quiet.
     if (!reason) {
       await this.#snapshotDom();
-      await this.#screenshot();
+      await this.#screenshot(this.#document);
     }
     this.#state = 'stopping';
     if (reason) this.#message = this.#message ? `${this.#message}; ${reason}` : reason;
     this.#tab.session.off('Page.loadEventFired', this.#onLoad);
     this.#tab.session.off('Page.lifecycleEvent', this.#onLifecycle);
+    this.#tab.session.off('Page.frameNavigated', this.#onNavigated);
 
     try {
       await this.#recorder.stop();
@@ -329,16 +341,19 @@ export class RecordSession {
    * `resource` record `urn:view:<url>` concurrent to the page's response (page-resource-records.ts),
    * indexed by the index's one rule, so the Pages list shows a thumbnail for it.
    */
-  async #screenshot(): Promise<void> {
-    if (this.#state !== 'recording') return;
+  async #screenshot(loaderId: string): Promise<void> {
+    // CDP delivers events in order with replies, so a commit before a reply is seen by then.
+    const moved = () => loaderId !== '' && this.#document !== '' && this.#document !== loaderId;
+    if (this.#state !== 'recording' || moved()) return;
     let url: string | undefined;
     let png: Buffer;
     try {
       const r = (await this.#tab.session.send('Runtime.evaluate', { expression: 'location.href', returnByValue: true })) as { result?: { value?: string } };
       url = r.result?.value;
       const pageId = url ? this.#pageRows.get(url) : undefined;
-      if (!url || (pageId !== undefined && this.#shot.has(pageId))) return;
+      if (!url || moved() || (pageId !== undefined && this.#shot.has(pageId))) return;
       const shot = (await this.#tab.session.send('Page.captureScreenshot', { format: 'png' })) as { data: string };
+      if (moved()) return;
       png = Buffer.from(shot.data, 'base64');
     } catch {
       return; // navigated away or closed meanwhile
@@ -346,24 +361,28 @@ export class RecordSession {
     const date = new Date();
     await this.#enqueue(async () => {
       const id = this.#pageRows.get(url);
-      if (id === undefined || this.#shot.has(id) || this.#state !== 'recording') return;
-      const page = this.#archive.index.byId(id);
-      if (!page?.recordId) return;
-      this.#shot.add(id);
-      const written = await this.#writer.writeGroup([screenshotRecord(url, date, png, page.recordId)]);
-      const rows = written.map((w) =>
-        indexRow({
-          record: headOfWrittenFields(w.fields, { offset: w.offset, length: w.length, compressed: w.filename.endsWith('.gz') }),
-          fileId: this.#fileIds.get(w.filename) ?? 0,
-          offset: w.offset,
-          length: w.length,
-          http: null,
-          page: null,
-        }),
-      );
-      this.#archive.index.addRecords(rows);
-      this.#records += rows.length;
+      if (id !== undefined && this.#state === 'recording') await this.#writeShot(url, id, date, png);
     });
+  }
+
+  /** The screenshot's `resource` record, once per page, indexed like every other record. */
+  async #writeShot(url: string, id: number, date: Date, png: Buffer): Promise<void> {
+    const page = this.#archive.index.byId(id);
+    if (this.#shot.has(id) || !page?.recordId) return;
+    this.#shot.add(id);
+    const written = await this.#writer.writeGroup([screenshotRecord(url, date, png, page.recordId)]);
+    const rows = written.map((w) =>
+      indexRow({
+        record: headOfWrittenFields(w.fields, { offset: w.offset, length: w.length, compressed: w.filename.endsWith('.gz') }),
+        fileId: this.#fileIds.get(w.filename) ?? 0,
+        offset: w.offset,
+        length: w.length,
+        http: null,
+        page: null,
+      }),
+    );
+    this.#archive.index.addRecords(rows);
+    this.#records += rows.length;
   }
 
   #progress(now: boolean): void {

@@ -60,6 +60,14 @@ describe.skipIf(!chromium)('Record by browsing in Chromium', () => {
     // indexed for search (the live DOM's, taken at Chromium's networkIdle).
     const found = async (q: string) => (await app.service.handlers['records.search']({ archiveId: (await app.service.handlers['record.status']({}))!.archiveId, q })).map((hit) => new URL(hit.url!).pathname);
     await expect.poll(() => found('home ledger'), { timeout: 15_000 }).toEqual(['/']);
+    // And its screenshot is taken then (a click on before it is done leaves the page without
+    // one: a capture that shows the next document is never filed under this one).
+    const shotTaken = async (pathname: string) => {
+      const archiveId = (await app.service.handlers['record.status']({}))!.archiveId;
+      const row = (await app.service.handlers['records.pages']({ archiveId, limit: 10 })).rows.find((r) => new URL(r.url).pathname === pathname);
+      return row ? (await app.service.handlers['records.screenshot']({ archiveId, pageId: row.id })) !== null : false;
+    };
+    await expect.poll(() => shotTaken('/'), { timeout: 15_000 }).toBe(true);
 
     // A click in the recorded tab, as the archivist browses.
     await tab.click('#next');
