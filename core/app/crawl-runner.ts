@@ -23,6 +23,7 @@ import type { CrawlEvent } from '../crawl/crawl-controller.ts';
 import type { CrawlWorkerData, WorkerDown, WorkerUp } from './crawl-worker.ts';
 import type { OpenTab } from '../browser/tab-source.ts';
 import { serveTabs } from '../browser/tab-relay-host.ts';
+import { holdSqliteAddon } from '../storage/open-database.ts';
 
 export type RunnerEvent = CrawlEvent | { type: 'exit'; snapshot: CrawlSnapshot | null; error: string | null };
 
@@ -72,6 +73,7 @@ export class CrawlRunner {
     const relay = this.opts.openTab ? new MessageChannel() : null;
     const data: CrawlWorkerData = { dir, settings, ...(relay ? { tabPort: relay.port2 } : {}) };
     if (relay) serveTabs(relay.port1, this.opts.openTab!, this.opts.log);
+    holdSqliteAddon();
     const worker = new Worker(this.opts.workerUrl ?? new URL('./crawl-worker.ts', import.meta.url), {
       workerData: data,
       transferList: relay ? [relay.port2] : [],

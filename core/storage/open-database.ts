@@ -141,3 +141,21 @@ function checkVersionForReading(db: Database.Database, file: string): void {
     throw new TroveError('DB_NEEDS_MIGRATION', `${file} has schema ${version}; open it once for writing to upgrade it to ${latest}`, { path: file, version, latest });
   }
 }
+
+let addonHeld = false;
+
+/**
+ * Load SQLite's native addon in this thread before starting a worker thread that opens
+ * databases (the app's crawl worker). better-sqlite3 13.2 has a known crash
+ * (WiseLibs/better-sqlite3#1476; the fix, #1477, is not in this release). When a worker thread is
+ * the only one that loaded the addon, Node unloads it as the worker exits, before V8's last
+ * garbage collection of that worker runs its weak callbacks. Those callbacks live in the
+ * unloaded addon, so the process dies with SIGSEGV. A thread that loaded it first keeps it
+ * mapped. The app's main thread has usually opened an archive by then; a host that has not (a
+ * script, a test) is covered by this too. Cost: one in-memory database opened and closed, once.
+ */
+export function holdSqliteAddon(): void {
+  if (addonHeld) return;
+  new Database(':memory:').close();
+  addonHeld = true;
+}
