@@ -16,6 +16,7 @@ import { findChromium, NO_CHROMIUM_MESSAGE } from '../e2e/harness.ts';
 import { recordTabs, type RecordTabs } from '../e2e/record-tab.ts';
 import { startRecordSite, type RecordSite } from '../fixtures/record-site.ts';
 import { readWarcFile } from '../helpers/read-warcs.ts';
+import { hasScreenshot } from '../helpers/page-screenshot.ts';
 
 const chromium = findChromium();
 if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
@@ -82,10 +83,7 @@ describe.skipIf(!chromium)('Record window screenshots and navigation', () => {
     const status = async () => (await h['record.status']({}))!;
     await expect.poll(async () => (await status()).pages.map((p) => new URL(p.url).pathname), { timeout: 15_000 }).toEqual(['/', '/second']);
     // /second's own screenshot, at its network idle.
-    const shotOf = async (pathname: string) => {
-      const row = (await h['records.pages']({ archiveId, limit: 10 })).rows.find((r) => new URL(r.url).pathname === pathname);
-      return row ? (await h['records.screenshot']({ archiveId, pageId: row.id })) !== null : false;
-    };
+    const shotOf = (pathname: string) => hasScreenshot(h, archiveId, pathname);
     await expect.poll(() => shotOf('/second'), { timeout: 15_000 }).toBe(true);
     await h['record.stop']({});
     expect(await shotOf('/')).toBe(false);

@@ -16,6 +16,7 @@ import { recordTabs, type RecordTabs } from './record-tab.ts';
 import { expectNothingCutOff } from './layout-checks.ts';
 import { HOME_SCRIPT_TEXT, PIXEL_PNG, SECOND_SCRIPT_TEXT, startRecordSite, type RecordSite } from '../fixtures/record-site.ts';
 import { readWarcFile } from '../helpers/read-warcs.ts';
+import { hasScreenshot } from '../helpers/page-screenshot.ts';
 import { replayResponse } from '../../core/app/replay-bridge.ts';
 
 const chromium = findChromium();
@@ -62,12 +63,8 @@ describe.skipIf(!chromium)('Record by browsing in Chromium', () => {
     await expect.poll(() => found('home ledger'), { timeout: 15_000 }).toEqual(['/']);
     // And its screenshot is taken then (a click on before it is done leaves the page without
     // one: a capture that shows the next document is never filed under this one).
-    const shotTaken = async (pathname: string) => {
-      const archiveId = (await app.service.handlers['record.status']({}))!.archiveId;
-      const row = (await app.service.handlers['records.pages']({ archiveId, limit: 10 })).rows.find((r) => new URL(r.url).pathname === pathname);
-      return row ? (await app.service.handlers['records.screenshot']({ archiveId, pageId: row.id })) !== null : false;
-    };
-    await expect.poll(() => shotTaken('/'), { timeout: 15_000 }).toBe(true);
+    const archiveId = (await app.service.handlers['record.status']({}))!.archiveId;
+    await expect.poll(() => hasScreenshot(app.service.handlers, archiveId, '/'), { timeout: 15_000 }).toBe(true);
 
     // A click in the recorded tab, as the archivist browses.
     await tab.click('#next');
