@@ -70,8 +70,9 @@ function sameRange(a: string[], x: number, y: number, n: number): boolean {
   return true;
 }
 
-export function shapeOf(url: string): UrlShape | null {
-  const u = parseUrl(url);
+/** `parsed`: `url` parsed already by the caller (only read here); parsed here when absent. */
+export function shapeOf(url: string, parsed?: URL | null): UrlShape | null {
+  const u = parsed === undefined ? parseUrl(url) : parsed;
   if (!u) return null;
   const segs = segmentsOf(u);
   const norms = segs.map((s) => s.norm);
