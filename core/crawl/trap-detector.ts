@@ -144,7 +144,7 @@ export class TrapDetector {
         const resource = withoutParam(page.url, label);
         if (sig.resources.has(resource)) {
           const first = sig.resources.get(resource)!;
-          if (sameAsParent && paramValue(page.url, label) !== null && nearIdentical(rec.fp, first)) sig.sameResource++;
+          if (sameAsParent && paramValue(page.url, label, page.parsed) !== null && nearIdentical(rec.fp, first)) sig.sameResource++;
           // Its first fetch was not fingerprinted (not yet worth it): this one stands in for it.
           if (first === null && rec.fp !== null) sig.resources.set(resource, rec.fp);
         } else if (sig.resources.size < MAX_RESOURCES && this.resourcesTotal < MAX_RESOURCES_TOTAL) {

@@ -26,7 +26,7 @@ import { surt } from '../../core/scope/surt.ts';
 import { queueAssigner } from '../../core/frontier/queue-assignment.ts';
 import { parseRobots } from '../../core/robots/parse-robots.ts';
 import { robotsUrlFor, robotsUrlOf } from '../../core/robots/robots-state.ts';
-import { shapeOf } from '../../core/crawl/trap-shape.ts';
+import { paramValue, shapeOf } from '../../core/crawl/trap-shape.ts';
 import { indexFile } from '../../core/archive/cdxj-index.ts';
 import { createCaptureIndex } from '../../core/archive/capture-index.ts';
 import { openDatabase } from '../../core/storage/open-database.ts';
@@ -232,7 +232,7 @@ describe('a crawl of links in awkward URL forms', () => {
     }
   });
 
-  it('gives the robots.txt URL and trap shape from the one parse that the string forms give', () => {
+  it('gives the robots.txt URL, trap shape and param values from the one parse that the string forms give', () => {
     const forms = awkwardLinks(server.port).map((raw) => normalizeUrl(raw, seed));
     forms.push('http://127.0.0.1:8080/cal/2026/11/?sid=1&sid=2', 'https://EXAMPLE.com:443/loop/loop/;jsessionid=x');
     for (const url of forms) {
@@ -242,6 +242,7 @@ describe('a crawl of links in awkward URL forms', () => {
       // The gate's origin is the robots.txt URL without its path: what a parse of it gives.
       expect(robotsUrlOf(parsed, url).slice(0, -'/robots.txt'.length), url).toBe(new URL(robotsUrlFor(url)).origin);
       expect(shapeOf(url, parsed), url).toEqual(shapeOf(url));
+      for (const param of ['?sid', '?a', ';jsessionid']) expect(paramValue(url, param, parsed), `${url} ${param}`).toBe(paramValue(url, param));
       expect(parsed.href, url).toBe(before); // the parse is read, never changed
     }
   });
