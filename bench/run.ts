@@ -16,6 +16,7 @@ const BENCHES: [string, string, string][] = [
   ['crawl', 'crawl-bench.ts', 'crawl engine vs wget on the Python docs: time, CPU, peak RSS, coverage (issues 2, 20); --profile, --runs=N'],
   ['crawl100k', 'crawl100k-bench.ts', '100,000-page synthetic site on nginx: URIs/s per 10%, RSS at 10k/100k pages, bytes per URI (issue 20)'],
   ['record-cpu', 'record-cpu-bench.ts', "the crawl thread's per-record gzip members and digests, as written before and after issue 20's cuts, in one run: CPU per call, compressed bytes"],
+  ['url-once', 'url-once-bench.ts', "the crawl thread's URL work per claimed URI (WHATWG parses, SURT keys) as it was and with one parse per URI, in one run: CPU per URI (issue 20)"],
   ['group-commit', 'group-commit-bench.ts', "the crawl thread's database work per URI with and without group commit: CPU and bytes written (issue 20)"],
   ['queue-policy', 'queue-policy-bench.ts', 'host vs elfhash:8 queues on 20 ms sites of several URL shapes (issues 3, 21)'],
   ['frontier', 'frontier-bench.ts', '1M-URI frontier: enqueue, claim, resume, RSS (issue 4)'],

@@ -17,6 +17,7 @@ import {
   robotsStateFromFetch,
   robotsStateRefreshAt,
   robotsUrlFor,
+  robotsUrlOf,
   serializeRobotsState,
   type RobotsState,
 } from '../robots/robots-state.ts';
@@ -28,6 +29,8 @@ export type GateAnswer =
   | { kind: 'fetch-robots'; robotsUrl: string; notBefore: number }
   /** robots.txt could not be read after every retry: the URI ends with a prerequisite failure. */
   | { kind: 'unavailable'; reason: string };
+
+const ROBOTS_PATH = '/robots.txt';
 
 interface OriginRecord {
   state: RobotsState;
@@ -68,9 +71,12 @@ export class RobotsGate {
     this.shared = shared;
   }
 
-  check(url: string, policy: RobotsPolicy, userAgent: string, now: number): GateAnswer {
-    const robotsUrl = robotsUrlFor(url);
-    const origin = new URL(robotsUrl).origin;
+  /** `parsed`: `url` parsed already (the crawl URI's one parse, never changed here). */
+  check(url: string, policy: RobotsPolicy, userAgent: string, now: number, parsed?: URL): GateAnswer {
+    const robotsUrl = parsed === undefined ? robotsUrlFor(url) : robotsUrlOf(parsed, url);
+    // An http(s) origin serializes to a form that parses back to itself, so the origin is the
+    // robots.txt URL without its path (what `new URL(robotsUrl).origin` gave, without a parse).
+    const origin = robotsUrl.slice(0, -ROBOTS_PATH.length);
     const rec = this.load(origin);
     if (!rec) return { kind: 'fetch-robots', robotsUrl, notBefore: now };
     const refreshAt = robotsStateRefreshAt(rec.state);

@@ -59,6 +59,8 @@ export interface PageSeen {
    * a leaf page; half the records of a crawl). Absent: kept.
    */
   leadsOn?: boolean;
+  /** `url` WHATWG-parsed already (the crawl URI's one parse): read here, never changed. */
+  parsed?: URL | null;
 }
 
 interface Signature {
@@ -99,7 +101,7 @@ export class TrapDetector {
   /** Called once for every fetched URI (not for retries). */
   observe(page: PageSeen): void {
     this.remember(page.url);
-    const shape = shapeOf(page.url);
+    const shape = shapeOf(page.url, page.parsed);
     if (!shape || !shape.variable) return;
     const parent = page.via === null ? null : (this.records.get(page.via) ?? derivedRecord(page.via, page.hops - 1));
     const keys: [string, Signature['kind'], string][] = [[`${shape.host} ${shape.shape}`, 'shape', shape.shape], ...shape.params.map((p): [string, Signature['kind'], string] => [`${shape.host} ${p}`, 'param', p])];
@@ -142,7 +144,7 @@ export class TrapDetector {
         const resource = withoutParam(page.url, label);
         if (sig.resources.has(resource)) {
           const first = sig.resources.get(resource)!;
-          if (sameAsParent && paramValue(page.url, label) !== null && nearIdentical(rec.fp, first)) sig.sameResource++;
+          if (sameAsParent && paramValue(page.url, label, page.parsed) !== null && nearIdentical(rec.fp, first)) sig.sameResource++;
           // Its first fetch was not fingerprinted (not yet worth it): this one stands in for it.
           if (first === null && rec.fp !== null) sig.resources.set(resource, rec.fp);
         } else if (sig.resources.size < MAX_RESOURCES && this.resourcesTotal < MAX_RESOURCES_TOTAL) {

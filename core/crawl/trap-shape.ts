@@ -70,8 +70,9 @@ function sameRange(a: string[], x: number, y: number, n: number): boolean {
   return true;
 }
 
-export function shapeOf(url: string): UrlShape | null {
-  const u = parseUrl(url);
+/** `parsed`: `url` parsed already by the caller (only read here); parsed here when absent. */
+export function shapeOf(url: string, parsed?: URL | null): UrlShape | null {
+  const u = parsed === undefined ? parseUrl(url) : parsed;
   if (!u) return null;
   const segs = segmentsOf(u);
   const norms = segs.map((s) => s.norm);
@@ -98,9 +99,9 @@ export function shapeOf(url: string): UrlShape | null {
   };
 }
 
-/** The value of a query or matrix param (`?sid` / `;jsessionid`) in `url`, or null. */
-export function paramValue(url: string, param: string): string | null {
-  const u = parseUrl(url);
+/** The value of a query or matrix param (`?sid` / `;jsessionid`) in `url`, or null. `parsed` as in shapeOf. */
+export function paramValue(url: string, param: string, parsed?: URL | null): string | null {
+  const u = parsed === undefined ? parseUrl(url) : parsed;
   if (!u) return null;
   const name = param.slice(1);
   if (param.startsWith('?')) return u.searchParams.get(name);
@@ -108,7 +109,7 @@ export function paramValue(url: string, param: string): string | null {
   return m ? m[1]! : null;
 }
 
-/** `url` without the param (the resource the session id was glued to). */
+/** `url` without the param (the resource the session id was glued to). Parses its own copy: it changes it. */
 export function withoutParam(url: string, param: string): string {
   const u = parseUrl(url);
   if (!u) return url;

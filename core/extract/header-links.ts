@@ -21,13 +21,22 @@ import { refreshTarget } from './refresh-value.ts';
 /** More than any real response sends; stops a hostile header list from costing much. */
 const MAX_HEADER_LINKS = 1000;
 
+/** The headers read below. */
+const LINK_HEADERS = new Set(['location', 'content-location', 'link', 'refresh']);
+
 export function extractFromHeaders(status: number, headers: [string, string][], baseUrl: string): Outlink[] {
-  const base = URL.parse(baseUrl);
-  if (base === null) return [];
-  base.hash = '';
+  // The base is parsed only when a header names a link: most responses (an image, a page) have
+  // none, and this runs on the crawl thread for every body it does not hand to the worker.
+  let base: URL | null | undefined;
   const list = new OutlinkList(MAX_HEADER_LINKS);
   for (const [rawName, value] of headers) {
     const name = rawName.toLowerCase();
+    if (!LINK_HEADERS.has(name)) continue;
+    if (base === undefined) {
+      base = URL.parse(baseUrl);
+      if (base !== null) base.hash = '';
+    }
+    if (base === null) return [];
     if (name === 'location') {
       if (status >= 300 && status < 400) list.addRaw(value, base, 'R', 'header/Location');
     } else if (name === 'content-location') {

@@ -42,6 +42,11 @@ export interface FetchTimers {
 
 export interface FetchRequest {
   url: string;
+  /**
+   * `url` WHATWG-parsed by the caller already (the crawl URI's one parse), so the fetcher need
+   * not parse it again. The caller owns it; the fetcher only reads it.
+   */
+  parsed?: URL;
   method?: 'GET' | 'HEAD';
   /**
    * Request headers in the order they should be sent. The caller sets User-Agent, From, Accept,

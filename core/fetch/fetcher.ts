@@ -171,12 +171,8 @@ export function createFetcher(opts: FetchOptions): Fetcher {
 
 /** Validate the URL and build undici's dispatch options, or say why not. */
 function prepare(req: FetchRequest): Dispatcher.DispatchOptions | TroveError {
-  let url: URL;
-  try {
-    url = new URL(req.url);
-  } catch {
-    return new TroveError('FETCH_BAD_URL', `not a URL: ${String(req.url).slice(0, 200)}`);
-  }
+  const url = req.parsed ?? URL.parse(req.url);
+  if (url === null) return new TroveError('FETCH_BAD_URL', `not a URL: ${String(req.url).slice(0, 200)}`);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return new TroveError('FETCH_BAD_URL', `unsupported scheme ${url.protocol}`);
   }

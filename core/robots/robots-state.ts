@@ -119,6 +119,11 @@ export function robotsUrlFor(url: string): string {
   } catch {
     throw new TroveError('ROBOTS_URL_INVALID', `Not a valid URL: ${url.slice(0, 200)}`, { url });
   }
+  return robotsUrlOf(parsed, url);
+}
+
+/** robotsUrlFor of a URL the caller parsed already (`url`, the string it parsed, is for the error). */
+export function robotsUrlOf(parsed: URL, url = parsed.href): string {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new TroveError('ROBOTS_URL_INVALID', `robots.txt applies to http and https URLs, not ${parsed.protocol}`, { url });
   }

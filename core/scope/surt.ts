@@ -49,8 +49,20 @@ export function surtKey(url: string | null | undefined, opts: SurtKeyOptions = {
     target += `${target.includes('?') ? '&' : '?'}__wb_method=${method.toLowerCase()}`;
     if (opts.postQuery) target += `&${opts.postQuery}`;
   }
-  return surt(target);
+  if (target === lastKeyed.target) return lastKeyed.key;
+  const key = surt(target);
+  lastKeyed.target = target;
+  lastKeyed.key = key;
+  return key;
 }
+
+/**
+ * The last key surtKey made. A capture's records come in a row (response, request, metadata: one
+ * index row each, all of one target URI), so the parse and both canonicalizers run once per
+ * capture instead of once per record. `surt` is a pure function of the string: a remembered key
+ * is the key. Module-owned; one per thread.
+ */
+const lastKeyed = { target: '', key: '-' };
 
 /** python-surt's `surt(url, **options)`. */
 export function surt(url: string | null | undefined, options: SurtOptions = {}): string {

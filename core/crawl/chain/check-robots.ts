@@ -4,7 +4,7 @@
  * ends the URI here. robots.txt itself passes.
  */
 import { Outcome } from '../../api/outcome-codes.ts';
-import { finishWith, type Processor } from './crawl-uri.ts';
+import { claimedUrl, finishWith, type Processor } from './crawl-uri.ts';
 import { isRobotsUri } from './is-robots-uri.ts';
 
 export const checkRobots: Processor = {
@@ -13,7 +13,7 @@ export const checkRobots: Processor = {
   process(ctx, curi) {
     const { uri, hs } = curi;
     const now = Date.now();
-    const gate = ctx.robots.check(uri.url, hs.robots, hs.userAgent, now);
+    const gate = ctx.robots.check(uri.url, hs.robots, hs.userAgent, now, claimedUrl(curi) ?? undefined);
     if (gate.kind === 'fetch-robots') {
       ctx.frontier.forceSchedule(ctx.chain.prerequisite(gate.robotsUrl, uri, gate.notBefore));
       // Back behind its prerequisite; the small margin keeps the queue from spinning on it.

@@ -42,6 +42,12 @@ export interface CrawlUri {
   readonly slot: number;
   /** Called once the URI's fetch is over and its queue slot given back (frontier.releaseSlot). */
   readonly fetchDone?: () => void;
+  /**
+   * `uri.url` WHATWG-parsed, once (claimedUrl below), or null when it does not parse. Owned by
+   * this CrawlUri and never mutated: scope recheck, robots gate, fetcher and trap detector read
+   * its parts instead of each parsing the string again. Undefined until first asked for.
+   */
+  parsed?: URL | null;
   host: string;
   hs: HostSettings;
   /** The User-Agent robots.txt told us to send (masquerade), if not our own. */
@@ -117,6 +123,7 @@ export function newCrawlUri(uri: ClaimedUri, slot: number, fetchDone?: () => voi
     uri,
     slot,
     fetchDone,
+    parsed: undefined,
     host: '',
     hs: undefined as unknown as HostSettings, // set by the precondition processors, before any use
     crawlDelayS: null,
@@ -144,6 +151,15 @@ export function newCrawlUri(uri: ClaimedUri, slot: number, fetchDone?: () => voi
     completed: false,
     logged: false,
   };
+}
+
+/**
+ * The claimed URL's one parse (`new URL(uri.url)`, what each step used to do for itself), made on
+ * first use and kept on the CrawlUri, so a processor run alone still gets it.
+ */
+export function claimedUrl(curi: CrawlUri): URL | null {
+  if (curi.parsed === undefined) curi.parsed = URL.parse(curi.uri.url);
+  return curi.parsed;
 }
 
 /** End the URI here with `status` and nothing archived (robots precluded, out of scope, unreachable, …). */

@@ -43,7 +43,6 @@ import { headOfWrittenFields } from '../../warc/read-record.ts';
 import type { CrawlUri, ProcessResult, Processor } from './crawl-uri.ts';
 import { BrowserRecordSink } from './browser-record-sink.ts';
 import { fetchHttp } from './fetch-http.ts';
-import { hostSettings } from '../host-settings.ts';
 import { disposeFetch } from './dispose-fetch.ts';
 
 const HTML = /^(text\/html|application\/xhtml\+xml)$/;
@@ -61,8 +60,9 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
       try {
         // The whole page within --fetch-timeout-s, as one HTTP fetch: a tab that hangs costs one page.
         const signal = AbortSignal.any([ctx.hardStop, AbortSignal.timeout(ctx.settings.fetchTimeoutS * 1000)]);
-        // The agent of the page's host (the crawl's, or a per-host override's), as fetch-http sends.
-        await pool.useAgent(tab, hostSettings(ctx.settings, new URL(uri.url).hostname).userAgent);
+        // The agent of the page's host (the crawl's, or a per-host override's), as fetch-http sends:
+        // the host's settings recheck-scope looked up from the URI's one parse.
+        await pool.useAgent(tab, curi.hs.userAgent);
         capture = await capturePage(tab.session, uri.url, {
           sink,
           signal,

@@ -4,7 +4,7 @@
  */
 import { TroveError } from '../../errors.ts';
 import { surtKey } from '../../scope/surt.ts';
-import { type Processor } from './crawl-uri.ts';
+import { claimedUrl, type Processor } from './crawl-uri.ts';
 import { disposeFetch } from './dispose-fetch.ts';
 import { requestHeaders } from './request-headers.ts';
 
@@ -18,7 +18,8 @@ export const fetchHttp: Processor = {
       curi.prior = ctx.prior.latest(surtKey(uri.url), uri.url);
       if (curi.prior) conditional.push(...(await ctx.prior.conditionalHeaders(curi.prior)));
     }
-    const f = await ctx.fetcher.fetch({ url: uri.url, headers: [...requestHeaders(ctx, curi.hs, curi.sendAgent), ...conditional], signal: ctx.hardStop });
+    const parsed = claimedUrl(curi) ?? undefined;
+    const f = await ctx.fetcher.fetch({ url: uri.url, parsed, headers: [...requestHeaders(ctx, curi.hs, curi.sendAgent), ...conditional], signal: ctx.hardStop });
     if (f.error?.code === 'FETCH_SPOOL_FAILED') {
       // The spool is in the crawl directory: a body it could not hold means the crawl's disk
       // refused a write, not that the URI failed. The controller pauses and fetches it again.

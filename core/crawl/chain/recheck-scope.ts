@@ -7,18 +7,16 @@ import { Outcome } from '../../api/outcome-codes.ts';
 import { hostSettings } from '../host-settings.ts';
 import { queueNote } from '../crawl-context.ts';
 import type { CrawlContext } from '../crawl-context.ts';
-import { finishWith, type CrawlUri, type Processor } from './crawl-uri.ts';
+import { claimedUrl, finishWith, type CrawlUri, type Processor } from './crawl-uri.ts';
 import { isRobotsUri } from './is-robots-uri.ts';
 
 export const recheckScope: Processor = {
   name: 'recheck-scope',
   process(ctx, curi) {
     const { uri } = curi;
-    try {
-      curi.host = new URL(uri.url).hostname;
-    } catch {
-      return finishWith(curi, Outcome.UNFETCHABLE_URI, ['bad-url']);
-    }
+    const parsed = claimedUrl(curi);
+    if (parsed === null) return finishWith(curi, Outcome.UNFETCHABLE_URI, ['bad-url']);
+    curi.host = parsed.hostname;
     if (!uri.seed && !isRobotsUri(uri)) {
       const pattern = ctx.excluded?.(uri.url) ?? null;
       if (pattern !== null) return finishWith(curi, Outcome.OUT_OF_SCOPE, ['exclude-regex']);
