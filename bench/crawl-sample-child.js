@@ -23,6 +23,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import { enableCompileCache } from '../bin/compile-cache.js';
 import { memoryDetail } from './memory-detail.js';
+import { threadCpuMs } from './thread-cpu.js';
 
 const [dir, json, marksJson] = process.argv.slice(2);
 /** @type {{ uris: number[]; pages: number[]; detail?: boolean }} */
@@ -93,5 +94,5 @@ sample(final); // the marks the last quarter-second passed
 await Promise.all(pending);
 const ms = performance.now() - t0;
 process.stdout.write(
-  JSON.stringify({ ms, cpuMs: cpuMs(), maxRssMb: process.resourceUsage().maxRSS / 1024, downloaded: final.downloaded, failed: final.failed, pages: final.pages, bytes: final.bytes, warcBytes: final.warcBytes, state: final.state, reason: final.finishReason, hits }) + '\n',
+  JSON.stringify({ ms, cpuMs: cpuMs(), threads: threadCpuMs(), maxRssMb: process.resourceUsage().maxRSS / 1024, downloaded: final.downloaded, failed: final.failed, pages: final.pages, bytes: final.bytes, warcBytes: final.warcBytes, state: final.state, reason: final.finishReason, hits }) + '\n',
 );

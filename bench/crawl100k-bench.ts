@@ -43,6 +43,8 @@ interface Sample {
 interface ChildResult {
   ms: number;
   cpuMs: number;
+  /** CPU ms by thread name at the end (bench/thread-cpu.js); the extraction worker has exited by then. */
+  threads: Record<string, number>;
   maxRssMb: number;
   downloaded: number;
   failed: number;
@@ -160,6 +162,12 @@ export async function runCrawl100kBench(levels: number, memoryDetail = false): P
       `\ncrawl100k: ${pages.toLocaleString('en')} synthetic pages + images on nginx, 8 connections, no delays; ${done.toLocaleString('en')} URIs (${r.state}, ${r.reason}) in ${secs(r.ms)}, CPU ${secs(r.cpuMs)} (${(r.cpuMs / done).toFixed(2)} ms/URI); 1-min load average ${load0.toFixed(2)} → ${load1.toFixed(2)} on ${os.availableParallelism()} cores`,
     );
     console.log(`  overall ${((1000 * done) / r.ms).toFixed(0)} URIs/s (target ≥ 1,000)`);
+    // The extraction worker has exited by the end: its CPU is what the threads still running did not use.
+    const alive = Object.values(r.threads).reduce((a, b) => a + b, 0);
+    const perUri = (ms: number) => `${(ms / done).toFixed(2)}`;
+    console.log(
+      `  CPU ms/URI by thread: crawl thread ${perUri(r.threads.MainThread ?? 0)}, extraction worker ${perUri(r.cpuMs - alive)}, V8 helpers ${perUri(r.threads.V8Worker ?? 0)}, libuv pool ${perUri(r.threads['libuv-worker'] ?? 0)}; crawl thread busy ${((100 * (r.threads.MainThread ?? 0)) / r.ms).toFixed(0)}% of the wall time`,
+    );
     const rates: number[] = [];
     let prev: Sample = { ms: 0, cpuMs: 0, rssMb: 0, uris: 0, pages: 0, bytes: 0 };
     const row = ['  URIs/s per 10%:'];
