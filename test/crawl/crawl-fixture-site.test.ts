@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAST } from '../helpers/run-crawl.ts';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
 import type { CrawlSnapshot } from '../../core/api/crawl-snapshot.ts';
 import { startFixtureSite, type FixtureSite } from '../fixtures/fixture-site.ts';
@@ -41,14 +42,9 @@ describe('a full crawl of the fixture site', () => {
     const crawl = await startCrawl({
       dir,
       settings: {
+        ...FAST,
         name: 'fixture',
         seeds: [site.origin + '/'],
-        minDelayMs: 0,
-        maxDelayMs: 0,
-        delayFactor: 0,
-        maxRetries: 0,
-        concurrency: 4,
-        minFreeDiskBytes: 0,
       },
     });
     final = await crawl.finished();

@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAST } from '../helpers/run-crawl.ts';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
 import type { CrawlSnapshot } from '../../core/api/crawl-snapshot.ts';
 import { defaultSettings, type CrawlSettings } from '../../core/api/settings.ts';
@@ -91,14 +92,9 @@ describe('a crawl of links in awkward URL forms', () => {
     seed = `${origin}/`;
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-url-forms-'));
     const given: Partial<CrawlSettings> = {
+      ...FAST,
       seeds: [seed],
       include: [`^http://localhost:${server.port}/host-case\\.html$`],
-      minDelayMs: 0,
-      maxDelayMs: 0,
-      delayFactor: 0,
-      maxRetries: 0,
-      concurrency: 4,
-      minFreeDiskBytes: 0,
     };
     settings = { ...defaultSettings(), ...given };
     const crawl = await startCrawl({ dir, settings: given });

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { FAST } from '../helpers/run-crawl.ts';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
 import { startFixtureSite } from '../fixtures/fixture-site.ts';
 import type { FixtureSite } from '../fixtures/fixture-site.ts';
@@ -26,14 +27,9 @@ export async function crawlFixture(prefix: string): Promise<CrawledArchive> {
   const crawl = await startCrawl({
     dir,
     settings: {
+      ...FAST,
       name: 'fixture',
       seeds: [site.origin + '/'],
-      minDelayMs: 0,
-      maxDelayMs: 0,
-      delayFactor: 0,
-      maxRetries: 0,
-      concurrency: 4,
-      minFreeDiskBytes: 0,
     },
   });
   await crawl.finished();

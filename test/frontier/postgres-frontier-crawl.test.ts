@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FAST } from '../helpers/run-crawl.ts';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
 import type { CrawlSettings } from '../../core/api/settings.ts';
 import { createPostgresFrontier } from '../../core/frontier/postgres-frontier.ts';
@@ -27,14 +28,9 @@ afterAll(async () => {
 });
 
 const settings = (origin: string): Partial<CrawlSettings> => ({
+  ...FAST,
   name: 'fixture',
   seeds: [origin + '/'],
-  minDelayMs: 0,
-  maxDelayMs: 0,
-  delayFactor: 0,
-  maxRetries: 0,
-  concurrency: 4,
-  minFreeDiskBytes: 0,
 });
 
 describe.skipIf(typeof server === 'string')('a crawl over the PostgreSQL frontier', () => {
