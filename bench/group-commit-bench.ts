@@ -14,7 +14,10 @@
  * URI, bytes written per URI (/proc/self/io wchar: the WAL appends and checkpoints), and the
  * ratio of each to "per URI" in the same round (medians over rounds).
  *
- *   node bench/group-commit-bench.ts [--uris=20000] [--rounds=3] [--groups=20,200,2000]
+ * `--known=K` adds K outlinks per URI that the frontier has seen already (URIs scheduled earlier,
+ * as a site's navigation links are: the Python docs' pages have about 41 known outlinks and one new).
+ *
+ *   node bench/group-commit-bench.ts [--uris=20000] [--rounds=3] [--groups=20,200,2000] [--known=0]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -32,6 +35,7 @@ const ROUNDS = Math.max(1, Number(arg('rounds') ?? 3));
 const GROUPS = (arg('groups') ?? '20,200,2000').split(',').map(Number);
 const HOSTS = 50;
 const OUTLINKS = 10;
+const KNOWN = Number(arg('known') ?? 0);
 const TEXT = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor '.repeat(40);
 
 interface Figures {
@@ -85,6 +89,8 @@ function run(groupUnits: number | null): Figures {
       const uri = unit(() => frontier.claim(now));
       if (!uri) throw new Error(`frontier ran dry after ${i} URIs`);
       const outlinks = Array.from({ length: OUTLINKS }, () => candidate(next++));
+      // Known ones: spread over what was scheduled so far, the same for every mode.
+      for (let k = 0; k < KNOWN; k++) outlinks.push(candidate(Math.floor(((k + 1) * (next - 1)) / (KNOWN + 1))));
       unit(() => {
         const ids = atomic(db, () => {
           frontier.complete(uri, { status: 200, queueReadyAt: now, page: true }, outlinks);
@@ -117,7 +123,7 @@ for (let r = 0; r < ROUNDS; r++) {
   for (const m of order) results.get(m)!.push(run(m));
   console.log(`round ${r + 1}, load ${os.loadavg()[0]!.toFixed(2)}: ${order.map((m) => `${m === null ? 'per URI' : `group ${m}`} ${(results.get(m)!.at(-1)!.cpuMs / URIS).toFixed(3)} ms/URI`).join('; ')}`);
 }
-console.log(`\ngroup-commit: ${URIS.toLocaleString('en')} URIs (claim + outcome with ${OUTLINKS} outlinks + 3 index rows + page text), ${ROUNDS} alternated rounds (medians); 1-min load ${load0.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)} on ${os.availableParallelism()} cores`);
+console.log(`\ngroup-commit: ${URIS.toLocaleString('en')} URIs (claim + outcome with ${OUTLINKS} new${KNOWN ? ` and ${KNOWN} known` : ''} outlinks + 3 index rows + page text), ${ROUNDS} alternated rounds (medians); 1-min load ${load0.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)} on ${os.availableParallelism()} cores`);
 console.log('| mode | CPU ms/URI | wall ms/URI | bytes written/URI | CPU vs per URI | written vs per URI |');
 console.log('|---|---:|---:|---:|---:|---:|');
 const base = results.get(null)!;

@@ -70,6 +70,12 @@ export function prepareFrontierStatements(db: Database.Database) {
       `INSERT INTO uris (fingerprint, refetch_of, queue_id, state, directive, not_before, seed, url, hops_path, via)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(fingerprint) DO NOTHING`,
     ),
+    // Which of a list's fingerprints (a JSON array of 64-bit integers, which json_each reads exactly)
+    // a uris row already has, by position in the list: one statement for a page's outlinks instead
+    // of one INSERT per outlink that then does nothing (scheduleAll).
+    knownAmong: db
+      .prepare<[string], number>('SELECT j.key FROM json_each(?) j WHERE EXISTS (SELECT 1 FROM uris WHERE fingerprint = j.value)')
+      .pluck(),
     insertVia: db.prepare<[number | bigint, string | null, string | null]>('INSERT INTO uri_via (id, via, via_context) VALUES (?, ?, ?)'),
     uriByFingerprint: db.prepare<[bigint], { id: number; state: number }>('SELECT id, state FROM uris WHERE fingerprint = ?'),
     activeRefetch: db.prepare<[number], { id: number }>(`SELECT id FROM uris WHERE refetch_of = ? AND state < ${UriState.FINISHED} LIMIT 1`),
