@@ -15,6 +15,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const BENCHES: [string, string, string][] = [
   ['crawl', 'crawl-bench.ts', 'crawl engine vs wget on the Python docs: time, CPU, peak RSS, coverage (issues 2, 20); --profile, --runs=N'],
   ['crawl100k', 'crawl100k-bench.ts', '100,000-page synthetic site on nginx: URIs/s per 10%, RSS at 10k/100k pages, bytes per URI (issue 20)'],
+  ['perf-thread', 'perf-crawl-thread.ts', "the synthetic crawl's crawl thread sampled on the CPU by Linux perf (kernel included): share by library and by JavaScript module (issue 20; needs perf)"],
   ['record-cpu', 'record-cpu-bench.ts', "the crawl thread's per-record gzip members and digests, as written before and after issue 20's cuts, in one run: CPU per call, compressed bytes"],
   ['url-once', 'url-once-bench.ts', "the crawl thread's URL work per claimed URI (WHATWG parses, SURT keys) as it was and with one parse per URI, in one run: CPU per URI (issue 20)"],
   ['group-commit', 'group-commit-bench.ts', "the crawl thread's database work per URI with and without group commit: CPU and bytes written (issue 20)"],
@@ -43,8 +44,8 @@ const names = new Set(BENCHES.map(([name]) => name));
 const wanted = process.argv.slice(2).filter((a) => names.has(a));
 const passed = process.argv.slice(2).filter((a) => !names.has(a));
 let failed = 0;
-// Runs for many minutes (over an hour on a busy 2-core machine): only when asked for by name.
-const NAMED_ONLY = new Set(['crawl100k']);
+// Runs for many minutes (over an hour on a busy 2-core machine), or needs perf: only when asked for by name.
+const NAMED_ONLY = new Set(['crawl100k', 'perf-thread']);
 for (const [name, file, what] of BENCHES) {
   if (wanted.length > 0 ? !wanted.includes(name) : NAMED_ONLY.has(name)) continue;
   console.log(`\n=== ${name}: ${what}`);

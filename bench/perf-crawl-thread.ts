@@ -1,0 +1,104 @@
+/**
+ * Where the crawl thread's CPU goes, on the CPU: Linux `perf` samples the synthetic-site crawl
+ * (crawl100k-bench.ts) by the clock each thread spends on a core, kernel included, and this
+ * prints the crawl thread's samples two ways: by the library the sampled instruction is in
+ * (V8, SQLite, zlib, libc, the kernel, JIT-compiled JavaScript) and by the innermost JavaScript
+ * function's module on the call stack (a Trove file, a package, a Node internal), so a native
+ * call (a SQLite statement, a gzip, a socket write) counts for the module that made it.
+ *
+ * Why perf and not `node --cpu-prof` (cpu-profile-table.ts): V8's sampler runs on wall-clock
+ * time, so on this shared 2-core machine a thread waiting for a core, or in a system call, is
+ * charged to wherever it stopped; and it cannot see kernel time (a loopback socket write does the
+ * receiver's TCP work on the sender's thread). perf's cpu-clock event samples on-CPU time only.
+ * `--perf-basic-prof` makes Node write /tmp/perf-<pid>.map so JIT frames carry their source.
+ *
+ * Run: node bench/perf-crawl-thread.ts [--levels=3|4] [--top=N]   (needs perf; Debian: linux-perf)
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const arg = (name: string, dflt: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
+const levels = arg('levels', '4');
+const top = Number(arg('top', '30'));
+if (!['3', '4'].includes(levels)) throw new Error('--levels is 3 or 4 here (5 is the full site: use crawl100k-bench.ts)');
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-perf-'));
+const data = path.join(work, 'perf.data');
+try {
+  const rec = spawnSync('perf', ['record', '-e', 'cpu-clock', '-F', '499', '-g', '-o', data, '--', process.execPath, path.join(here, 'crawl100k-bench.ts'), `--levels=${levels}`], {
+    env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --perf-basic-prof`.trim() },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    maxBuffer: 64 * 2 ** 20,
+  });
+  if (rec.error || rec.status !== 0) throw new Error(`perf record failed (is perf installed?): ${rec.error?.message ?? rec.stderr}`);
+  const summary = rec.stdout.split('\n').filter((l) => /^crawl100k:|overall|by thread/.test(l.trim()));
+  console.log(summary.join('\n'));
+
+  // One block per sample: a header line (pid/tid comm), then the call chain, innermost first.
+  const script = spawnSync('perf', ['script', '-i', data, '-F', 'pid,tid,comm,ip,sym,dso'], { encoding: 'utf8', maxBuffer: 2 ** 30 });
+  if (script.status !== 0) throw new Error(`perf script failed: ${script.stderr}`);
+  const samples = script.stdout.split('\n\n').map((b) => b.split('\n').filter((l) => l.trim() !== ''));
+  // The crawl process is the one with an extraction worker thread; its main thread is the crawl thread.
+  const crawlPid = samples.find((s) => /\btrove-extract\b/.test(s[0] ?? ''))?.[0]?.trim().split(/[\s/]+/)[1];
+  if (!crawlPid) throw new Error('no sample of the crawl process (no trove-extract thread seen)');
+  const mine = samples.filter((s) => {
+    const head = (s[0] ?? '').trim().split(/[\s/]+/);
+    return head[1] === crawlPid && head[2] === crawlPid;
+  });
+
+  const byLib = new Map<string, number>();
+  const byModule = new Map<string, number>();
+  const add = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+  for (const s of mine) {
+    const frames = s.slice(1);
+    add(byLib, libraryOf(frames[0] ?? ''));
+    add(byModule, moduleOf(frames));
+  }
+  const table = (title: string, m: Map<string, number>) => {
+    console.log(`\n| ${title} | share of the crawl thread |\n|---|---:|`);
+    for (const [k, n] of [...m].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`| ${k} | ${((100 * n) / mine.length).toFixed(1)}% |`);
+  };
+  console.log(`\nperf: ${mine.length} on-CPU samples of the crawl thread (pid ${crawlPid}) at 499 Hz`);
+  table('where the instruction is', byLib);
+  table('innermost JavaScript module on the stack', byModule);
+} finally {
+  fs.rmSync(work, { recursive: true, force: true });
+}
+
+/** The library of a sampled instruction (`ip sym (dso)`), with Node's statically linked parts told apart. */
+function libraryOf(frame: string): string {
+  const dso = /\(([^()]*)\)\s*$/.exec(frame)?.[1] ?? '';
+  const sym = frame.trim().split(/\s+/).slice(1, -1).join(' ');
+  if (dso.includes('kallsyms')) return 'kernel';
+  if (dso.includes('/better-sqlite3/')) return 'SQLite (better-sqlite3)';
+  if (/perf-\d+\.map$/.test(dso)) return 'JavaScript (JIT-compiled)';
+  if (dso.includes('libc.so')) return /mem(cpy|move|set|cmp)/.test(sym) ? 'libc: memcpy/memset' : /malloc|free|_int_|realloc|calloc/.test(sym) ? 'libc: malloc' : 'libc: other';
+  if (/deflate|build_tree|pqdownheap|compress_block|send_tree|longest_match|crc32|adler|inflate|fill_window|_tr_|scan_tree|gen_bitlen|gen_codes|slide_hash|flush_pending/.test(sym)) return 'zlib';
+  if (/Scavenge|MarkCompact|Marking|Sweep|Heap::|Evacuat|RememberedSet|Minor|ConcurrentMarking|PagedSpace|Worklist|BodyDescriptor|Visitor/.test(sym)) return 'V8: garbage collector';
+  if (sym.startsWith('Builtins_')) return 'V8: builtins';
+  if (/v8::|Isolate/.test(sym)) return 'V8: other';
+  if (/node::|uv_|napi_/.test(sym)) return 'Node / libuv';
+  if (/SSL|EVP|sha1|SHA1|sha256|SHA256|ossl|OPENSSL/i.test(sym)) return 'OpenSSL (digests)';
+  return `other (${path.basename(dso)})`;
+}
+
+/** The innermost JavaScript frame's module: a Trove file, `npm:<package>`, or a Node internal. */
+function moduleOf(frames: string[]): string {
+  for (const f of frames) {
+    if (!f.includes('JS:')) continue;
+    const m = /((?:file:\/\/)?\/\S+?\.(?:ts|js|mjs|cjs)|node:[\w/]+)(?::\d+(?::\d+)?)?/.exec(f);
+    if (!m) continue;
+    const src = m[1]!.replace(/^file:\/\//, '');
+    if (src.startsWith('node:')) return src;
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(src);
+    if (pkg) return `npm:${pkg[1]}`;
+    const inRepo = src.indexOf('/core/');
+    return inRepo >= 0 ? src.slice(inRepo + 1) : path.basename(src);
+  }
+  return '(no JavaScript frame: event loop, GC, kernel work on arrival)';
+}
