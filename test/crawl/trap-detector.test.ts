@@ -36,6 +36,23 @@ describe('URL shapes', () => {
     expect(shapeOf('http://h/about.html')!.variable).toBe(false);
   });
 
+  it('are what the shapes were before the per-URI allocations were cut (values pinned from that code)', () => {
+    const cases: [string, object][] = [
+      ["http://h.test/", {"host":"h.test","shape":"/","params":[],"repeats":1,"duplicateKeys":0,"variable":false}],
+      ["http://h.test/p/12.html", {"host":"h.test","shape":"/p/N.html","params":[],"repeats":1,"duplicateKeys":0,"variable":true}],
+      ["http://h.test/a/b/a/b/a/b/c", {"host":"h.test","shape":"/a/b/c","params":[],"repeats":3,"duplicateKeys":0,"variable":true}],
+      ["http://h.test/loop/loop/loop/", {"host":"h.test","shape":"/loop/","params":[],"repeats":3,"duplicateKeys":0,"variable":true}],
+      ["http://h.test/x;jsessionid=1;b=2/y;A=3/z?b=1&a=2&b=3", {"host":"h.test","shape":"/x/y/z?a&b","params":["?a","?b",";a",";b",";jsessionid"],"repeats":1,"duplicateKeys":1,"variable":true}],
+      ["http://h.test/cal/2026/11/?sid=5&sid=6", {"host":"h.test","shape":"/cal/N/N/?sid","params":["?sid"],"repeats":1,"duplicateKeys":1,"variable":true}],
+      ["http://h.test/a//b//c", {"host":"h.test","shape":"/a//b//c","params":[],"repeats":1,"duplicateKeys":0,"variable":false}],
+      ["https://h.test:8080/1/2/3/1/2/3/1/2/3?x", {"host":"h.test:8080","shape":"/N/N/N?x","params":["?x"],"repeats":3,"duplicateKeys":0,"variable":true}],
+      ["http://h.test/a;=x/;;/b", {"host":"h.test","shape":"/a//b","params":[],"repeats":1,"duplicateKeys":0,"variable":false}],
+      ["http://h.test/a/a/b/b/b/b/c/c", {"host":"h.test","shape":"/a/b/c","params":[],"repeats":4,"duplicateKeys":0,"variable":true}],
+      ["http://h.test/x?a&a&a#f", {"host":"h.test","shape":"/x?a","params":["?a"],"repeats":1,"duplicateKeys":2,"variable":true}],
+    ];
+    for (const [url, shape] of cases) expect(shapeOf(url), url).toEqual(shape);
+  });
+
   it('build excludes that match the trap and not the page it starts from', () => {
     const loop = new RegExp(shapeExclude('http://h:8/loop/loop/loop/'));
     expect(loop.test('http://h:8/loop/loop/')).toBe(true);
