@@ -70,6 +70,16 @@ describe('URL shapes', () => {
 });
 
 describe('text fingerprint', () => {
+  it('is what the regex-based word split gave (values pinned from that code; letters by Unicode code point, digits out)', () => {
+    const cases: [string, readonly [number, number] | null][] = [
+      ['Lorem ipsum dolor sit amet, lorem IPSUM 2026', [145263683, 3522625266]],
+      ['Ünïcödé wörds, ΑΒΓ δέλτα 𝐀𝐁c 123abc_def-ghi ǅx ʰmod ー日本語カナ', [951259020, 622135667]],
+      ['Calendar November 2026: Monday 1, Tuesday 2', [588824774, 1053008930]],
+      ['123 456 !!', null],
+    ];
+    for (const [text, fp] of cases) expect(textFingerprint(text), text).toEqual(fp);
+  });
+
   it('is near for pages that differ in a month name and numbers, far for different text', () => {
     const month = (m: string, y: number) =>
       `Events in ${m} ${y} Mon Tue Wed Thu Fri Sat Sun ${[...Array(30).keys()].join(' ')} No events are planned for this month. Subscribe to the newsletter to hear about new events as they are announced. previous month next month home about`;
