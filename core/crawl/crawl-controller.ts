@@ -320,7 +320,11 @@ export class CrawlController {
         }
       }
       // Sleep until a slot finishes, the next queue is ready, a command arrives, or a tick passes.
-      const next = this.stopRequested || this.pauseRequested ? null : this.ctx.frontier.nextReadyAt({ pages: this.pagesOpen() });
+      // With every fetch slot taken nothing can be claimed before one is given back (which wakes
+      // the loop), so the next ready time is not asked for: it cost two queries per pass, and with
+      // a queue ready and the slots full the loop came round every 5 ms to ask again.
+      const canClaim = this.freeSlots.length > 0 && this.inflight.size < this.maxActive;
+      const next = this.stopRequested || this.pauseRequested || !canClaim ? null : this.ctx.frontier.nextReadyAt({ pages: this.pagesOpen() });
       const waitMs = Math.max(5, Math.min(next === null ? 1000 : next - Date.now(), SNAPSHOT_MS));
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, waitMs);

@@ -104,14 +104,27 @@ export class TrapDetector {
     const shape = shapeOf(page.url, page.parsed);
     if (!shape || !shape.variable) return;
     const parent = page.via === null ? null : (this.records.get(page.via) ?? derivedRecord(page.via, page.hops - 1));
-    const keys: [string, Signature['kind'], string][] = [[`${shape.host} ${shape.shape}`, 'shape', shape.shape], ...shape.params.map((p): [string, Signature['kind'], string] => [`${shape.host} ${p}`, 'param', p])];
-    const shares = keys.map(([, kind, label]) => parent !== null && page.via !== page.url && sameKind(parent.shape, shape, kind, label));
+    // The URL's signatures: its shape (index 0), then each of its parameters. Plain loops: this
+    // runs for every fetched URI.
+    const n = 1 + shape.params.length;
+    const keys = new Array<string>(n);
+    const shares = new Array<boolean>(n);
+    let worthIt = false;
+    for (let i = 0; i < n; i++) {
+      const label = i === 0 ? shape.shape : shape.params[i - 1]!;
+      keys[i] = `${shape.host} ${label}`;
+      shares[i] = parent !== null && page.via !== page.url && sameKind(parent.shape, shape, i === 0 ? 'shape' : 'param', label);
+      if (shares[i]) worthIt = true;
+    }
     // The text is fingerprinted only where it can count: on a page found on one of its own kind,
     // or of a kind that has such pages already. A flat catalogue's items, found on list pages,
     // never pay for it.
-    const worthIt = shares.some(Boolean) || keys.some(([key]) => (this.signatures.get(key)?.chained ?? 0) > 0);
-    const rec: UrlRecord = { shape, fp: worthIt ? textFingerprint(page.text) : null, hops: page.hops, chain: new Array<number>(keys.length * 2).fill(0) };
-    for (const [i, [key, kind, label]] of keys.entries()) {
+    if (!worthIt) for (const key of keys) if ((this.signatures.get(key)?.chained ?? 0) > 0) worthIt = true;
+    const rec: UrlRecord = { shape, fp: worthIt ? textFingerprint(page.text) : null, hops: page.hops, chain: new Array<number>(n * 2).fill(0) };
+    for (let i = 0; i < n; i++) {
+      const key = keys[i]!;
+      const kind: Signature['kind'] = i === 0 ? 'shape' : 'param';
+      const label = i === 0 ? shape.shape : shape.params[i - 1]!;
       const sig = this.signature(key, kind, shape.host, label);
       if (!sig) continue;
       sig.members++;

@@ -39,13 +39,25 @@ interface Segment {
   matrix: string[];
 }
 
+/** No matrix params: shared by the segments that have none (most), never changed. */
+const NO_MATRIX: readonly string[] = Object.freeze([]);
+
+// Loops rather than map/flatMap/destructuring, and no object per position in repeatRuns: this
+// runs for every fetched URI (bench/README.md, "Crawl thread: the chain's own JavaScript per URI").
 function segmentsOf(u: URL): Segment[] {
   const parts = u.pathname.split('/');
-  parts.shift(); // the empty string before the leading '/'
-  return parts.map((p) => {
+  // parts[0] is the empty string before the leading '/'.
+  const segs: Segment[] = new Array<Segment>(Math.max(0, parts.length - 1));
+  for (let i = 1; i < parts.length; i++) {
+    const p = parts[i]!;
+    if (!p.includes(';')) {
+      segs[i - 1] = { raw: p, norm: p.replace(/\d+/g, 'N'), matrix: NO_MATRIX as string[] };
+      continue;
+    }
     const [raw = '', ...m] = p.split(';');
-    return { raw, norm: raw.replace(/\d+/g, 'N'), matrix: m.map((x) => x.split('=')[0]!.toLowerCase()).filter(Boolean) };
-  });
+    segs[i - 1] = { raw, norm: raw.replace(/\d+/g, 'N'), matrix: m.map((x) => x.split('=')[0]!.toLowerCase()).filter(Boolean) };
+  }
+  return segs;
 }
 
 /** Runs of a unit of 1–3 segments repeated back to back: where they start, their unit and count. */
@@ -53,14 +65,18 @@ function repeatRuns(norms: string[]): { start: number; unit: number; count: numb
   const runs: { start: number; unit: number; count: number }[] = [];
   let i = 0;
   while (i < norms.length) {
-    let best = { start: i, unit: 1, count: 1 };
+    let bestUnit = 1;
+    let bestCount = 1;
     for (let unit = 1; unit <= 3; unit++) {
       let count = 1;
       while (i + (count + 1) * unit <= norms.length && sameRange(norms, i, i + count * unit, unit)) count++;
-      if (count > 1 && count * unit > best.count * best.unit) best = { start: i, unit, count };
+      if (count > 1 && count * unit > bestCount * bestUnit) {
+        bestUnit = unit;
+        bestCount = count;
+      }
     }
-    if (best.count > 1) runs.push(best);
-    i += best.count * best.unit;
+    if (bestCount > 1) runs.push({ start: i, unit: bestUnit, count: bestCount });
+    i += bestCount * bestUnit;
   }
   return runs;
 }
@@ -75,24 +91,42 @@ export function shapeOf(url: string, parsed?: URL | null): UrlShape | null {
   const u = parsed === undefined ? parseUrl(url) : parsed;
   if (!u) return null;
   const segs = segmentsOf(u);
-  const norms = segs.map((s) => s.norm);
-  // Repeats of the segments as written: `/2026/11/` is two numbers, not a run.
-  const runs = repeatRuns(segs.map((s) => s.raw));
-  const collapsed: string[] = [];
-  let next = 0;
-  for (const r of runs) {
-    collapsed.push(...norms.slice(next, r.start), ...norms.slice(r.start, r.start + r.unit));
-    next = r.start + r.unit * r.count;
+  const norms = new Array<string>(segs.length);
+  const raws = new Array<string>(segs.length);
+  let matrixKeys: Set<string> | null = null;
+  for (let i = 0; i < segs.length; i++) {
+    const s = segs[i]!;
+    norms[i] = s.norm;
+    raws[i] = s.raw;
+    if (s.matrix.length > 0) {
+      matrixKeys ??= new Set();
+      for (const k of s.matrix) matrixKeys.add(k);
+    }
   }
-  collapsed.push(...norms.slice(next));
+  // Repeats of the segments as written: `/2026/11/` is two numbers, not a run.
+  const runs = repeatRuns(raws);
+  let collapsed = norms;
+  let repeats = 1;
+  if (runs.length > 0) {
+    collapsed = [];
+    let next = 0;
+    for (const r of runs) {
+      collapsed.push(...norms.slice(next, r.start), ...norms.slice(r.start, r.start + r.unit));
+      next = r.start + r.unit * r.count;
+      if (r.count > repeats) repeats = r.count;
+    }
+    collapsed.push(...norms.slice(next));
+  }
   const allKeys = u.search === '' ? [] : [...u.searchParams.keys()];
-  const keys = [...new Set(allKeys)].sort();
-  const matrix = [...new Set(segs.flatMap((s) => s.matrix))].sort();
-  const repeats = runs.reduce((m, r) => Math.max(m, r.count), 1);
+  const keys = allKeys.length === 0 ? allKeys : [...new Set(allKeys)].sort();
+  const matrix = matrixKeys === null ? [] : [...matrixKeys].sort();
+  const params: string[] = [];
+  for (const k of keys) params.push('?' + k);
+  for (const k of matrix) params.push(';' + k);
   return {
     host: u.host,
     shape: '/' + collapsed.join('/') + (keys.length ? '?' + keys.join('&') : ''),
-    params: [...keys.map((k) => '?' + k), ...matrix.map((k) => ';' + k)],
+    params,
     repeats,
     duplicateKeys: allKeys.length - keys.length,
     variable: u.search !== '' || matrix.length > 0 || repeats > 1 || /\d/.test(u.pathname),

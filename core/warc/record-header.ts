@@ -63,12 +63,21 @@ export function checkFieldValue(name: string, value: string): void {
  * fields a record needs (the writer adds the mandatory ones); this only validates and encodes.
  */
 export function buildRecordHeader(fields: [string, string][]): Buffer {
-  let text = `${WARC_VERSION}\r\n`;
   for (const [name, value] of fields) {
     checkFieldName(name);
     checkFieldValue(name, value);
-    text += `${name}: ${value}\r\n`;
   }
+  return encodeRecordHeader(fields);
+}
+
+/**
+ * The same bytes as buildRecordHeader, for fields every one of which was checked already:
+ * write-record-input.ts checks a record's fields once, when it is prepared, and the writer then
+ * encodes its header without checking them a second time (a crawl writes three records per URI).
+ */
+export function encodeRecordHeader(fields: readonly (readonly [string, string])[]): Buffer {
+  let text = `${WARC_VERSION}\r\n`;
+  for (const [name, value] of fields) text += `${name}: ${value}\r\n`;
   text += '\r\n';
   return Buffer.from(text, 'utf8');
 }

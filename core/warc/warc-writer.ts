@@ -12,7 +12,7 @@ import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { TroveError, isTroveError } from '../errors.ts';
-import { warcFields, buildRecordHeader } from './record-header.ts';
+import { warcFields } from './record-header.ts';
 import { OPEN_SUFFIX, warcFileName } from './warc-file-name.ts';
 import { prepareRecord } from './write-record-input.ts';
 import type { PreparedRecord, RecordInput } from './write-record-input.ts';
@@ -182,7 +182,7 @@ export class WarcWriter {
     return Promise.all(
       prepared.map(async (record): Promise<PrecompressedRecord> => {
         if (warcinfoId === null) return { precompressed: true, record, member: null, warcinfoId };
-        const header = buildRecordHeader(record.fields(record.type === 'warcinfo' ? null : warcinfoId));
+        const header = record.header(record.type === 'warcinfo' ? null : warcinfoId);
         const member = await recordBytesInMemory({ ...record, header }, { gzip: this.#gzip, gzipLevel: this.#gzipLevel });
         return { precompressed: true, record, member, warcinfoId };
       }),
@@ -240,7 +240,7 @@ export class WarcWriter {
         if (isPrecompressed(item) && item.member && item.warcinfoId === file.warcinfoId) {
           member = item.member;
         } else {
-          const header = buildRecordHeader(fields);
+          const header = rec.header(rec.type === 'warcinfo' ? null : file.warcinfoId);
           // A record compressed for another file already had its declared digest checked.
           const check = isPrecompressed(item) && item.member !== null ? null : rec.check;
           const opts = { gzip: this.#gzip, gzipLevel: this.#gzipLevel };
@@ -326,7 +326,7 @@ export class WarcWriter {
     }
     let size: number;
     try {
-      size = await writeRecordAt(handle, 0, { ...info, header: buildRecordHeader(info.fields(null)) }, {
+      size = await writeRecordAt(handle, 0, { ...info, header: info.header(null) }, {
         gzip: this.#gzip,
         gzipLevel: this.#gzipLevel,
       });

@@ -4,7 +4,7 @@
  * streamed block) is found here, before a single byte of its group reaches the file.
  */
 import { TroveError } from '../errors.ts';
-import { checkFieldName, checkFieldValue, newRecordId, warcDate } from './record-header.ts';
+import { checkFieldName, checkFieldValue, encodeRecordHeader, newRecordId, warcDate } from './record-header.ts';
 import { sha1OfParts } from '../formats/digest.ts';
 import { blockDigestCheck } from './write-block-digest.ts';
 import type { BlockDigestCheck } from './write-block-digest.ts';
@@ -59,8 +59,13 @@ const MANAGED = new Set([
 export interface PreparedRecord {
   recordId: string;
   type: RecordType;
-  /** Header fields, given the id of the file's warcinfo (null for a warcinfo record itself). */
+  /**
+   * Header fields, given the id of the file's warcinfo (null for a warcinfo record itself). Made
+   * once per warcinfo id: the same array again for the same id (read it, do not change it).
+   */
   fields(warcinfoId: string | null): [string, string][];
+  /** The header's bytes for those fields (checked when the record was prepared), made once per warcinfo id. */
+  header(warcinfoId: string | null): Buffer;
   parts: BlockSource[];
   blockLength: number;
   check: BlockDigestCheck | null;
@@ -77,12 +82,19 @@ export function prepareRecord(input: RecordInput, extraLeading: [string, string]
   }
   const date = warcDate(input.date);
   const recordId = input.recordId ?? newRecordId();
-  if (!/^<[^<>\s]+>$/.test(recordId)) throw bad(`WARC-Record-ID must be <uri>: ${JSON.stringify(recordId)}`, { field: 'WARC-Record-ID' });
+  if (input.recordId !== undefined) {
+    if (!/^<[^<>\s]+>$/.test(recordId)) throw bad(`WARC-Record-ID must be <uri>: ${JSON.stringify(recordId)}`, { field: 'WARC-Record-ID' });
+    checkFieldValue('WARC-Record-ID', recordId);
+  }
   if (input.targetUri !== undefined) {
     checkFieldValue('WARC-Target-URI', input.targetUri);
     if (input.targetUri === '') throw bad('WARC-Target-URI is empty', { field: 'WARC-Target-URI' });
   }
   if (input.contentType !== undefined) checkFieldValue('Content-Type', input.contentType);
+  for (const [name, value] of extraLeading) {
+    checkFieldName(name);
+    checkFieldValue(name, value);
+  }
   const extra = input.fields ?? [];
   for (const [name, value] of extra) {
     checkFieldName(name);
@@ -117,25 +129,42 @@ export function prepareRecord(input: RecordInput, extraLeading: [string, string]
   }
   const blockDigest = digest;
 
+  // Every field below is checked by now (type, id, date and lengths are made here), so the
+  // header is encoded without checking them again; only the warcinfo id comes later.
+  let madeFor: string | null | undefined;
+  let made: [string, string][] = [];
+  let madeHeader: Buffer | null = null;
+  const fields = (warcinfoId: string | null): [string, string][] => {
+    if (madeFor === warcinfoId) return made;
+    if (warcinfoId !== null) checkFieldValue('WARC-Warcinfo-ID', warcinfoId);
+    const out: [string, string][] = [
+      ['WARC-Type', input.type],
+      ['WARC-Record-ID', recordId],
+      ['WARC-Date', date],
+    ];
+    if (input.targetUri !== undefined) out.push(['WARC-Target-URI', input.targetUri]);
+    out.push(...extraLeading);
+    if (warcinfoId !== null) out.push(['WARC-Warcinfo-ID', warcinfoId]);
+    out.push(...extra);
+    if (input.contentType !== undefined) out.push(['Content-Type', input.contentType]);
+    out.push(['WARC-Block-Digest', blockDigest], ['Content-Length', String(blockLength)]);
+    madeFor = warcinfoId;
+    made = out;
+    madeHeader = null;
+    return out;
+  };
+
   return {
     recordId,
     type: input.type,
     parts: input.blockParts,
     blockLength,
     check,
-    fields(warcinfoId) {
-      const out: [string, string][] = [
-        ['WARC-Type', input.type],
-        ['WARC-Record-ID', recordId],
-        ['WARC-Date', date],
-      ];
-      if (input.targetUri !== undefined) out.push(['WARC-Target-URI', input.targetUri]);
-      out.push(...extraLeading);
-      if (warcinfoId !== null) out.push(['WARC-Warcinfo-ID', warcinfoId]);
-      out.push(...extra);
-      if (input.contentType !== undefined) out.push(['Content-Type', input.contentType]);
-      out.push(['WARC-Block-Digest', blockDigest], ['Content-Length', String(blockLength)]);
-      return out;
+    fields,
+    header(warcinfoId) {
+      const f = fields(warcinfoId);
+      madeHeader ??= encodeRecordHeader(f);
+      return madeHeader;
     },
   };
 }

@@ -36,6 +36,23 @@ describe('URL shapes', () => {
     expect(shapeOf('http://h/about.html')!.variable).toBe(false);
   });
 
+  it('are what the shapes were before the per-URI allocations were cut (values pinned from that code)', () => {
+    const cases: [string, object][] = [
+      ["http://h.test/", {"host":"h.test","shape":"/","params":[],"repeats":1,"duplicateKeys":0,"variable":false}],
+      ["http://h.test/p/12.html", {"host":"h.test","shape":"/p/N.html","params":[],"repeats":1,"duplicateKeys":0,"variable":true}],
+      ["http://h.test/a/b/a/b/a/b/c", {"host":"h.test","shape":"/a/b/c","params":[],"repeats":3,"duplicateKeys":0,"variable":true}],
+      ["http://h.test/loop/loop/loop/", {"host":"h.test","shape":"/loop/","params":[],"repeats":3,"duplicateKeys":0,"variable":true}],
+      ["http://h.test/x;jsessionid=1;b=2/y;A=3/z?b=1&a=2&b=3", {"host":"h.test","shape":"/x/y/z?a&b","params":["?a","?b",";a",";b",";jsessionid"],"repeats":1,"duplicateKeys":1,"variable":true}],
+      ["http://h.test/cal/2026/11/?sid=5&sid=6", {"host":"h.test","shape":"/cal/N/N/?sid","params":["?sid"],"repeats":1,"duplicateKeys":1,"variable":true}],
+      ["http://h.test/a//b//c", {"host":"h.test","shape":"/a//b//c","params":[],"repeats":1,"duplicateKeys":0,"variable":false}],
+      ["https://h.test:8080/1/2/3/1/2/3/1/2/3?x", {"host":"h.test:8080","shape":"/N/N/N?x","params":["?x"],"repeats":3,"duplicateKeys":0,"variable":true}],
+      ["http://h.test/a;=x/;;/b", {"host":"h.test","shape":"/a//b","params":[],"repeats":1,"duplicateKeys":0,"variable":false}],
+      ["http://h.test/a/a/b/b/b/b/c/c", {"host":"h.test","shape":"/a/b/c","params":[],"repeats":4,"duplicateKeys":0,"variable":true}],
+      ["http://h.test/x?a&a&a#f", {"host":"h.test","shape":"/x?a","params":["?a"],"repeats":1,"duplicateKeys":2,"variable":true}],
+    ];
+    for (const [url, shape] of cases) expect(shapeOf(url), url).toEqual(shape);
+  });
+
   it('build excludes that match the trap and not the page it starts from', () => {
     const loop = new RegExp(shapeExclude('http://h:8/loop/loop/loop/'));
     expect(loop.test('http://h:8/loop/loop/')).toBe(true);
@@ -53,6 +70,16 @@ describe('URL shapes', () => {
 });
 
 describe('text fingerprint', () => {
+  it('is what the regex-based word split gave (values pinned from that code; letters by Unicode code point, digits out)', () => {
+    const cases: [string, readonly [number, number] | null][] = [
+      ['Lorem ipsum dolor sit amet, lorem IPSUM 2026', [145263683, 3522625266]],
+      ['Ünïcödé wörds, ΑΒΓ δέλτα 𝐀𝐁c 123abc_def-ghi ǅx ʰmod ー日本語カナ', [951259020, 622135667]],
+      ['Calendar November 2026: Monday 1, Tuesday 2', [588824774, 1053008930]],
+      ['123 456 !!', null],
+    ];
+    for (const [text, fp] of cases) expect(textFingerprint(text), text).toEqual(fp);
+  });
+
   it('is near for pages that differ in a month name and numbers, far for different text', () => {
     const month = (m: string, y: number) =>
       `Events in ${m} ${y} Mon Tue Wed Thu Fri Sat Sun ${[...Array(30).keys()].join(' ')} No events are planned for this month. Subscribe to the newsletter to hear about new events as they are announced. previous month next month home about`;

@@ -10,7 +10,7 @@ import type { ProcessResult, Processor } from './crawl-uri.ts';
 export const startRecords: Processor = {
   name: 'start-records',
   shouldProcess: (_ctx, curi) => curi.fetch !== undefined && !curi.captured,
-  async process(ctx, curi): Promise<ProcessResult> {
+  process(ctx, curi): ProcessResult {
     const f = curi.fetch!;
     const prior = curi.prior;
     if (curi.status === 304 && prior) {
