@@ -234,13 +234,14 @@ export class WarcWriter {
     try {
       for (const item of records) {
         const rec = isPrecompressed(item) ? item.record : item;
-        const fields = rec.fields(rec.type === 'warcinfo' ? null : file.warcinfoId);
+        const infoId = rec.type === 'warcinfo' ? null : file.warcinfoId;
+        const fields = rec.fields(infoId);
         let member: Buffer | null = null;
         let length = 0;
         if (isPrecompressed(item) && item.member && item.warcinfoId === file.warcinfoId) {
           member = item.member;
         } else {
-          const header = rec.header(rec.type === 'warcinfo' ? null : file.warcinfoId);
+          const header = rec.header(infoId);
           // A record compressed for another file already had its declared digest checked.
           const check = isPrecompressed(item) && item.member !== null ? null : rec.check;
           const opts = { gzip: this.#gzip, gzipLevel: this.#gzipLevel };
