@@ -67,8 +67,11 @@ function findPageScreenshot(archive: Archive, pageId: number): ShotRow | null {
     | undefined;
   if (!page) throw new TroveError('QUERY_NO_RECORD', `no record with id ${pageId} in this archive`, { id: pageId });
   if (!page.target_uri) return null;
+  // INDEXED BY: with the type stored as a code (a column without affinity) SQLite no longer counts
+  // the partial index's `record_type = 4` as covered, rates it no better than records_type, and
+  // would walk every resource row; the URL is the selective key.
   const shots = db
-    .prepare(`${SELECT_SHOT} WHERE r.target_uri = ? AND r.record_type = ${RESOURCE} ORDER BY r.id LIMIT ?`)
+    .prepare(`${SELECT_SHOT.replace('FROM records r', 'FROM records r INDEXED BY records_target_uri')} WHERE r.target_uri = ? AND r.record_type = ${RESOURCE} ORDER BY r.id LIMIT ?`)
     .all(SCREENSHOT_URN_PREFIX + page.target_uri, CANDIDATES) as ShotRow[];
   if (shots.length === 0) return null;
   const tied = page.record_id ? shots.find((s) => s.concurrent_to === page.record_id) : undefined;
