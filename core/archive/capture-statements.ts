@@ -89,7 +89,7 @@ type RecordParams = [
   string | null, string | null, number, number | null,
 ];
 
-/** Replayable captures, what a URL lookup may return: the record types, and as an SQL list. */
+/** Replayable captures, what a URL lookup may return: the record types, and their codes as an SQL list. */
 export const CAPTURE_TYPE_NAMES: ReadonlySet<string> = new Set(['response', 'revisit', 'resource']);
 export const CAPTURE_TYPE_LIST = recordTypeList(CAPTURE_TYPE_NAMES);
 const CAPTURE_TYPES = `r.record_type IN ${CAPTURE_TYPE_LIST}`;

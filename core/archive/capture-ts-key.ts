@@ -5,10 +5,11 @@
  * 14 characters, and sorts the same (fixed width, so numeric order is text order). Any other
  * value stays the text it was (the index refuses such a ts since it checks rows, so only a
  * database another build or tool wrote can hold one). The column has no type affinity (a TEXT
- * column would turn the integer back into text); SQLite sorts every integer before every text,
- * so such a row sorts after the 14-digit ones, and a bound compares with it as text does not:
- * lookups bind tsKey's value. Read back through tsSql (zero-padded, so a year before 1000 keeps
- * its digits). Hand-written, as no library knows this layout.
+ * column would turn the integer back into text). SQLite sorts every integer before every text,
+ * so such a row sorts after the 14-digit ones and is greater than any integer bound; lookups and
+ * filters bind tsKey's value, an integer for a 14-digit bound. Read back through tsSql
+ * (zero-padded, so a year before 1000 keeps its digits). Hand-written, as no library knows this
+ * layout.
  */
 
 const TS14 = /^\d{14}$/;
