@@ -12,7 +12,7 @@
  * layout.
  */
 
-const TS14 = /^\d{14}$/;
+import { isTimestamp14 } from './capture-timestamp.ts';
 
 /**
  * The stored form of a timestamp: the integer for 14 digits, else the text. A bigint, as
@@ -22,7 +22,7 @@ const TS14 = /^\d{14}$/;
 export function tsKey(ts: string): string | bigint;
 export function tsKey(ts: string | null): string | bigint | null;
 export function tsKey(ts: string | null): string | bigint | null {
-  return ts !== null && TS14.test(ts) ? BigInt(ts) : ts;
+  return ts !== null && isTimestamp14(ts) ? BigInt(ts) : ts;
 }
 
 /** SQL for the timestamp text of a stored key expression `col` (the inverse of tsKey). */
