@@ -28,6 +28,7 @@ import type { RecordRow } from '../core/archive/capture-index.ts';
 import { importFiles } from '../core/archive/import-warc.ts';
 import { replay } from '../core/replay/replay.ts';
 import { surtKey } from '../core/scope/surt.ts';
+import { recordTypeCode } from '../core/archive/record-type-key.ts';
 import { checkpointWal, closeDatabase, crawlDatabasePath, openDatabase } from '../core/storage/open-database.ts';
 import { cliNodeFlags } from './cli-node-flags.ts';
 
@@ -93,7 +94,7 @@ async function lookupBench(dir: string, n: number, lookups: number): Promise<Rec
   const db = openDatabase(crawlDatabasePath(archiveDir));
   try {
     const real = archive.index.findCaptures(surtKey('http://seed.bench.test/0'));
-    const targets = db.prepare("SELECT file_id, offset, length FROM records WHERE record_type = 'response'").all() as {
+    const targets = db.prepare(`SELECT file_id, offset, length FROM records WHERE record_type = ${recordTypeCode('response')}`).all() as {
       file_id: number;
       offset: number;
       length: number;

@@ -20,6 +20,8 @@ import { CAPTURE_TYPE_NAMES, COMPACT_TYPE_MIME, COMPACT_WINDOW, prepareCaptureSt
 import type { CaptureDbRow, FileDbRow, ParentDbRow } from './capture-statements.ts';
 import { toFtsQuery } from './capture-text-search.ts';
 import { recordIdKey } from './record-id-key.ts';
+import { recordTypeKey } from './record-type-key.ts';
+import { tsKey } from './capture-ts-key.ts';
 import { dateFromKey, dateKey } from './capture-date-key.ts';
 import { isTimestamp14, padTimestamp, timestampSeconds } from './capture-timestamp.ts';
 
@@ -190,7 +192,7 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
       const parent = parentOf(r, next, batch);
       const full = parent === null;
       const id = Number(st.insertRecord.run(
-        r.fileId, r.offset, r.length, r.recordType, recordIdKey(r.recordId), full ? r.targetUri : null, full ? r.urlkey : null, full ? r.ts : null,
+        r.fileId, r.offset, r.length, recordTypeKey(r.recordType), recordIdKey(r.recordId), full ? r.targetUri : null, full ? r.urlkey : null, full ? tsKey(r.ts) : null,
         full ? dateKey(r.date, r.ts) : null, full ? r.mime : null, r.status, digestKey(r.payloadDigest), r.refersTo ?? null, r.refersToUri ?? null, r.refersToDate ?? null,
         full ? (r.concurrentTo ?? null) : null, r.method ?? null, r.contentLength ?? null, r.truncated ?? null, r.title ?? null,
         r.page ? 1 : 0, parent,
@@ -240,8 +242,8 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
   const closest = (urlkey: string, ts14?: string): CaptureRow | null => {
     if (ts14 === undefined) return capture(st.latest.get(urlkey));
     const ts = padTimestamp(ts14);
-    const after = st.atOrAfter.get(urlkey, ts);
-    const before = st.before.get(urlkey, ts);
+    const after = st.atOrAfter.get(urlkey, tsKey(ts));
+    const before = st.before.get(urlkey, tsKey(ts));
     if (!after || !before) return capture(after ?? before);
     const t = timestampSeconds(ts);
     const dAfter = timestampSeconds(after.ts!) - t;

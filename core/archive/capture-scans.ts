@@ -15,6 +15,8 @@ import type { CaptureRow } from './capture-index.ts';
 import { CAPTURE_TYPE_LIST, RECORD_FROM, SHARED_COLUMNS } from './capture-statements.ts';
 import { prefixEnd } from './record-query-sql.ts';
 import { recordIdSql } from './record-id-key.ts';
+import { recordTypeCode, recordTypeList, recordTypeSql } from './record-type-key.ts';
+import { tsSql } from './capture-ts-key.ts';
 
 /** A page (an HTML 200 capture) as pages.jsonl and the WACZ main page need it. */
 export interface PageRow {
@@ -93,45 +95,46 @@ export interface CaptureScans {
 
 // Replayable captures: `+` keeps SQLite on the urlkey index rather than the type or ts one.
 const REPLAYABLE = `+record_type IN ${CAPTURE_TYPE_LIST}`;
-const PAGE_COLS = `id, ${recordIdSql('record_id')} AS recordId, target_uri AS targetUri, ts, date, title`;
-const CDXJ_TYPES = `record_type IN ('response', 'revisit', 'resource', 'metadata')`;
+const PAGE_COLS = `id, ${recordIdSql('record_id')} AS recordId, target_uri AS targetUri, ${tsSql('records.ts')} AS ts, date, title`;
+const CDXJ_TYPES = `record_type IN ${recordTypeList(['response', 'revisit', 'resource', 'metadata'])}`;
 
 function statements(db: Database.Database) {
   return {
     countPages: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM records WHERE page = 1'),
     pagesAfter: db.prepare<[number, number], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE page = 1 AND id > ? ORDER BY id LIMIT ?`),
     pageText: db.prepare<[number], { text: string }>('SELECT text FROM page_text WHERE rowid = ?'),
-    firstPageOf: db.prepare<[string], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE urlkey = +? AND page = 1 ORDER BY ts, id LIMIT 1`),
-    firstPage: db.prepare<[], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE page = 1 ORDER BY ts, id LIMIT 1`),
+    firstPageOf: db.prepare<[string], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE urlkey = +? AND page = 1 ORDER BY records.ts, id LIMIT 1`),
+    firstPage: db.prepare<[], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE page = 1 ORDER BY records.ts, id LIMIT 1`),
     countCdxjRows: db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM records WHERE ${CDXJ_TYPES}`),
     cdxjRows: db.prepare<[number, number], CdxjSourceRow>(
       // Metadata rows may be compact (migration 7): their URL and time come from their parent, their media type from their type.
-      `SELECT r.id, r.file_id AS fileId, r.offset, r.length, r.record_type AS recordType, ${SHARED_COLUMNS.target_uri} AS targetUri,
-              ${SHARED_COLUMNS.urlkey} AS urlkey, ${SHARED_COLUMNS.ts} AS ts, ${SHARED_COLUMNS.mime} AS mime, r.status, r.payload_digest AS payloadDigest, r.method
+      `SELECT r.id, r.file_id AS fileId, r.offset, r.length, ${recordTypeSql('r.record_type')} AS recordType, ${SHARED_COLUMNS.target_uri} AS targetUri,
+              ${SHARED_COLUMNS.urlkey} AS urlkey, ${tsSql(SHARED_COLUMNS.ts)} AS ts, ${SHARED_COLUMNS.mime} AS mime, r.status, r.payload_digest AS payloadDigest, r.method
        FROM ${RECORD_FROM} WHERE r.id > ? AND r.${CDXJ_TYPES} ORDER BY r.id LIMIT ?`,
     ),
     latestOk: db.prepare<[string, number], LatestCaptureRow>(
-      `SELECT urlkey, MAX(ts) AS ts, target_uri AS targetUri, mime FROM records
+      // MAX() alone in its query, so target_uri and mime are the latest row's (SQLite's bare columns); ts read as text outside.
+      `SELECT urlkey, ${tsSql('ts')} AS ts, targetUri, mime FROM (SELECT urlkey, MAX(ts) AS ts, target_uri AS targetUri, mime FROM records
        WHERE urlkey > ? AND record_type IN ${CAPTURE_TYPE_LIST} AND ts IS NOT NULL AND target_uri IS NOT NULL
-         AND (status = 200 OR (record_type = 'resource' AND status IS NULL)) AND (method IS NULL OR upper(method) = 'GET')
-       GROUP BY urlkey ORDER BY urlkey LIMIT ?`,
+         AND (status = 200 OR (record_type = ${recordTypeCode('resource')} AND status IS NULL)) AND (method IS NULL OR upper(method) = 'GET')
+       GROUP BY urlkey ORDER BY urlkey LIMIT ?) ORDER BY urlkey`,
     ),
     reportCaptures: db.prepare<[number, number], ReportCaptureRow>(
-      `SELECT id, record_type AS recordType, target_uri AS targetUri, ts, status, mime, content_length AS contentLength FROM records
+      `SELECT id, ${recordTypeSql('record_type')} AS recordType, target_uri AS targetUri, ${tsSql('records.ts')} AS ts, status, mime, content_length AS contentLength FROM records
        WHERE id > ? AND record_type IN ${CAPTURE_TYPE_LIST} ORDER BY id LIMIT ?`,
     ),
     fuzzy: db.prepare<[string, string, string, number], FuzzyCandidate>(
-      `SELECT id, urlkey, ts, target_uri AS url FROM records
+      `SELECT id, urlkey, ${tsSql('records.ts')} AS ts, target_uri AS url FROM records
        WHERE urlkey = ? AND ${REPLAYABLE}
        UNION ALL
-       SELECT * FROM (SELECT id, urlkey, ts, target_uri AS url FROM records
+       SELECT * FROM (SELECT id, urlkey, ${tsSql('records.ts')} AS ts, target_uri AS url FROM records
          WHERE urlkey >= ? AND urlkey < ? AND ${REPLAYABLE} LIMIT ?)`,
     ),
     pagesInKeyRange: db.prepare<[string, string, number], { url: string | null; ts: string | null }>(
-      'SELECT target_uri AS url, ts FROM records WHERE urlkey >= ? AND urlkey < ? AND +page = 1 LIMIT ?',
+      `SELECT target_uri AS url, ${tsSql('records.ts')} AS ts FROM records WHERE urlkey >= ? AND urlkey < ? AND +page = 1 LIMIT ?`,
     ),
     responseUris: db
-      .prepare<[], string>(`SELECT target_uri FROM records WHERE record_type IN ('response', 'revisit') AND target_uri IS NOT NULL ORDER BY id`)
+      .prepare<[], string>(`SELECT target_uri FROM records WHERE record_type IN ${recordTypeList(['response', 'revisit'])} AND target_uri IS NOT NULL ORDER BY id`)
       .pluck(),
     recordOffsets: db.prepare<[number], number>('SELECT offset FROM records WHERE file_id = ?').pluck(),
     deleteFrom: db.prepare<[number, number]>('DELETE FROM records WHERE file_id = ? AND offset >= ?'),

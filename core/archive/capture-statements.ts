@@ -11,10 +11,16 @@
  * is stored as formats/digest.ts digestKey says (20 bytes for a sha1 in base32, version 8): the
  * row mappers read it through digestFromKey, lookups by digest pass digestKey's value. `date`
  * is stored as capture-date-key.ts says (the milliseconds alone when the rest is `ts`, version
- * 8): the row mappers read it through dateFromKey with the row's `ts`.
+ * 8): the row mappers read it through dateFromKey with the row's `ts`. `record_type` and `ts` are
+ * stored as record-type-key.ts and capture-ts-key.ts say (integers, version 9): column lists
+ * read them through recordTypeSql and tsSql, SQL that names a type spells its code
+ * (recordTypeList), and a bound on `ts` is tsKey's value. ORDER BY and WHERE name the stored
+ * column (`r.ts`), never the output alias, so the indexes still give the order.
  */
 import type Database from 'better-sqlite3';
 import { recordIdSql } from './record-id-key.ts';
+import { recordTypeCode, recordTypeList, recordTypeSql } from './record-type-key.ts';
+import { tsSql } from './capture-ts-key.ts';
 
 export interface FileDbRow {
   id: number;
@@ -78,14 +84,14 @@ export interface ParentDbRow {
 }
 
 type RecordParams = [
-  number, number, number, string, string | Buffer | null, string | null, string | null, string | null, string | Buffer | null, string | null,
+  number, number, number, string | bigint, string | Buffer | null, string | null, string | null, string | bigint | null, string | Buffer | null, string | null,
   number | null, string | Buffer | null, string | null, string | null, string | null, string | null, string | null, number | null,
   string | null, string | null, number, number | null,
 ];
 
-/** Replayable captures, what a URL lookup may return: the record types, and as an SQL list. */
+/** Replayable captures, what a URL lookup may return: the record types, and their codes as an SQL list. */
 export const CAPTURE_TYPE_NAMES: ReadonlySet<string> = new Set(['response', 'revisit', 'resource']);
-export const CAPTURE_TYPE_LIST = `(${[...CAPTURE_TYPE_NAMES].map((t) => `'${t}'`).join(', ')})`;
+export const CAPTURE_TYPE_LIST = recordTypeList(CAPTURE_TYPE_NAMES);
 const CAPTURE_TYPES = `r.record_type IN ${CAPTURE_TYPE_LIST}`;
 
 /**
@@ -106,7 +112,10 @@ export const COMPACT_TYPE_MIME: ReadonlyMap<string, string> = new Map([
 /** `records` as `r`, with the parent `p` a compact row takes its shared columns from. */
 export const RECORD_FROM = 'records r LEFT JOIN records p ON p.id = r.parent_id';
 
-/** What a compact row `r` takes from its parent (or its type), filled in; a full row has no parent, so COALESCE keeps its own. */
+/**
+ * What a compact row `r` takes from its parent (or its type), filled in; a full row has no parent, so COALESCE keeps its own.
+ * `ts` is the stored key (for conditions); a column list reads it through tsSql.
+ */
 export const SHARED_COLUMNS = {
   target_uri: 'COALESCE(r.target_uri, p.target_uri)',
   urlkey: 'COALESCE(r.urlkey, p.urlkey)',
@@ -114,13 +123,13 @@ export const SHARED_COLUMNS = {
   date: 'COALESCE(r.date, p.date)',
   concurrent_to: `COALESCE(r.concurrent_to, ${recordIdSql('p.record_id')})`,
   mime: `COALESCE(r.mime, CASE WHEN r.parent_id IS NOT NULL THEN CASE r.record_type ${[...COMPACT_TYPE_MIME]
-    .map(([type, mime]) => `WHEN '${type}' THEN '${mime}'`)
+    .map(([type, mime]) => `WHEN ${recordTypeCode(type)} THEN '${mime}'`)
     .join(' ')} END END)`,
 } as const;
 
 /** Every column of a CaptureDbRow but the file's, read through RECORD_FROM. */
-export const RECORD_COLUMNS = `r.id, r.file_id, r.offset, r.length, r.record_type, ${recordIdSql('r.record_id')} AS record_id,
-  ${SHARED_COLUMNS.target_uri} AS target_uri, ${SHARED_COLUMNS.urlkey} AS urlkey, ${SHARED_COLUMNS.ts} AS ts, ${SHARED_COLUMNS.date} AS date,
+export const RECORD_COLUMNS = `r.id, r.file_id, r.offset, r.length, ${recordTypeSql('r.record_type')} AS record_type, ${recordIdSql('r.record_id')} AS record_id,
+  ${SHARED_COLUMNS.target_uri} AS target_uri, ${SHARED_COLUMNS.urlkey} AS urlkey, ${tsSql(SHARED_COLUMNS.ts)} AS ts, ${SHARED_COLUMNS.date} AS date,
   ${SHARED_COLUMNS.mime} AS mime, r.status, r.payload_digest, r.refers_to, r.refers_to_uri, r.refers_to_date, ${SHARED_COLUMNS.concurrent_to} AS concurrent_to,
   r.method, r.content_length, r.truncated, r.title, r.page`;
 
@@ -131,8 +140,8 @@ const SELECT_RECORD = `SELECT ${RECORD_COLUMNS}, f.path AS file_path, f.name AS 
  * never compact, so no parent is joined. Replay runs these on every request, and each column
  * expression costs on every execution, even one that finds nothing.
  */
-const SELECT_CAPTURE = `SELECT r.id, r.file_id, r.offset, r.length, r.record_type, ${recordIdSql('r.record_id')} AS record_id,
-  r.target_uri, r.urlkey, r.ts, r.date, r.mime, r.status, r.payload_digest, r.refers_to, r.refers_to_uri, r.refers_to_date,
+const SELECT_CAPTURE = `SELECT r.id, r.file_id, r.offset, r.length, ${recordTypeSql('r.record_type')} AS record_type, ${recordIdSql('r.record_id')} AS record_id,
+  r.target_uri, r.urlkey, ${tsSql('r.ts')} AS ts, r.date, r.mime, r.status, r.payload_digest, r.refers_to, r.refers_to_uri, r.refers_to_date,
   r.concurrent_to, r.method, r.content_length, r.truncated, r.title, r.page, f.path AS file_path, f.name AS file_name
   FROM records r JOIN warc_files f ON f.id = r.file_id`;
 
@@ -158,16 +167,16 @@ export function prepareCaptureStatements(db: Database.Database) {
     ),
     // The latest full capture row with this record id: the parent a compact row may name.
     parentCandidate: db.prepare<[string | Buffer], ParentDbRow>(
-      `SELECT id, file_id, offset, target_uri, urlkey, ts, date FROM records r
+      `SELECT id, file_id, offset, target_uri, urlkey, ${tsSql('r.ts')} AS ts, date FROM records r
        WHERE record_id = +? AND parent_id IS NULL AND ${CAPTURE_TYPES} ORDER BY id DESC LIMIT 1`,
     ),
     maxId: db.prepare<[], { n: number }>('SELECT COALESCE(MAX(id), 0) AS n FROM records'),
     findCaptures: db.prepare<[string], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.urlkey = +? AND ${CAPTURE_TYPES} ORDER BY r.ts, r.id`),
     latest: db.prepare<[string], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.urlkey = +? AND ${CAPTURE_TYPES} ORDER BY r.ts DESC, r.id DESC LIMIT 1`),
-    atOrAfter: db.prepare<[string, string], CaptureDbRow>(
+    atOrAfter: db.prepare<[string, string | bigint], CaptureDbRow>(
       `${SELECT_CAPTURE} WHERE r.urlkey = +? AND r.ts >= +? AND ${CAPTURE_TYPES} ORDER BY r.ts, r.id LIMIT 1`,
     ),
-    before: db.prepare<[string, string], CaptureDbRow>(
+    before: db.prepare<[string, string | bigint], CaptureDbRow>(
       `${SELECT_CAPTURE} WHERE r.urlkey = +? AND r.ts < +? AND ${CAPTURE_TYPES} ORDER BY r.ts DESC, r.id DESC LIMIT 1`,
     ),
     // The earliest response with a payload digest, as its id: the crawl asks this for every
@@ -175,7 +184,7 @@ export function prepareCaptureStatements(db: Database.Database) {
     // warc_files a miss costs ~20 µs instead of ~100 (an 8,000-URI crawl database); the row is
     // read by id on a hit (captureById).
     idByDigest: db.prepare<[string | Buffer], { id: number }>(
-      `SELECT r.id FROM records r WHERE r.payload_digest = +? AND r.record_type = 'response' ORDER BY r.ts, r.id LIMIT 1`,
+      `SELECT r.id FROM records r WHERE r.payload_digest = +? AND r.record_type = ${recordTypeCode('response')} ORDER BY r.ts, r.id LIMIT 1`,
     ),
     captureById: db.prepare<[number], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.id = ?`),
     // Whether a row exists (page text is added to a row the crawl has just indexed).
@@ -195,7 +204,7 @@ export function prepareCaptureStatements(db: Database.Database) {
     search: db.prepare<[string, string, string, number], SearchDbRow>(
       `SELECT page_text.rowid AS record_id, page_text.title AS title,
               snippet(page_text, 1, ?, ?, '…', 16) AS snippet, bm25(page_text) AS rank,
-              records.target_uri AS target_uri, records.ts AS ts
+              records.target_uri AS target_uri, ${tsSql('records.ts')} AS ts
        FROM page_text JOIN records ON records.id = page_text.rowid
        WHERE page_text MATCH ? ORDER BY rank LIMIT ?`,
     ),

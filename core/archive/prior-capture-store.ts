@@ -9,6 +9,8 @@ import Database from 'better-sqlite3';
 import { digestFromKey } from '../formats/digest.ts';
 import { dateFromKey } from './capture-date-key.ts';
 import { recordIdSql } from './record-id-key.ts';
+import { recordTypeCode } from './record-type-key.ts';
+import { tsSql } from './capture-ts-key.ts';
 
 /** One earlier capture, as crawl/prior-captures.ts hands it to the crawl. */
 export interface PriorCaptureRow {
@@ -80,7 +82,9 @@ export class PriorCaptureStore {
  * in one pass from a read-only connection that is closed when the iteration ends. The database
  * is read as it is (no migration): only `records` and `warc_files`, whose response rows are
  * full rows in every version (version 7 stores their record ids as record-id-key.ts says,
- * version 8 their dates and payload digests as capture-date-key.ts and formats/digest.ts say).
+ * version 8 their dates and payload digests as capture-date-key.ts and formats/digest.ts say,
+ * version 9 their types and timestamps as record-type-key.ts and capture-ts-key.ts say: the
+ * type condition names both the text and the code, and tsSql reads either back as text).
  */
 export function* sourceResponses(dbPath: string): Generator<SourceResponseRow> {
   const src = new Database(dbPath, { readonly: true, fileMustExist: true });
@@ -89,9 +93,9 @@ export function* sourceResponses(dbPath: string): Generator<SourceResponseRow> {
     // formats/digest.ts from it on) back to their text.
     for (const row of src
       .prepare(
-        `SELECT r.urlkey, r.target_uri, r.ts, r.date, r.status, r.payload_digest, ${recordIdSql('r.record_id')}, f.path, r.offset, r.length
+        `SELECT r.urlkey, r.target_uri, ${tsSql('r.ts')}, r.date, r.status, r.payload_digest, ${recordIdSql('r.record_id')}, f.path, r.offset, r.length
          FROM records r JOIN warc_files f ON f.id = r.file_id
-         WHERE r.record_type = 'response' AND r.urlkey IS NOT NULL AND r.target_uri IS NOT NULL AND r.ts IS NOT NULL`,
+         WHERE r.record_type IN ('response', ${recordTypeCode('response')}) AND r.urlkey IS NOT NULL AND r.target_uri IS NOT NULL AND r.ts IS NOT NULL`,
       )
       .raw()
       .iterate() as Iterable<SourceResponseRow>) {

@@ -13,6 +13,8 @@ import { digestFromKey } from '../formats/digest.ts';
 import { surtKey } from '../scope/surt.ts';
 import { toFtsQuery } from './capture-text-search.ts';
 import { dateFromKey } from './capture-date-key.ts';
+import { recordTypeKey } from './record-type-key.ts';
+import { tsKey } from './capture-ts-key.ts';
 import { COMPACT_WINDOW, RECORD_COLUMNS, RECORD_FROM, SHARED_COLUMNS } from './capture-statements.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
 import type { CaptureRow } from './capture-index.ts';
@@ -20,7 +22,7 @@ import type { RecordFilter, RecordSummary } from '../api/archive-types.ts';
 
 export interface WhereClause {
   sql: string;
-  params: (string | number)[];
+  params: (string | number | bigint)[];
 }
 
 /**
@@ -41,7 +43,7 @@ export interface Condition extends WhereClause {
  */
 export interface FilterSql {
   conds: Condition[];
-  split: { column: 'record_type' | 'status'; values: (string | number)[] } | null;
+  split: { column: 'record_type' | 'status'; values: (string | number | bigint)[] } | null;
   /** True when nothing is filtered. */
   empty: boolean;
 }
@@ -89,7 +91,8 @@ export function filterClause(f: RecordFilter): WhereClause {
 export function filterSql(f: RecordFilter): FilterSql {
   const conds: Condition[] = [];
   let split: FilterSql['split'] = null;
-  const types = [...new Set((f.type ?? []).map((t) => t.toLowerCase()))];
+  // Bound as stored (record-type-key.ts): a WARC 1.1 type's code, any other type as its text.
+  const types = [...new Set((f.type ?? []).map((t) => recordTypeKey(t.toLowerCase())))];
   if (types.length === 1) conds.push({ sql: 'r.record_type = ?', params: [types[0]!], index: 'records_type', indexSql: 'x.record_type = ?' });
   else if (types.length > 1) split = { column: 'record_type', values: types };
   // On the URL key: `k` is the column; the partial index holds only rows with a key of their own.
@@ -134,13 +137,13 @@ export function filterSql(f: RecordFilter): FilterSql {
     if (f.from) {
       checkTs('from', f.from);
       parts.push('# >= ?');
-      range.params.push(f.from + '00000101000000'.slice(f.from.length));
+      range.params.push(tsKey(f.from + '00000101000000'.slice(f.from.length)));
     }
     if (f.to) {
       checkTs('to', f.to);
       parts.push('# <= ?');
       // Inclusive: `2024` means up to 2024-12-31 23:59:59.
-      range.params.push(f.to + '00001231235959'.slice(f.to.length));
+      range.params.push(tsKey(f.to + '00001231235959'.slice(f.to.length)));
     }
     range.sql = parts.join(' AND ').replaceAll('#', SHARED_COLUMNS.ts);
     range.indexSql = `x.ts IS NOT NULL AND ${parts.join(' AND ').replaceAll('#', 'x.ts')}`;

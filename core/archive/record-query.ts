@@ -14,6 +14,7 @@ import type { CaptureSummary, PageList, PageRequest, RecordFilter, RecordPage, S
 import { filterClause, filterSql, indexWalk, joinConditions, recordSummary, SELECT_RECORD, withScheme } from './record-query-sql.ts';
 import type { Condition, WhereClause } from './record-query-sql.ts';
 import { RECORD_FROM } from './capture-statements.ts';
+import { tsSql } from './capture-ts-key.ts';
 
 export const MAX_PAGE_LIMIT = 1000;
 
@@ -174,7 +175,7 @@ export function listPages(archive: Archive, limit: number, after?: number): Page
   const n = checkLimit(limit);
   const rows = prepared(
     databaseOf(archive),
-    'SELECT id, target_uri, ts, title, mime FROM records WHERE page = 1 AND id > ? ORDER BY id LIMIT ?',
+    `SELECT id, target_uri, ${tsSql('ts')} AS ts, title, mime FROM records WHERE page = 1 AND id > ? ORDER BY id LIMIT ?`,
   ).all(checkAfter(after), n + 1) as { id: number; target_uri: string | null; ts: string | null; title: string | null; mime: string | null }[];
   const more = rows.length > n;
   if (more) rows.length = n;
@@ -185,7 +186,8 @@ export function listPages(archive: Archive, limit: number, after?: number): Page
 }
 
 export type PageSort = 'ts' | 'url' | 'title';
-const PAGE_ORDER: Record<PageSort, string> = { ts: 'ts', url: 'target_uri', title: "COALESCE(NULLIF(title, ''), target_uri)" };
+// records.ts, the stored column: a bare `ts` would name the output column (text, which no index orders).
+const PAGE_ORDER: Record<PageSort, string> = { ts: 'records.ts', url: 'target_uri', title: "COALESCE(NULLIF(title, ''), target_uri)" };
 
 /**
  * The Pages view (as ReplayWeb.page's): HTML 200 pages, sorted by time, URL or title (either
@@ -204,7 +206,7 @@ export function sortedPages(archive: Archive, opts: { sort: PageSort; desc?: boo
   const like = q ? [`%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`] : [];
   const params = q ? [like[0], like[0]] : [];
   const dir = opts.desc ? 'DESC' : 'ASC';
-  const rows = prepared(databaseOf(archive), `SELECT id, target_uri, ts, title, mime FROM records WHERE ${where} ORDER BY ${order} COLLATE NOCASE ${dir}, id ${dir} LIMIT ? OFFSET ?`).all(
+  const rows = prepared(databaseOf(archive), `SELECT id, target_uri, ${tsSql('ts')} AS ts, title, mime FROM records WHERE ${where} ORDER BY ${order} COLLATE NOCASE ${dir}, id ${dir} LIMIT ? OFFSET ?`).all(
     ...params,
     n,
     offset,

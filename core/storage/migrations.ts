@@ -316,8 +316,82 @@ function bytesDatesAndVia(db: Database.Database): void {
   `);
 }
 
+/**
+ * Version 9 (issue 20: database bytes per URI): record types and timestamps as integers. A WARC
+ * 1.1 record type is stored as its code (archive/record-type-key.ts: 0 response, 1 request,
+ * 2 metadata, 3 revisit, 4 resource, 5 warcinfo, 6 conversion, 7 continuation), a 14-digit `ts`
+ * as the integer it spells (archive/capture-ts-key.ts); any other value stays its text. Both
+ * columns were declared TEXT, whose affinity turns an integer back into text, so `records` is
+ * rebuilt with those two columns declared without a type, as SQLite's ALTER TABLE page
+ * describes (new table, INSERT … SELECT keeping every id, so `page_text`'s rowids still name
+ * their rows; drop; rename; recreate the indexes). Nothing references `records` (no foreign key,
+ * trigger or view names it), and its own foreign key to `warc_files` is declared again. The
+ * partial index of `resource` rows names the code. Written out as it was when this shipped.
+ */
+function typeAndTsCodes(db: Database.Database): void {
+  const D14 = '[0-9]'.repeat(14);
+  db.exec(`
+    CREATE TABLE records_v9 (
+      id             INTEGER PRIMARY KEY,
+      file_id        INTEGER NOT NULL REFERENCES warc_files(id) ON DELETE CASCADE,
+      offset         INTEGER NOT NULL,
+      length         INTEGER NOT NULL,
+      record_type    NOT NULL,      -- no affinity: a WARC 1.1 type's code, any other type's text
+      record_id      TEXT,
+      target_uri     TEXT,
+      urlkey         TEXT,          -- SURT key, pywb style
+      ts             ,              -- no affinity: 14 digits from WARC-Date as an integer, else text
+      date           TEXT,          -- WARC-Date as written
+      mime           TEXT,
+      status         INTEGER,
+      payload_digest TEXT,
+      refers_to      TEXT,
+      refers_to_uri  TEXT,
+      refers_to_date TEXT,
+      concurrent_to  TEXT,
+      method         TEXT,
+      content_length INTEGER,
+      truncated      TEXT,
+      title          TEXT,
+      page           INTEGER NOT NULL DEFAULT 0,  -- 1 when an HTML 200 page
+      parent_id      INTEGER                      -- on a compact row, the capture row it was written with
+    );
+    INSERT INTO records_v9 (id, file_id, offset, length, record_type, record_id, target_uri, urlkey, ts, date, mime, status,
+        payload_digest, refers_to, refers_to_uri, refers_to_date, concurrent_to, method, content_length, truncated, title, page, parent_id)
+      SELECT id, file_id, offset, length,
+        CASE WHEN typeof(record_type) = 'text' THEN CASE record_type WHEN 'response' THEN 0 WHEN 'request' THEN 1 WHEN 'metadata' THEN 2
+          WHEN 'revisit' THEN 3 WHEN 'resource' THEN 4 WHEN 'warcinfo' THEN 5 WHEN 'conversion' THEN 6 WHEN 'continuation' THEN 7
+          ELSE record_type END ELSE record_type END,
+        record_id, target_uri, urlkey,
+        CASE WHEN typeof(ts) = 'text' AND ts GLOB '${D14}' THEN CAST(ts AS INTEGER) ELSE ts END,
+        date, mime, status, payload_digest, refers_to, refers_to_uri, refers_to_date, concurrent_to, method, content_length, truncated,
+        title, page, parent_id
+      FROM records ORDER BY id;
+    DROP TABLE records;
+    ALTER TABLE records_v9 RENAME TO records;
+    -- Lookups by URL (replay, timeline, fuzzy match, mirror, records browser URL filters).
+    CREATE INDEX records_urlkey_ts ON records(urlkey, ts) WHERE urlkey IS NOT NULL;
+    -- Screenshots by page URL (urn:view: resources, code 4); nothing else looks a record up by target URI.
+    CREATE INDEX records_target_uri ON records(target_uri) WHERE record_type = 4;
+    -- The records browser's type filter.
+    CREATE INDEX records_type ON records(record_type);
+    -- Dedup and revisit resolution (the earliest response with a payload digest).
+    CREATE INDEX records_digest ON records(payload_digest, ts) WHERE payload_digest IS NOT NULL;
+    -- The records browser's status filter.
+    CREATE INDEX records_status ON records(status) WHERE status IS NOT NULL;
+    -- The records browser's date filter.
+    CREATE INDEX records_ts ON records(ts) WHERE ts IS NOT NULL;
+    -- Lookups by WARC-Record-ID (Refers-To, Concurrent-To, parents of compact rows): every row.
+    CREATE INDEX records_record_id ON records(record_id);
+    -- A file's records by offset (subset neighbours, recovery, re-indexing a file).
+    CREATE INDEX records_file ON records(file_id, offset);
+    -- Pages in time order.
+    CREATE INDEX records_pages ON records(ts) WHERE page = 1;
+  `);
+}
+
 const MIGRATIONS: readonly Migration[] = [
-  metaAndRobots, frontier, captureIndex, priorCaptures, fileFixity, pendingNonPages, compactRecords, bytesDatesAndVia,
+  metaAndRobots, frontier, captureIndex, priorCaptures, fileFixity, pendingNonPages, compactRecords, bytesDatesAndVia, typeAndTsCodes,
 ];
 
 /** The schema version this build writes. */

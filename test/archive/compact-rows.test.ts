@@ -175,7 +175,7 @@ describe('compact rows: the rule', () => {
       records_pages: 'page = 1',
       records_record_id: null,
       records_status: 'status IS NOT NULL',
-      records_target_uri: "record_type = 'resource'",
+      records_target_uri: 'record_type = 4',
       records_ts: 'ts IS NOT NULL',
       records_type: null,
       records_urlkey_ts: 'urlkey IS NOT NULL',

@@ -15,6 +15,8 @@ import { createCaptureIndex } from '../../core/archive/capture-index.ts';
 import { dateFromKey } from '../../core/archive/capture-date-key.ts';
 import type { RecordRow } from '../../core/archive/capture-index.ts';
 import { prepareCaptureStatements } from '../../core/archive/capture-statements.ts';
+import { recordTypeSql } from '../../core/archive/record-type-key.ts';
+import { tsSql } from '../../core/archive/capture-ts-key.ts';
 import { databaseOf, openArchive } from '../../core/archive/archive-dir.ts';
 import type { Archive } from '../../core/archive/archive-dir.ts';
 import { sourceResponses } from '../../core/archive/prior-capture-store.ts';
@@ -92,6 +94,8 @@ describe('payload digests as bytes in a real crawl', () => {
     v7.transaction(() => {
       const rows = v7.prepare('SELECT id, payload_digest AS d FROM records WHERE payload_digest IS NOT NULL').all() as { id: number; d: Buffer }[];
       for (const { id, d } of rows) v7.prepare('UPDATE records SET payload_digest = ? WHERE id = ?').run(digestFromKey(d), id);
+      // Record types and timestamps as text, as before version 9.
+      v7.exec(`UPDATE records SET record_type = ${recordTypeSql('record_type')}, ts = ${tsSql('ts')}`);
       const dates = v7.prepare('SELECT id, date, ts FROM records WHERE date IS NOT NULL').all() as { id: number; date: Buffer; ts: string }[];
       for (const { id, date, ts } of dates) v7.prepare('UPDATE records SET date = ? WHERE id = ?').run(dateFromKey(date, ts), id);
       v7.pragma('user_version = 7');
@@ -168,7 +172,9 @@ describe('payload digests in other forms, and lookups by digest', () => {
       migrate(v7, 7);
       v7.transaction(() => {
         for (const t of ['warc_files', 'records']) {
-          for (const r of db.prepare(`SELECT * FROM ${t} ORDER BY id`).all() as Record<string, unknown>[]) {
+          // Record types and timestamps as text, as before version 9.
+          const cols = t === 'records' ? `*, ${recordTypeSql('record_type')} AS record_type, ${tsSql('ts')} AS ts` : '*';
+          for (const r of db.prepare(`SELECT ${cols} FROM ${t} ORDER BY id`).all() as Record<string, unknown>[]) {
             if (t === 'records') {
               r.payload_digest = digestFromKey(r.payload_digest as string | Buffer | null);
               r.date = dateFromKey(r.date as string | Buffer | null, r.ts as string | null);

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { databaseOf, openArchive } from '../../core/archive/archive-dir.ts';
 import type { Archive } from '../../core/archive/archive-dir.ts';
+import { recordTypeCode, recordTypeSql } from '../../core/archive/record-type-key.ts';
+import { tsSql } from '../../core/archive/capture-ts-key.ts';
 import { importFiles, importIntoArchive } from '../../core/archive/import-warc.ts';
 import { replay } from '../../core/replay/replay.ts';
 import { readRecordAt } from '../../core/warc/read-records.ts';
@@ -34,7 +36,8 @@ interface Row {
 }
 
 function rows(a: Archive): Row[] {
-  return databaseOf(a).prepare('SELECT * FROM records ORDER BY id').all() as Row[];
+  // The record type as its text (stored as record-type-key.ts says).
+  return databaseOf(a).prepare(`SELECT *, ${recordTypeSql('record_type')} AS record_type FROM records ORDER BY id`).all() as Row[];
 }
 
 describe('importFiles: WARC and ARC by reference', () => {
@@ -72,7 +75,7 @@ describe('importFiles: WARC and ARC by reference', () => {
 
   it('keys POST captures as pywb does (form, multipart, JSON, chunked body)', async () => {
     const { archive } = await imported([corpusPath('warc/warcio.js/post-test-more.warc')]);
-    const keys = (databaseOf(archive).prepare("SELECT urlkey FROM records WHERE record_type = 'response' ORDER BY id").all() as { urlkey: string }[]).map((r) => r.urlkey);
+    const keys = (databaseOf(archive).prepare(`SELECT urlkey FROM records WHERE record_type = ${recordTypeCode('response')} ORDER BY id`).all() as { urlkey: string }[]).map((r) => r.urlkey);
     // webrecorder/warcio.js test/testIndexer.test.ts "post append 2"
     expect(keys).toEqual([
       'org,httpbin)/post?__wb_method=post&another=more^data&test=some+data',
@@ -83,7 +86,7 @@ describe('importFiles: WARC and ARC by reference', () => {
 
   itUsing('warc/ukwa')('derives 14-digit times from short WARC-Dates (UKWA truncated_datetime.warc)', async () => {
     const { archive } = await imported([corpusPath('warc/ukwa/truncated_datetime.warc')]);
-    const response = databaseOf(archive).prepare("SELECT ts, date FROM records WHERE record_type = 'response'").get() as { ts: string; date: string };
+    const response = databaseOf(archive).prepare(`SELECT ${tsSql('ts')} AS ts, date FROM records WHERE record_type = ${recordTypeCode('response')}`).get() as { ts: string; date: string };
     expect(response).toEqual({ ts: '20190815010200', date: '2019-08-15T01:02' });
   });
 

@@ -12,6 +12,7 @@ import { corpusPath } from '../helpers/corpus.ts';
 import { archiveOf, removeTempDirs, tempDir } from '../replay/archive-fixture.ts';
 import { html, recordBytes } from '../replay/warc-fixture.ts';
 import { databaseOf } from '../../core/archive/archive-dir.ts';
+import { recordTypeSql } from '../../core/archive/record-type-key.ts';
 
 const open: Archive[] = [];
 afterEach(() => {
@@ -89,7 +90,7 @@ describe('WACZ import: corpus packages', () => {
     expect(report.files[0]).toMatchObject({ kind: 'wacz-entry', records: 4, pages: 1, storedAs: `${wacz}!/archive/example-collection.warc` });
     expect(archive.resolveFile({ path: report.files[0]!.storedAs })).toBe(wacz);
     // Offsets are offsets in the .wacz itself: every record reads back from it directly.
-    const rows = databaseOf(archive).prepare('SELECT record_type, offset, length FROM records').all() as { record_type: string; offset: number; length: number }[];
+    const rows = databaseOf(archive).prepare(`SELECT ${recordTypeSql('record_type')} AS record_type, offset, length FROM records`).all() as { record_type: string; offset: number; length: number }[];
     const loc = archive.waczEntry(report.files[0]!.storedAs)!;
     expect(loc.dataOffset).toBeGreaterThan(0);
     for (const r of rows) {

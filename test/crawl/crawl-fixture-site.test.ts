@@ -10,6 +10,7 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/fixture-site.ts'
 import { readWarcDir, type ReadRecord } from '../helpers/read-warcs.ts';
 import { openDatabase } from '../../core/storage/open-database.ts';
 import { recordIdSql } from '../../core/archive/record-id-key.ts';
+import { recordTypeCode, recordTypeSql } from '../../core/archive/record-type-key.ts';
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 function sha1b32(buf: Buffer): string {
@@ -161,7 +162,7 @@ describe('a full crawl of the fixture site', () => {
   it('indexes every record it wrote in the crawl database, at the right offsets', () => {
     const db = openDatabase(path.join(dir, 'crawl.sqlite'));
     try {
-      const rows = db.prepare(`SELECT record_type, ${recordIdSql('record_id')} AS record_id, offset FROM records WHERE record_type != 'warcinfo' ORDER BY id`).all() as { record_type: string; record_id: string; offset: number }[];
+      const rows = db.prepare(`SELECT ${recordTypeSql('record_type')} AS record_type, ${recordIdSql('record_id')} AS record_id, offset FROM records WHERE record_type != ${recordTypeCode('warcinfo')} ORDER BY id`).all() as { record_type: string; record_id: string; offset: number }[];
       const fromWarc = records.filter((r) => r.type !== 'warcinfo');
       expect(rows.length).toBe(fromWarc.length);
       const byId = new Map(fromWarc.map((r) => [r.recordId, r]));

@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil } from '../helpers/poll-until.ts';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
+import { recordTypeCode } from '../../core/archive/record-type-key.ts';
 import { startTreeSite, type TreeSite } from '../fixtures/tree-site.ts';
 
 const PAGES = 200;
@@ -37,7 +38,7 @@ describe('readers of a crawl under group commit', () => {
     });
     const reader = new Database(path.join(dir, 'crawl.sqlite'), { readonly: true });
     const seen = () => reader.prepare('SELECT done + failed AS n FROM frontier_stats').get() as { n: number };
-    const rows = () => (reader.prepare("SELECT count(*) AS n FROM records WHERE record_type = 'response'").get() as { n: number }).n;
+    const rows = () => (reader.prepare(`SELECT count(*) AS n FROM records WHERE record_type = ${recordTypeCode('response')}`).get() as { n: number }).n;
     try {
       let downloaded = 0;
       crawl.on((e) => {

@@ -7,6 +7,7 @@ import { exportMirror } from '../../core/export/export-mirror.ts';
 import type { MirrorExportResult } from '../../core/export/export-mirror.ts';
 import { extractCss } from '../../core/extract/css-links.ts';
 import { extractHtml } from '../../core/extract/html-links.ts';
+import { recordTypeList } from '../../core/archive/record-type-key.ts';
 import { crawlFixture } from './export-fixture.ts';
 import type { CrawledArchive } from './export-fixture.ts';
 
@@ -120,7 +121,7 @@ describe('mirror export', () => {
 
   it('no absolute link points at a URL the mirror holds', () => {
     const mirrored = new Set<string>();
-    for (const r of databaseOf(archive).prepare(`SELECT target_uri FROM records WHERE status = 200 AND record_type IN ('response', 'revisit')`).all() as { target_uri: string }[]) {
+    for (const r of databaseOf(archive).prepare(`SELECT target_uri FROM records WHERE status = 200 AND record_type IN ${recordTypeList(['response', 'revisit'])}`).all() as { target_uri: string }[]) {
       mirrored.add(r.target_uri);
     }
     for (const rel of files.filter((f) => f.endsWith('.html') && f !== 'index.html')) {

@@ -5,6 +5,7 @@ import { databaseOf, openArchive } from '../../core/archive/archive-dir.ts';
 import type { Archive } from '../../core/archive/archive-dir.ts';
 import { csvField, exportReport } from '../../core/export/export-report.ts';
 import type { ReportExportResult } from '../../core/export/export-report.ts';
+import { recordTypeList } from '../../core/archive/record-type-key.ts';
 import { crawlFixture } from './export-fixture.ts';
 import type { CrawledArchive } from './export-fixture.ts';
 
@@ -68,7 +69,7 @@ describe('report export', () => {
 
   it('counts captures, failures, revisits and robots exclusions as the crawl made them', () => {
     const s = r.data.summary;
-    const captures = (databaseOf(archive).prepare(`SELECT COUNT(*) AS n FROM records WHERE record_type IN ('response','revisit','resource')`).get() as { n: number }).n;
+    const captures = (databaseOf(archive).prepare(`SELECT COUNT(*) AS n FROM records WHERE record_type IN ${recordTypeList(['response', 'revisit', 'resource'])}`).get() as { n: number }).n;
     expect(s.successes).toBe(captures);
     expect(s.duplicateUris).toBeGreaterThanOrEqual(1);
     expect(s.robotsPrecluded).toBeGreaterThanOrEqual(1);

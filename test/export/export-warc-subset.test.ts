@@ -10,6 +10,7 @@ import { replay } from '../../core/replay/replay.ts';
 import { checkWarcFile } from '../../core/warc/check-warc.ts';
 import { openArchiveFile } from '../../core/warc/read-records.ts';
 import type { WarcRecordHead } from '../../core/warc/read-records.ts';
+import { recordTypeCode, recordTypeList } from '../../core/archive/record-type-key.ts';
 import { readWarcFile } from '../helpers/read-warcs.ts';
 import { corpusPath } from '../helpers/corpus.ts';
 import { crawlFixture } from './export-fixture.ts';
@@ -59,7 +60,7 @@ describe('WARC subset export', () => {
     const recs = await readWarcFile(file);
     expect(recs.map((x) => x.type)).toEqual(['warcinfo', 'response', 'request', 'metadata']);
     expect(recs[0]!.warcHeaders['WARC-Filename']).toBe('dup-copy.warc.gz');
-    const revisit = databaseOf(archive).prepare(`SELECT ${recordIdSql('record_id')} AS record_id, date FROM records WHERE record_type = 'revisit' AND target_uri = ?`).get(c.site.origin + '/dup-copy.html') as {
+    const revisit = databaseOf(archive).prepare(`SELECT ${recordIdSql('record_id')} AS record_id, date FROM records WHERE record_type = ${recordTypeCode('revisit')} AND target_uri = ?`).get(c.site.origin + '/dup-copy.html') as {
       record_id: string;
       date: string;
     };
@@ -124,7 +125,7 @@ describe('WARC subset export', () => {
 
     const all = path.join(c.out, 'all.warc.gz');
     const a = await exportWarcSubset(archive, all, { from: '19900101000000', to: '29991231235959' });
-    const total = (databaseOf(archive).prepare(`SELECT COUNT(*) AS n FROM records WHERE record_type IN ('response','revisit','resource')`).get() as { n: number }).n;
+    const total = (databaseOf(archive).prepare(`SELECT COUNT(*) AS n FROM records WHERE record_type IN ${recordTypeList(['response', 'revisit', 'resource'])}`).get() as { n: number }).n;
     expect(a.captures).toBe(total);
     expect(a.records).toBe((databaseOf(archive).prepare('SELECT COUNT(*) AS n FROM records').get() as { n: number }).n + 1);
   });

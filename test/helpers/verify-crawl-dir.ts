@@ -8,6 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { readWarcDir, type ReadRecord } from './read-warcs.ts';
 import { recordIdSql } from '../../core/archive/record-id-key.ts';
+import { recordTypeCode } from '../../core/archive/record-type-key.ts';
 
 export interface CrawlDirCheck {
   records: ReadRecord[];
@@ -24,7 +25,7 @@ export async function verifyCrawlDir(dir: string): Promise<CrawlDirCheck> {
   let rows: { name: string; offset: number; record_id: string }[];
   try {
     rows = db
-      .prepare(`SELECT f.name AS name, r.offset AS offset, ${recordIdSql('r.record_id')} AS record_id FROM records r JOIN warc_files f ON f.id = r.file_id WHERE r.record_type != 'warcinfo'`)
+      .prepare(`SELECT f.name AS name, r.offset AS offset, ${recordIdSql('r.record_id')} AS record_id FROM records r JOIN warc_files f ON f.id = r.file_id WHERE r.record_type != ${recordTypeCode('warcinfo')}`)
       .all() as typeof rows;
   } finally {
     db.close();

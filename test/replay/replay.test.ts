@@ -11,6 +11,7 @@ import { archiveOf, removeTempDirs, tempDir } from './archive-fixture.ts';
 import { html, writeWarc } from './warc-fixture.ts';
 import type { FixtureRecord } from './warc-fixture.ts';
 import { databaseOf } from '../../core/archive/archive-dir.ts';
+import { recordTypeCode } from '../../core/archive/record-type-key.ts';
 
 const open: Archive[] = [];
 afterEach(() => {
@@ -97,7 +98,7 @@ describe('replay: bodies from corpus WARCs', () => {
 
   it('serves an archived redirect as a redirect', async () => {
     const a = await archiveWith([corpusPath('warc/warcio.js/redirect.warc')]);
-    const url = (databaseOf(a).prepare("SELECT target_uri FROM records WHERE record_type = 'response'").get() as { target_uri: string }).target_uri;
+    const url = (databaseOf(a).prepare(`SELECT target_uri FROM records WHERE record_type = ${recordTypeCode('response')}`).get() as { target_uri: string }).target_uri;
     const r = archived(await replay(a, { url }));
     expect(r.status).toBe(301);
     expect(header(r, 'location')).toBeTruthy();

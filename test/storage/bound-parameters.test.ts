@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createCaptureIndex, type RecordRow } from '../../core/archive/capture-index.ts';
 import { prepareCaptureStatements } from '../../core/archive/capture-statements.ts';
 import { createCaptureScans } from '../../core/archive/capture-scans.ts';
+import { tsKey } from '../../core/archive/capture-ts-key.ts';
 import { PriorCaptureStore } from '../../core/archive/prior-capture-store.ts';
 import { prepareFrontierStatements } from '../../core/frontier/frontier-statements.ts';
 import { createSqliteFrontier } from '../../core/frontier/sqlite-frontier.ts';
@@ -75,6 +76,8 @@ function valuesFor(sql: string): unknown[] {
   if (/record_id = \+\?/.test(sql)) return [Buffer.alloc(16, 7)];
   if (/digest = \+\? AND url/.test(sql)) return [`sha1:${'D'.repeat(32)}`, 'http://h0.test/p/0.html'];
   if (/digest = \+\?/.test(sql)) return [`sha1:${'D'.repeat(32)}`];
+  // A 14-digit bound on records.ts is bound as the integer it is stored as (capture-ts-key.ts).
+  if (/r\.ts [<>]=? \+\?/.test(sql)) return ['test,h0)/p/0.html', tsKey('20261126060000')];
   return ['test,h0)/p/0.html', '20261126060000'].slice(0, n);
 }
 
