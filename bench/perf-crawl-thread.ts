@@ -16,10 +16,19 @@
  * crawl-bench.ts and crawl-ab-bench.ts: their nginx helper and crawl child, the CLI's flags and
  * environment), where pages are large (50 MB of HTML, ~40 links a page) and the crawl thread's
  * CPU per URI is several times the synthetic site's. `--connections=1` crawls with one.
- * Also a third table: the innermost JavaScript function (name and module).
+ * Also: the innermost JavaScript function (name and module), and the function the sampled
+ * instruction is in (any code: the one table no stack walk can get wrong).
  *
- * Run: node bench/perf-crawl-thread.ts [--levels=3|4 | --docs [--connections=1|8]] [--top=N]
- *      [--keep]   (keeps perf.data for `perf script` / `perf report`; needs perf; Debian: linux-perf)
+ * Read the JavaScript tables as approximate: perf walks stacks by frame pointers, which
+ * better-sqlite3's SQLite does not keep (its samples are set apart), and Node's perf map never
+ * retires a collected function's address range, so a later function compiled there can be named
+ * after an earlier one. Where the instruction is, by library and by function, is exact.
+ *
+ * `--tree=DIR` (with `--docs`): crawl with another checkout's code (its crawl child and CLI
+ * flags), e.g. the commit before a change. `--from=FILE`: tabulate a perf.data kept by `--keep` again instead of crawling.
+ *
+ * Run: node bench/perf-crawl-thread.ts [--levels=3|4 | --docs [--connections=1|8] [--tree=DIR]] [--top=N]
+ *      [--keep | --from=FILE]   (keeps perf.data for `perf script` / `perf report`; needs perf; Debian: linux-perf)
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -39,34 +48,39 @@ if (!['3', '4'].includes(levels)) throw new Error('--levels is 3 or 4 here (5 is
 if (![1, 8].includes(connections)) throw new Error('--connections is 1 or 8');
 const keep = process.argv.includes('--keep');
 const NO_JS = '(no JavaScript frame: event loop, GC, kernel work on arrival)';
+const SQLITE = '(in SQLite: caller not known, see the comment above)';
 const DOCS = '/usr/share/doc/python3-doc/html';
 if (docs && (!nginxAvailable() || !fs.existsSync(DOCS))) {
   console.log('perf-crawl-thread --docs skipped: needs Debian packages nginx and python3-doc');
   process.exit(0);
 }
 
+const from = process.argv.find((a) => a.startsWith('--from='))?.slice('--from='.length);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-perf-'));
-const data = path.join(work, 'perf.data');
-const nginx = docs ? await startNginx(fs.realpathSync(DOCS)) : null;
+const data = from ?? path.join(work, 'perf.data');
+const nginx = docs && !from ? await startNginx(fs.realpathSync(DOCS)) : null;
 try {
   const perfArgs = ['record', '-e', 'cpu-clock', '-F', '499', '-g', '-o', data, '--'];
   const withPerfMap = (env: NodeJS.ProcessEnv) => ({ ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --perf-basic-prof`.trim() });
   let rec;
-  if (nginx) {
+  if (from) {
+    // Tabulate only.
+  } else if (nginx) {
     // The Python docs crawl as crawl-ab-bench.ts runs it: its crawl child, the CLI's flags.
     const seed = `${nginx.origin}/`;
     const settings = { seeds: [seed], perHost: connections, concurrency: connections, delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, minFreeDiskBytes: 0, name: 'bench' };
-    const child = (dir: string, extra: object = {}) => [...cliNodeFlags(), path.join(here, 'crawl-child.js'), dir, JSON.stringify({ ...settings, ...extra })];
+    const tree = path.resolve(arg('tree', path.join(here, '..')));
+    const child = (dir: string, extra: object = {}) => [...cliNodeFlags(tree), path.join(tree, 'bench', 'crawl-child.js'), dir, JSON.stringify({ ...settings, ...extra })];
     // Warm nginx, the page cache and the compile cache first, unsampled.
     spawnSync('wget', ['-q', '-r', '-l', 'inf', '--no-parent', '-p', '--delete-after', '-P', path.join(work, 'warm'), seed]);
-    spawnSync(process.execPath, child(path.join(work, 'warm-crawl'), { maxHops: 1 }), { env: cliNodeEnv(), stdio: 'ignore' });
+    spawnSync(process.execPath, child(path.join(work, 'warm-crawl'), { maxHops: 1 }), { env: cliNodeEnv(tree), stdio: 'ignore' });
     const load = os.loadavg()[0]!;
-    rec = spawnSync('perf', [...perfArgs, process.execPath, ...child(path.join(work, 'crawl'))], { env: withPerfMap(cliNodeEnv()), stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+    rec = spawnSync('perf', [...perfArgs, process.execPath, ...child(path.join(work, 'crawl'))], { env: withPerfMap(cliNodeEnv(tree)), stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
     if (rec.error || rec.status !== 0) throw new Error(`perf record failed (is perf installed?): ${rec.error?.message ?? rec.stderr}`);
     const j = JSON.parse(rec.stdout.trim().split('\n').pop()!) as { ms: number; cpuMs: number; threads: Record<string, number>; downloaded: number };
     const alive = Object.values(j.threads).reduce((a, b) => a + b, 0);
     const perUri = (ms: number) => `${ms.toFixed(0)} ms (${(ms / j.downloaded).toFixed(2)} ms/URI)`;
-    console.log(`docs: Python docs, ${connections} connection(s), ${j.downloaded} URIs in ${(j.ms / 1000).toFixed(2)} s under perf; 1-min load ${load.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)}`);
+    console.log(`docs: ${tree}: Python docs, ${connections} connection(s), ${j.downloaded} URIs in ${(j.ms / 1000).toFixed(2)} s under perf; 1-min load ${load.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)}`);
     console.log(`CPU by thread: all ${perUri(j.cpuMs)}, crawl thread ${perUri(j.threads.MainThread ?? 0)}, extraction worker ${perUri(j.cpuMs - alive)}, V8 helpers ${perUri(j.threads.V8Worker ?? 0)}, libuv pool ${perUri(j.threads['libuv-worker'] ?? 0)}`);
   } else {
     rec = spawnSync('perf', [...perfArgs, process.execPath, path.join(here, 'crawl100k-bench.ts'), `--levels=${levels}`], {
@@ -96,11 +110,17 @@ try {
   const byModule = new Map<string, number>();
   const byFunction = new Map<string, number>();
   const add = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+  const bySymbol = new Map<string, number>();
   for (const s of mine) {
     const frames = s.slice(1);
-    add(byLib, libraryOf(frames[0] ?? ''));
-    add(byModule, moduleOf(frames));
-    add(byFunction, functionOf(frames));
+    const lib = libraryOf(frames[0] ?? '');
+    add(byLib, lib);
+    add(bySymbol, symbolOf(frames[0] ?? ''));
+    // better-sqlite3's prebuilt SQLite keeps no frame pointers, so perf's walk up from an
+    // instruction in it lands on whatever return address the stack happens to hold: a sample
+    // there is not charged to a JavaScript caller it may not have.
+    add(byModule, lib.startsWith('SQLite') ? SQLITE : moduleOf(frames));
+    add(byFunction, lib.startsWith('SQLite') ? SQLITE : functionOf(frames));
   }
   const table = (title: string, m: Map<string, number>) => {
     console.log(`\n| ${title} | share of the crawl thread |\n|---|---:|`);
@@ -110,6 +130,7 @@ try {
   table('where the instruction is', byLib);
   table('innermost JavaScript module on the stack', byModule);
   table('innermost JavaScript function on the stack', byFunction);
+  table('the sampled instruction’s function (any code)', bySymbol);
 } finally {
   await nginx?.close();
   if (keep) console.log(`\nperf data kept: ${data}`);
@@ -131,6 +152,13 @@ function libraryOf(frame: string): string {
   if (/node::|uv_|napi_/.test(sym)) return 'Node / libuv';
   if (/SSL|EVP|sha1|SHA1|sha256|SHA256|ossl|OPENSSL/i.test(sym)) return 'OpenSSL (digests)';
   return `other (${path.basename(dso)})`;
+}
+
+/** The function a sample's instruction is in, with its file's base name (`sym (dso)`). */
+function symbolOf(frame: string): string {
+  const dso = /\(([^()]*)\)\s*$/.exec(frame)?.[1] ?? '';
+  const sym = frame.trim().split(/\s+/).slice(1, -1).join(' ');
+  return `${sym.slice(0, 90)} (${path.basename(dso)})`;
 }
 
 /** The innermost JavaScript frame's module: a Trove file, `npm:<package>`, or a Node internal. */
