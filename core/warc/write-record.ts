@@ -18,7 +18,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { constants as zlibConstants, createGzip, gzipSync } from 'node:zlib';
-import type { Gzip } from 'node:zlib';
+import type { Gzip as ZlibGzip, ZlibReset } from 'node:zlib';
 import { TroveError } from '../errors.ts';
 import type { BlockDigestCheck } from './write-block-digest.ts';
 
@@ -90,6 +90,8 @@ export function gzipChunkSize(rawLength: number): number {
  * every member with gzipSync's, one by one and many at once).
  */
 const KEEP_IDLE_PER_KIND = 2;
+/** Node's typings give `reset()` to Deflate and Inflate only; every zlib stream has it (ZlibBase), gzip's included. */
+type Gzip = ZlibGzip & ZlibReset;
 const idleGzip = new Map<string, Gzip[]>();
 
 interface MemberJob {
@@ -131,7 +133,7 @@ const memberJobs = new WeakMap<Gzip, MemberJob>();
 
 function newMemberStream(zopts: { level: number; windowBits: number; memLevel: number }): Gzip {
   // Z_FINISH on every write: each write is a whole member (then reset); one trip to the pool.
-  const stream = createGzip({ ...zopts, chunkSize: 256 * 1024, flush: zlibConstants.Z_FINISH });
+  const stream = createGzip({ ...zopts, chunkSize: 256 * 1024, flush: zlibConstants.Z_FINISH }) as Gzip;
   const job: MemberJob = { pieces: [], length: 0 };
   memberJobs.set(stream, job);
   stream.on('data', (chunk: Buffer) => {
