@@ -12,32 +12,87 @@
  * receiver's TCP work on the sender's thread). perf's cpu-clock event samples on-CPU time only.
  * `--perf-basic-prof` makes Node write /tmp/perf-<pid>.map so JIT frames carry their source.
  *
- * Run: node bench/perf-crawl-thread.ts [--levels=3|4] [--top=N]   (needs perf; Debian: linux-perf)
+ * `--docs`: instead, one crawl of Debian's Python docs on loopback nginx (8 connections, as in
+ * crawl-bench.ts and crawl-ab-bench.ts: their nginx helper and crawl child, the CLI's flags and
+ * environment), where pages are large (50 MB of HTML, ~40 links a page) and the crawl thread's
+ * CPU per URI is several times the synthetic site's. `--connections=1` crawls with one.
+ * Also: the innermost JavaScript function (name and module), and the function the sampled
+ * instruction is in (any code: the one table no stack walk can get wrong).
+ *
+ * Read the JavaScript tables as approximate: perf walks stacks by frame pointers, which
+ * better-sqlite3's SQLite does not keep (its samples are set apart), and Node's perf map never
+ * retires a collected function's address range, so a later function compiled there can be named
+ * after an earlier one. Where the instruction is, by library and by function, is exact.
+ *
+ * `--tree=DIR` (with `--docs`): crawl with another checkout's code (its crawl child and CLI
+ * flags), e.g. the commit before a change. `--from=FILE`: tabulate a perf.data kept by `--keep` again instead of crawling.
+ *
+ * Run: node bench/perf-crawl-thread.ts [--levels=3|4 | --docs [--connections=1|8] [--tree=DIR]] [--top=N]
+ *      [--keep | --from=FILE]   (keeps perf.data for `perf script` / `perf report`; needs perf; Debian: linux-perf)
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nginxAvailable, startNginx } from './bench-nginx.ts';
+import { cliNodeEnv, cliNodeFlags } from './cli-node-flags.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const arg = (name: string, dflt: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
 const levels = arg('levels', '4');
 const top = Number(arg('top', '30'));
+const docs = process.argv.includes('--docs');
+const connections = Number(arg('connections', '8'));
 if (!['3', '4'].includes(levels)) throw new Error('--levels is 3 or 4 here (5 is the full site: use crawl100k-bench.ts)');
+if (![1, 8].includes(connections)) throw new Error('--connections is 1 or 8');
+const keep = process.argv.includes('--keep');
+const NO_JS = '(no JavaScript frame: event loop, GC, kernel work on arrival)';
+const SQLITE = '(in SQLite: caller not known, see the comment above)';
+const DOCS = '/usr/share/doc/python3-doc/html';
+if (docs && (!nginxAvailable() || !fs.existsSync(DOCS))) {
+  console.log('perf-crawl-thread --docs skipped: needs Debian packages nginx and python3-doc');
+  process.exit(0);
+}
 
+const from = process.argv.find((a) => a.startsWith('--from='))?.slice('--from='.length);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-perf-'));
-const data = path.join(work, 'perf.data');
+const data = from ?? path.join(work, 'perf.data');
+const nginx = docs && !from ? await startNginx(fs.realpathSync(DOCS)) : null;
 try {
-  const rec = spawnSync('perf', ['record', '-e', 'cpu-clock', '-F', '499', '-g', '-o', data, '--', process.execPath, path.join(here, 'crawl100k-bench.ts'), `--levels=${levels}`], {
-    env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --perf-basic-prof`.trim() },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    encoding: 'utf8',
-    maxBuffer: 64 * 2 ** 20,
-  });
-  if (rec.error || rec.status !== 0) throw new Error(`perf record failed (is perf installed?): ${rec.error?.message ?? rec.stderr}`);
-  const summary = rec.stdout.split('\n').filter((l) => /^crawl100k:|overall|by thread/.test(l.trim()));
-  console.log(summary.join('\n'));
+  const perfArgs = ['record', '-e', 'cpu-clock', '-F', '499', '-g', '-o', data, '--'];
+  const withPerfMap = (env: NodeJS.ProcessEnv) => ({ ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --perf-basic-prof`.trim() });
+  let rec;
+  if (from) {
+    // Tabulate only.
+  } else if (nginx) {
+    // The Python docs crawl as crawl-ab-bench.ts runs it: its crawl child, the CLI's flags.
+    const seed = `${nginx.origin}/`;
+    const settings = { seeds: [seed], perHost: connections, concurrency: connections, delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, minFreeDiskBytes: 0, name: 'bench' };
+    const tree = path.resolve(arg('tree', path.join(here, '..')));
+    const child = (dir: string, extra: object = {}) => [...cliNodeFlags(tree), path.join(tree, 'bench', 'crawl-child.js'), dir, JSON.stringify({ ...settings, ...extra })];
+    // Warm nginx, the page cache and the compile cache first, unsampled.
+    spawnSync('wget', ['-q', '-r', '-l', 'inf', '--no-parent', '-p', '--delete-after', '-P', path.join(work, 'warm'), seed]);
+    spawnSync(process.execPath, child(path.join(work, 'warm-crawl'), { maxHops: 1 }), { env: cliNodeEnv(tree), stdio: 'ignore' });
+    const load = os.loadavg()[0]!;
+    rec = spawnSync('perf', [...perfArgs, process.execPath, ...child(path.join(work, 'crawl'))], { env: withPerfMap(cliNodeEnv(tree)), stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+    if (rec.error || rec.status !== 0) throw new Error(`perf record failed (is perf installed?): ${rec.error?.message ?? rec.stderr}`);
+    const j = JSON.parse(rec.stdout.trim().split('\n').pop()!) as { ms: number; cpuMs: number; threads: Record<string, number>; downloaded: number };
+    const alive = Object.values(j.threads).reduce((a, b) => a + b, 0);
+    const perUri = (ms: number) => `${ms.toFixed(0)} ms (${(ms / j.downloaded).toFixed(2)} ms/URI)`;
+    console.log(`docs: ${tree}: Python docs, ${connections} connection(s), ${j.downloaded} URIs in ${(j.ms / 1000).toFixed(2)} s under perf; 1-min load ${load.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)}`);
+    console.log(`CPU by thread: all ${perUri(j.cpuMs)}, crawl thread ${perUri(j.threads.MainThread ?? 0)}, extraction worker ${perUri(j.cpuMs - alive)}, V8 helpers ${perUri(j.threads.V8Worker ?? 0)}, libuv pool ${perUri(j.threads['libuv-worker'] ?? 0)}`);
+  } else {
+    rec = spawnSync('perf', [...perfArgs, process.execPath, path.join(here, 'crawl100k-bench.ts'), `--levels=${levels}`], {
+      env: withPerfMap(process.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      encoding: 'utf8',
+      maxBuffer: 64 * 2 ** 20,
+    });
+    if (rec.error || rec.status !== 0) throw new Error(`perf record failed (is perf installed?): ${rec.error?.message ?? rec.stderr}`);
+    const summary = rec.stdout.split('\n').filter((l) => /^crawl100k:|overall|by thread/.test(l.trim()));
+    console.log(summary.join('\n'));
+  }
 
   // One block per sample: a header line (pid/tid comm), then the call chain, innermost first.
   const script = spawnSync('perf', ['script', '-i', data, '-F', 'pid,tid,comm,ip,sym,dso'], { encoding: 'utf8', maxBuffer: 2 ** 30 });
@@ -53,11 +108,19 @@ try {
 
   const byLib = new Map<string, number>();
   const byModule = new Map<string, number>();
+  const byFunction = new Map<string, number>();
   const add = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+  const bySymbol = new Map<string, number>();
   for (const s of mine) {
     const frames = s.slice(1);
-    add(byLib, libraryOf(frames[0] ?? ''));
-    add(byModule, moduleOf(frames));
+    const lib = libraryOf(frames[0] ?? '');
+    add(byLib, lib);
+    add(bySymbol, symbolOf(frames[0] ?? ''));
+    // better-sqlite3's prebuilt SQLite keeps no frame pointers, so perf's walk up from an
+    // instruction in it lands on whatever return address the stack happens to hold: a sample
+    // there is not charged to a JavaScript caller it may not have.
+    add(byModule, lib.startsWith('SQLite') ? SQLITE : moduleOf(frames));
+    add(byFunction, lib.startsWith('SQLite') ? SQLITE : functionOf(frames));
   }
   const table = (title: string, m: Map<string, number>) => {
     console.log(`\n| ${title} | share of the crawl thread |\n|---|---:|`);
@@ -66,8 +129,12 @@ try {
   console.log(`\nperf: ${mine.length} on-CPU samples of the crawl thread (pid ${crawlPid}) at 499 Hz`);
   table('where the instruction is', byLib);
   table('innermost JavaScript module on the stack', byModule);
+  table('innermost JavaScript function on the stack', byFunction);
+  table('the sampled instruction’s function (any code)', bySymbol);
 } finally {
-  fs.rmSync(work, { recursive: true, force: true });
+  await nginx?.close();
+  if (keep) console.log(`\nperf data kept: ${data}`);
+  else fs.rmSync(work, { recursive: true, force: true });
 }
 
 /** The library of a sampled instruction (`ip sym (dso)`), with Node's statically linked parts told apart. */
@@ -87,18 +154,38 @@ function libraryOf(frame: string): string {
   return `other (${path.basename(dso)})`;
 }
 
+/** The function a sample's instruction is in, with its file's base name (`sym (dso)`). */
+function symbolOf(frame: string): string {
+  const dso = /\(([^()]*)\)\s*$/.exec(frame)?.[1] ?? '';
+  const sym = frame.trim().split(/\s+/).slice(1, -1).join(' ');
+  return `${sym.slice(0, 90)} (${path.basename(dso)})`;
+}
+
 /** The innermost JavaScript frame's module: a Trove file, `npm:<package>`, or a Node internal. */
 function moduleOf(frames: string[]): string {
+  return innermostJs(frames)?.module ?? NO_JS;
+}
+
+/** The innermost JavaScript frame's function, with its module. */
+function functionOf(frames: string[]): string {
+  const js = innermostJs(frames);
+  return js ? `${js.name} (${js.module})` : NO_JS;
+}
+
+function innermostJs(frames: string[]): { module: string; name: string } | null {
   for (const f of frames) {
-    if (!f.includes('JS:')) continue;
+    const at = f.indexOf('JS:');
+    if (at < 0) continue;
     const m = /((?:file:\/\/)?\/\S+?\.(?:ts|js|mjs|cjs)|node:[\w/]+)(?::\d+(?::\d+)?)?/.exec(f);
     if (!m) continue;
+    // `JS:*name file:line:col` (`*` optimized, `~` interpreted); an anonymous function has no name.
+    const name = f.slice(at + 3, m.index).replace(/^[*~^+'-]/, '').trim() || '(anonymous)';
     const src = m[1]!.replace(/^file:\/\//, '');
-    if (src.startsWith('node:')) return src;
+    if (src.startsWith('node:')) return { module: src, name };
     const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(src);
-    if (pkg) return `npm:${pkg[1]}`;
+    if (pkg) return { module: `npm:${pkg[1]}`, name };
     const inRepo = src.indexOf('/core/');
-    return inRepo >= 0 ? src.slice(inRepo + 1) : path.basename(src);
+    return { module: inRepo >= 0 ? src.slice(inRepo + 1) : path.basename(src), name };
   }
-  return '(no JavaScript frame: event loop, GC, kernel work on arrival)';
+  return null;
 }
