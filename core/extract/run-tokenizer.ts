@@ -264,8 +264,9 @@ export class RunTokenizer extends Tokenizer {
       this.emitWholeTag(j, false);
       return;
     }
+    // Names and values in pairs; `count` entries in use (truncating the array each tag costs a runtime call).
     const attrs = this.attrScratch;
-    attrs.length = 0;
+    let count = 0;
     let selfClosing = false;
     for (;;) {
       const spaced = isHtmlSpace(c);
@@ -286,7 +287,8 @@ export class RunTokenizer extends Tokenizer {
       c = html.charCodeAt(nameEnd);
       if (c !== 0x3d) {
         if (!isHtmlSpace(c) && c !== 0x3e && c !== 0x2f) return;
-        attrs.push(ownSlice(html, j, nameEnd), '');
+        attrs[count++] = ownSlice(html, j, nameEnd);
+        attrs[count++] = '';
         j = nameEnd;
         continue;
       }
@@ -294,20 +296,20 @@ export class RunTokenizer extends Tokenizer {
       if (quote !== 0x22 && quote !== 0x27) return;
       const valueEnd = runEnd(html, nameEnd + 2, quote === 0x22 ? DQUOTED_STOPS : SQUOTED_STOPS);
       if (valueEnd >= n - 1 || html.charCodeAt(valueEnd) !== quote) return;
-      attrs.push(ownSlice(html, j, nameEnd), ownSlice(html, nameEnd + 2, valueEnd));
+      attrs[count++] = ownSlice(html, j, nameEnd);
+      attrs[count++] = ownSlice(html, nameEnd + 2, valueEnd);
       j = valueEnd + 1;
       c = html.charCodeAt(j);
     }
     this._createStartTagToken();
     const token = this.currentToken as Token.TagToken;
     token.tagName = name;
-    for (let k = 0; k < attrs.length; k += 2) {
+    for (let k = 0; k < count; k += 2) {
       this._createAttr('');
       this.currentAttr.name = attrs[k]!;
       this._leaveAttrName();
       this.currentAttr.value = attrs[k + 1]!;
     }
-    attrs.length = 0;
     this.emitWholeTag(j, selfClosing);
   }
 
