@@ -106,6 +106,9 @@ function ownSlice(html: string, from: number, to: number): string {
   return s.length < 13 ? s : ` ${s}`.slice(1);
 }
 
+/** Slots of RunTokenizer's recent-name cache (a power of two). */
+const NAME_SLOTS = 256;
+
 function isHtmlSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c;
 }
@@ -113,6 +116,8 @@ function isHtmlSpace(c: number): boolean {
 export class RunTokenizer extends Tokenizer {
   /** wholeTag's attribute names and values, reused from tag to tag. */
   private readonly attrScratch: string[] = [];
+  /** Names read lately, by length and first and last character (see `name`). */
+  private readonly names: (string | undefined)[] = new Array<string | undefined>(NAME_SLOTS).fill(undefined);
 
   constructor(options: TokenizerOptions, handler: TokenHandler) {
     if (options.sourceCodeLocationInfo) throw new Error('RunTokenizer does not track source locations');
@@ -255,7 +260,7 @@ export class RunTokenizer extends Tokenizer {
     if (c < 0x61 || c > 0x7a) return;
     let j = runEnd(html, i + 1, NAME_STOPS);
     if (j >= n) return;
-    const name = ownSlice(html, i, j);
+    const name = this.name(html, i, j);
     c = html.charCodeAt(j);
     if (isEnd) {
       if (c !== 0x3e) return;
@@ -287,7 +292,7 @@ export class RunTokenizer extends Tokenizer {
       c = html.charCodeAt(nameEnd);
       if (c !== 0x3d) {
         if (!isHtmlSpace(c) && c !== 0x3e && c !== 0x2f) return;
-        attrs[count++] = ownSlice(html, j, nameEnd);
+        attrs[count++] = this.name(html, j, nameEnd);
         attrs[count++] = '';
         j = nameEnd;
         continue;
@@ -296,7 +301,7 @@ export class RunTokenizer extends Tokenizer {
       if (quote !== 0x22 && quote !== 0x27) return;
       const valueEnd = runEnd(html, nameEnd + 2, quote === 0x22 ? DQUOTED_STOPS : SQUOTED_STOPS);
       if (valueEnd >= n - 1 || html.charCodeAt(valueEnd) !== quote) return;
-      attrs[count++] = ownSlice(html, j, nameEnd);
+      attrs[count++] = this.name(html, j, nameEnd);
       attrs[count++] = ownSlice(html, nameEnd + 2, valueEnd);
       j = valueEnd + 1;
       c = html.charCodeAt(j);
@@ -311,6 +316,24 @@ export class RunTokenizer extends Tokenizer {
       this.currentAttr.value = attrs[k + 1]!;
     }
     this.emitWholeTag(j, selfClosing);
+  }
+
+  /**
+   * The tag or attribute name at `from`..`to`: the same string as last time when this name was
+   * read lately, else a new slice. A page repeats a few dozen names (`a`, `span`, `class`, `href`)
+   * thousands of times; a string read again keeps its hash, which parse5's tag-id lookup and the
+   * handler's rule lookups need, and no new string is made. A slot holds one name; two names that
+   * share a slot only make each other miss.
+   */
+  private name(html: string, from: number, to: number): string {
+    const length = to - from;
+    if (length >= 13) return ownSlice(html, from, to);
+    const slot = (length * 37 + html.charCodeAt(from) * 7 + html.charCodeAt(to - 1)) & (NAME_SLOTS - 1);
+    const seen = this.names[slot];
+    if (seen !== undefined && seen.length === length && html.startsWith(seen, from)) return seen;
+    const name = html.slice(from, to);
+    this.names[slot] = name;
+    return name;
   }
 
   /** The tag's `>` is at `gt`: emit the token as parse5 does on reading it. */
