@@ -174,6 +174,12 @@ describe('RunTokenizer', () => {
     expect(tokens(RunTokenizer, input, [65_536, 65_537, 131_072])).toEqual(tokens(Tokenizer, input, [65_536, 65_537, 131_072]));
   });
 
+  it('leaves a CR LF pair around a whole tag to the preprocessor', () => {
+    for (const input of ['a\r<p>\nb', '\r<p>\n</p>\r</p>\nx', '<b>\r</b>\n<i>\r\n</i>', 'x\r\n<br/>\r\n']) {
+      expect(tokens(RunTokenizer, input, []), JSON.stringify(input)).toEqual(tokens(Tokenizer, input, []));
+    }
+  });
+
   it('refuses source locations, which it does not keep up to date over a run', () => {
     const handler = {} as TokenHandler;
     expect(() => new RunTokenizer({ sourceCodeLocationInfo: true }, handler)).toThrow(/source locations/);
