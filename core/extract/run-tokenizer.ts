@@ -45,6 +45,7 @@ const STOP_AMP = 4;
 const STOP_DQUOTE = 8;
 const STOP_SQUOTE = 16;
 const STOP_NAME = 32; // what ends a tag or attribute name, or changes it (ASCII upper case is lowered)
+const STOP_UNQUOTED = 64; // what ends an unquoted attribute value, or is a parse error in one (whitespace, >, =, `)
 
 const STOPS = new Uint8Array(128);
 STOPS[0x00] = STOP_ALWAYS;
@@ -55,6 +56,7 @@ STOPS[0x22] = STOP_DQUOTE;
 STOPS[0x27] = STOP_SQUOTE;
 for (const c of [0x00, 0x0d, 0x20, 0x0a, 0x09, 0x0c, 0x2f, 0x3e, 0x3d, 0x22, 0x27, 0x3c]) STOPS[c]! |= STOP_NAME;
 for (let c = 0x41; c <= 0x5a; c++) STOPS[c]! |= STOP_NAME;
+for (const c of [0x20, 0x0a, 0x09, 0x0c, 0x3e, 0x3d, 0x60]) STOPS[c]! |= STOP_UNQUOTED;
 
 /** What ends a run in each state. */
 const DATA_STOPS = STOP_ALWAYS | STOP_LT | STOP_AMP; // data and RCDATA
@@ -63,6 +65,7 @@ const PLAIN_STOPS = STOP_ALWAYS; // PLAINTEXT
 const DQUOTED_STOPS = STOP_ALWAYS | STOP_AMP | STOP_DQUOTE;
 const SQUOTED_STOPS = STOP_ALWAYS | STOP_AMP | STOP_SQUOTE;
 const NAME_STOPS = STOP_ALWAYS | STOP_NAME;
+const UNQUOTED_STOPS = STOP_ALWAYS | STOP_LT | STOP_AMP | STOP_DQUOTE | STOP_SQUOTE | STOP_UNQUOTED;
 
 /** The index after the run that starts at `from`: no character with a stop bit in `mask`, no surrogate. */
 function runEnd(html: string, from: number, mask: number): number {
@@ -106,8 +109,14 @@ function ownSlice(html: string, from: number, to: number): string {
   return s.length < 13 ? s : ` ${s}`.slice(1);
 }
 
-/** Slots of RunTokenizer's recent-name cache (a power of two). */
+/**
+ * Tag and attribute names read lately, by length and first and last character (RunTokenizer's
+ * `name`), shared by the tokenizers of a thread: a small page then starts with the names the last
+ * one read. Short strings of their own (V8 copies a slice under 13 characters), so no page's input
+ * is kept alive by them.
+ */
 const NAME_SLOTS = 256;
+const NAMES: (string | undefined)[] = new Array<string | undefined>(NAME_SLOTS).fill(undefined);
 
 function isHtmlSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c;
@@ -116,8 +125,6 @@ function isHtmlSpace(c: number): boolean {
 export class RunTokenizer extends Tokenizer {
   /** wholeTag's attribute names and values, reused from tag to tag. */
   private readonly attrScratch: string[] = [];
-  /** Names read lately, by length and first and last character (see `name`). */
-  private readonly names: (string | undefined)[] = new Array<string | undefined>(NAME_SLOTS).fill(undefined);
 
   constructor(options: TokenizerOptions, handler: TokenHandler) {
     if (options.sourceCodeLocationInfo) throw new Error('RunTokenizer does not track source locations');
@@ -235,14 +242,14 @@ export class RunTokenizer extends Tokenizer {
 
   /**
    * After parse5 read the `<` of a tag in text: read the whole tag at once, when it is a plain one
-   * that lies in the input already: `</name>`, or `<name>` with attributes that have a quoted value
-   * holding no character reference, or no value, separated by HTML whitespace, and an optional `/`
-   * before the `>`. The token is built with parse5's own calls (`_createStartTagToken`,
-   * `_createAttr`, `_leaveAttrName` with its duplicate-attribute rule, `emitCurrentTagToken`) and
-   * is the one its states would build one character at a time: on the Python docs those states
-   * take ~13 rounds of its loop per tag. Anything else (upper case, a reference, an unquoted value,
-   * a CR, a tag cut by the end of the chunk written so far) is left to parse5 from the `<` on:
-   * nothing is changed until the whole tag has been read.
+   * that lies in the input already: `</name>`, or `<name>` with attributes that have a value
+   * (quoted, or unquoted and not empty) holding no character reference, or no value, separated by
+   * HTML whitespace, and an optional `/` before the `>`. The token is built with parse5's own calls
+   * (`_createStartTagToken`, `_createAttr`, `_leaveAttrName` with its duplicate-attribute rule,
+   * `emitCurrentTagToken`) and is the one its states would build one character at a time: on the
+   * Python docs those states take ~13 rounds of its loop per tag. Anything else (upper case, a
+   * reference, a parse error, a CR, a tag cut by the end of the chunk written so far) is left to
+   * parse5 from the `<` on: nothing is changed until the whole tag has been read.
    */
   private wholeTag(): void {
     const pp = this.preprocessor;
@@ -298,12 +305,20 @@ export class RunTokenizer extends Tokenizer {
         continue;
       }
       const quote = nameEnd + 1 < n ? html.charCodeAt(nameEnd + 1) : -1;
-      if (quote !== 0x22 && quote !== 0x27) return;
-      const valueEnd = runEnd(html, nameEnd + 2, quote === 0x22 ? DQUOTED_STOPS : SQUOTED_STOPS);
-      if (valueEnd >= n - 1 || html.charCodeAt(valueEnd) !== quote) return;
-      attrs[count++] = this.name(html, j, nameEnd);
-      attrs[count++] = ownSlice(html, nameEnd + 2, valueEnd);
-      j = valueEnd + 1;
+      if (quote === 0x22 || quote === 0x27) {
+        const valueEnd = runEnd(html, nameEnd + 2, quote === 0x22 ? DQUOTED_STOPS : SQUOTED_STOPS);
+        if (valueEnd >= n - 1 || html.charCodeAt(valueEnd) !== quote) return;
+        attrs[count++] = this.name(html, j, nameEnd);
+        attrs[count++] = ownSlice(html, nameEnd + 2, valueEnd);
+        j = valueEnd + 1;
+      } else {
+        // Unquoted (`href=/p/1.html`): up to whitespace or `>`; empty, or ended by anything else, is left to parse5.
+        const valueEnd = runEnd(html, nameEnd + 1, UNQUOTED_STOPS);
+        if (valueEnd === nameEnd + 1 || valueEnd >= n) return;
+        attrs[count++] = this.name(html, j, nameEnd);
+        attrs[count++] = ownSlice(html, nameEnd + 1, valueEnd);
+        j = valueEnd;
+      }
       c = html.charCodeAt(j);
     }
     this._createStartTagToken();
@@ -329,10 +344,10 @@ export class RunTokenizer extends Tokenizer {
     const length = to - from;
     if (length >= 13) return ownSlice(html, from, to);
     const slot = (length * 37 + html.charCodeAt(from) * 7 + html.charCodeAt(to - 1)) & (NAME_SLOTS - 1);
-    const seen = this.names[slot];
+    const seen = NAMES[slot];
     if (seen !== undefined && seen.length === length && html.startsWith(seen, from)) return seen;
     const name = html.slice(from, to);
-    this.names[slot] = name;
+    NAMES[slot] = name;
     return name;
   }
 

@@ -75,6 +75,8 @@ const PIECES = [
   '<a class="x y" href=\'z.html\'>', '<br/>', '<br />', '<input checked disabled>', '<a x="1" x="2" X="3">', '<a x="1" x="2">', '<a x y x>', '<a\nhref="q"\n>',
   '<a href="">', '</div>', '</a >', '</DIV>', '<Div>', '<img src="a"alt="b">', '<a href="x&amp;y">', '<p class=unq>', '<a b = "c">',
   '<e f="g"/ >', '<e f="g"/>', '<p\r\nclass="c">', '<p class="\r\n">', '<p title="a\nb">', '<x-y z:w="😀">', '<p data-\u00e9="\u00e9">',
+  '<a href=/p/1.html>', '<img src=a alt=b/>', '<meta charset=utf-8>', '<a href=x&amp;y>', '<a b=c`d>', '<a b=c=d>', '<a b=c"d>',
+  "<a b=c'd>", '<a b=c<d>', '<a b=>', '<a b=\r>', '<a b=c\nd=e>',
   '<' + 'p'.repeat(14) + ' ' + 'q'.repeat(14) + '="' + 'v'.repeat(14) + '">', '<a href="', '">', '" ', "'>",
 ];
 
@@ -172,6 +174,23 @@ describe('RunTokenizer', () => {
     const text = 'lorem ipsum '.repeat(20_000);
     const input = `<p title="${'v '.repeat(5000)}&amp;x">${text}</p><script>${'var a = 1 < 2;\n'.repeat(3000)}</script>é😀\r\n<b>`;
     expect(tokens(RunTokenizer, input, [65_536, 65_537, 131_072])).toEqual(tokens(Tokenizer, input, [65_536, 65_537, 131_072]));
+  });
+
+  it('reads whole tags, and their near misses, as parse5 does', () => {
+    const tags = [
+      '<a b= c>', '<a b =c>', '<a b=c\td>', '<a b=c\fd>', '<a b=\tc>', '<a b=c\r\nd=e>', '<a b=c/>', '<a b=c />', '<a b="c"/>',
+      '<a b=c d>', '<a b c=d e="f" g=\'h\' i>', '<a b="c"d>', '<a\fb="c">', '<a b="c" b=d b>', '<A b=c>', '<a B=c>', '<a b=C>',
+      '<a b=>', '<a b=">', '<a b=c&amp;d>', '<a b=c&d>', '<a b="c&d">', '<a b=c\0d>', '<a b="\0">', '</a b>', '</a/>', '</a\n>',
+      '<a b=😀>', '<a b="😀">', '<a 😀=c>', '<é b=c>', '<a b=c\u00a0d>', '<a/b=c>', '<a b=c/ d=e>',
+    ];
+    for (const tag of tags) {
+      for (const input of [tag, `x${tag}y`, `${tag}${tag}`]) {
+        expect(tokens(RunTokenizer, input, []), JSON.stringify(input)).toEqual(tokens(Tokenizer, input, []));
+        for (let cut = 1; cut < input.length; cut++) {
+          expect(tokens(RunTokenizer, input, [cut]), `${JSON.stringify(input)} cut at ${cut}`).toEqual(tokens(Tokenizer, input, [cut]));
+        }
+      }
+    }
   });
 
   it('leaves a CR LF pair around a whole tag to the preprocessor', () => {
