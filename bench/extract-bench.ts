@@ -23,7 +23,8 @@
  * one's, each in fresh worker threads, alternated (baseline, this, baseline, this …, --rounds=N,
  * default 3), with the after/before ratio of the medians, and the first pass of each worker
  * (cold: JIT not warm yet, as in a crawl, where each page is extracted once) beside the warm
- * median.
+ * median, and how many times parse5's state functions ran per pass in each (one round of its
+ * per-character loop each).
  *
  * Run: node bench/extract-bench.ts [dir] [--baseline=DIR [--rounds=N]]
  */
@@ -272,8 +273,29 @@ export async function runExtractAb(baseline: string, rounds: number, dir = DOCS)
       console.log(`  round ${r + 1}, ${side.padEnd(6)} extractHtml: warm ${t.cpuMs.toFixed(0)} ms cpu, first pass ${t.firstCpuMs.toFixed(0)} ms cpu (load ${os.loadavg()[0]!.toFixed(2)})`);
     }
   }
+  // Rounds of parse5's loop (its state functions) per pass, each tree's extractHtml once: the work
+  // RunTokenizer takes off parse5. Counted by wrapping Tokenizer.prototype._callState, which both
+  // trees' tokenizers inherit from the one parse5 they load.
+  const proto = Tokenizer.prototype as unknown as { _callState(this: unknown, cp: number): void };
+  const callState = proto._callState;
+  let calls = 0;
+  proto._callState = function (this: unknown, cp: number) {
+    calls++;
+    callState.call(this, cp);
+  };
+  const pages = loadPages(dir);
+  const countCalls = (extract: typeof extractHtml): number => {
+    calls = 0;
+    for (const p of pages) extract(p.body, { baseUrl: p.url, contentType: 'text/html', maxLinks: MAX_LINKS });
+    return calls;
+  };
+  const callsBefore = countCalls(await treeExtractHtml(path.resolve(baseline)));
+  const callsAfter = countCalls(extractHtml);
+  proto._callState = callState;
+  console.log(`  parse5 state-function calls per pass: ${(callsBefore / 1e6).toFixed(2)} M before, ${(callsAfter / 1e6).toFixed(2)} M after`);
+
   const m = (xs: { cpuMs: number; firstCpuMs: number }[], k: 'cpuMs' | 'firstCpuMs') => median(xs.map((x) => x[k]));
-  const out = { before_cpu_ms: m(before, 'cpuMs'), after_cpu_ms: m(after, 'cpuMs'), before_first_cpu_ms: m(before, 'firstCpuMs'), after_first_cpu_ms: m(after, 'firstCpuMs') };
+  const out = { state_calls_before: callsBefore, state_calls_after: callsAfter, before_cpu_ms: m(before, 'cpuMs'), after_cpu_ms: m(after, 'cpuMs'), before_first_cpu_ms: m(before, 'firstCpuMs'), after_first_cpu_ms: m(after, 'firstCpuMs') };
   console.log(
     `extractHtml A/B over ${rounds} rounds (medians): warm ${out.before_cpu_ms.toFixed(0)} → ${out.after_cpu_ms.toFixed(0)} ms cpu (×${(out.after_cpu_ms / out.before_cpu_ms).toFixed(3)}), ` +
       `first pass ${out.before_first_cpu_ms.toFixed(0)} → ${out.after_first_cpu_ms.toFixed(0)} ms cpu (×${(out.after_first_cpu_ms / out.before_first_cpu_ms).toFixed(3)})`,

@@ -1,7 +1,7 @@
 /**
  * Outlinks, title, visible text and page-level directives from an HTML document.
  *
- * Built on parse5's Tokenizer (exported by parse5 8; run-tokenizer.ts reads runs of plain text in
+ * Built on parse5's Tokenizer (exported by parse5 8; run-tokenizer.ts reads runs of plain text, and plain tags, in
  * one step), not on its tree builder: a crawler needs attributes and text, not a DOM. Tokenizing is a flat loop over the input, so a page nested
  * 100,000 levels deep costs no more than a flat one (no tree, no recursion), and the input is
  * decoded and fed in 1 MiB chunks, so memory stays near the size of the body plus what is kept
