@@ -118,6 +118,14 @@ function ownSlice(html: string, from: number, to: number): string {
 const NAME_SLOTS = 256;
 const NAMES: (string | undefined)[] = new Array<string | undefined>(NAME_SLOTS).fill(undefined);
 
+/** Whether two of the first `count` entries' names (even indexes) are equal. */
+function hasDuplicateName(attrs: string[], count: number): boolean {
+  for (let a = 2; a < count; a += 2) {
+    for (let b = 0; b < a; b += 2) if (attrs[a] === attrs[b]) return true;
+  }
+  return false;
+}
+
 function isHtmlSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c;
 }
@@ -324,11 +332,17 @@ export class RunTokenizer extends Tokenizer {
     this._createStartTagToken();
     const token = this.currentToken as Token.TagToken;
     token.tagName = name;
-    for (let k = 0; k < count; k += 2) {
-      this._createAttr('');
-      this.currentAttr.name = attrs[k]!;
-      this._leaveAttrName();
-      this.currentAttr.value = attrs[k + 1]!;
+    if (count <= 16 && !hasDuplicateName(attrs, count)) {
+      // A few distinct names: parse5 would keep all of them, in order, as these same objects
+      // (`_createAttr`'s shape); its own calls, with its duplicate rule, take the rest.
+      for (let k = 0; k < count; k += 2) token.attrs.push({ name: attrs[k]!, value: attrs[k + 1]! });
+    } else {
+      for (let k = 0; k < count; k += 2) {
+        this._createAttr('');
+        this.currentAttr.name = attrs[k]!;
+        this._leaveAttrName();
+        this.currentAttr.value = attrs[k + 1]!;
+      }
     }
     this.emitWholeTag(j, selfClosing);
   }
