@@ -18,9 +18,18 @@
  * after a warm-up pass. Each row shows wall time and CPU time (the stage's thread; for the pool,
  * the whole process): on a shared 2-core machine the CPU figure is the steadier one.
  *
- * Run: node bench/extract-bench.ts [dir]
+ * With --baseline=DIR (a checkout of another commit, e.g. `git archive <rev> | tar -x -C DIR`
+ * and a node_modules link in it), extractHtml is also timed A/B: the baseline tree's and this
+ * one's, each in fresh worker threads, alternated (baseline, this, baseline, this …, --rounds=N,
+ * default 3), with the after/before ratio of the medians, and the first pass of each worker
+ * (cold: JIT not warm yet, as in a crawl, where each page is extracted once) beside the warm
+ * median, and how many times parse5's state functions ran per pass in each (one round of its
+ * per-character loop each).
+ *
+ * Run: node bench/extract-bench.ts [dir] [--baseline=DIR [--rounds=N]]
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -105,7 +114,13 @@ function loadPages(dir: string): Page[] {
   return listHtml(dir).map((f) => ({ url: BASE + path.relative(dir, f).split(path.sep).join('/'), body: fs.readFileSync(f) }));
 }
 
-function runStage(stage: Stage, pages: Page[], passes: number): { ms: number; cpuMs: number } {
+/** extractHtml from another checkout (the A/B rows), loaded in the stage's worker. */
+async function treeExtractHtml(tree: string): Promise<typeof extractHtml> {
+  const mod = (await import(pathToFileURL(path.join(tree, 'core', 'extract', 'html-links.ts')).href)) as { extractHtml: typeof extractHtml };
+  return mod.extractHtml;
+}
+
+function runStage(stage: Stage, pages: Page[], passes: number, extract: typeof extractHtml = extractHtml): { ms: number; cpuMs: number; firstCpuMs: number } {
   switch (stage) {
     case 'decode':
       return timePasses(passes, () => pages.forEach((p) => decodePage(p.body)));
@@ -118,15 +133,15 @@ function runStage(stage: Stage, pages: Page[], passes: number): { ms: number; cp
       return timePasses(passes, () => decoded.forEach((html) => tokenize(html, RunTokenizer)));
     }
     case 'extract_html':
-      return timePasses(passes, () => pages.forEach((p) => extractHtml(p.body, { baseUrl: p.url, contentType: 'text/html', maxLinks: MAX_LINKS })));
+      return timePasses(passes, () => pages.forEach((p) => extract(p.body, { baseUrl: p.url, contentType: 'text/html', maxLinks: MAX_LINKS })));
     case 'extract':
       return timePasses(passes, () => pages.forEach((p) => extractDocument(input(p))));
   }
 }
 
-function stageInWorker(stage: Stage, dir: string, passes: number): Promise<{ ms: number; cpuMs: number }> {
+function stageInWorker(stage: Stage, dir: string, passes: number, tree?: string): Promise<{ ms: number; cpuMs: number; firstCpuMs: number }> {
   return new Promise((resolve, reject) => {
-    const w = new Worker(new URL(import.meta.url), { workerData: { stage, dir, passes } });
+    const w = new Worker(new URL(import.meta.url), { workerData: { stage, dir, passes, tree } });
     w.once('message', resolve);
     w.once('error', reject);
     w.once('exit', (code) => reject(new Error(`bench stage ${stage} exited with ${code}`)));
@@ -138,9 +153,14 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-/** Median wall and thread-CPU ms of `passes` runs after a warm-up. CPU time is the steadier figure on a shared machine. */
-function timePasses(passes: number, fn: () => void): { ms: number; cpuMs: number } {
+/**
+ * Median wall and thread-CPU ms of `passes` runs after a warm-up (whose CPU is `firstCpuMs`). CPU
+ * time is the steadier figure on a shared machine.
+ */
+function timePasses(passes: number, fn: () => void): { ms: number; cpuMs: number; firstCpuMs: number } {
+  const c0 = process.threadCpuUsage();
   fn(); // warm-up
+  const first = process.threadCpuUsage(c0);
   const times: number[] = [];
   const cpu: number[] = [];
   for (let i = 0; i < passes; i++) {
@@ -151,7 +171,7 @@ function timePasses(passes: number, fn: () => void): { ms: number; cpuMs: number
     const c = process.threadCpuUsage(c0);
     cpu.push((c.user + c.system) / 1000);
   }
-  return { ms: median(times), cpuMs: median(cpu) };
+  return { ms: median(times), cpuMs: median(cpu), firstCpuMs: (first.user + first.system) / 1000 };
 }
 
 async function timePool(pages: Page[], size: number): Promise<{ ms: number; cpuMs: number; mainCpuMs: number; errors: number }> {
@@ -238,9 +258,58 @@ export async function runExtractBench(opts: ExtractBenchOptions = {}): Promise<R
   return out;
 }
 
+/**
+ * extractHtml of `baseline` against this tree's, alternated in fresh workers: medians of the
+ * rounds' warm medians, and of their first (cold) passes.
+ */
+export async function runExtractAb(baseline: string, rounds: number, dir = DOCS): Promise<Record<string, number>> {
+  const before: { cpuMs: number; firstCpuMs: number }[] = [];
+  const after: { cpuMs: number; firstCpuMs: number }[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
+    for (const side of order) {
+      const t = await stageInWorker('extract_html', dir, 3, side === 'before' ? path.resolve(baseline) : undefined);
+      (side === 'before' ? before : after).push(t);
+      console.log(`  round ${r + 1}, ${side.padEnd(6)} extractHtml: warm ${t.cpuMs.toFixed(0)} ms cpu, first pass ${t.firstCpuMs.toFixed(0)} ms cpu (load ${os.loadavg()[0]!.toFixed(2)})`);
+    }
+  }
+  // Rounds of parse5's loop (its state functions) per pass, each tree's extractHtml once: the work
+  // RunTokenizer takes off parse5. Counted by wrapping Tokenizer.prototype._callState, which both
+  // trees' tokenizers inherit from the one parse5 they load.
+  const proto = Tokenizer.prototype as unknown as { _callState(this: unknown, cp: number): void };
+  const callState = proto._callState;
+  let calls = 0;
+  proto._callState = function (this: unknown, cp: number) {
+    calls++;
+    callState.call(this, cp);
+  };
+  const pages = loadPages(dir);
+  const countCalls = (extract: typeof extractHtml): number => {
+    calls = 0;
+    for (const p of pages) extract(p.body, { baseUrl: p.url, contentType: 'text/html', maxLinks: MAX_LINKS });
+    return calls;
+  };
+  const callsBefore = countCalls(await treeExtractHtml(path.resolve(baseline)));
+  const callsAfter = countCalls(extractHtml);
+  proto._callState = callState;
+  console.log(`  parse5 state-function calls per pass: ${(callsBefore / 1e6).toFixed(2)} M before, ${(callsAfter / 1e6).toFixed(2)} M after`);
+
+  const m = (xs: { cpuMs: number; firstCpuMs: number }[], k: 'cpuMs' | 'firstCpuMs') => median(xs.map((x) => x[k]));
+  const out = { state_calls_before: callsBefore, state_calls_after: callsAfter, before_cpu_ms: m(before, 'cpuMs'), after_cpu_ms: m(after, 'cpuMs'), before_first_cpu_ms: m(before, 'firstCpuMs'), after_first_cpu_ms: m(after, 'firstCpuMs') };
+  console.log(
+    `extractHtml A/B over ${rounds} rounds (medians): warm ${out.before_cpu_ms.toFixed(0)} → ${out.after_cpu_ms.toFixed(0)} ms cpu (×${(out.after_cpu_ms / out.before_cpu_ms).toFixed(3)}), ` +
+      `first pass ${out.before_first_cpu_ms.toFixed(0)} → ${out.after_first_cpu_ms.toFixed(0)} ms cpu (×${(out.after_first_cpu_ms / out.before_first_cpu_ms).toFixed(3)})`,
+  );
+  return out;
+}
+
 if (!isMainThread && (workerData as { stage?: Stage } | null)?.stage !== undefined) {
-  const { stage, dir, passes } = workerData as { stage: Stage; dir: string; passes: number };
-  parentPort!.postMessage(runStage(stage, loadPages(dir), passes));
+  const { stage, dir, passes, tree } = workerData as { stage: Stage; dir: string; passes: number; tree?: string };
+  parentPort!.postMessage(runStage(stage, loadPages(dir), passes, tree === undefined ? extractHtml : await treeExtractHtml(tree)));
 } else if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  await runExtractBench({ dir: process.argv[2], print: true });
+  const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const dirArg = process.argv.slice(2).find((a) => !a.startsWith('--'));
+  const baseline = flag('baseline');
+  if (baseline !== undefined) await runExtractAb(baseline, Math.max(1, Number(flag('rounds') ?? 3)), dirArg ?? DOCS);
+  else await runExtractBench({ dir: dirArg, print: true });
 }

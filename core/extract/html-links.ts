@@ -1,7 +1,7 @@
 /**
  * Outlinks, title, visible text and page-level directives from an HTML document.
  *
- * Built on parse5's Tokenizer (exported by parse5 8; run-tokenizer.ts reads runs of plain text in
+ * Built on parse5's Tokenizer (exported by parse5 8; run-tokenizer.ts reads runs of plain text, and plain tags, in
  * one step), not on its tree builder: a crawler needs attributes and text, not a DOM. Tokenizing is a flat loop over the input, so a page nested
  * 100,000 levels deep costs no more than a flat one (no tree, no recursion), and the input is
  * decoded and fed in 1 MiB chunks, so memory stays near the size of the body plus what is kept
@@ -16,7 +16,7 @@
  * `<base href>` applies from where it appears: links before it resolve against the document URL,
  * as resources fetched during parsing do in a browser. Only the first `<base href>` counts.
  */
-import { TokenizerMode } from 'parse5';
+import { TokenizerMode, html } from 'parse5';
 import type { Token, TokenHandler, Tokenizer } from 'parse5';
 import { RunTokenizer } from './run-tokenizer.ts';
 import { OutlinkList } from './outlink.ts';
@@ -98,6 +98,22 @@ flag(BREAKOUT_TAGS, F_BREAKOUT);
 flag(['noscript', 'template'], F_HIDDEN);
 flag(['svg', 'math'], F_FOREIGN_ROOT);
 flag(['foreignobject', 'desc', 'title'], F_SVG_HTML);
+
+/**
+ * TAG_FLAGS by parse5's tag id, which the tokenizer has looked up for every tag already (its own
+ * Map from name to id): one array read per tag instead of a second Map lookup. Names parse5 has no
+ * id for (`foreignobject` is `foreignObject` there, custom elements …) are looked up by name.
+ */
+const FLAGS_BY_ID = new Uint8Array(256);
+for (const [tag, flags] of TAG_FLAGS) {
+  const id = html.getTagID(tag);
+  if (id !== html.TAG_ID.UNKNOWN) FLAGS_BY_ID[id] = flags;
+}
+
+function tagFlags(token: Token.TagToken): number {
+  const id = token.tagID;
+  return id !== html.TAG_ID.UNKNOWN && id < FLAGS_BY_ID.length ? FLAGS_BY_ID[id]! : (TAG_FLAGS.get(token.tagName) ?? 0);
+}
 
 /** Entries of the foreign-content stack. */
 const SVG = 1;
@@ -202,7 +218,7 @@ class LinkHandler implements TokenHandler {
 
   onStartTag(token: Token.TagToken): void {
     const tag = token.tagName;
-    const flags = TAG_FLAGS.get(tag) ?? 0;
+    const flags = tagFlags(token);
     // HTML elements such as <p>, <div> or <img> inside <svg>/<math> close the foreign content, as
     // the HTML parser's "breakout" rule does; an unclosed <svg> must not swallow the page.
     if (this.inForeign && ((flags & F_BREAKOUT) !== 0 || (tag === 'font' && token.attrs.some((a) => FONT_BREAKOUT_ATTRS.has(a.name))))) {
@@ -262,7 +278,7 @@ class LinkHandler implements TokenHandler {
 
   onEndTag(token: Token.TagToken): void {
     const tag = token.tagName;
-    const flags = TAG_FLAGS.get(tag) ?? 0;
+    const flags = tagFlags(token);
     if ((flags & F_INLINE) === 0) this.text.space();
     if (this.rawText !== null && tag === this.rawText) {
       if (tag === 'style') this.flushCss();

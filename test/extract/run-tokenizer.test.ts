@@ -71,6 +71,13 @@ const PIECES = [
   '</textarea>', '<xmp>', '</xmp>', '<plaintext>', '<!--', '-->', '<!doctype html>', '<![CDATA[', ']]>', '<svg>', '<?x?>',
   'x'.repeat(40), ' '.repeat(17), 'AbC', '<SPAN Class="', "<p\tdata-x-y='", '<a-b:c ', '<Ünï ', 'aria-label=',
   '<' + 'n'.repeat(20) + ' ' + 'm'.repeat(15) + '=',
+  // Whole tags, the plain ones RunTokenizer reads in one step and the near misses it leaves to parse5.
+  '<a class="x y" href=\'z.html\'>', '<br/>', '<br />', '<input checked disabled>', '<a x="1" x="2" X="3">', '<a x="1" x="2">', '<a x y x>', '<a\nhref="q"\n>',
+  '<a href="">', '</div>', '</a >', '</DIV>', '<Div>', '<img src="a"alt="b">', '<a href="x&amp;y">', '<p class=unq>', '<a b = "c">',
+  '<e f="g"/ >', '<e f="g"/>', '<p\r\nclass="c">', '<p class="\r\n">', '<p title="a\nb">', '<x-y z:w="😀">', '<p data-\u00e9="\u00e9">',
+  '<a href=/p/1.html>', '<img src=a alt=b/>', '<meta charset=utf-8>', '<a href=x&amp;y>', '<a b=c`d>', '<a b=c=d>', '<a b=c"d>',
+  "<a b=c'd>", '<a b=c<d>', '<a b=>', '<a b=\r>', '<a b=c\nd=e>',
+  '<' + 'p'.repeat(14) + ' ' + 'q'.repeat(14) + '="' + 'v'.repeat(14) + '">', '<a href="', '">', '" ', "'>",
 ];
 
 function generated(seed: number): { input: string; cuts: number[] } {
@@ -84,8 +91,13 @@ function generated(seed: number): { input: string; cuts: number[] } {
   return { input, cuts };
 }
 
+const PYTHON_DOCS = '/usr/share/doc/python3/html';
+
 function htmlFixtures(): string[] {
-  const dir = path.join(repoRoot, 'test', 'fixtures', 'browser-site');
+  return htmlFiles(path.join(repoRoot, 'test', 'fixtures', 'browser-site'));
+}
+
+function htmlFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string): void => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
@@ -95,7 +107,7 @@ function htmlFixtures(): string[] {
     }
   };
   walk(dir);
-  return out;
+  return out.sort();
 }
 
 describe('RunTokenizer', () => {
@@ -121,6 +133,23 @@ describe('RunTokenizer', () => {
     }
   });
 
+  it('gives the same tokens as parse5 on every page of the Python docs, in 4,099-character chunks', (ctx) => {
+    if (!fs.existsSync(PYTHON_DOCS)) {
+      console.log(`skipped: ${PYTHON_DOCS} is missing (apt-get install python3-doc)`);
+      ctx.skip();
+    }
+    const files = htmlFiles(PYTHON_DOCS);
+    expect(files.length).toBeGreaterThan(100);
+    for (const file of files) {
+      const input = fs.readFileSync(file, 'utf8');
+      const cuts: number[] = [];
+      for (let c = 4099; c < input.length; c += 4099) cuts.push(c);
+      const got = tokens(RunTokenizer, input, cuts);
+      const want = tokens(Tokenizer, input, cuts);
+      if (got.join('\n') !== want.join('\n')) expect(got, `${file} in ${cuts.length + 1} chunks`).toEqual(want);
+    }
+  }, 120_000);
+
   it('joins text over whitespace, and leaves whitespace between tags a whitespace token', () => {
     const kinds: string[] = [];
     const push = (kind: string) => (token: { chars: string }) => kinds.push(`${kind}:${token.chars}`);
@@ -145,6 +174,29 @@ describe('RunTokenizer', () => {
     const text = 'lorem ipsum '.repeat(20_000);
     const input = `<p title="${'v '.repeat(5000)}&amp;x">${text}</p><script>${'var a = 1 < 2;\n'.repeat(3000)}</script>é😀\r\n<b>`;
     expect(tokens(RunTokenizer, input, [65_536, 65_537, 131_072])).toEqual(tokens(Tokenizer, input, [65_536, 65_537, 131_072]));
+  });
+
+  it('reads whole tags, and their near misses, as parse5 does', () => {
+    const tags = [
+      '<a b= c>', '<a b =c>', '<a b=c\td>', '<a b=c\fd>', '<a b=\tc>', '<a b=c\r\nd=e>', '<a b=c/>', '<a b=c />', '<a b="c"/>',
+      '<a b=c d>', '<a b c=d e="f" g=\'h\' i>', '<a b="c"d>', '<a\fb="c">', '<a b="c" b=d b>', '<A b=c>', '<a B=c>', '<a b=C>',
+      '<a b=>', '<a b=">', '<a b=c&amp;d>', '<a b=c&d>', '<a b="c&d">', '<a b=c\0d>', '<a b="\0">', '</a b>', '</a/>', '</a\n>',
+      '<a b=😀>', '<a b="😀">', '<a 😀=c>', '<é b=c>', '<a b=c\u00a0d>', '<a/b=c>', '<a b=c/ d=e>',
+    ];
+    for (const tag of tags) {
+      for (const input of [tag, `x${tag}y`, `${tag}${tag}`]) {
+        expect(tokens(RunTokenizer, input, []), JSON.stringify(input)).toEqual(tokens(Tokenizer, input, []));
+        for (let cut = 1; cut < input.length; cut++) {
+          expect(tokens(RunTokenizer, input, [cut]), `${JSON.stringify(input)} cut at ${cut}`).toEqual(tokens(Tokenizer, input, [cut]));
+        }
+      }
+    }
+  });
+
+  it('leaves a CR LF pair around a whole tag to the preprocessor', () => {
+    for (const input of ['a\r<p>\nb', '\r<p>\n</p>\r</p>\nx', '<b>\r</b>\n<i>\r\n</i>', 'x\r\n<br/>\r\n']) {
+      expect(tokens(RunTokenizer, input, []), JSON.stringify(input)).toEqual(tokens(Tokenizer, input, []));
+    }
   });
 
   it('refuses source locations, which it does not keep up to date over a run', () => {

@@ -72,7 +72,7 @@ describe('TextCollector', () => {
       seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
       return seed % n;
     };
-    const atoms = ['a', 'word', 'xyz', '\u00a0', '\u3000', '\v', ' ', '\ufeff', '😀', 'é', '\u2028', 'z\u00a0', '\u00a0z', ''];
+    const atoms = ['a', 'word', 'xyz', '\u00a0', '\u3000', '\v', ' ', '  ', '\t', '\n', '\r\n', '\f', '\u1680', '\u2009', '\u205f', '\ufeff', '😀', 'é', '\u2028', 'z\u00a0', '\u00a0z', ' z', 'z ', ''];
     for (let round = 0; round < 3000; round++) {
       const max = 1 + rnd(40);
       const a = new TextCollector(max);
@@ -91,6 +91,48 @@ describe('TextCollector', () => {
         expect(a.full).toBe(b.full);
       }
       expect(a.toString()).toBe(b.toString());
+    }
+  });
+
+  it('collapses every character JavaScript counts as whitespace, alone and in runs, as the reference does', () => {
+    // Every BMP code unit /\s/ matches (Unicode White_Space and the BOM), found rather than listed,
+    // and look-alikes that are not whitespace.
+    const spaces: string[] = [];
+    for (let c = 0; c <= 0xffff; c++) if (/\s/.test(String.fromCharCode(c))) spaces.push(String.fromCharCode(c));
+    expect(spaces).toHaveLength(25);
+    const others = ['a', 'xy', '\u200b', '\u180e', '\u00ad', '\u0085', '😀', '\u2060'];
+    let seed = 7;
+    const rnd = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const inputs: string[] = [];
+    for (const a of spaces) {
+      inputs.push(`x${a}y`, `${a}`, `x${a}`, `${a}y`);
+      for (const b of spaces) inputs.push(`x${a}${b}y`);
+    }
+    for (let i = 0; i < 20_000; i++) {
+      let s = '';
+      for (let k = rnd(12); k >= 0; k--) s += rnd(2) === 0 ? spaces[rnd(spaces.length)] : others[rnd(others.length)];
+      inputs.push(s);
+    }
+    for (const input of inputs) {
+      const a = new TextCollector(1000);
+      const b = new ReferenceCollector(1000);
+      a.space();
+      b.space();
+      a.add('w');
+      b.add('w');
+      for (const piece of input.split(/(?=y)/)) {
+        a.add(piece);
+        b.add(piece);
+        if (piece.length % 3 === 0) {
+          a.space();
+          a.space();
+          b.space();
+        }
+      }
+      if (a.toString() !== b.toString()) expect(JSON.stringify(a.toString())).toBe(JSON.stringify(b.toString()));
     }
   });
 
