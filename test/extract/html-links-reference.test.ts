@@ -6,27 +6,13 @@ import { extractHtml } from '../../core/extract/html-links.ts';
 import type { HtmlOptions } from '../../core/extract/html-links.ts';
 import { extractHtml as referenceExtractHtml } from './reference/html-links.ts';
 import { corpusPath, repoRoot } from '../helpers/corpus.ts';
+import { PYTHON_DOCS, htmlFiles, pythonDocsPages } from '../helpers/html-pages.ts';
 
 // The extraction worker's cuts (whole tags in the tokenizer, whitespace collapsed only where it
 // changes, …) must not change a single result: every HTML page we have is extracted by the current
 // extractHtml and by the one kept under reference/ (the code before those cuts), and the results
 // (outlinks in order with their hops and contexts, title, text, directives, base, charset,
 // truncation, skipped count) must be equal.
-
-const PYTHON_DOCS = '/usr/share/doc/python3/html';
-
-function htmlFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (/\.html?$/.test(e.name)) out.push(p);
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
 
 function same(body: Buffer, opts: HtmlOptions, what: string): void {
   const got = extractHtml(body, opts);
@@ -61,11 +47,7 @@ describe('extractHtml against the reference (the code before the worker CPU cuts
   });
 
   it('gives identical results on every page of the Python docs', (ctx) => {
-    if (!fs.existsSync(PYTHON_DOCS)) {
-      console.log(`skipped: ${PYTHON_DOCS} is missing (apt-get install python3-doc)`);
-      ctx.skip();
-    }
-    const files = htmlFiles(PYTHON_DOCS);
+    const files = pythonDocsPages(ctx);
     expect(files.length).toBeGreaterThan(100);
     for (const file of files) {
       const body = fs.readFileSync(file);

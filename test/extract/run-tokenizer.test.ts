@@ -5,6 +5,7 @@ import { Tokenizer, TokenizerMode } from 'parse5';
 import type { TokenHandler } from 'parse5';
 import { RunTokenizer } from '../../core/extract/run-tokenizer.ts';
 import { repoRoot } from '../helpers/corpus.ts';
+import { htmlFiles, pythonDocsPages } from '../helpers/html-pages.ts';
 import { prng } from '../helpers/seeded-random.ts';
 
 // RunTokenizer must hand its handler the tokens parse5's own Tokenizer does, for any input cut
@@ -91,23 +92,8 @@ function generated(seed: number): { input: string; cuts: number[] } {
   return { input, cuts };
 }
 
-const PYTHON_DOCS = '/usr/share/doc/python3/html';
-
 function htmlFixtures(): string[] {
   return htmlFiles(path.join(repoRoot, 'test', 'fixtures', 'browser-site'));
-}
-
-function htmlFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith('.html')) out.push(p);
-    }
-  };
-  walk(dir);
-  return out.sort();
 }
 
 describe('RunTokenizer', () => {
@@ -134,11 +120,7 @@ describe('RunTokenizer', () => {
   });
 
   it('gives the same tokens as parse5 on every page of the Python docs, in 4,099-character chunks', (ctx) => {
-    if (!fs.existsSync(PYTHON_DOCS)) {
-      console.log(`skipped: ${PYTHON_DOCS} is missing (apt-get install python3-doc)`);
-      ctx.skip();
-    }
-    const files = htmlFiles(PYTHON_DOCS);
+    const files = pythonDocsPages(ctx);
     expect(files.length).toBeGreaterThan(100);
     for (const file of files) {
       const input = fs.readFileSync(file, 'utf8');
