@@ -49,13 +49,6 @@ const BATCH = 1024;
 const BATCH_CHARS = 256 * 1024;
 
 /**
- * Pieces are kept raw, with a ' ' for each word boundary, and collapsed a batch at a time: whitespace
- * runs collapse the same whether cut into pieces or not, so the result equals collapsing each piece
- * as it comes (what this class did before; test/extract/text-collector.test.ts keeps that version
- * as the reference). `full` is exact whenever it is read: it collapses what is pending first if the
- * cap could have been reached.
- */
-/**
  * The whitespace runs that collapsing to one space changes: `\s+` → ' ' leaves a run that is a
  * single U+0020 as it was, and those are most runs in prose (each gap between two words), so
  * they are not matched at all. A run starting with any other `\s` character is matched by the
@@ -65,6 +58,13 @@ const BATCH_CHARS = 256 * 1024;
  */
 const CHANGING_WHITESPACE = /[^\S ]\s*| \s+/g;
 
+/**
+ * Pieces are kept raw, with a ' ' for each word boundary, and collapsed a batch at a time: whitespace
+ * runs collapse the same whether cut into pieces or not, so the result equals collapsing each piece
+ * as it comes (what this class did before; test/extract/text-collector.test.ts keeps that version
+ * as the reference). `full` is exact whenever it is read: it collapses what is pending first if the
+ * cap could have been reached.
+ */
 export class TextCollector {
   /** Collapsed text so far, in pieces (no trailing space: a pending one is `pendingSpace`). */
   private readonly parts: string[] = [];
