@@ -3,7 +3,7 @@
  * crawler (not the fixture) is what gets measured. The config lives in a temp dir; the server
  * runs in the foreground as our child and is killed on close.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -11,7 +11,44 @@ import path from 'node:path';
 
 export interface Nginx {
   origin: string;
+  /**
+   * CPU milliseconds (user + system) the server's processes have used so far: the master and its
+   * workers, from /proc. On loopback the server shares the cores with the crawler, so a bench can
+   * say how much of the machine was left for Trove.
+   */
+  cpuMs(): number;
   close(): Promise<void>;
+}
+
+/** Clock ticks per second of /proc's CPU times (sysconf(_SC_CLK_TCK), 100 on Linux builds). */
+let clockTicks = 0;
+function ticksPerSecond(): number {
+  if (clockTicks === 0) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/** utime + stime of a process and of its child processes (nginx's workers), in ticks; 0 once gone. */
+function processTreeTicks(pid: number): number {
+  let ticks = 0;
+  try {
+    // The command name may hold spaces and parentheses: the fields start after the last ')'.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+      const kids = fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      for (const kid of kids ? kids.split(' ') : []) ticks += processTreeTicks(Number(kid));
+    }
+  } catch {
+    // Exited between the listing and the read.
+  }
+  return ticks;
 }
 
 export function nginxAvailable(): boolean {
@@ -74,6 +111,7 @@ http {
   }
   return {
     origin: `http://127.0.0.1:${port}`,
+    cpuMs: () => (child.pid ? (1000 * processTreeTicks(child.pid)) / ticksPerSecond() : 0),
     close: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));

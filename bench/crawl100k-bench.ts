@@ -152,7 +152,9 @@ export async function runCrawl100kBench(levels: number, memoryDetail = false): P
     const marks = { uris: Array.from({ length: 10 }, (_, i) => Math.floor(((i + 1) * uris) / 10)), pages: [10_000, 100_000].filter((p) => p <= pages), detail: memoryDetail };
     const load0 = os.loadavg()[0]!;
     const dir = path.join(work, 'crawl');
+    const nginx0 = nginx.cpuMs();
     const r = runChild(dir, settings, marks);
+    const nginxMs = nginx.cpuMs() - nginx0;
     const load1 = os.loadavg()[0]!;
 
     const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -167,6 +169,12 @@ export async function runCrawl100kBench(levels: number, memoryDetail = false): P
     const perUri = (ms: number) => `${(ms / done).toFixed(2)}`;
     console.log(
       `  CPU ms/URI by thread: crawl thread ${perUri(r.threads.MainThread ?? 0)}, extraction worker ${perUri(r.cpuMs - alive)}, V8 helpers ${perUri(r.threads.V8Worker ?? 0)}, libuv pool ${perUri(r.threads['libuv-worker'] ?? 0)}; crawl thread busy ${((100 * (r.threads.MainThread ?? 0)) / r.ms).toFixed(0)}% of the wall time`,
+    );
+    // The 2-core budget: what the server took of the machine, and what 1,000 URIs/s would ask of it.
+    const troveMsPerUri = r.cpuMs / done;
+    const nginxMsPerUri = nginxMs / done;
+    console.log(
+      `  nginx CPU ${perUri(nginxMs)} ms/URI (${((100 * nginxMs) / r.ms).toFixed(0)}% of a core); at 1,000 URIs/s Trove would need ${troveMsPerUri.toFixed(2)} and nginx ${nginxMsPerUri.toFixed(2)} cores of the ${os.availableParallelism()}, ${(troveMsPerUri + nginxMsPerUri).toFixed(2)} in all`,
     );
     const rates: number[] = [];
     let prev: Sample = { ms: 0, cpuMs: 0, rssMb: 0, uris: 0, pages: 0, bytes: 0 };
