@@ -16,7 +16,8 @@
  * Runs for minutes (over an hour on a busy 2-core machine), so plain `npm run bench` skips it: run it with
  * `npm run bench -- crawl100k` (5 levels) or `node bench/crawl100k-bench.ts --levels=3` (1,111
  * pages, seconds). `--memory-detail` adds, at each tenth and near the peak, where the resident
- * memory is (smaps grouped, V8's heaps of both threads, the native rest; printDetail).
+ * memory is (smaps grouped, V8's heaps of both threads, the native rest; printDetail). `--keep`
+ * leaves the crawl folder in place and prints its path (for bench/compact-fold-sim.ts and the like).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -136,7 +137,7 @@ function printDetail(rows: Sample[]): void {
   if (last) console.log(`    (${last.arenas} thread arenas, ${last.stacks} thread stacks; SQLite cache_size per connection ${last.sqliteCacheKib.map((k) => `${k} KiB`).join(', ')})`);
 }
 
-export async function runCrawl100kBench(levels: number, memoryDetail = false): Promise<void> {
+export async function runCrawl100kBench(levels: number, memoryDetail = false, keep = false): Promise<void> {
   if (!nginxAvailable()) {
     console.log('crawl100k bench skipped: needs the Debian package nginx');
     return;
@@ -217,11 +218,12 @@ export async function runCrawl100kBench(levels: number, memoryDetail = false): P
     }
   } finally {
     await nginx.close();
-    fs.rmSync(work, { recursive: true, force: true });
+    if (keep) console.log(`  kept: ${path.join(work, 'crawl')} (crawl.sqlite, warcs/)`);
+    else fs.rmSync(work, { recursive: true, force: true });
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const flag = process.argv.slice(2).find((a) => a.startsWith('--levels='));
-  await runCrawl100kBench(flag ? Number(flag.slice('--levels='.length)) : 5, process.argv.includes('--memory-detail'));
+  await runCrawl100kBench(flag ? Number(flag.slice('--levels='.length)) : 5, process.argv.includes('--memory-detail'), process.argv.includes('--keep'));
 }
