@@ -282,6 +282,8 @@ export class RunTokenizer extends Tokenizer {
   private readonly plain = new PlainTag();
   /** The handler, when it takes whole plain tags without a token. */
   private readonly plainHandler: PlainTagHandler | null;
+  /** parse5's tag-open state. */
+  private tagOpen: Tokenizer['state'] = TokenizerMode.DATA;
 
   constructor(options: TokenizerOptions, handler: TokenHandler) {
     if (options.sourceCodeLocationInfo) throw new Error('RunTokenizer does not track source locations');
@@ -293,7 +295,11 @@ export class RunTokenizer extends Tokenizer {
     const state = this.state;
     super._stateData(cp);
     if (this.state === state) this.skipText(cp, DATA_STOPS);
-    else if (cp === 0x3c) this.wholeTag(); // parse5 is in its tag-open state
+    else if (cp === 0x3c) {
+      // parse5 is in its tag-open state (not among the states it exports: kept from here).
+      this.tagOpen = this.state;
+      this.wholeTag();
+    }
   }
 
   protected override _stateRcdata(cp: number): void {
@@ -414,21 +420,26 @@ export class RunTokenizer extends Tokenizer {
    * with its duplicate-attribute rule, `emitCurrentTagToken`).
    */
   private wholeTag(): void {
+    while (this.readTag());
+  }
+
+  /** wholeTag's one tag; true when it is followed by another `<` read as parse5's data state reads it. */
+  private readTag(): boolean {
     const pp = this.preprocessor;
     const html = pp.html;
     const n = html.length;
     let i = pp.pos + 1;
-    if (i >= n) return;
+    if (i >= n) return false;
     let c = html.charCodeAt(i);
     const isEnd = c === 0x2f;
     if (isEnd) {
-      if (++i >= n) return;
+      if (++i >= n) return false;
       c = html.charCodeAt(i);
     }
     // A name starts with a lower-case ASCII letter (parse5 lowers an upper-case one: left to it).
-    if (c < 0x61 || c > 0x7a) return;
+    if (c < 0x61 || c > 0x7a) return false;
     let j = runEnd(html, i + 1, NAME_STOPS);
-    if (j >= n) return;
+    if (j >= n) return false;
     const nameFrom = i;
     const nameTo = j;
     c = html.charCodeAt(j);
@@ -438,28 +449,28 @@ export class RunTokenizer extends Tokenizer {
     let count = 0;
     let selfClosing = false;
     if (isEnd) {
-      if (c !== 0x3e) return;
+      if (c !== 0x3e) return false;
     } else {
       for (;;) {
         const spaced = isHtmlSpace(c);
         while (isHtmlSpace(c)) {
-          if (++j >= n) return;
+          if (++j >= n) return false;
           c = html.charCodeAt(j);
         }
         if (c === 0x3e) break;
         if (c === 0x2f) {
-          if (++j >= n || html.charCodeAt(j) !== 0x3e) return;
+          if (++j >= n || html.charCodeAt(j) !== 0x3e) return false;
           selfClosing = true;
           break;
         }
         // An attribute must follow whitespace; anything else after a name or a value is left to parse5.
-        if (!spaced) return;
+        if (!spaced) return false;
         const nameEnd = runEnd(html, j, NAME_STOPS);
-        if (nameEnd === j || nameEnd >= n) return;
+        if (nameEnd === j || nameEnd >= n) return false;
         c = html.charCodeAt(nameEnd);
         const at = 4 * count;
         if (c !== 0x3d) {
-          if (!isHtmlSpace(c) && c !== 0x3e && c !== 0x2f) return;
+          if (!isHtmlSpace(c) && c !== 0x3e && c !== 0x2f) return false;
           spans[at] = j;
           spans[at + 1] = nameEnd;
           spans[at + 2] = nameEnd;
@@ -471,7 +482,7 @@ export class RunTokenizer extends Tokenizer {
         const quote = nameEnd + 1 < n ? html.charCodeAt(nameEnd + 1) : -1;
         if (quote === 0x22 || quote === 0x27) {
           const valueEnd = runEnd(html, nameEnd + 2, quote === 0x22 ? DQUOTED_STOPS : SQUOTED_STOPS);
-          if (valueEnd >= n - 1 || html.charCodeAt(valueEnd) !== quote) return;
+          if (valueEnd >= n - 1 || html.charCodeAt(valueEnd) !== quote) return false;
           spans[at] = j;
           spans[at + 1] = nameEnd;
           spans[at + 2] = nameEnd + 2;
@@ -480,7 +491,7 @@ export class RunTokenizer extends Tokenizer {
         } else {
           // Unquoted (`href=/p/1.html`): up to whitespace or `>`; empty, or ended by anything else, is left to parse5.
           const valueEnd = runEnd(html, nameEnd + 1, UNQUOTED_STOPS);
-          if (valueEnd === nameEnd + 1 || valueEnd >= n) return;
+          if (valueEnd === nameEnd + 1 || valueEnd >= n) return false;
           spans[at] = j;
           spans[at + 1] = nameEnd;
           spans[at + 2] = nameEnd + 1;
@@ -511,7 +522,7 @@ export class RunTokenizer extends Tokenizer {
       handler.onPlainTag(plain);
       plain.html = '';
       pp.dropParsedChunk();
-      return;
+      return this.state === TokenizerMode.DATA && this.textToTag(handler);
     }
     if (isEnd) this._createEndTagToken();
     else this._createStartTagToken();
@@ -533,6 +544,32 @@ export class RunTokenizer extends Tokenizer {
     }
     plain.html = '';
     this.emitCurrentTagToken();
+    return false;
+  }
+
+  /**
+   * After a PlainTag, in the data state: the text up to the next `<`, when it holds nothing parse5
+   * acts on (no `&`, CR, NUL or surrogate) and the `<` is in the input already, goes to the handler
+   * as one token without parse5's data state (its loop round, `_emitCodePoint`, the run it then
+   * flushes): the token it would have got, whitespace only or not. Then the `<` is read as the data
+   * state reads it (tag open), and true returned: wholeTag reads the next tag in the same round of
+   * parse5's loop. Anything else is left to parse5, and false returned.
+   */
+  private textToTag(handler: PlainTagHandler): boolean {
+    const pp = this.preprocessor;
+    const html = pp.html;
+    const from = pp.pos + 1;
+    const end = runEnd(html, from, DATA_STOPS);
+    if (end >= html.length || html.charCodeAt(end) !== 0x3c) return false;
+    pp.pos = end;
+    this.state = this.tagOpen;
+    if (end === from) return true;
+    let i = from;
+    while (i < end && isHtmlSpace(html.charCodeAt(i))) i++;
+    const chars = ownSlice(html, from, end);
+    if (i < end) handler.onCharacter({ type: Token.TokenType.CHARACTER, chars, location: null });
+    else handler.onWhitespaceCharacter({ type: Token.TokenType.WHITESPACE_CHARACTER, chars, location: null });
+    return this.state === this.tagOpen;
   }
 
   private skipTo(end: number): void {

@@ -194,6 +194,24 @@ describe('RunTokenizer', () => {
       }
     });
 
+    it('reads text between whole tags as parse5 does, cut at every position', () => {
+      const inputs = [
+        '<p>a b</p>\n<i>é x</i>  <br/>t',
+        '<b>c\0d</b><i>\r\n</i><s>x\ry</s>',
+        '<u>&amp;a</u>b&c<a href=x>😀</a>\ud800<p>',
+        '</p>x<!--c--><p>y<P>z<p> \t\f<q>',
+        '<title>a<b>c</title>d<i>e<script>f<g>h</script>i<p>',
+      ];
+      for (const input of inputs) {
+        expect(tokens(RunTokenizer, input, [], plain), JSON.stringify(input)).toEqual(tokens(Tokenizer, input, []));
+        for (let cut = 1; cut < input.length; cut++) {
+          expect(tokens(RunTokenizer, input, [cut], plain), `${JSON.stringify(input)} cut at ${cut}`).toEqual(tokens(Tokenizer, input, [cut]));
+          const cuts = [cut, cut + 3];
+          expect(tokens(RunTokenizer, input, cuts, plain), `${JSON.stringify(input)} cut at ${cuts}`).toEqual(tokens(Tokenizer, input, cuts));
+        }
+      }
+    });
+
     it('leaves a CR LF pair around a whole tag to the preprocessor', () => {
       for (const input of ['a\r<p>\nb', '\r<p>\n</p>\r</p>\nx', '<b>\r</b>\n<i>\r\n</i>', 'x\r\n<br/>\r\n']) {
         expect(tokens(RunTokenizer, input, [], plain), JSON.stringify(input)).toEqual(tokens(Tokenizer, input, []));
