@@ -24,7 +24,7 @@ import { OutlinkList } from './outlink.ts';
 import type { Outlink } from './outlink.ts';
 import { sniffHtmlCharset } from './html-charset.ts';
 import { scanCssUrls, CSS_CONTEXT } from './css-links.ts';
-import { attrRuleIn, elementAttrRules, linkRelHop, scriptStringUrls, srcsetUrls } from './html-link-rules.ts';
+import { attrRuleIn, elementAttrRules, linkRelHop, mayHaveAttrRule, scriptStringUrls, srcsetUrls } from './html-link-rules.ts';
 import type { AttrRule } from './html-link-rules.ts';
 import { refreshTarget } from './refresh-value.ts';
 import { parseRobotsDirectives } from '../robots/meta-robots.ts';
@@ -254,6 +254,7 @@ class LinkHandler implements PlainTagHandler {
     if (count > 0 && this.base !== null) {
       const own = elementAttrRules(tag, foreign);
       for (let i = 0; i < count; i++) {
+        if (!mayHaveAttrRule(token.attrNameLength(i), token.attrNameFirst(i))) continue;
         const name = token.attrName(i);
         const rule = attrRuleIn(own, name);
         if (rule !== null) this.onUrlAttribute(tag, name, token.attrValue(i), rule, this.base);

@@ -71,6 +71,9 @@ export interface TagView {
   readonly selfClosing: boolean;
   readonly attrCount: number;
   attrName(i: number): string;
+  /** The length of attribute i's name, and its first code unit: read without making the name a string. */
+  attrNameLength(i: number): number;
+  attrNameFirst(i: number): number;
   attrValue(i: number): string;
 }
 
@@ -103,6 +106,14 @@ export class TokenTag implements TagView {
     return this.token!.attrs[i]!.name;
   }
 
+  attrNameLength(i: number): number {
+    return this.token!.attrs[i]!.name.length;
+  }
+
+  attrNameFirst(i: number): number {
+    return this.token!.attrs[i]!.name.charCodeAt(0);
+  }
+
   attrValue(i: number): string {
     return this.token!.attrs[i]!.value;
   }
@@ -127,6 +138,14 @@ export class PlainTag implements TagView {
 
   attrName(i: number): string {
     return cachedName(this.html, this.spans[4 * i]!, this.spans[4 * i + 1]!);
+  }
+
+  attrNameLength(i: number): number {
+    return this.spans[4 * i + 1]! - this.spans[4 * i]!;
+  }
+
+  attrNameFirst(i: number): number {
+    return this.html.charCodeAt(this.spans[4 * i]!);
   }
 
   attrValue(i: number): string {
