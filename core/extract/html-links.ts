@@ -252,9 +252,11 @@ class LinkHandler implements PlainTagHandler {
     }
     const count = token.attrCount;
     if (count > 0 && this.base !== null) {
-      const own = elementAttrRules(tag, foreign);
+      // The element's own rules, looked up once an attribute might have one (most have none: `class`).
+      let own: ReturnType<typeof elementAttrRules> | null = null; // null: not looked up yet
       for (let i = 0; i < count; i++) {
         if (!mayHaveAttrRule(token.attrNameLength(i), token.attrNameFirst(i))) continue;
+        if (own === null) own = elementAttrRules(tag, foreign);
         const name = token.attrName(i);
         const rule = attrRuleIn(own, name);
         if (rule !== null) this.onUrlAttribute(tag, name, token.attrValue(i), rule, this.base);

@@ -261,7 +261,12 @@ function cachedName(html: string, from: number, to: number): string {
   const slot = (length * 37 + html.charCodeAt(from) * 7 + html.charCodeAt(to - 1)) & (NAME_SLOTS - 1);
   lastSlot = slot;
   const seen = NAMES[slot];
-  if (seen !== undefined && seen.length === length && html.startsWith(seen, from)) return seen;
+  if (seen !== undefined && seen.length === length) {
+    // Compared in place: names are short, and a builtin call (startsWith) cost more than the loop.
+    let k = 0;
+    while (k < length && seen.charCodeAt(k) === html.charCodeAt(from + k)) k++;
+    if (k === length) return seen;
+  }
   const name = html.slice(from, to);
   NAMES[slot] = name;
   NAME_TAG_IDS[slot] = -1;
