@@ -21,7 +21,11 @@
  * Plain tags are read whole (wholeTag): on the Python docs three quarters of the input is tags and
  * their attributes, which parse5 reads in some 13 rounds of its loop per tag (tag open, name, each
  * attribute's name, `=`, quotes, value, the space after it); a tag that is plain and wholly in the
- * input written so far becomes its token in one step, built with parse5's own token calls.
+ * input written so far is read in one step. A handler that takes PlainTags (PlainTagHandler) gets
+ * it without a token: name, tag id, self-closing flag and attribute spans, strings made only of
+ * what it asks for; the text after it up to the next tag comes as one token, and that tag is read
+ * in the same step. Other handlers, and the few tags that need parse5's token (raw-text elements'
+ * start tags, repeated attribute names), get the token built with parse5's own token calls.
  *
  * One difference from parse5's tokens, on purpose: parse5 cuts text into a character token per
  * word and a whitespace token per gap between words (its tree builder needs whitespace apart);
@@ -32,7 +36,7 @@
  * test/extract/run-tokenizer.test.ts compares them with the plain Tokenizer's, adjacent character
  * and whitespace tokens joined, on the HTML fixtures and on generated input fed in random chunks.
  * It relies on parse5's protected members (`_stateData` …, `runEnd`, `currentCharacterToken`,
- * `preprocessor.pos`): parse5 is pinned in package-lock.json, and that test is what says an
+ * `_emitCurrentCharacterToken`, `preprocessor.pos`): parse5 is pinned in package-lock.json, and that test is what says an
  * upgrade still fits.
  */
 import { Token, Tokenizer, TokenizerMode, html as htmlTags } from 'parse5';
