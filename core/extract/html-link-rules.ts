@@ -107,6 +107,28 @@ const GENERIC_RULES: ReadonlyMap<string, AttrRule> = new Map<string, AttrRule>([
 ]);
 
 /**
+ * Per first code unit of an attribute name, bit n set when some name with a rule has that first
+ * character and length n (bit 31: 31 or more). Event handlers (`on…`) have every length but 0–2.
+ */
+const RULE_NAME_SHAPES = new Int32Array(128);
+for (const name of [
+  ...GENERIC_RULES.keys(),
+  ...[HTML_ELEMENT_RULES, SVG_ELEMENT_RULES].flatMap((table) => [...table.values()].flatMap((rules) => [...rules.keys()])),
+]) {
+  RULE_NAME_SHAPES[name.charCodeAt(0)]! |= 1 << Math.min(name.length, 31);
+}
+RULE_NAME_SHAPES[0x6f /* o */]! |= ~0b111;
+
+/**
+ * Whether an attribute whose name has this length and first code unit can have a rule on some
+ * element (attrRuleIn): false turns it away before its name is made a string. On the Python docs
+ * seven attributes in eight (`class`, `title`, `id` …) are turned away so.
+ */
+export function mayHaveAttrRule(length: number, first: number): boolean {
+  return first < 128 && (RULE_NAME_SHAPES[first]! & (1 << Math.min(length, 31))) !== 0;
+}
+
+/**
  * The attributes that hold a URL only on this element (`<a href>`, `<object data>` …; in SVG
  * `<use href>` …), or undefined. Look it up once per start tag, then ask attrRuleIn per attribute.
  */

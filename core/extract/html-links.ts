@@ -16,14 +16,15 @@
  * `<base href>` applies from where it appears: links before it resolve against the document URL,
  * as resources fetched during parsing do in a browser. Only the first `<base href>` counts.
  */
-import { TokenizerMode, html } from 'parse5';
-import type { Token, TokenHandler, Tokenizer } from 'parse5';
-import { RunTokenizer } from './run-tokenizer.ts';
+import { html } from 'parse5';
+import type { Token, Tokenizer } from 'parse5';
+import { RAW_TEXT_STATE, RunTokenizer, TokenTag } from './run-tokenizer.ts';
+import type { PlainTag, PlainTagHandler, TagView } from './run-tokenizer.ts';
 import { OutlinkList } from './outlink.ts';
 import type { Outlink } from './outlink.ts';
 import { sniffHtmlCharset } from './html-charset.ts';
 import { scanCssUrls, CSS_CONTEXT } from './css-links.ts';
-import { attrRuleIn, elementAttrRules, linkRelHop, scriptStringUrls, srcsetUrls } from './html-link-rules.ts';
+import { attrRuleIn, elementAttrRules, linkRelHop, mayHaveAttrRule, scriptStringUrls, srcsetUrls } from './html-link-rules.ts';
 import type { AttrRule } from './html-link-rules.ts';
 import { refreshTarget } from './refresh-value.ts';
 import { parseRobotsDirectives } from '../robots/meta-robots.ts';
@@ -59,19 +60,6 @@ export const MAX_TEXT_CHARS = 1024 * 1024;
 const MAX_TITLE_CHARS = 4096;
 const MAX_SCRIPT_ATTR_CHARS = 64 * 1024;
 const CHUNK_BYTES = 1024 * 1024;
-
-/** Elements whose content the HTML parser reads as raw text, and the tokenizer state it uses. */
-const RAW_TEXT_STATE = new Map<string, Tokenizer['state']>([
-  ['title', TokenizerMode.RCDATA],
-  ['textarea', TokenizerMode.RCDATA],
-  ['style', TokenizerMode.RAWTEXT],
-  ['xmp', TokenizerMode.RAWTEXT],
-  ['iframe', TokenizerMode.RAWTEXT],
-  ['noembed', TokenizerMode.RAWTEXT],
-  ['noframes', TokenizerMode.RAWTEXT],
-  ['script', TokenizerMode.SCRIPT_DATA],
-  ['plaintext', TokenizerMode.PLAINTEXT],
-]);
 
 /** Start tags that end foreign (SVG/MathML) content: WHATWG "parsing main inforeign", breakout list. */
 const BREAKOUT_TAGS =
@@ -110,9 +98,8 @@ for (const [tag, flags] of TAG_FLAGS) {
   if (id !== html.TAG_ID.UNKNOWN) FLAGS_BY_ID[id] = flags;
 }
 
-function tagFlags(token: Token.TagToken): number {
-  const id = token.tagID;
-  return id !== html.TAG_ID.UNKNOWN && id < FLAGS_BY_ID.length ? FLAGS_BY_ID[id]! : (TAG_FLAGS.get(token.tagName) ?? 0);
+function tagFlags(id: number, tagName: string): number {
+  return id !== html.TAG_ID.UNKNOWN && id < FLAGS_BY_ID.length ? FLAGS_BY_ID[id]! : (TAG_FLAGS.get(tagName) ?? 0);
 }
 
 /** Entries of the foreign-content stack. */
@@ -150,7 +137,12 @@ export function extractHtml(body: Buffer, opts: HtmlOptions): HtmlExtraction {
   };
 }
 
-class LinkHandler implements TokenHandler {
+/**
+ * Tags come two ways (run-tokenizer.ts): as PlainTags read straight from the input (onPlainTag,
+ * most of them) and as parse5 tokens (onStartTag/onEndTag: raw-text elements' start tags and
+ * whatever parse5 reads itself); both go to startTag/endTag through the TagView they share.
+ */
+class LinkHandler implements PlainTagHandler {
   tokenizer: Tokenizer | null = null;
   /** Null, not absent: parse5's preprocessor then skips its per-character error checks. */
   readonly onParseError = null;
@@ -176,6 +168,8 @@ class LinkHandler implements TokenHandler {
   private readonly foreign: number[] = [];
   /** The top of `foreign` is SVG or MATH: kept in step with the stack, read on every tag. */
   private inForeign = false;
+  /** parse5's start tag tokens, seen as TagViews. */
+  private readonly tokenTag = new TokenTag();
 
   constructor(opts: HtmlOptions) {
     this.links = new OutlinkList(opts.maxLinks);
@@ -217,11 +211,24 @@ class LinkHandler implements TokenHandler {
   }
 
   onStartTag(token: Token.TagToken): void {
+    this.startTag(this.tokenTag.of(token));
+  }
+
+  onEndTag(token: Token.TagToken): void {
+    this.endTag(token.tagName, tagFlags(token.tagID, token.tagName));
+  }
+
+  onPlainTag(tag: PlainTag): void {
+    if (tag.isEnd) this.endTag(tag.tagName, tagFlags(tag.tagID, tag.tagName));
+    else this.startTag(tag);
+  }
+
+  private startTag(token: TagView): void {
     const tag = token.tagName;
-    const flags = tagFlags(token);
+    const flags = tagFlags(token.tagID, tag);
     // HTML elements such as <p>, <div> or <img> inside <svg>/<math> close the foreign content, as
     // the HTML parser's "breakout" rule does; an unclosed <svg> must not swallow the page.
-    if (this.inForeign && ((flags & F_BREAKOUT) !== 0 || (tag === 'font' && token.attrs.some((a) => FONT_BREAKOUT_ATTRS.has(a.name))))) {
+    if (this.inForeign && ((flags & F_BREAKOUT) !== 0 || (tag === 'font' && hasFontBreakoutAttr(token)))) {
       while (this.inForeign) this.popForeign();
     }
     const foreign = this.inForeign;
@@ -243,13 +250,16 @@ class LinkHandler implements TokenHandler {
           break;
       }
     }
-    const attrs = token.attrs;
-    if (attrs.length > 0 && this.base !== null) {
-      const own = elementAttrRules(tag, foreign);
-      for (let i = 0; i < attrs.length; i++) {
-        const a = attrs[i]!;
-        const rule = attrRuleIn(own, a.name);
-        if (rule !== null) this.onUrlAttribute(tag, a.name, a.value, rule, this.base);
+    const count = token.attrCount;
+    if (count > 0 && this.base !== null) {
+      // The element's own rules, looked up once an attribute might have one (most have none: `class`).
+      let own: ReturnType<typeof elementAttrRules> | null = null; // null: not looked up yet
+      for (let i = 0; i < count; i++) {
+        if (!mayHaveAttrRule(token.attrNameLength(i), token.attrNameFirst(i))) continue;
+        if (own === null) own = elementAttrRules(tag, foreign);
+        const name = token.attrName(i);
+        const rule = attrRuleIn(own, name);
+        if (rule !== null) this.onUrlAttribute(tag, name, token.attrValue(i), rule, this.base);
       }
     }
 
@@ -276,9 +286,7 @@ class LinkHandler implements TokenHandler {
     }
   }
 
-  onEndTag(token: Token.TagToken): void {
-    const tag = token.tagName;
-    const flags = tagFlags(token);
+  private endTag(tag: string, flags: number): void {
     if ((flags & F_INLINE) === 0) this.text.space();
     if (this.rawText !== null && tag === this.rawText) {
       if (tag === 'style') this.flushCss();
@@ -369,7 +377,7 @@ class LinkHandler implements TokenHandler {
     }
   }
 
-  private onBase(token: Token.TagToken): void {
+  private onBase(token: TagView): void {
     const href = attr(token, 'href');
     if (href === null || this.baseHref !== null || this.docUrl === null) return;
     const url = URL.parse(href.trim(), this.docUrl);
@@ -379,7 +387,7 @@ class LinkHandler implements TokenHandler {
     this.baseHref = url.href;
   }
 
-  private onMeta(token: Token.TagToken): void {
+  private onMeta(token: TagView): void {
     const content = attr(token, 'content');
     if (content === null) return;
     const equiv = attr(token, 'http-equiv')?.trim().toLowerCase();
@@ -409,7 +417,7 @@ class LinkHandler implements TokenHandler {
     }
   }
 
-  private onLink(token: Token.TagToken): void {
+  private onLink(token: TagView): void {
     const href = attr(token, 'href');
     if (href === null || this.base === null) return;
     const hop = linkRelHop(attr(token, 'rel') ?? '');
@@ -420,7 +428,7 @@ class LinkHandler implements TokenHandler {
    * A form's action is followed as a plain link, and only for GET forms (Heritrix's default,
    * extract-only-form-gets): a POST endpoint fetched with GET is an error page at best.
    */
-  private onForm(token: Token.TagToken): void {
+  private onForm(token: TagView): void {
     const action = attr(token, 'action');
     const method = (attr(token, 'method') ?? 'get').trim().toLowerCase();
     if (action === null || this.base === null || (method !== 'get' && method !== '')) return;
@@ -428,7 +436,13 @@ class LinkHandler implements TokenHandler {
   }
 }
 
-function attr(token: Token.TagToken, name: string): string | null {
-  for (const a of token.attrs) if (a.name === name) return a.value;
+/** The value of the tag's attribute `name`, or null. */
+function attr(tag: TagView, name: string): string | null {
+  for (let i = 0; i < tag.attrCount; i++) if (tag.attrName(i) === name) return tag.attrValue(i);
   return null;
+}
+
+function hasFontBreakoutAttr(tag: TagView): boolean {
+  for (let i = 0; i < tag.attrCount; i++) if (FONT_BREAKOUT_ATTRS.has(tag.attrName(i))) return true;
+  return false;
 }

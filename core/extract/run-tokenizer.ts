@@ -21,7 +21,11 @@
  * Plain tags are read whole (wholeTag): on the Python docs three quarters of the input is tags and
  * their attributes, which parse5 reads in some 13 rounds of its loop per tag (tag open, name, each
  * attribute's name, `=`, quotes, value, the space after it); a tag that is plain and wholly in the
- * input written so far becomes its token in one step, built with parse5's own token calls.
+ * input written so far is read in one step. A handler that takes PlainTags (PlainTagHandler) gets
+ * it without a token: name, tag id, self-closing flag and attribute spans, strings made only of
+ * what it asks for; the text after it up to the next tag comes as one token, and that tag is read
+ * in the same step. Other handlers, and the few tags that need parse5's token (raw-text elements'
+ * start tags, repeated attribute names), get the token built with parse5's own token calls.
  *
  * One difference from parse5's tokens, on purpose: parse5 cuts text into a character token per
  * word and a whitespace token per gap between words (its tree builder needs whitespace apart);
@@ -32,11 +36,135 @@
  * test/extract/run-tokenizer.test.ts compares them with the plain Tokenizer's, adjacent character
  * and whitespace tokens joined, on the HTML fixtures and on generated input fed in random chunks.
  * It relies on parse5's protected members (`_stateData` …, `runEnd`, `currentCharacterToken`,
- * `preprocessor.pos`): parse5 is pinned in package-lock.json, and that test is what says an
+ * `_emitCurrentCharacterToken`, `preprocessor.pos`): parse5 is pinned in package-lock.json, and that test is what says an
  * upgrade still fits.
  */
-import { Token, Tokenizer, TokenizerMode } from 'parse5';
+import { Token, Tokenizer, TokenizerMode, html as htmlTags } from 'parse5';
 import type { TokenHandler, TokenizerOptions } from 'parse5';
+
+/**
+ * Elements whose content the HTML parser reads as raw text, and the tokenizer state it switches
+ * to after their start tag (the handler switches it: the tokenizer has no tree). Their start tags
+ * always reach the handler as parse5 tokens (onStartTag), never as a PlainTag.
+ */
+export const RAW_TEXT_STATE: ReadonlyMap<string, Tokenizer['state']> = new Map<string, Tokenizer['state']>([
+  ['title', TokenizerMode.RCDATA],
+  ['textarea', TokenizerMode.RCDATA],
+  ['style', TokenizerMode.RAWTEXT],
+  ['xmp', TokenizerMode.RAWTEXT],
+  ['iframe', TokenizerMode.RAWTEXT],
+  ['noembed', TokenizerMode.RAWTEXT],
+  ['noframes', TokenizerMode.RAWTEXT],
+  ['script', TokenizerMode.SCRIPT_DATA],
+  ['plaintext', TokenizerMode.PLAINTEXT],
+]);
+
+/** RAW_TEXT_STATE's names by parse5's tag id (every one of them has an id). */
+const RAW_TEXT_BY_ID = new Uint8Array(256);
+for (const tag of RAW_TEXT_STATE.keys()) RAW_TEXT_BY_ID[htmlTags.getTagID(tag)] = 1;
+
+/**
+ * A start or end tag as a handler reads it, from a parse5 token (TokenTag) or straight from the
+ * input (PlainTag): attribute names and values by index, so that a tag from the input makes a
+ * string only of what is asked for.
+ */
+export interface TagView {
+  readonly tagName: string;
+  /** parse5's id for the name (html.TAG_ID.UNKNOWN when it has none). */
+  readonly tagID: number;
+  readonly selfClosing: boolean;
+  readonly attrCount: number;
+  attrName(i: number): string;
+  /** The length of attribute i's name, and its first code unit: read without making the name a string. */
+  attrNameLength(i: number): number;
+  attrNameFirst(i: number): number;
+  attrValue(i: number): string;
+}
+
+/** A parse5 tag token as a TagView; one reused per handler (`of` points it at the token). */
+export class TokenTag implements TagView {
+  private token: Token.TagToken | null = null;
+
+  of(token: Token.TagToken): this {
+    this.token = token;
+    return this;
+  }
+
+  get tagName(): string {
+    return this.token!.tagName;
+  }
+
+  get tagID(): number {
+    return this.token!.tagID;
+  }
+
+  get selfClosing(): boolean {
+    return this.token!.selfClosing;
+  }
+
+  get attrCount(): number {
+    return this.token!.attrs.length;
+  }
+
+  attrName(i: number): string {
+    return this.token!.attrs[i]!.name;
+  }
+
+  attrNameLength(i: number): number {
+    return this.token!.attrs[i]!.name.length;
+  }
+
+  attrNameFirst(i: number): number {
+    return this.token!.attrs[i]!.name.charCodeAt(0);
+  }
+
+  attrValue(i: number): string {
+    return this.token!.attrs[i]!.value;
+  }
+}
+
+/**
+ * A whole plain tag read by wholeTag, handed to the handler without a parse5 token: its attributes
+ * are spans of the input, made strings only when the handler asks (most attributes, `class`, `id`,
+ * `title` …, hold nothing a crawler reads). Valid only during the handler's call: the tokenizer
+ * reuses it for the next tag and may drop the input it points into.
+ */
+export class PlainTag implements TagView {
+  tagName = '';
+  tagID: number = htmlTags.TAG_ID.UNKNOWN;
+  isEnd = false;
+  selfClosing = false;
+  attrCount = 0;
+  /** The input the spans point into. */
+  html = '';
+  /** Per attribute: name start, name end, value start, value end (equal for no value). */
+  readonly spans: number[] = [];
+
+  attrName(i: number): string {
+    return cachedName(this.html, this.spans[4 * i]!, this.spans[4 * i + 1]!);
+  }
+
+  attrNameLength(i: number): number {
+    return this.spans[4 * i + 1]! - this.spans[4 * i]!;
+  }
+
+  attrNameFirst(i: number): number {
+    return this.html.charCodeAt(this.spans[4 * i]!);
+  }
+
+  attrValue(i: number): string {
+    return ownSlice(this.html, this.spans[4 * i + 2]!, this.spans[4 * i + 3]!);
+  }
+}
+
+/** A TokenHandler that also takes whole plain tags as PlainTags (instead of onStartTag/onEndTag). */
+export interface PlainTagHandler extends TokenHandler {
+  onPlainTag(tag: PlainTag): void;
+}
+
+function isPlainTagHandler(handler: TokenHandler): handler is PlainTagHandler {
+  return typeof (handler as Partial<PlainTagHandler>).onPlainTag === 'function';
+}
 
 // Per ASCII code unit, the reasons a run stops there (bit flags); above ASCII only surrogates stop.
 const STOP_ALWAYS = 1; // NUL, and CR (read as LF, or dropped before an LF): parse5 takes them one at a time
@@ -110,18 +238,65 @@ function ownSlice(html: string, from: number, to: number): string {
 }
 
 /**
- * Tag and attribute names read lately, by length and first and last character (RunTokenizer's
- * `name`), shared by the tokenizers of a thread: a small page then starts with the names the last
+ * Tag and attribute names read lately, by length and first and last character (cachedName), shared by the tokenizers of a thread: a small page then starts with the names the last
  * one read. Short strings of their own (V8 copies a slice under 13 characters), so no page's input
  * is kept alive by them.
  */
 const NAME_SLOTS = 256;
 const NAMES: (string | undefined)[] = new Array<string | undefined>(NAME_SLOTS).fill(undefined);
+/** parse5's tag id of the name in the same slot, once asked for (-1 before). */
+const NAME_TAG_IDS = new Int16Array(NAME_SLOTS).fill(-1);
+/** The slot cachedName last returned a name from, or -1 (a long name, not cached). */
+let lastSlot = -1;
 
-/** Whether two of the first `count` entries' names (even indexes) are equal. */
-function hasDuplicateName(attrs: string[], count: number): boolean {
-  for (let a = 2; a < count; a += 2) {
-    for (let b = 0; b < a; b += 2) if (attrs[a] === attrs[b]) return true;
+/**
+ * The tag or attribute name at `from`..`to`: the same string as last time when this name was read
+ * lately, else a new slice. A page repeats a few dozen names (`a`, `span`, `class`, `href`)
+ * thousands of times; a string read again keeps its hash, which parse5's tag-id lookup and the
+ * handler's rule lookups need, and no new string is made. A slot holds one name; two names that
+ * share a slot only make each other miss.
+ */
+function cachedName(html: string, from: number, to: number): string {
+  const length = to - from;
+  if (length >= 13) {
+    lastSlot = -1;
+    return ownSlice(html, from, to);
+  }
+  const slot = (length * 37 + html.charCodeAt(from) * 7 + html.charCodeAt(to - 1)) & (NAME_SLOTS - 1);
+  lastSlot = slot;
+  const seen = NAMES[slot];
+  if (seen !== undefined && seen.length === length) {
+    // Compared in place: names are short, and a builtin call (startsWith) cost more than the loop.
+    let k = 0;
+    while (k < length && seen.charCodeAt(k) === html.charCodeAt(from + k)) k++;
+    if (k === length) return seen;
+  }
+  const name = html.slice(from, to);
+  NAMES[slot] = name;
+  NAME_TAG_IDS[slot] = -1;
+  return name;
+}
+
+/** parse5's id for the tag name cachedName just returned (kept in its slot: no Map lookup again). */
+function lastTagID(name: string): number {
+  const slot = lastSlot;
+  if (slot < 0) return htmlTags.getTagID(name);
+  const id = NAME_TAG_IDS[slot]!;
+  return id >= 0 ? id : (NAME_TAG_IDS[slot] = htmlTags.getTagID(name));
+}
+
+/** Whether two of the first `count` attributes (spans: four entries each) have the same name. */
+function hasDuplicateName(html: string, spans: number[], count: number): boolean {
+  for (let a = 1; a < count; a++) {
+    const aFrom = spans[4 * a]!;
+    const length = spans[4 * a + 1]! - aFrom;
+    for (let b = 0; b < a; b++) {
+      const bFrom = spans[4 * b]!;
+      if (spans[4 * b + 1]! - bFrom !== length) continue;
+      let k = 0;
+      while (k < length && html.charCodeAt(aFrom + k) === html.charCodeAt(bFrom + k)) k++;
+      if (k === length) return true;
+    }
   }
   return false;
 }
@@ -131,19 +306,28 @@ function isHtmlSpace(c: number): boolean {
 }
 
 export class RunTokenizer extends Tokenizer {
-  /** wholeTag's attribute names and values, reused from tag to tag. */
-  private readonly attrScratch: string[] = [];
+  /** wholeTag's tag, its attribute spans reused from tag to tag. */
+  private readonly plain = new PlainTag();
+  /** The handler, when it takes whole plain tags without a token. */
+  private readonly plainHandler: PlainTagHandler | null;
+  /** parse5's tag-open state. */
+  private tagOpen: Tokenizer['state'] = TokenizerMode.DATA;
 
   constructor(options: TokenizerOptions, handler: TokenHandler) {
     if (options.sourceCodeLocationInfo) throw new Error('RunTokenizer does not track source locations');
     super(options, handler);
+    this.plainHandler = isPlainTagHandler(handler) ? handler : null;
   }
 
   protected override _stateData(cp: number): void {
     const state = this.state;
     super._stateData(cp);
     if (this.state === state) this.skipText(cp, DATA_STOPS);
-    else if (cp === 0x3c) this.wholeTag(); // parse5 is in its tag-open state
+    else if (cp === 0x3c) {
+      // parse5 is in its tag-open state (not among the states it exports: kept from here).
+      this.tagOpen = this.state;
+      this.wholeTag();
+    }
   }
 
   protected override _stateRcdata(cp: number): void {
@@ -252,125 +436,168 @@ export class RunTokenizer extends Tokenizer {
    * After parse5 read the `<` of a tag in text: read the whole tag at once, when it is a plain one
    * that lies in the input already: `</name>`, or `<name>` with attributes that have a value
    * (quoted, or unquoted and not empty) holding no character reference, or no value, separated by
-   * HTML whitespace, and an optional `/` before the `>`. The token is built with parse5's own calls
-   * (`_createStartTagToken`, `_createAttr`, `_leaveAttrName` with its duplicate-attribute rule,
-   * `emitCurrentTagToken`) and is the one its states would build one character at a time: on the
-   * Python docs those states take ~13 rounds of its loop per tag. Anything else (upper case, a
-   * reference, a parse error, a CR, a tag cut by the end of the chunk written so far) is left to
-   * parse5 from the `<` on: nothing is changed until the whole tag has been read.
+   * HTML whitespace, and an optional `/` before the `>`. On the Python docs parse5's states take
+   * ~13 rounds of its loop per such tag. Anything else (upper case, a reference, a parse error, a
+   * CR, a tag cut by the end of the chunk written so far) is left to parse5 from the `<` on:
+   * nothing is changed until the whole tag has been read.
+   *
+   * A handler that takes PlainTags gets the tag as spans of the input (no token, no attribute
+   * objects, no string it does not ask for), unless it is a raw-text element's start tag or repeats
+   * an attribute name; those, and every tag for other handlers, become the token parse5's states
+   * would build, made with its own calls (`_createStartTagToken`, `_createAttr`, `_leaveAttrName`
+   * with its duplicate-attribute rule, `emitCurrentTagToken`).
    */
   private wholeTag(): void {
+    while (this.readTag());
+  }
+
+  /** wholeTag's one tag; true when it is followed by another `<` read as parse5's data state reads it. */
+  private readTag(): boolean {
     const pp = this.preprocessor;
     const html = pp.html;
     const n = html.length;
     let i = pp.pos + 1;
-    if (i >= n) return;
+    if (i >= n) return false;
     let c = html.charCodeAt(i);
     const isEnd = c === 0x2f;
     if (isEnd) {
-      if (++i >= n) return;
+      if (++i >= n) return false;
       c = html.charCodeAt(i);
     }
     // A name starts with a lower-case ASCII letter (parse5 lowers an upper-case one: left to it).
-    if (c < 0x61 || c > 0x7a) return;
+    if (c < 0x61 || c > 0x7a) return false;
     let j = runEnd(html, i + 1, NAME_STOPS);
-    if (j >= n) return;
-    const name = this.name(html, i, j);
+    if (j >= n) return false;
+    const nameFrom = i;
+    const nameTo = j;
     c = html.charCodeAt(j);
-    if (isEnd) {
-      if (c !== 0x3e) return;
-      this._createEndTagToken();
-      (this.currentToken as Token.TagToken).tagName = name;
-      this.emitWholeTag(j, false);
-      return;
-    }
-    // Names and values in pairs; `count` entries in use (truncating the array each tag costs a runtime call).
-    const attrs = this.attrScratch;
+    const plain = this.plain;
+    const spans = plain.spans;
+    // Attributes as spans, four entries each; `count` of them in use (truncating the array each tag costs a runtime call).
     let count = 0;
     let selfClosing = false;
-    for (;;) {
-      const spaced = isHtmlSpace(c);
-      while (isHtmlSpace(c)) {
-        if (++j >= n) return;
+    if (isEnd) {
+      if (c !== 0x3e) return false;
+    } else {
+      for (;;) {
+        const spaced = isHtmlSpace(c);
+        while (isHtmlSpace(c)) {
+          if (++j >= n) return false;
+          c = html.charCodeAt(j);
+        }
+        if (c === 0x3e) break;
+        if (c === 0x2f) {
+          if (++j >= n || html.charCodeAt(j) !== 0x3e) return false;
+          selfClosing = true;
+          break;
+        }
+        // An attribute must follow whitespace; anything else after a name or a value is left to parse5.
+        if (!spaced) return false;
+        const nameEnd = runEnd(html, j, NAME_STOPS);
+        if (nameEnd === j || nameEnd >= n) return false;
+        c = html.charCodeAt(nameEnd);
+        const at = 4 * count;
+        if (c !== 0x3d) {
+          if (!isHtmlSpace(c) && c !== 0x3e && c !== 0x2f) return false;
+          spans[at] = j;
+          spans[at + 1] = nameEnd;
+          spans[at + 2] = nameEnd;
+          spans[at + 3] = nameEnd;
+          count++;
+          j = nameEnd;
+          continue;
+        }
+        const quote = nameEnd + 1 < n ? html.charCodeAt(nameEnd + 1) : -1;
+        if (quote === 0x22 || quote === 0x27) {
+          const valueEnd = runEnd(html, nameEnd + 2, quote === 0x22 ? DQUOTED_STOPS : SQUOTED_STOPS);
+          if (valueEnd >= n - 1 || html.charCodeAt(valueEnd) !== quote) return false;
+          spans[at] = j;
+          spans[at + 1] = nameEnd;
+          spans[at + 2] = nameEnd + 2;
+          spans[at + 3] = valueEnd;
+          j = valueEnd + 1;
+        } else {
+          // Unquoted (`href=/p/1.html`): up to whitespace or `>`; empty, or ended by anything else, is left to parse5.
+          const valueEnd = runEnd(html, nameEnd + 1, UNQUOTED_STOPS);
+          if (valueEnd === nameEnd + 1 || valueEnd >= n) return false;
+          spans[at] = j;
+          spans[at + 1] = nameEnd;
+          spans[at + 2] = nameEnd + 1;
+          spans[at + 3] = valueEnd;
+          j = valueEnd;
+        }
+        count++;
         c = html.charCodeAt(j);
       }
-      if (c === 0x3e) break;
-      if (c === 0x2f) {
-        if (++j >= n || html.charCodeAt(j) !== 0x3e) return;
-        selfClosing = true;
-        break;
-      }
-      // An attribute must follow whitespace; anything else after a name or a value is left to parse5.
-      if (!spaced) return;
-      const nameEnd = runEnd(html, j, NAME_STOPS);
-      if (nameEnd === j || nameEnd >= n) return;
-      c = html.charCodeAt(nameEnd);
-      if (c !== 0x3d) {
-        if (!isHtmlSpace(c) && c !== 0x3e && c !== 0x2f) return;
-        attrs[count++] = this.name(html, j, nameEnd);
-        attrs[count++] = '';
-        j = nameEnd;
-        continue;
-      }
-      const quote = nameEnd + 1 < n ? html.charCodeAt(nameEnd + 1) : -1;
-      if (quote === 0x22 || quote === 0x27) {
-        const valueEnd = runEnd(html, nameEnd + 2, quote === 0x22 ? DQUOTED_STOPS : SQUOTED_STOPS);
-        if (valueEnd >= n - 1 || html.charCodeAt(valueEnd) !== quote) return;
-        attrs[count++] = this.name(html, j, nameEnd);
-        attrs[count++] = ownSlice(html, nameEnd + 2, valueEnd);
-        j = valueEnd + 1;
-      } else {
-        // Unquoted (`href=/p/1.html`): up to whitespace or `>`; empty, or ended by anything else, is left to parse5.
-        const valueEnd = runEnd(html, nameEnd + 1, UNQUOTED_STOPS);
-        if (valueEnd === nameEnd + 1 || valueEnd >= n) return;
-        attrs[count++] = this.name(html, j, nameEnd);
-        attrs[count++] = ownSlice(html, nameEnd + 1, valueEnd);
-        j = valueEnd;
-      }
-      c = html.charCodeAt(j);
     }
-    this._createStartTagToken();
+    // The whole tag is read: from here on, what parse5 does on reading its `>`.
+    const name = cachedName(html, nameFrom, nameTo);
+    const tagID = lastTagID(name);
+    pp.pos = j;
+    this.state = TokenizerMode.DATA;
+    const handler = this.plainHandler;
+    const duplicate = count > 1 && hasDuplicateName(html, spans, count);
+    if (handler !== null && !duplicate && (isEnd || RAW_TEXT_BY_ID[tagID] !== 1)) {
+      // emitCurrentTagToken's steps without the token: the text before the tag first.
+      this._emitCurrentCharacterToken(null);
+      if (!isEnd) this.lastStartTagName = name;
+      plain.tagName = name;
+      plain.tagID = tagID;
+      plain.isEnd = isEnd;
+      plain.selfClosing = selfClosing;
+      plain.attrCount = count;
+      plain.html = html;
+      handler.onPlainTag(plain);
+      plain.html = '';
+      pp.dropParsedChunk();
+      return this.state === TokenizerMode.DATA && this.textToTag(handler);
+    }
+    if (isEnd) this._createEndTagToken();
+    else this._createStartTagToken();
     const token = this.currentToken as Token.TagToken;
     token.tagName = name;
-    if (count <= 16 && !hasDuplicateName(attrs, count)) {
+    if (selfClosing) token.selfClosing = true;
+    plain.html = html;
+    if (count <= 8 && !duplicate) {
       // A few distinct names: parse5 would keep all of them, in order, as these same objects
       // (`_createAttr`'s shape); its own calls, with its duplicate rule, take the rest.
-      for (let k = 0; k < count; k += 2) token.attrs.push({ name: attrs[k]!, value: attrs[k + 1]! });
+      for (let k = 0; k < count; k++) token.attrs.push({ name: plain.attrName(k), value: plain.attrValue(k) });
     } else {
-      for (let k = 0; k < count; k += 2) {
+      for (let k = 0; k < count; k++) {
         this._createAttr('');
-        this.currentAttr.name = attrs[k]!;
+        this.currentAttr.name = plain.attrName(k);
         this._leaveAttrName();
-        this.currentAttr.value = attrs[k + 1]!;
+        this.currentAttr.value = plain.attrValue(k);
       }
     }
-    this.emitWholeTag(j, selfClosing);
+    plain.html = '';
+    this.emitCurrentTagToken();
+    return false;
   }
 
   /**
-   * The tag or attribute name at `from`..`to`: the same string as last time when this name was
-   * read lately, else a new slice. A page repeats a few dozen names (`a`, `span`, `class`, `href`)
-   * thousands of times; a string read again keeps its hash, which parse5's tag-id lookup and the
-   * handler's rule lookups need, and no new string is made. A slot holds one name; two names that
-   * share a slot only make each other miss.
+   * After a PlainTag, in the data state: the text up to the next `<`, when it holds nothing parse5
+   * acts on (no `&`, CR, NUL or surrogate) and the `<` is in the input already, goes to the handler
+   * as one token without parse5's data state (its loop round, `_emitCodePoint`, the run it then
+   * flushes): the token it would have got, whitespace only or not. Then the `<` is read as the data
+   * state reads it (tag open), and true returned: wholeTag reads the next tag in the same round of
+   * parse5's loop. Anything else is left to parse5, and false returned.
    */
-  private name(html: string, from: number, to: number): string {
-    const length = to - from;
-    if (length >= 13) return ownSlice(html, from, to);
-    const slot = (length * 37 + html.charCodeAt(from) * 7 + html.charCodeAt(to - 1)) & (NAME_SLOTS - 1);
-    const seen = NAMES[slot];
-    if (seen !== undefined && seen.length === length && html.startsWith(seen, from)) return seen;
-    const name = html.slice(from, to);
-    NAMES[slot] = name;
-    return name;
-  }
-
-  /** The tag's `>` is at `gt`: emit the token as parse5 does on reading it. */
-  private emitWholeTag(gt: number, selfClosing: boolean): void {
-    if (selfClosing) (this.currentToken as Token.TagToken).selfClosing = true;
-    this.preprocessor.pos = gt;
-    this.state = TokenizerMode.DATA;
-    this.emitCurrentTagToken();
+  private textToTag(handler: PlainTagHandler): boolean {
+    const pp = this.preprocessor;
+    const html = pp.html;
+    const from = pp.pos + 1;
+    const end = runEnd(html, from, DATA_STOPS);
+    if (end >= html.length || html.charCodeAt(end) !== 0x3c) return false;
+    pp.pos = end;
+    this.state = this.tagOpen;
+    if (end === from) return true;
+    let i = from;
+    while (i < end && isHtmlSpace(html.charCodeAt(i))) i++;
+    const chars = ownSlice(html, from, end);
+    if (i < end) handler.onCharacter({ type: Token.TokenType.CHARACTER, chars, location: null });
+    else handler.onWhitespaceCharacter({ type: Token.TokenType.WHITESPACE_CHARACTER, chars, location: null });
+    return this.state === this.tagOpen;
   }
 
   private skipTo(end: number): void {
