@@ -9,6 +9,7 @@
  * (bench/node-binary-pages.js). Plain JavaScript: it loads before any TypeScript.
  */
 import fs from 'node:fs';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import v8 from 'node:v8';
 import { smapsGroups } from './memory-detail.js';
 import { nodeBinaryResidency } from './node-binary-pages.js';
@@ -18,6 +19,23 @@ const PAGE = 4096;
 const out = process.env.TROVE_RSS_OUT;
 const every = Number(process.env.TROVE_RSS_SAMPLE_MS ?? 0);
 let atPeak = null;
+
+// The extraction worker's heap at the peak: reached by wrapping worker_threads' Worker before the
+// core loads (as crawl-sample-child.js does), only when sampling.
+/** @type {Set<import('node:worker_threads').Worker>} */
+const workers = new Set();
+if (out && every > 0) {
+  const wt = createRequire(import.meta.url)('node:worker_threads');
+  const Base = wt.Worker;
+  wt.Worker = class extends Base {
+    constructor(...args) {
+      super(...args);
+      workers.add(this);
+      this.on('exit', () => workers.delete(this));
+    }
+  };
+  syncBuiltinESMExports();
+}
 
 function rssBytes() {
   return Number(fs.readFileSync('/proc/self/statm', 'utf8').split(' ')[1]) * PAGE;
@@ -49,7 +67,19 @@ if (out && every > 0) {
     const rss = rssBytes();
     if (rss > high + MIB) {
       high = rss;
-      atPeak = breakdown(rss);
+      const at = breakdown(rss);
+      atPeak = at;
+      // Asked at once; the answer comes a few ms later (the worker may be busy with a page).
+      for (const w of workers) {
+        w.getHeapStatistics().then(
+          (ws) => {
+            at.workerHeapResident = (at.workerHeapResident ?? 0) + Math.round((ws.total_physical_size / MIB) * 10) / 10;
+            at.workerHeapUsed = (at.workerHeapUsed ?? 0) + Math.round((ws.used_heap_size / MIB) * 10) / 10;
+            at.workerExternal = (at.workerExternal ?? 0) + Math.round((ws.external_memory / MIB) * 10) / 10;
+          },
+          () => undefined,
+        );
+      }
     }
   }, every).unref();
 }
