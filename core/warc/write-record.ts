@@ -20,6 +20,7 @@ import { pipeline } from 'node:stream/promises';
 import { constants as zlibConstants, createGzip, gzipSync } from 'node:zlib';
 import type { Gzip as ZlibGzip, ZlibReset } from 'node:zlib';
 import { TroveError } from '../errors.ts';
+import { releaseBuffer } from '../formats/release-buffer.ts';
 import type { BlockDigestCheck } from './write-block-digest.ts';
 
 /** One piece of a record block: bytes in memory, or a spooled file opened on demand. */
@@ -247,7 +248,13 @@ export async function recordBytesInMemory(rec: RecordBytes, opts: WriteRecordOpt
   const raw = Buffer.concat([rec.header, ...parts, CRLFCRLF]);
   if (!opts.gzip) return raw;
   const sized = { level: opts.gzipLevel, ...gzipMemberOptions(raw.length) };
-  return raw.length <= SYNC_GZIP_MAX ? gzipSync(raw, { ...sized, chunkSize: gzipChunkSize(raw.length) }) : await gzipOnPool(raw, sized);
+  if (raw.length <= SYNC_GZIP_MAX) return gzipSync(raw, { ...sized, chunkSize: gzipChunkSize(raw.length) });
+  try {
+    return await gzipOnPool(raw, sized);
+  } finally {
+    // The join was only zlib's input, and zlib is done with it: freed now, not at a collection.
+    releaseBuffer(raw);
+  }
 }
 
 /**
