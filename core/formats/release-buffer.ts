@@ -13,15 +13,15 @@
 const RELEASE_MIN_BYTES = 4096;
 
 /**
- * Frees the memory of `buf`'s ArrayBuffer now. `whole`: only when `buf` spans all of it (a join or a
+ * Frees the memory of `buf`'s ArrayBuffer (or of `buf`, an ArrayBuffer) now. `whole`: only when `buf` spans all of it (a join or a
  * copy made by the caller; a view into Node's shared pool or into a larger buffer is left alone).
  * Without `whole` the caller owns the whole ArrayBuffer, whatever part of it `buf` views (a socket
  * read kept as a body piece). A buffer already released, not detachable or small is left as it is.
  */
-export function releaseBuffer(buf: Uint8Array, whole = true): void {
-  const ab = buf.buffer;
+export function releaseBuffer(buf: Uint8Array | ArrayBuffer, whole = true): void {
+  const ab = buf instanceof ArrayBuffer ? buf : buf.buffer;
   if (!(ab instanceof ArrayBuffer) || ab.detached || ab.byteLength < RELEASE_MIN_BYTES) return;
-  if (whole && (buf.byteOffset !== 0 || buf.byteLength !== ab.byteLength)) return;
+  if (whole && ab !== buf && ((buf as Uint8Array).byteOffset !== 0 || (buf as Uint8Array).byteLength !== ab.byteLength)) return;
   try {
     ab.transfer(0);
   } catch {

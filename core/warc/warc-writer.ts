@@ -12,12 +12,11 @@ import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { TroveError, isTroveError } from '../errors.ts';
-import { releaseBuffer } from '../formats/release-buffer.ts';
 import { warcFields } from './record-header.ts';
 import { OPEN_SUFFIX, warcFileName } from './warc-file-name.ts';
 import { prepareRecord } from './write-record-input.ts';
 import type { PreparedRecord, RecordInput } from './write-record-input.ts';
-import { recordBytesInMemory, writeAllFully, writeRecordAt } from './write-record.ts';
+import { memberWritten, recordBytesInMemory, writeAllFully, writeRecordAt } from './write-record.ts';
 import type { WarcFileHandle } from './write-record.ts';
 
 export type { BlockSource, WarcFileHandle } from './write-record.ts';
@@ -232,9 +231,8 @@ export class WarcWriter {
       if (joined.length === 0) return;
       await writeAllFully(file.handle, joined, joinedAt);
       // On disk now, and nothing else holds a member (each is made for one write): its memory is
-      // freed at once rather than waiting, body-sized, for a collection (issue 20). A member that
-      // shares its buffer (a small one, a view into zlib's or Node's pool) is left to the collector.
-      for (const m of joined) releaseBuffer(m);
+      // freed at once rather than waiting, body-sized, for a collection (issue 20).
+      for (const m of joined) memberWritten(m);
       joined = [];
     };
     try {
