@@ -43,6 +43,9 @@ interface Result {
   nodeBinary?: { totalMib: number; groups: Record<string, number> };
 }
 
+const atPeakText = (p: Record<string, number> | null) =>
+  p ? `${p.files} / ${p.brk} / ${p.threadArenas} / ${p.stacks} / ${p.anonOther} / ${p.crawlHeapResident} / ${p.crawlHeapUsed} / ${p.arrayBuffers} / ${p.external} / ${p.workerHeapResident ?? '-'} / ${p.workerHeapUsed ?? '-'}` : '-';
+
 const argv = process.argv.slice(2);
 const opt = (k: string) => argv.find((a) => a.startsWith(`--${k}=`))?.slice(k.length + 3);
 const runs = Number(opt('runs') ?? 3);
@@ -90,7 +93,7 @@ try {
     for (const v of variants) {
       const r = crawl(v, i);
       (results.get(v) ?? results.set(v, []).get(v)!).push(r);
-      console.log(`  ${v.name.padEnd(28)} peak ${(r.maxRssKib / 1024).toFixed(1)} MiB, at exit ${(r.rssKib / 1024).toFixed(1)} (files ${(r.fileKib / 1024).toFixed(1)}, anonymous ${(r.anonKib / 1024).toFixed(1)}), CPU ${(r.cpuMs / 1000).toFixed(2)} s`);
+      console.log(`  ${v.name.padEnd(28)} peak ${(r.maxRssKib / 1024).toFixed(1)} MiB, at exit ${(r.rssKib / 1024).toFixed(1)} (files ${(r.fileKib / 1024).toFixed(1)}, anonymous ${(r.anonKib / 1024).toFixed(1)}), CPU ${(r.cpuMs / 1000).toFixed(2)} s; at peak ${atPeakText(r.atPeak)}`);
     }
     loads.push(os.loadavg()[0]!);
   }
@@ -101,11 +104,10 @@ try {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 console.log(`\nload (1-min average) ${loads.map((l) => l.toFixed(1)).join(' → ')}; ${runs} run(s) each, alternated\n`);
-console.log('| run | peak RSS (each run) | median | CPU (median) | at peak: files / brk / arenas / stacks / other anon / crawl heap res. / used / ArrayBuffers |');
+console.log('| run | peak RSS (each run) | median | CPU (median) | at peak: files / brk / arenas / stacks / other anon / crawl heap res. / used / ArrayBuffers / external / worker heap res. / used |');
 console.log('|---|---:|---:|---:|---|');
 for (const [v, rs] of results) {
-  const p = rs.reduce((a, b) => (b.maxRssKib > a.maxRssKib ? b : a)).atPeak;
-  const peak = p ? `${p.files} / ${p.brk} / ${p.threadArenas} / ${p.stacks} / ${p.anonOther} / ${p.crawlHeapResident} / ${p.crawlHeapUsed} / ${p.arrayBuffers}` : '-';
+  const peak = atPeakText(rs.reduce((a, b) => (b.maxRssKib > a.maxRssKib ? b : a)).atPeak);
   console.log(`| ${v.name} | ${rs.map((r) => (r.maxRssKib / 1024).toFixed(0)).join(', ')} MiB | ${(median(rs.map((r) => r.maxRssKib)) / 1024).toFixed(1)} MiB | ${(median(rs.map((r) => r.cpuMs)) / 1000).toFixed(2)} s | ${peak} |`);
 }
 console.log('\nnode binary resident at exit, MiB (last run of each):');

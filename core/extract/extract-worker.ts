@@ -5,6 +5,7 @@
  * extraction only, not start-up.
  */
 import { parentPort } from 'node:worker_threads';
+import { releaseBuffer } from '../formats/release-buffer.ts';
 import { extractDocument } from './extract-document.ts';
 import type { DocumentInput } from './extract-document.ts';
 import { packExtraction } from './extract-message.ts';
@@ -25,15 +26,18 @@ if (port === null) throw new Error('extract-worker.ts must run in a worker threa
 
 port.on('message', (job: WorkerJob) => {
   let reply: WorkerMessage;
+  // Structured clone turns a Buffer into a plain Uint8Array: view it as a Buffer again, no copy.
+  const b = job.input.body as Uint8Array;
   try {
-    // Structured clone turns a Buffer into a plain Uint8Array: view it as a Buffer again, no copy.
-    const b = job.input.body as Uint8Array;
     const body = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
     reply = { type: 'result', id: job.id, result: packExtraction(extractDocument({ ...job.input, body })) };
   } catch (err) {
     reply = { type: 'failed', id: job.id, error: err instanceof Error ? err.message : String(err) };
   }
   port.postMessage(reply);
+  // The body was moved here for this job alone (the pool transfers its buffer): freed now, not
+  // when this thread next collects (issue 20).
+  releaseBuffer(b);
 });
 
 port.postMessage({ type: 'ready' } satisfies WorkerMessage);

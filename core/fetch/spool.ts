@@ -15,6 +15,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { TroveError } from '../errors.ts';
+import { releaseBuffer } from '../formats/release-buffer.ts';
 
 /** A finished body: in memory or in a temp file. */
 export interface Spool {
@@ -28,10 +29,15 @@ export interface Spool {
   read(maxBytes?: number): Promise<Buffer>;
   /**
    * The bytes as the pieces held in memory, in order, without a copy; null when they are in a
-   * file. The pieces are the spool's own: do not change them or hand their memory away.
+   * file. The pieces are the spool's own: do not change them or hand their memory away, and do not
+   * keep them past dispose(), which frees them (as it does the pieces stream() yields).
    */
   buffers(): readonly Buffer[] | null;
-  /** Remove the temp file. Idempotent; the spool is unusable afterwards. */
+  /**
+   * Remove the temp file, and free the memory of the pieces the spool made or was handed as its own
+   * (SpoolWriter), at once rather than at the next garbage collection. Idempotent; the spool is
+   * unusable afterwards.
+   */
   dispose(): Promise<void>;
 }
 
@@ -44,6 +50,8 @@ export class SpoolWriter {
   readonly #dir: string;
   readonly #memoryBytes: number;
   #chunks: Buffer[] = [];
+  /** Per piece: it is a view of a buffer handed over as the spool's own (writeOwned), not a copy. */
+  #kept: boolean[] = [];
   #size = 0;
   #fd: number | null = null;
   #path: string | null = null;
@@ -89,6 +97,7 @@ export class SpoolWriter {
         // Copy unless kept: the chunk may be reused by the caller, or a small view into a larger
         // buffer we must not keep alive.
         this.#chunks.push(keep ? (chunk as Buffer) : Buffer.from(chunk));
+        this.#kept.push(keep);
       }
     } catch (err) {
       this.abandon();
@@ -106,13 +115,14 @@ export class SpoolWriter {
       this.#fd = null;
       return new FileSpool(this.#path as string, this.#size);
     }
-    return new MemorySpool(this.#chunks, this.#size);
+    return new MemorySpool(this.#chunks, this.#size, this.#kept);
   }
 
   /** Drop everything (used when a fetch fails before a result exists). */
   abandon(): void {
     this.#finished = true;
     this.#chunks = [];
+    this.#kept = [];
     if (this.#fd !== null) {
       try {
         fs.closeSync(this.#fd);
@@ -130,22 +140,32 @@ export class SpoolWriter {
     this.#path = file;
     for (const c of this.#chunks) writeAll(this.#fd, c);
     this.#chunks = [];
+    this.#kept = [];
   }
 }
 
 /** An empty spool, for responses without a body (HEAD, 204, 304). */
 export function emptySpool(): Spool {
-  return new MemorySpool([], 0);
+  return new MemorySpool([], 0, null);
 }
 
-/** A spool over bytes already in memory (tests, small synthetic records). */
+/** A spool over bytes already in memory (tests, small synthetic records); the caller's buffer stays the caller's. */
 export function spoolFromBuffer(buf: Buffer): Spool {
-  return new MemorySpool([buf], buf.length);
+  return new MemorySpool([buf], buf.length, null);
 }
 
 /** A spool over a file that already holds the bytes (a body another component spooled); dispose() removes it. */
 export function spoolFromFile(file: string, size: number): Spool {
   return new FileSpool(file, size);
+}
+
+/**
+ * Frees the pieces' memory: a copy the writer made when it is its own ArrayBuffer, a kept piece's
+ * whole ArrayBuffer (a socket read: the bytes before the body, the response head, were copied out
+ * by the framer, and a chunked body's entity pieces, views of the same reads, go with it).
+ */
+function releasePieces(chunks: Buffer[], kept: boolean[] | null): void {
+  for (let i = 0; i < chunks.length; i++) releaseBuffer(chunks[i]!, kept?.[i] !== true);
 }
 
 function writeAll(fd: number, chunk: Uint8Array): void {
@@ -157,11 +177,14 @@ class MemorySpool implements Spool {
   readonly size: number;
   readonly path = null;
   #chunks: Buffer[];
+  /** Which pieces are the spool's own to free (SpoolWriter's), or null: none (a caller's buffer). */
+  #owned: boolean[] | null;
   #disposed = false;
 
-  constructor(chunks: Buffer[], size: number) {
+  constructor(chunks: Buffer[], size: number, kept: boolean[] | null) {
     this.#chunks = chunks;
     this.size = size;
+    this.#owned = kept;
   }
 
   stream(): Readable {
@@ -172,6 +195,8 @@ class MemorySpool implements Spool {
   async read(maxBytes: number = this.size): Promise<Buffer> {
     this.#check();
     const all = this.#chunks.length === 1 ? this.#chunks[0] : Buffer.concat(this.#chunks, this.size);
+    // The one piece itself goes to the caller, who may keep it: dispose() leaves the memory alone.
+    if (this.#chunks.length === 1) this.#owned = null;
     return maxBytes >= all.length ? all : all.subarray(0, Math.max(0, maxBytes));
   }
 
@@ -181,7 +206,9 @@ class MemorySpool implements Spool {
   }
 
   async dispose(): Promise<void> {
+    if (this.#disposed) return;
     this.#disposed = true;
+    if (this.#owned) releasePieces(this.#chunks, this.#owned);
     this.#chunks = [];
   }
 

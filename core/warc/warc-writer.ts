@@ -16,7 +16,7 @@ import { warcFields } from './record-header.ts';
 import { OPEN_SUFFIX, warcFileName } from './warc-file-name.ts';
 import { prepareRecord } from './write-record-input.ts';
 import type { PreparedRecord, RecordInput } from './write-record-input.ts';
-import { recordBytesInMemory, writeAllFully, writeRecordAt } from './write-record.ts';
+import { memberWritten, recordBytesInMemory, writeAllFully, writeRecordAt } from './write-record.ts';
 import type { WarcFileHandle } from './write-record.ts';
 
 export type { BlockSource, WarcFileHandle } from './write-record.ts';
@@ -174,7 +174,8 @@ export class WarcWriter {
    * while the page's links are still being extracted — for the file being written at this
    * moment. Hand the result to writeGroup; should the file rotate in between, those records are
    * simply compressed again there. Compression runs on the thread pool, so this overlaps with
-   * work on the crawl's own thread.
+   * work on the crawl's own thread. Hand each result to writeGroup once: a member's memory is
+   * freed when it has been written.
    */
   async precompress(records: RecordInput[]): Promise<PrecompressedRecord[]> {
     const warcinfoId = this.#file?.warcinfoId ?? null;
@@ -229,6 +230,9 @@ export class WarcWriter {
     const writeJoined = async (): Promise<void> => {
       if (joined.length === 0) return;
       await writeAllFully(file.handle, joined, joinedAt);
+      // On disk now, and nothing else holds a member (each is made for one write): its memory is
+      // freed at once rather than waiting, body-sized, for a collection (issue 20).
+      for (const m of joined) memberWritten(m);
       joined = [];
     };
     try {

@@ -20,6 +20,7 @@ import { pipeline } from 'node:stream/promises';
 import { constants as zlibConstants, createGzip, gzipSync } from 'node:zlib';
 import type { Gzip as ZlibGzip, ZlibReset } from 'node:zlib';
 import { TroveError } from '../errors.ts';
+import { releaseBuffer } from '../formats/release-buffer.ts';
 import type { BlockDigestCheck } from './write-block-digest.ts';
 
 /** One piece of a record block: bytes in memory, or a spooled file opened on demand. */
@@ -97,6 +98,44 @@ const idleGzip = new Map<string, Gzip[]>();
 interface MemberJob {
   pieces: Buffer[];
   length: number;
+  /** The output buffer the stream is filling (the ArrayBuffer its last piece was a view of). */
+  filling: ArrayBuffer | null;
+}
+
+/**
+ * A kept stream's output buffer, whose members are views of it rather than copies. zlib fills one
+ * 256 KiB buffer member after member and then starts a new one; a full buffer lives on (promoted,
+ * as it outlives several young collections) until a full collection, as did the copy each member
+ * used to be. So each buffer counts the members cut from it that are not yet on disk: once the
+ * stream has moved on to a new buffer and the last of them is written (memberWritten), it is
+ * freed at once. A member never written (its file rotated first) leaves its buffer to the collector.
+ */
+interface OutputBuffer {
+  unwritten: number;
+  filled: boolean;
+}
+const outputBuffers = new WeakMap<ArrayBuffer, OutputBuffer>();
+
+/**
+ * Call when a member made by recordBytesInMemory is on disk and nothing will read it again: its
+ * memory is freed now (its own buffer, or its share of a kept stream's output buffer).
+ */
+export function memberWritten(member: Buffer): void {
+  const out = outputBuffers.get(member.buffer as ArrayBuffer);
+  if (out === undefined) {
+    releaseBuffer(member);
+    return;
+  }
+  out.unwritten -= 1;
+  if (out.filled && out.unwritten === 0) releaseBuffer(member, false);
+}
+
+/** The stream has moved on from `ab`: no more members will be cut from it. */
+function outputFilled(ab: ArrayBuffer): void {
+  const out = outputBuffers.get(ab) ?? { unwritten: 0, filled: true };
+  out.filled = true;
+  if (out.unwritten === 0) releaseBuffer(ab);
+  else outputBuffers.set(ab, out);
 }
 
 async function gzipOnPool(raw: Buffer, zopts: { level: number; windowBits: number; memLevel: number }): Promise<Buffer> {
@@ -114,10 +153,29 @@ async function gzipOnPool(raw: Buffer, zopts: { level: number; windowBits: numbe
     stream.destroy();
     throw err;
   }
-  // The pieces are views of the stream's output buffer, which it fills again for the next
-  // member: the member gets its own bytes (a copy of ~1/4 of the record).
-  const member = Buffer.concat(job.pieces, job.length);
+  // A member in one piece is a view of the stream's output buffer, which zlib does not write
+  // again (the next member goes after it, or into a new buffer): kept as it is, counted against
+  // its buffer. One that spans two buffers (rare: a member larger than what was left) is joined.
+  const pieces = job.pieces;
+  const last = pieces[pieces.length - 1]!.buffer as ArrayBuffer;
+  let member: Buffer;
+  if (pieces.length === 1) {
+    member = pieces[0]!;
+    const out = outputBuffers.get(last) ?? { unwritten: 0, filled: false };
+    out.unwritten += 1;
+    outputBuffers.set(last, out);
+  } else {
+    member = Buffer.concat(pieces, job.length);
+  }
   job.pieces = [];
+  // Every buffer before the one the stream is filling now is full: freed when its members are on
+  // disk (at once for those this member was joined from, whose bytes it copied).
+  const filled = new Set<ArrayBuffer>();
+  if (job.filling !== null) filled.add(job.filling);
+  for (const p of pieces) filled.add(p.buffer as ArrayBuffer);
+  filled.delete(last);
+  for (const ab of filled) outputFilled(ab);
+  job.filling = last;
   stream.reset();
   const list = idleGzip.get(kind) ?? [];
   if (list.length < KEEP_IDLE_PER_KIND) {
@@ -134,7 +192,7 @@ const memberJobs = new WeakMap<Gzip, MemberJob>();
 function newMemberStream(zopts: { level: number; windowBits: number; memLevel: number }): Gzip {
   // Z_FINISH on every write: each write is a whole member (then reset); one trip to the pool.
   const stream = createGzip({ ...zopts, chunkSize: 256 * 1024, flush: zlibConstants.Z_FINISH }) as Gzip;
-  const job: MemberJob = { pieces: [], length: 0 };
+  const job: MemberJob = { pieces: [], length: 0, filling: null };
   memberJobs.set(stream, job);
   stream.on('data', (chunk: Buffer) => {
     job.pieces.push(chunk);
@@ -247,7 +305,13 @@ export async function recordBytesInMemory(rec: RecordBytes, opts: WriteRecordOpt
   const raw = Buffer.concat([rec.header, ...parts, CRLFCRLF]);
   if (!opts.gzip) return raw;
   const sized = { level: opts.gzipLevel, ...gzipMemberOptions(raw.length) };
-  return raw.length <= SYNC_GZIP_MAX ? gzipSync(raw, { ...sized, chunkSize: gzipChunkSize(raw.length) }) : await gzipOnPool(raw, sized);
+  if (raw.length <= SYNC_GZIP_MAX) return gzipSync(raw, { ...sized, chunkSize: gzipChunkSize(raw.length) });
+  try {
+    return await gzipOnPool(raw, sized);
+  } finally {
+    // The join was only zlib's input, and zlib is done with it: freed now, not at a collection.
+    releaseBuffer(raw);
+  }
 }
 
 /**
@@ -263,7 +327,9 @@ export async function writeRecordAt(
   const whole = await recordBytesInMemory(rec, opts);
   if (whole) {
     await writeFully(file, whole, position);
-    return whole.length;
+    const length = whole.length;
+    memberWritten(whole);
+    return length;
   }
 
   let at = position;

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isTroveError } from '../../core/errors.ts';
-import { SpoolWriter, emptySpool } from '../../core/fetch/spool.ts';
+import { SpoolWriter, emptySpool, spoolFromBuffer } from '../../core/fetch/spool.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-spool-test-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -97,5 +97,42 @@ describe('SpoolWriter', () => {
     const s = emptySpool();
     expect(s.size).toBe(0);
     expect((await s.read()).length).toBe(0);
+  });
+
+  it('frees its own pieces on dispose (kept reads whole, its copies), never a caller buffer', async () => {
+    const w = new SpoolWriter(dir, 1024 * 1024);
+    // A socket read whose first bytes were the response head: the body piece is a view of most of it.
+    const read = Buffer.alloc(64 * 1024, 0x61);
+    const bodyView = read.subarray(300);
+    const copied = Buffer.alloc(40 * 1024, 0x62); // written, not owned: the spool copies it (past Node's pool)
+    const small = Buffer.alloc(100, 0x63); // copied into Node's pool: left to the collector
+    w.writeOwned(bodyView);
+    w.write(copied);
+    w.write(small);
+    const s = w.finish();
+    const [p0, p1, p2] = s.buffers()!;
+    expect(p0!.buffer).toBe(read.buffer);
+    await s.dispose();
+    expect(read.buffer.detached).toBe(true);
+    expect(bodyView.length).toBe(0);
+    expect((p1!.buffer as ArrayBuffer).detached).toBe(true);
+    expect(copied.buffer.detached).toBe(false);
+    expect(p2!.length).toBe(100);
+    expect((p2!.buffer as ArrayBuffer).detached).toBe(false);
+  });
+
+  it('leaves alone a buffer it was given (spoolFromBuffer) or lent out whole (read of one piece)', async () => {
+    const given = Buffer.alloc(50_000, 0x64);
+    const s1 = spoolFromBuffer(given);
+    await s1.dispose();
+    expect(given.length).toBe(50_000);
+
+    const w = new SpoolWriter(dir, 1024 * 1024);
+    w.writeOwned(Buffer.alloc(64 * 1024, 0x65));
+    const s2 = w.finish();
+    const lent = await s2.read();
+    await s2.dispose();
+    expect(lent.length).toBe(64 * 1024);
+    expect(lent.every((b) => b === 0x65)).toBe(true);
   });
 });
