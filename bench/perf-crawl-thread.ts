@@ -10,7 +10,13 @@
  * time, so on this shared 2-core machine a thread waiting for a core, or in a system call, is
  * charged to wherever it stopped; and it cannot see kernel time (a loopback socket write does the
  * receiver's TCP work on the sender's thread). perf's cpu-clock event samples on-CPU time only.
- * `--perf-basic-prof` makes Node write /tmp/perf-<pid>.map so JIT frames carry their source.
+ * `--perf-prof` makes Node write a jitdump (jit-<pid>.dump: each compiled function's code, address
+ * and time), and `perf inject --jit` turns it into symbol files that perf reads by time, so a
+ * sample is named after the function at that address when it was taken. (The older
+ * `--perf-basic-prof` map has no times and never retires a collected function's range: a later
+ * function compiled at the same address was named after the earlier one, e.g. a synchronous gzip
+ * charged to the trap detector's `segmentsOf`.) perf must then record with `-k mono`, the
+ * jitdump's clock.
  *
  * `--docs`: instead, one crawl of Debian's Python docs on loopback nginx (8 connections, as in
  * crawl-bench.ts and crawl-ab-bench.ts: their nginx helper and crawl child, the CLI's flags and
@@ -20,9 +26,9 @@
  * instruction is in (any code: the one table no stack walk can get wrong).
  *
  * Read the JavaScript tables as approximate: perf walks stacks by frame pointers, which
- * better-sqlite3's SQLite does not keep (its samples are set apart), and Node's perf map never
- * retires a collected function's address range, so a later function compiled there can be named
- * after an earlier one. Where the instruction is, by library and by function, is exact.
+ * better-sqlite3's SQLite does not keep (its samples are set apart), and a function V8 inlined
+ * is charged to the one it was inlined into. Where the instruction is, by library and by
+ * function, is exact.
  *
  * `--tree=DIR` (with `--docs`): crawl with another checkout's code (its crawl child and CLI
  * flags), e.g. the commit before a change. `--from=FILE`: tabulate a perf.data kept by `--keep` again instead of crawling.
@@ -57,11 +63,13 @@ if (docs && (!nginxAvailable() || !fs.existsSync(DOCS))) {
 
 const from = process.argv.find((a) => a.startsWith('--from='))?.slice('--from='.length);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-perf-'));
-const data = from ?? path.join(work, 'perf.data');
+const recorded = path.join(work, 'perf.data');
+// perf inject --jit writes one symbol file per compiled function beside the jitdump (in `work`).
+const data = from ?? path.join(work, 'perf.jit.data');
 const nginx = docs && !from ? await startNginx(fs.realpathSync(DOCS)) : null;
 try {
-  const perfArgs = ['record', '-e', 'cpu-clock', '-F', '499', '-g', '-o', data, '--'];
-  const withPerfMap = (env: NodeJS.ProcessEnv) => ({ ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --perf-basic-prof`.trim() });
+  const perfArgs = ['record', '-k', 'mono', '-e', 'cpu-clock', '-F', '499', '-g', '-o', recorded, '--'];
+  const withPerfMap = (env: NodeJS.ProcessEnv) => ({ ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --perf-prof`.trim() });
   let rec;
   if (from) {
     // Tabulate only.
@@ -75,7 +83,7 @@ try {
     spawnSync('wget', ['-q', '-r', '-l', 'inf', '--no-parent', '-p', '--delete-after', '-P', path.join(work, 'warm'), seed]);
     spawnSync(process.execPath, child(path.join(work, 'warm-crawl'), { maxHops: 1 }), { env: cliNodeEnv(tree), stdio: 'ignore' });
     const load = os.loadavg()[0]!;
-    rec = spawnSync('perf', [...perfArgs, process.execPath, ...child(path.join(work, 'crawl'))], { env: withPerfMap(cliNodeEnv(tree)), stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+    rec = spawnSync('perf', [...perfArgs, process.execPath, ...child(path.join(work, 'crawl'))], { env: withPerfMap(cliNodeEnv(tree)), cwd: work, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
     if (rec.error || rec.status !== 0) throw new Error(`perf record failed (is perf installed?): ${rec.error?.message ?? rec.stderr}`);
     const j = JSON.parse(rec.stdout.trim().split('\n').pop()!) as { ms: number; cpuMs: number; threads: Record<string, number>; downloaded: number };
     const alive = Object.values(j.threads).reduce((a, b) => a + b, 0);
@@ -85,6 +93,7 @@ try {
   } else {
     rec = spawnSync('perf', [...perfArgs, process.execPath, path.join(here, 'crawl100k-bench.ts'), `--levels=${levels}`], {
       env: withPerfMap(process.env),
+      cwd: work, // where Node writes its jitdumps
       stdio: ['ignore', 'pipe', 'pipe'],
       encoding: 'utf8',
       maxBuffer: 64 * 2 ** 20,
@@ -92,6 +101,11 @@ try {
     if (rec.error || rec.status !== 0) throw new Error(`perf record failed (is perf installed?): ${rec.error?.message ?? rec.stderr}`);
     const summary = rec.stdout.split('\n').filter((l) => /^crawl100k:|overall|by thread/.test(l.trim()));
     console.log(summary.join('\n'));
+  }
+
+  if (!from) {
+    const inject = spawnSync('perf', ['inject', '--jit', '-i', recorded, '-o', data], { cwd: work, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+    if (inject.status !== 0) throw new Error(`perf inject --jit failed: ${inject.stderr}`);
   }
 
   // One block per sample: a header line (pid/tid comm), then the call chain, innermost first.
@@ -143,7 +157,8 @@ function libraryOf(frame: string): string {
   const sym = frame.trim().split(/\s+/).slice(1, -1).join(' ');
   if (dso.includes('kallsyms')) return 'kernel';
   if (dso.includes('/better-sqlite3/')) return 'SQLite (better-sqlite3)';
-  if (/perf-\d+\.map$/.test(dso)) return 'JavaScript (JIT-compiled)';
+  // perf inject's symbol files hold V8's builtins copied out of the binary too, and regexp code.
+  if (/jitted-\d+-\d+\.so$/.test(dso)) return sym.startsWith('Builtin:') ? 'V8: builtins' : 'JavaScript (JIT-compiled)';
   if (dso.includes('libc.so')) return /mem(cpy|move|set|cmp)/.test(sym) ? 'libc: memcpy/memset' : /malloc|free|_int_|realloc|calloc/.test(sym) ? 'libc: malloc' : 'libc: other';
   if (/deflate|build_tree|pqdownheap|compress_block|send_tree|longest_match|crc32|adler|inflate|fill_window|_tr_|scan_tree|gen_bitlen|gen_codes|slide_hash|flush_pending/.test(sym)) return 'zlib';
   if (/Scavenge|MarkCompact|Marking|Sweep|Heap::|Evacuat|RememberedSet|Minor|ConcurrentMarking|PagedSpace|Worklist|BodyDescriptor|Visitor/.test(sym)) return 'V8: garbage collector';
@@ -158,7 +173,7 @@ function libraryOf(frame: string): string {
 function symbolOf(frame: string): string {
   const dso = /\(([^()]*)\)\s*$/.exec(frame)?.[1] ?? '';
   const sym = frame.trim().split(/\s+/).slice(1, -1).join(' ');
-  return `${sym.slice(0, 90)} (${path.basename(dso)})`;
+  return `${sym.slice(0, 90)} (${/jitted-\d+-\d+\.so$/.test(dso) ? 'JIT code' : path.basename(dso)})`;
 }
 
 /** The innermost JavaScript frame's module: a Trove file, `npm:<package>`, or a Node internal. */

@@ -10,6 +10,18 @@
  */
 export function timestamp14(date: string | null): string | null {
   if (!date) return null;
+  // A capture's records (response, request, metadata) share their date and are indexed one
+  // after the other: the last answer is kept, as surtKey keeps its last key (issue 20).
+  if (date === last.date) return last.ts;
+  const ts = parse14(date);
+  last.date = date;
+  last.ts = ts;
+  return ts;
+}
+
+const last: { date: string; ts: string | null } = { date: '', ts: null };
+
+function parse14(date: string): string | null {
   const m = /^(\d{4})-?(\d{2})-?(\d{2})(?:[Tt ](\d{2}):?(\d{2})?(?::?(\d{2}))?)?/.exec(date.trim());
   if (!m) return null;
   const ts = `${m[1]}${m[2]}${m[3]}${m[4] ?? '00'}${m[5] ?? '00'}${m[6] ?? '00'}`;

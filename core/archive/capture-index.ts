@@ -165,12 +165,12 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
    * file, earlier in it and at most COMPACT_WINDOW rows back, that has exactly its target URI,
    * URL key, timestamp and date.
    */
-  const parentOf = (r: RecordRow, id: number, batch: ReadonlyMap<string, ParentDbRow>): number | null => {
+  const parentOf = (r: RecordRow, id: () => number, batch: ReadonlyMap<string, ParentDbRow>): number | null => {
     if (!r.concurrentTo || r.mime === null || COMPACT_TYPE_MIME.get(r.recordType) !== r.mime) return null;
     const p = batch.get(r.concurrentTo) ?? st.parentCandidate.get(recordIdKey(r.concurrentTo));
-    if (!p || p.file_id !== r.fileId || p.offset >= r.offset || id - p.id > COMPACT_WINDOW) return null;
+    if (!p || p.file_id !== r.fileId || p.offset >= r.offset) return null;
     if (p.target_uri !== r.targetUri || p.urlkey !== r.urlkey || p.ts !== r.ts || dateFromKey(p.date, p.ts) !== r.date) return null;
-    return p.id;
+    return id() - p.id > COMPACT_WINDOW ? null : p.id;
   };
 
   const addRecords = atomic(db, (rows: readonly RecordRow[]): number[] => {
@@ -186,10 +186,12 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
         perFile.set(r.fileId, 0);
       }
     }
-    // INTEGER PRIMARY KEY: a new row's id is the largest plus one.
-    let next = st.maxId.get()!.n + 1;
+    // INTEGER PRIMARY KEY: a new row's id is the largest plus one. Asked only when a row before
+    // the first insert needs it (a crawl's batch starts with its capture, which never does).
+    let next = 0;
+    const nextId = (): number => (next === 0 ? (next = st.maxId.get()!.n + 1) : next);
     for (const r of rows) {
-      const parent = parentOf(r, next, batch);
+      const parent = parentOf(r, nextId, batch);
       const full = parent === null;
       const id = Number(st.insertRecord.run(
         r.fileId, r.offset, r.length, recordTypeKey(r.recordType), recordIdKey(r.recordId), full ? r.targetUri : null, full ? r.urlkey : null, full ? tsKey(r.ts) : null,

@@ -37,6 +37,11 @@ export function base32(buf: Uint8Array): string {
  * (upper case, the padding it adds, no stray bits), so decoding and encoding again is lossless.
  */
 export function fromBase32(text: string): Buffer | null {
+  // Whole 8-character groups without padding (every sha1 digest: 32 characters, 20 bytes) carry
+  // no stray bits, so any text of alphabet characters is what base32() writes: decoded without
+  // the general path's regex, string iteration and re-encoding (the capture index and dedup ask
+  // for a few digests per URI; issue 20).
+  if (text.length % 8 === 0 && text.charCodeAt(text.length - 1) !== 0x3d) return fromWholeGroups(text);
   const body = text.replace(/=+$/, '');
   const bytes = Math.floor((body.length * 5) / 8);
   const out = Buffer.alloc(bytes);
@@ -54,6 +59,35 @@ export function fromBase32(text: string): Buffer | null {
     }
   }
   return base32(out) === text ? out : null;
+}
+
+/** Each ASCII code's value in ALPHABET, or -1. */
+const VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < ALPHABET.length; i++) VALUE[ALPHABET.charCodeAt(i)] = i;
+
+/** fromBase32 for whole 8-character groups, 40 bits (5 bytes) each: null on a foreign character. */
+function fromWholeGroups(text: string): Buffer | null {
+  const out = Buffer.alloc((text.length / 8) * 5);
+  let n = 0;
+  for (let i = 0; i < text.length; i += 8) {
+    let hi = 0; // the group's first 20 bits, then its last 20: a 40-bit value overflows int32
+    let lo = 0;
+    for (let k = 0; k < 4; k++) {
+      const a = text.charCodeAt(i + k);
+      const b = text.charCodeAt(i + 4 + k);
+      const va = a < 128 ? VALUE[a]! : -1;
+      const vb = b < 128 ? VALUE[b]! : -1;
+      if (va < 0 || vb < 0) return null;
+      hi = (hi << 5) | va;
+      lo = (lo << 5) | vb;
+    }
+    out[n++] = hi >>> 12;
+    out[n++] = (hi >>> 4) & 0xff;
+    out[n++] = ((hi & 0xf) << 4) | (lo >>> 16);
+    out[n++] = (lo >>> 8) & 0xff;
+    out[n++] = lo & 0xff;
+  }
+  return out;
 }
 
 /**

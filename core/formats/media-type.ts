@@ -11,8 +11,12 @@ import { fieldValue, type FieldList } from './http-fields.ts';
 /** `text/html` from `Text/HTML; charset=UTF-8`; null when there is no type. */
 export function mediaType(contentType: string | null | undefined): string | null {
   if (!contentType) return null;
-  const t = contentType.trim().split(/[;\s]/, 1)[0]!.toLowerCase();
-  return t === '' ? null : t;
+  // Up to the first `;` or whitespace after the leading whitespace (what `split(/[;\s]/, 1)` of
+  // the trimmed value gave), found by a scan: a few calls per URI on the crawl thread (issue 20).
+  const s = contentType.trim();
+  let end = 0;
+  while (end < s.length && s.charCodeAt(end) !== 0x3b && !isSpace(s.charCodeAt(end))) end++;
+  return end === 0 ? null : (end === s.length ? s : s.slice(0, end)).toLowerCase();
 }
 
 /** The media type of a head's (first) Content-Type field; null when it has none. */
@@ -26,4 +30,11 @@ const HTML_TYPES: ReadonlySet<string> = new Set(['text/html', 'application/xhtml
 /** Whether a media type (as `mediaType` gives it) is an HTML document. */
 export function isHtmlType(type: string | null | undefined): boolean {
   return !!type && HTML_TYPES.has(type);
+}
+
+/** What `\s` matches (ECMAScript WhiteSpace and LineTerminator), by code unit. */
+function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }

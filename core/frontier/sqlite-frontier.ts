@@ -101,7 +101,11 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     return new Set(st.knownAmong.all(json + ']'));
   };
 
-  const scheduleAll = (cands: readonly Candidate[]): number => {
+  /**
+   * Schedule `cands`. Their counts go to `into` when given (complete() adds them to its own and
+   * writes frontier_stats once per URI instead of twice), else to frontier_stats at once.
+   */
+  const scheduleAll = (cands: readonly Candidate[], into?: Required<Pick<StatsDelta, 'pending' | 'waiting' | 'seen'>>): number => {
     for (const c of cands) checkCandidate(c); // all before the first write (see atomic())
     const ids = new Map<string, number>();
     const tally = new Map<number, { pending: number; waiting: number }>();
@@ -133,7 +137,11 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     for (const [qid, t] of tally) st.addToQueue.run(t.pending, t.waiting, qid);
     const added = pending + waiting;
     if (cands.length > 0) knownShare += SHARE_WEIGHT * ((cands.length - added) / cands.length - knownShare);
-    if (added > 0) addStats({ pending: added, waiting, seen: added });
+    if (added > 0 && into) {
+      into.pending += added;
+      into.waiting += waiting;
+      into.seen += added;
+    } else if (added > 0) addStats({ pending: added, waiting, seen: added });
     return added;
   };
 
@@ -222,8 +230,9 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     const done = !retry && outcome.status > 0 ? 1 : 0;
     const failed = !retry && outcome.status < 0 ? 1 : 0;
     st.queueReleased.run(uri.slotReleased ? 0 : 1, retry ? 1 : 0, done, failed, outcome.queueReadyAt, row.queue_id);
-    addStats({ inFlight: -1, pending: retry ? 1 : 0, waiting: retry ? 1 : 0, done, failed });
-    if (outlinks && outlinks.length > 0) scheduleAll(outlinks);
+    const delta = { inFlight: -1, pending: retry ? 1 : 0, waiting: retry ? 1 : 0, done, failed, seen: 0 };
+    if (outlinks && outlinks.length > 0) scheduleAll(outlinks, delta);
+    addStats(delta);
   });
 
   const defer = atomic(db, (uri: ClaimedUri, until: number): void => {

@@ -47,6 +47,7 @@ const HEX_ESCAPE = /%([0-9a-fA-F]{2})/g;
 
 /** Decode `%XX` until nothing changes (`%2525` → `%`). */
 export function unescapeRepeatedly(s: string): string {
+  if (!s.includes('%')) return s; // nothing to decode (most paths): no regex pass
   let current = s;
   for (;;) {
     const next = current.replace(HEX_ESCAPE, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
@@ -58,8 +59,11 @@ export function unescapeRepeatedly(s: string): string {
 // Python's quote() with safe = !"$&'()*+,-./:;<=>?@[\]^_`{|}~ plus letters and digits:
 // everything else (controls, space, `#`, `%`, bytes ≥ 0x7f) is escaped, uppercase hex.
 const NEEDS_ESCAPE = /[^A-Za-z0-9!"$&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
+/** The same class, for a test without the global flag's lastIndex. */
+const NEEDS_ESCAPE_ANY = new RegExp(NEEDS_ESCAPE.source);
 
 export function escapeOnce(s: string): string {
+  if (!NEEDS_ESCAPE_ANY.test(s)) return s; // nothing to escape (most hosts and paths)
   return s.replace(NEEDS_ESCAPE, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }
 

@@ -21,14 +21,20 @@ export interface SurtUrlParts {
   lastDelimiter: string | null;
 }
 
+/**
+ * An ASCII string is its own UTF-8 byte string, both ways: the common URL is returned as it is,
+ * without a Buffer and a new string made for it each way (a SURT key per capture; issue 20).
+ */
+const NON_ASCII = /[^\x00-\x7f]/;
+
 /** UTF-8 bytes of `s` as a byte string. */
 export function toByteString(s: string): string {
-  return Buffer.from(s, 'utf8').toString('latin1');
+  return NON_ASCII.test(s) ? Buffer.from(s, 'utf8').toString('latin1') : s;
 }
 
 /** Inverse of toByteString; invalid UTF-8 becomes U+FFFD. */
 export function fromByteString(b: string): string {
-  return Buffer.from(b, 'latin1').toString('utf8');
+  return NON_ASCII.test(b) ? Buffer.from(b, 'latin1').toString('utf8') : b;
 }
 
 /** ASCII-only lowercase (Python's bytes.lower); `toLowerCase` would also fold bytes 0xC0–0xDE. */

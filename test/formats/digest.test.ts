@@ -74,6 +74,41 @@ describe('fromBase32', () => {
   it('refuses text base32() would not write: lower case, other letters, missing padding, stray bits', () => {
     for (const bad of ['mzxw6ytb', 'MZXW6YT1', 'MZXW6===X', 'MY', 'MZ======', 'MZXW6YQ']) expect(fromBase32(bad), bad).toBeNull();
   });
+
+  it('decodes whole 8-character groups (its fast path) exactly as it decodes by re-encoding', () => {
+    // The general rule, as fromBase32 decided every text before the fast path: decode, then keep
+    // the bytes only if base32() writes the same text for them.
+    const reference = (text: string): Buffer | null => {
+      const body = text.replace(/=+$/, '');
+      const out = Buffer.alloc(Math.floor((body.length * 5) / 8));
+      let bits = 0;
+      let value = 0;
+      let n = 0;
+      for (const ch of body) {
+        const v = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(ch);
+        if (v < 0) return null;
+        value = ((value << 5) | v) & 0xffff;
+        bits += 5;
+        if (bits >= 8) {
+          out[n++] = (value >>> (bits - 8)) & 0xff;
+          bits -= 8;
+        }
+      }
+      return base32(out) === text ? out : null;
+    };
+    let seed = 7;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) % n;
+    const texts: string[] = ['', 'AAAAAAAA', '77777777', '7777777=', 'AAAAAAA=', 'AAAAAAAAAAAAAAAA'];
+    for (let i = 0; i < 3000; i++) {
+      const digest = base32(createHash('sha1').update(String(i)).digest());
+      const chars = [...digest];
+      // Mutate some: another character (lower case, a digit base32 lacks, '=', non-ASCII, an astral one).
+      if (i % 2 === 1) chars[rand(chars.length)] = ['a', 'z', '0', '1', '8', '9', '=', 'é', '\u{1F600}', ' ', 'Ā'][rand(11)]!;
+      texts.push(chars.join(''));
+      texts.push(base32(Buffer.from(Array.from({ length: 5 * (1 + rand(8)) }, () => rand(256)))));
+    }
+    for (const t of texts) expect(fromBase32(t), t).toEqual(reference(t));
+  });
 });
 
 describe('digestKey / digestFromKey (the capture index stores payload digests as digestKey says)', () => {

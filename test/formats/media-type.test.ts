@@ -11,6 +11,22 @@ describe('media type', () => {
     expect(mediaType('text/html charset=utf-8')).toBe('text/html');
   });
 
+  it('cuts where the split on /[;\\s]/ of the trimmed value cut, for every whitespace character', () => {
+    const reference = (ct: string | null): string | null => {
+      if (!ct) return null;
+      const t = ct.trim().split(/[;\s]/, 1)[0]!.toLowerCase();
+      return t === '' ? null : t;
+    };
+    const spaces = [...Array.from({ length: 0x3001 }, (_, c) => String.fromCharCode(c)).filter((ch) => /\s/.test(ch)), '\ufeff'];
+    let seed = 5;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) % n;
+    const parts = ['Text/HTML', 'image/png', ';', 'charset=UTF-8', '', 'x', '\u0085', '\u200b', 'É', ...spaces];
+    for (let i = 0; i < 5000; i++) {
+      const ct = Array.from({ length: 1 + rand(5) }, () => parts[rand(parts.length)]).join('');
+      expect(mediaType(ct), JSON.stringify(ct)).toBe(reference(ct));
+    }
+  });
+
   it('is null when there is no type', () => {
     expect(mediaType(null)).toBeNull();
     expect(mediaType(undefined)).toBeNull();
