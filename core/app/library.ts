@@ -183,7 +183,9 @@ export class Library {
     this.tickets.delete(id);
     if (!ticket || ticket.token !== token) throw new TroveError('DELETE_NOT_CONFIRMED', `delete of ${id} was not confirmed (ask again)`, { id });
     if (ticket.expiresAt < Date.now()) throw new TroveError('DELETE_EXPIRED', `the confirmation to delete ${id} expired (ask again)`, { id });
-    fs.rmSync(dir, { recursive: true, force: true });
+    // Retried: a file created inside while the folder is being removed (ENOTEMPTY) or one held for a
+    // moment (EBUSY) would otherwise stop the delete half-way, its database already gone.
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   }
 }
 

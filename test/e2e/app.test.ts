@@ -234,7 +234,11 @@ describe.skipIf(!chromium)('Trove in Chromium', () => {
     await shot('08-delete-confirm');
     await byTestId('confirm-delete').click();
     await expect.poll(() => byTestId('library-row').count()).toBe(1);
-    expect(fs.existsSync(path.join(libraryDir, imported))).toBe(false);
+    // What is left, if anything, says which part of the delete lost a race (seen once in CI, not
+    // reproduced since): the folder's files, and any error the library screen shows.
+    const left = path.join(libraryDir, imported);
+    const leftover = fs.existsSync(left) ? `left: ${JSON.stringify(fs.readdirSync(left, { recursive: true }))}; screen: ${await page.locator('.library').innerText()}` : '';
+    expect(leftover).toBe('');
   });
 
   it('follows a dark OS theme', async () => {
