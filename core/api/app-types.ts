@@ -36,7 +36,8 @@ export type LibraryKind = 'crawl' | 'archive';
  * `interrupted`: a crawl whose last run did not end cleanly (the app quit or crashed) — it can
  * be resumed. `imported`: an archive made by imports.
  */
-export type LibraryState = CrawlState | 'interrupted' | 'imported';
+/** `importing` while an import into the entry runs (it lists at once, and cannot be deleted until done). */
+export type LibraryState = CrawlState | 'interrupted' | 'imported' | 'importing';
 
 export interface LibraryEntry {
   /** The directory name inside the library folder. */

@@ -101,6 +101,8 @@ const SNAPSHOT_SAVE_MS = 5_000;
 export function createAppService(opts: AppServiceOptions): AppService {
   const library = new Library(opts.libraryDir);
   const archives = new Map<string, Archive>();
+  // Entries an import is writing into (library.import): listed as importing, not deletable until done.
+  const importing = new Set<string>();
   const lastSaved = new Map<string, number>();
   const emit = opts.emit;
   const exports = new ExportRunner();
@@ -169,7 +171,15 @@ export function createAppService(opts: AppServiceOptions): AppService {
     const live = runner.snapshot(id);
     // A worker that has finished but not exited yet is no longer "running" for the library.
     const running = runner.isRunning(id) && live?.state !== 'finished' && live?.state !== 'failed';
-    return library.entry(id, running, live);
+    return library.entry(id, running, live, importing.has(id));
+  }
+
+  /**
+   * Refuse to delete or import into an entry while an import into it runs: the import worker
+   * would go on writing into a folder being removed (the WARC it copies was seen left behind).
+   */
+  function checkNotImporting(id: string, doing: string): void {
+    if (importing.has(id)) throw new TroveError('IMPORT_RUNNING', `wait for the import into ${id} to finish before ${doing}`, { id });
   }
 
   async function startWorker(id: string, dir: string, settings: Partial<CrawlSettings>): Promise<void> {
@@ -228,12 +238,14 @@ export function createAppService(opts: AppServiceOptions): AppService {
     },
 
     'library.prepareDelete': ({ id }) => {
+      checkNotImporting(id, 'deleting it');
       if (isRecordingInto(id)) throw new TroveError('RECORDING', `stop recording into ${id} before deleting it`, { id });
       if (runner.isRunning(id)) throw new TroveError('CRAWL_RUNNING', `stop the crawl ${id} before deleting it`, { id });
       return library.prepareDelete(id, entry(id));
     },
 
     'library.delete': ({ id, token }) => {
+      checkNotImporting(id, 'deleting it');
       if (isRecordingInto(id)) throw new TroveError('RECORDING', `stop recording into ${id} before deleting it`, { id });
       if (runner.isRunning(id)) throw new TroveError('CRAWL_RUNNING', `stop the crawl ${id} before deleting it`, { id });
       closeArchive(id);
@@ -247,6 +259,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
       const created = into === undefined;
       if (into !== undefined) {
         library.requireEntry(into);
+        checkNotImporting(into, 'importing into it again');
         if (runner.isRunning(into)) throw new TroveError('CRAWL_RUNNING', `cannot import into ${into} while it is crawling`, { id: into });
         if (isRecordingInto(into)) throw new TroveError('RECORDING', `cannot import into ${into} while recording into it`, { id: into });
         id = into;
@@ -255,12 +268,13 @@ export function createAppService(opts: AppServiceOptions): AppService {
       }
       const dir = library.pathOf(id);
       fs.mkdirSync(dir, { recursive: true });
-      // Created (and its schema set up) here, so the entry lists at once; filled by the worker.
-      const a = archives.get(id) ?? openArchive(dir);
-      archives.set(id, a);
-      emit('library.changed', { id });
+      importing.add(id);
       let report: ImportResult['report'] | null = null;
       try {
+        // Created (and its schema set up) here, so the entry lists at once; filled by the worker.
+        const a = archives.get(id) ?? openArchive(dir);
+        archives.set(id, a);
+        emit('library.changed', { id });
         report = await imports.run(dir, files, copy === true, (progress) => emit('import.progress', { id, progress }));
       } finally {
         // The worker wrote through its own connection: read the archive afresh from here on.
@@ -269,6 +283,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
         // not an archive: no empty row is left in the library. The report still says why each
         // file was refused, and the app says "Nothing imported".
         if (created && (report === null || report.records === 0)) fs.rmSync(dir, { recursive: true, force: true });
+        importing.delete(id);
         emit('library.changed', { id });
       }
       return { id, report };

@@ -134,8 +134,8 @@ export class Library {
     fs.renameSync(tmp, file);
   }
 
-  /** One entry as the library screen lists it. `live` is the running crawl's snapshot, if any. */
-  entry(id: string, running: boolean, live: CrawlSnapshot | null): LibraryEntry {
+  /** One entry as the library screen lists it. `live` is the running crawl's snapshot, if any; `importing` while an import into it runs. */
+  entry(id: string, running: boolean, live: CrawlSnapshot | null, importing = false): LibraryEntry {
     const dir = this.requireEntry(id);
     let stored: StoredInfo | null = null;
     try {
@@ -148,6 +148,7 @@ export class Library {
     let state: LibraryState;
     if (live) state = live.state;
     else if (running) state = 'starting';
+    else if (importing) state = 'importing';
     else if (kind === 'archive') state = 'imported';
     else if (fs.existsSync(path.join(dir, '.lock'))) state = 'interrupted';
     else state = stored?.lastState?.state === 'failed' ? 'failed' : stored?.lastState ? 'finished' : 'interrupted';

@@ -234,6 +234,29 @@ describe('a crawl in a worker, then the library', () => {
     expect((await call('crawl.resume', { id: r.value.id })).error.code).toBe('NOT_A_CRAWL');
   });
 
+  it('lists an entry as importing while its import runs, and deletes it only once the import is done', async () => {
+    const warcs = path.join(libraryDir, id, 'warcs');
+    const files = fs.readdirSync(warcs).map((n) => path.join(warcs, n));
+    const before = new Set((await call<{ id: string }[]>('library.list')).value.map((e) => e.id));
+    // Not awaited: the handler registers the import before its first await, and the worker cannot
+    // answer before the calls below (they run without giving it a turn of the event loop).
+    const running = call<{ id: string; report: { records: number } }>('library.import', { files, copy: true, name: 'Slow import' });
+    const list = await call<{ id: string; name: string; state: string }[]>('library.list');
+    const entry = list.value.find((e) => !before.has(e.id))!;
+    expect(entry).toMatchObject({ state: 'importing' });
+    expect((await call('library.prepareDelete', { id: entry.id })).error.code).toBe('IMPORT_RUNNING');
+    expect((await call('library.delete', { id: entry.id, token: 'x' })).error.code).toBe('IMPORT_RUNNING');
+    expect((await call('library.import', { files, copy: true, into: entry.id })).error.code).toBe('IMPORT_RUNNING');
+    const done = await running;
+    expect(done.ok, JSON.stringify(done.error)).toBe(true);
+    expect(done.value.report.records).toBeGreaterThan(10);
+    const after = await call<{ id: string; state: string }[]>('library.list');
+    expect(after.value.find((e) => e.id === entry.id)).toMatchObject({ state: 'imported' });
+    const ticket = await call<{ token: string }>('library.prepareDelete', { id: entry.id });
+    expect((await call('library.delete', { id: entry.id, token: ticket.value.token })).ok).toBe(true);
+    expect(fs.existsSync(path.join(libraryDir, entry.id))).toBe(false);
+  });
+
   it('exports WACZ, CDXJ, a WARC subset and reports into the entry\'s exports folder, off the main thread', async () => {
     events.length = 0;
     const wacz = await call<{ path: string; name: string; bytes: number; summary: { pages: number } }>('export.run', { archiveId: id, format: 'wacz', title: 'Fixture' });

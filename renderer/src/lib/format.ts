@@ -99,6 +99,7 @@ export function stateTone(state: string): Tone {
     case 'running':
       return 'ok';
     case 'starting':
+    case 'importing':
     case 'pausing':
     case 'stopping':
       return 'info';
