@@ -19,6 +19,9 @@ import type { CaptureScans } from './capture-scans.ts';
 import { CAPTURE_TYPE_NAMES, COMPACT_TYPE_MIME, COMPACT_WINDOW, prepareCaptureStatements } from './capture-statements.ts';
 import type { CaptureDbRow, FileDbRow, ParentDbRow } from './capture-statements.ts';
 import { toFtsQuery } from './capture-text-search.ts';
+import { expand, foldsOf } from './capture-folds.ts';
+import type { FoldedDbRow } from './capture-folds.ts';
+import { captureIdsOfChild } from '../warc/child-record-id.ts';
 import { recordIdKey } from './record-id-key.ts';
 import { recordTypeKey } from './record-type-key.ts';
 import { tsKey } from './capture-ts-key.ts';
@@ -115,7 +118,8 @@ export interface CaptureIndex extends CaptureScans {
   fixity(fileId: number): RecordedFixity | null;
   /**
    * Index records; returns their ids in the same order. A request or metadata record that
-   * follows its capture is stored compact (capture-statements.ts); every read gives it in full.
+   * follows its capture is folded into its row (capture-folds.ts) or stored compact
+   * (capture-statements.ts); every read gives it in full.
    */
   addRecords(rows: readonly RecordRow[]): number[];
   /** Replayable captures (response, revisit, resource) of one URL key, oldest first. */
@@ -165,12 +169,12 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
    * file, earlier in it and at most COMPACT_WINDOW rows back, that has exactly its target URI,
    * URL key, timestamp and date.
    */
-  const parentOf = (r: RecordRow, id: () => number, batch: ReadonlyMap<string, ParentDbRow>): number | null => {
+  const parentOf = (r: RecordRow, id: number, batch: ReadonlyMap<string, ParentDbRow>): number | null => {
     if (!r.concurrentTo || r.mime === null || COMPACT_TYPE_MIME.get(r.recordType) !== r.mime) return null;
     const p = batch.get(r.concurrentTo) ?? st.parentCandidate.get(recordIdKey(r.concurrentTo));
     if (!p || p.file_id !== r.fileId || p.offset >= r.offset) return null;
     if (p.target_uri !== r.targetUri || p.urlkey !== r.urlkey || p.ts !== r.ts || dateFromKey(p.date, p.ts) !== r.date) return null;
-    return id() - p.id > COMPACT_WINDOW ? null : p.id;
+    return id - p.id > COMPACT_WINDOW ? null : p.id;
   };
 
   const addRecords = atomic(db, (rows: readonly RecordRow[]): number[] => {
@@ -186,25 +190,30 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
         perFile.set(r.fileId, 0);
       }
     }
-    // INTEGER PRIMARY KEY: a new row's id is the largest plus one. Asked only when a row before
-    // the first insert needs it (a crawl's batch starts with its capture, which never does).
-    let next = 0;
-    const nextId = (): number => (next === 0 ? (next = st.maxId.get()!.n + 1) : next);
-    for (const r of rows) {
-      const parent = parentOf(r, nextId, batch);
+    // Every row names its id (the next after the last taken, folded children included), so a
+    // capture with folded children leaves their ids free after it (capture-folds.ts).
+    let next = (st.lastId.get()?.n ?? 0) + 1;
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      const id = next;
+      const isCapture = CAPTURE_TYPE_NAMES.has(r.recordType);
+      const fold = foldsOf(rows, i, isCapture);
+      const parent = fold.count > 0 ? null : parentOf(r, id, batch);
       const full = parent === null;
-      const id = Number(st.insertRecord.run(
-        r.fileId, r.offset, r.length, recordTypeKey(r.recordType), recordIdKey(r.recordId), full ? r.targetUri : null, full ? r.urlkey : null, full ? tsKey(r.ts) : null,
+      st.insertRecord.run(
+        id, r.fileId, r.offset, r.length, recordTypeKey(r.recordType), recordIdKey(r.recordId), full ? r.targetUri : null, full ? r.urlkey : null, full ? tsKey(r.ts) : null,
         full ? dateKey(r.date, r.ts) : null, full ? r.mime : null, r.status, digestKey(r.payloadDigest), r.refersTo ?? null, r.refersToUri ?? null, r.refersToDate ?? null,
         full ? (r.concurrentTo ?? null) : null, r.method ?? null, r.contentLength ?? null, r.truncated ?? null, r.title ?? null,
-        r.page ? 1 : 0, parent,
-      ).lastInsertRowid);
-      next = id + 1;
-      if (r.recordId && CAPTURE_TYPE_NAMES.has(r.recordType)) {
+        r.page ? 1 : 0, parent, fold.req_len, fold.req_clen, fold.meta_len, fold.meta_clen,
+      );
+      if (r.recordId && isCapture) {
         batch.set(r.recordId, { id, file_id: r.fileId, offset: r.offset, target_uri: r.targetUri, urlkey: r.urlkey, ts: r.ts, date: r.date });
       }
-      ids.push(id);
-      perFile.set(r.fileId, (perFile.get(r.fileId) ?? 0) + 1);
+      // The capture and its folded children: ids in a row, counted in their file.
+      for (let k = 0; k <= fold.count; k++) ids.push(id + k);
+      perFile.set(r.fileId, (perFile.get(r.fileId) ?? 0) + 1 + fold.count);
+      next = id + 1 + fold.count;
+      i += fold.count;
     }
     for (const [fileId, n] of perFile) st.addFileRecords.run(n, fileId);
     return ids;
@@ -212,7 +221,8 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
 
   const deleteFileRecords = atomic(db, (fileId: number): number => {
     st.deleteFileText.run(fileId);
-    const n = st.deleteFileRecords.run(fileId).changes;
+    const n = st.fileRecordCount.get(fileId)!.n;
+    st.deleteFileRecords.run(fileId);
     st.resetFileRecords.run(fileId);
     return n;
   });
@@ -240,6 +250,24 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     for (const p of pages) checkRecordExists(p.recordId); // all before the first write
     for (const p of pages) writePageText(p.recordId, p.title, p.text);
   });
+
+  /** The record with this id: a row, or a folded child of a capture just before it. */
+  const recordById = (id: number): CaptureDbRow | undefined => {
+    for (const row of st.rowsAround.all(id, id)) {
+      for (const r of expand(row)) if (r.id === id) return r;
+    }
+    return undefined;
+  };
+
+  /** A folded child by its record id: found through the capture its id derives from (warc/child-record-id.ts). */
+  const foldedByRecordId = (rid: string): CaptureDbRow | undefined => {
+    for (const { captureId, type } of captureIdsOfChild(rid)) {
+      const row: FoldedDbRow | undefined = st.byRecordId.get(recordIdKey(captureId));
+      const child = row ? expand(row).find((r) => r.record_type === type && r.record_id === rid) : undefined;
+      if (child) return child;
+    }
+    return undefined;
+  };
 
   const closest = (urlkey: string, ts14?: string): CaptureRow | null => {
     if (ts14 === undefined) return capture(st.latest.get(urlkey));
@@ -292,8 +320,9 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
       const hit = st.idByDigest.get(digestKey(d));
       return hit ? capture(st.captureById.get(hit.id)) : null;
     },
-    byRecordId: (rid) => capture(st.byRecordId.get(recordIdKey(rid))),
-    byId: (id) => capture(st.byId.get(id)),
+    // A derived id is most likely folded: asked through its capture first.
+    byRecordId: (rid) => capture(foldedByRecordId(rid) ?? st.byRecordId.get(recordIdKey(rid))),
+    byId: (id) => capture(recordById(id)),
     pages: (limit = 100, offset = 0) => st.pages.all(limit, offset).map((r) => capture(r)!),
     count: () => st.count.get()!.n,
     deleteFileRecords: (fileId) => deleteFileRecords(fileId),

@@ -17,6 +17,7 @@ import { prefixEnd } from './record-query-sql.ts';
 import { recordIdSql } from './record-id-key.ts';
 import { recordTypeCode, recordTypeList, recordTypeSql } from './record-type-key.ts';
 import { tsSql } from './capture-ts-key.ts';
+import { CHILD_TYPE_MIME, CHILD_TYPES, childPlaces, recordsOfRowSql } from './capture-folds.ts';
 
 /** A page (an HTML 200 capture) as pages.jsonl and the WACZ main page need it. */
 export interface PageRow {
@@ -96,7 +97,8 @@ export interface CaptureScans {
 // Replayable captures: `+` keeps SQLite on the urlkey index rather than the type or ts one.
 const REPLAYABLE = `+record_type IN ${CAPTURE_TYPE_LIST}`;
 const PAGE_COLS = `id, ${recordIdSql('record_id')} AS recordId, target_uri AS targetUri, ${tsSql('records.ts')} AS ts, date, title`;
-const CDXJ_TYPES = `record_type IN ${recordTypeList(['response', 'revisit', 'resource', 'metadata'])}`;
+const CDXJ_TYPE_NAMES: ReadonlySet<string> = new Set(['response', 'revisit', 'resource', 'metadata']);
+const CDXJ_TYPES = `record_type IN ${recordTypeList(CDXJ_TYPE_NAMES)}`;
 
 function statements(db: Database.Database) {
   return {
@@ -105,12 +107,15 @@ function statements(db: Database.Database) {
     pageText: db.prepare<[number], { text: string }>('SELECT text FROM page_text WHERE rowid = ?'),
     firstPageOf: db.prepare<[string], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE urlkey = +? AND page = 1 ORDER BY records.ts, id LIMIT 1`),
     firstPage: db.prepare<[], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE page = 1 ORDER BY records.ts, id LIMIT 1`),
-    countCdxjRows: db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM records WHERE ${CDXJ_TYPES}`),
-    cdxjRows: db.prepare<[number, number], CdxjSourceRow>(
+    // Folded metadata records count too (capture-folds.ts).
+    countCdxjRows: db.prepare<[], { n: number }>(`SELECT (SELECT COUNT(*) FROM records WHERE ${CDXJ_TYPES}) + (SELECT COUNT(meta_len) FROM records) AS n`),
+    cdxjRows: db.prepare<[number, number], CdxjDbRow>(
       // Metadata rows may be compact (migration 7): their URL and time come from their parent, their media type from their type.
+      // A row with a folded metadata record is read whatever its type, and from up to two ids before `after`: its children come after it.
       `SELECT r.id, r.file_id AS fileId, r.offset, r.length, ${recordTypeSql('r.record_type')} AS recordType, ${SHARED_COLUMNS.target_uri} AS targetUri,
-              ${SHARED_COLUMNS.urlkey} AS urlkey, ${tsSql(SHARED_COLUMNS.ts)} AS ts, ${SHARED_COLUMNS.mime} AS mime, r.status, r.payload_digest AS payloadDigest, r.method
-       FROM ${RECORD_FROM} WHERE r.id > ? AND r.${CDXJ_TYPES} ORDER BY r.id LIMIT ?`,
+              ${SHARED_COLUMNS.urlkey} AS urlkey, ${tsSql(SHARED_COLUMNS.ts)} AS ts, ${SHARED_COLUMNS.mime} AS mime, r.status, r.payload_digest AS payloadDigest, r.method,
+              r.req_len, r.meta_len
+       FROM ${RECORD_FROM} WHERE r.id > ? - ${CHILD_TYPES.length} AND (r.${CDXJ_TYPES} OR r.meta_len IS NOT NULL) ORDER BY r.id LIMIT ?`,
     ),
     latestOk: db.prepare<[string, number], LatestCaptureRow>(
       // MAX() alone in its query, so target_uri and mime are the latest row's (SQLite's bare columns); ts read as text outside.
@@ -136,9 +141,34 @@ function statements(db: Database.Database) {
     responseUris: db
       .prepare<[], string>(`SELECT target_uri FROM records WHERE record_type IN ${recordTypeList(['response', 'revisit'])} AND target_uri IS NOT NULL ORDER BY id`)
       .pluck(),
-    recordOffsets: db.prepare<[number], number>('SELECT offset FROM records WHERE file_id = ?').pluck(),
+    recordOffsets: db.prepare<[number], { id: number; offset: number; length: number; req_len: number | null; meta_len: number | null }>(
+      'SELECT id, offset, length, req_len, meta_len FROM records WHERE file_id = ?',
+    ),
+    countFrom: db.prepare<[number, number], { n: number }>(`SELECT COALESCE(SUM(${recordsOfRowSql('r')}), 0) AS n FROM records r WHERE r.file_id = ? AND r.offset >= ?`),
     deleteFrom: db.prepare<[number, number]>('DELETE FROM records WHERE file_id = ? AND offset >= ?'),
+    // Folded children at or past the cut, of a row before it: the metadata record (the last), then the request with whatever follows it.
+    cutMeta: db.prepare<[number, number]>(
+      'UPDATE records SET meta_len = NULL, meta_clen = NULL WHERE file_id = ? AND meta_len IS NOT NULL AND offset + length + COALESCE(req_len, 0) >= ?',
+    ),
+    cutReq: db.prepare<[number, number]>('UPDATE records SET req_len = NULL, req_clen = NULL WHERE file_id = ? AND req_len IS NOT NULL AND offset + length >= ?'),
   };
+}
+
+/** A cdxjRows row as read: a row's own columns and what it says of its folded children. */
+type CdxjDbRow = CdxjSourceRow & { req_len: number | null; meta_len: number | null };
+
+/** The records a cdxjRows row stands for, as CDXJ source rows (a folded metadata record as its row would read), pushed to `out`. */
+function pushCdxj(r: CdxjDbRow, after: number, limit: number, out: CdxjSourceRow[]): void {
+  const own: CdxjSourceRow = {
+    id: r.id, fileId: r.fileId, offset: r.offset, length: r.length, recordType: r.recordType, targetUri: r.targetUri, urlkey: r.urlkey, ts: r.ts,
+    mime: r.mime, status: r.status, payloadDigest: digestFromKey(r.payloadDigest as string | Buffer | null), method: r.method,
+  };
+  if (r.id > after && CDXJ_TYPE_NAMES.has(r.recordType) && out.length < limit) out.push(own);
+  if (r.meta_len === null) return;
+  for (const c of childPlaces(r)) {
+    if (c.type !== 'metadata' || c.id <= after || out.length >= limit) continue;
+    out.push({ ...own, id: c.id, offset: c.offset, length: c.length, recordType: c.type, mime: CHILD_TYPE_MIME.get(c.type)!, status: null, payloadDigest: null, method: null });
+  }
 }
 
 /** A page row with its date as text (stored as capture-date-key.ts says). */
@@ -155,17 +185,28 @@ export function createCaptureScans(db: Database.Database): CaptureScans {
     pageText: (recordId) => st().pageText.get(recordId)?.text ?? null,
     firstPage: (urlkey) => pageRow((urlkey === undefined ? st().firstPage.get() : st().firstPageOf.get(urlkey)) ?? null),
     countCdxjRows: () => st().countCdxjRows.get()!.n,
-    cdxjRows: (after, limit) =>
-      st()
-        .cdxjRows.all(after, limit)
-        .map((r) => ({ ...r, payloadDigest: digestFromKey(r.payloadDigest as string | Buffer | null) })),
+    cdxjRows: (after, limit) => {
+      // Rows from two ids before `after` (their folded children may be past it); each stands for at least one CDXJ row past it.
+      const out: CdxjSourceRow[] = [];
+      // Read as far as the page needs: with folded metadata records a row stands for two.
+      for (const row of st().cdxjRows.iterate(after, CHILD_TYPES.length + limit)) {
+        if (out.length >= limit) break;
+        pushCdxj(row, after, limit, out);
+      }
+      return out;
+    },
     latestOkCaptures: (afterKey, limit) => st().latestOk.all(afterKey, limit),
     reportCaptures: (after, limit) => st().reportCaptures.all(after, limit),
     fuzzyCandidates: (baseKey, limit) => st().fuzzy.all(baseKey, `${baseKey}?`, prefixEnd(`${baseKey}?`), limit),
     pagesInKeyRange: (from, to, limit) => st().pagesInKeyRange.all(from, to, limit),
     responseUris: () => st().responseUris.iterate(),
-    recordOffsets: (fileId) => st().recordOffsets.all(fileId),
-    deleteRecordsFrom: (fileId, offset) => st().deleteFrom.run(fileId, offset).changes,
+    recordOffsets: (fileId) => st().recordOffsets.all(fileId).flatMap((r) => [r.offset, ...childPlaces(r).map((c) => c.offset)]),
+    deleteRecordsFrom: (fileId, offset) => {
+      const n = st().countFrom.get(fileId, offset)!.n;
+      st().deleteFrom.run(fileId, offset);
+      // The rows left start before the cut; the metadata record first (its offset reads req_len).
+      return n + st().cutMeta.run(fileId, offset).changes + st().cutReq.run(fileId, offset).changes;
+    },
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
   };
 }

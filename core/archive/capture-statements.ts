@@ -1,12 +1,15 @@
 /**
- * The SQL behind the capture index (schema in storage/migrations.ts, versions 3 and 7). Lookups
+ * The SQL behind the capture index (schema in storage/migrations.ts, versions 3, 7 and 10). Lookups
  * by URL go through (urlkey, ts); dedup and revisit resolution through (payload_digest, ts).
  * `+?` is a parameter SQLite must not compile against (storage/open-database.ts says why).
  *
- * A request or metadata row written with a capture is stored compact (version 7): `parent_id`
- * names the capture, and its target URI, URL key, timestamp, date, concurrent_to and media type
- * (the one its record type implies) are NULL. Every read of whole rows goes through RECORD_FROM
- * and RECORD_COLUMNS, which fill them in. `record_id` is stored as record-id-key.ts says (16
+ * A request or metadata record written right after its capture, with an id derived from the
+ * capture's, has no row at all (version 10): the capture's row carries its length and content
+ * length, and readers of every record read FOLD_COLUMNS and expand each row (capture-folds.ts).
+ * Any other request or metadata row written with a capture is stored compact (version 7):
+ * `parent_id` names the capture, and its target URI, URL key, timestamp, date, concurrent_to and
+ * media type (the one its record type implies) are NULL. Every read of whole rows goes through
+ * RECORD_FROM and RECORD_COLUMNS, which fill them in. `record_id` is stored as record-id-key.ts says (16
  * bytes for a UUID URN): read it through recordIdSql, look it up by recordIdKey. `payload_digest`
  * is stored as formats/digest.ts digestKey says (20 bytes for a sha1 in base32, version 8): the
  * row mappers read it through digestFromKey, lookups by digest pass digestKey's value. `date`
@@ -21,6 +24,8 @@ import type Database from 'better-sqlite3';
 import { recordIdSql } from './record-id-key.ts';
 import { recordTypeCode, recordTypeList, recordTypeSql } from './record-type-key.ts';
 import { tsSql } from './capture-ts-key.ts';
+import { CHILD_TYPE_MIME, CHILD_TYPES, FOLD_COLUMNS, recordsOfRowSql } from './capture-folds.ts';
+import type { FoldedDbRow } from './capture-folds.ts';
 
 export interface FileDbRow {
   id: number;
@@ -84,9 +89,9 @@ export interface ParentDbRow {
 }
 
 type RecordParams = [
-  number, number, number, string | bigint, string | Buffer | null, string | null, string | null, string | bigint | null, string | Buffer | null, string | null,
+  number, number, number, number, string | bigint, string | Buffer | null, string | null, string | null, string | bigint | null, string | Buffer | null, string | null,
   number | null, string | Buffer | null, string | null, string | null, string | null, string | null, string | null, number | null,
-  string | null, string | null, number, number | null,
+  string | null, string | null, number, number | null, number | null, number | null, number | null, number | null,
 ];
 
 /** Replayable captures, what a URL lookup may return: the record types, and their codes as an SQL list. */
@@ -101,13 +106,10 @@ const CAPTURE_TYPES = `r.record_type IN ${CAPTURE_TYPE_LIST}`;
 export const COMPACT_WINDOW = 16;
 
 /**
- * The record types a compact row may have, each with the media type it must carry (what
- * index-row.ts gives a crawl's request and metadata records); a compact row stores NULL for it.
+ * The record types a compact row may have, each with the media type it must carry: those a
+ * folded child may have (capture-folds.ts); a compact row stores NULL for it.
  */
-export const COMPACT_TYPE_MIME: ReadonlyMap<string, string> = new Map([
-  ['request', 'application/http'],
-  ['metadata', 'application/warc-fields'],
-]);
+export const COMPACT_TYPE_MIME: ReadonlyMap<string, string> = CHILD_TYPE_MIME;
 
 /** `records` as `r`, with the parent `p` a compact row takes its shared columns from. */
 export const RECORD_FROM = 'records r LEFT JOIN records p ON p.id = r.parent_id';
@@ -133,7 +135,7 @@ export const RECORD_COLUMNS = `r.id, r.file_id, r.offset, r.length, ${recordType
   ${SHARED_COLUMNS.mime} AS mime, r.status, r.payload_digest, r.refers_to, r.refers_to_uri, r.refers_to_date, ${SHARED_COLUMNS.concurrent_to} AS concurrent_to,
   r.method, r.content_length, r.truncated, r.title, r.page`;
 
-const SELECT_RECORD = `SELECT ${RECORD_COLUMNS}, f.path AS file_path, f.name AS file_name FROM ${RECORD_FROM} JOIN warc_files f ON f.id = r.file_id`;
+const SELECT_RECORD = `SELECT ${RECORD_COLUMNS}, ${FOLD_COLUMNS}, f.path AS file_path, f.name AS file_name FROM ${RECORD_FROM} JOIN warc_files f ON f.id = r.file_id`;
 
 /**
  * The same for lookups that only return captures (and pages, which are responses): a capture is
@@ -158,19 +160,20 @@ export function prepareCaptureStatements(db: Database.Database) {
     fileByPath: db.prepare<[string], FileDbRow>('SELECT * FROM warc_files WHERE path = ?'),
     files: db.prepare<[], FileDbRow>('SELECT * FROM warc_files ORDER BY id'),
 
-    // The new row's id is run()'s lastInsertRowid: with `RETURNING id` the insert cost ~3× as much
-    // (47 against 14 µs per row on a crawl database with the records table's indexes).
+    // Every row names its id: a capture with folded children (capture-folds.ts) leaves their ids free after it.
     insertRecord: db.prepare<RecordParams>(
-      `INSERT INTO records (file_id, offset, length, record_type, record_id, target_uri, urlkey, ts, date, mime, status,
-         payload_digest, refers_to, refers_to_uri, refers_to_date, concurrent_to, method, content_length, truncated, title, page, parent_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO records (id, file_id, offset, length, record_type, record_id, target_uri, urlkey, ts, date, mime, status,
+         payload_digest, refers_to, refers_to_uri, refers_to_date, concurrent_to, method, content_length, truncated, title, page, parent_id,
+         req_len, req_clen, meta_len, meta_clen)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     // The latest full capture row with this record id: the parent a compact row may name.
     parentCandidate: db.prepare<[string | Buffer], ParentDbRow>(
       `SELECT id, file_id, offset, target_uri, urlkey, ${tsSql('r.ts')} AS ts, date FROM records r
        WHERE record_id = +? AND parent_id IS NULL AND ${CAPTURE_TYPES} ORDER BY id DESC LIMIT 1`,
     ),
-    maxId: db.prepare<[], { n: number }>('SELECT COALESCE(MAX(id), 0) AS n FROM records'),
+    // The last id taken: the last row's, or its last folded child's (read from the end of the rowid B-tree).
+    lastId: db.prepare<[], { n: number }>(`SELECT r.id + ${recordsOfRowSql('r')} - 1 AS n FROM records r ORDER BY r.id DESC LIMIT 1`),
     findCaptures: db.prepare<[string], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.urlkey = +? AND ${CAPTURE_TYPES} ORDER BY r.ts, r.id`),
     latest: db.prepare<[string], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.urlkey = +? AND ${CAPTURE_TYPES} ORDER BY r.ts DESC, r.id DESC LIMIT 1`),
     atOrAfter: db.prepare<[string, string | bigint], CaptureDbRow>(
@@ -189,10 +192,13 @@ export function prepareCaptureStatements(db: Database.Database) {
     captureById: db.prepare<[number], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.id = ?`),
     // Whether a row exists (page text is added to a row the crawl has just indexed).
     recordExists: db.prepare<[number], { id: number }>('SELECT id FROM records WHERE id = ?'),
-    byRecordId: db.prepare<[string | Buffer], CaptureDbRow>(`${SELECT_RECORD} WHERE r.record_id = +? ORDER BY r.id LIMIT 1`),
-    byId: db.prepare<[number], CaptureDbRow>(`${SELECT_RECORD} WHERE r.id = ?`),
+    byRecordId: db.prepare<[string | Buffer], FoldedDbRow>(`${SELECT_RECORD} WHERE r.record_id = +? ORDER BY r.id LIMIT 1`),
+    // The rows that may stand for id ?: the row itself, or a capture up to two before it with folded children.
+    rowsAround: db.prepare<[number, number], FoldedDbRow>(`${SELECT_RECORD} WHERE r.id BETWEEN ? - ${CHILD_TYPES.length} AND ? ORDER BY r.id`),
     pages: db.prepare<[number, number], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.page = 1 ORDER BY r.ts, r.id LIMIT ? OFFSET ?`),
-    count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM records'),
+    count: db.prepare<[], { n: number }>(`SELECT COALESCE(SUM(${recordsOfRowSql('r')}), 0) AS n FROM records r`),
+    // How many records a file's rows stand for (before they are deleted).
+    fileRecordCount: db.prepare<[number], { n: number }>(`SELECT COALESCE(SUM(${recordsOfRowSql('r')}), 0) AS n FROM records r WHERE r.file_id = ?`),
 
     deleteFileText: db.prepare<[number]>('DELETE FROM page_text WHERE rowid IN (SELECT id FROM records WHERE file_id = ?)'),
     deleteFileRecords: db.prepare<[number]>('DELETE FROM records WHERE file_id = ?'),

@@ -16,7 +16,9 @@ import { decodePayload, readStoredPayload } from './archive-payload.ts';
 import { resolveRevisit } from './archive-revisit.ts';
 import type { BodyPreview, RecordDetail, RecordSummary } from '../api/archive-types.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
-import { recordSummary, SELECT_RECORD, summaryOfCapture } from './record-query-sql.ts';
+import { FOLD_REACH, recordSummary, SELECT_RECORD, summaryOfCapture } from './record-query-sql.ts';
+import { expand } from './capture-folds.ts';
+import type { FoldedDbRow } from './capture-folds.ts';
 
 /** Text shown at most (decoded bytes). */
 export const PREVIEW_TEXT_BYTES = 64 << 10;
@@ -32,7 +34,9 @@ const SIBLING_WINDOW = 16;
 const TEXT_TYPES = /^(text\/|application\/(json|(x-)?javascript|ecmascript|xml|xhtml\+xml|rss\+xml|atom\+xml|ld\+json|manifest\+json|warc-fields|x-www-form-urlencoded|http)|image\/svg\+xml)|\+json$|\+xml$/;
 
 export async function recordDetail(archive: Archive, id: number): Promise<RecordDetail> {
-  const dbRow = databaseOf(archive).prepare(`${SELECT_RECORD} WHERE r.id = ?`).get(id) as CaptureDbRow | undefined;
+  // The row, or the capture just before it that this record is folded into (capture-folds.ts).
+  const around = databaseOf(archive).prepare(`${SELECT_RECORD} WHERE r.id BETWEEN ? AND ? ORDER BY r.id`).all(id - FOLD_REACH, id) as FoldedDbRow[];
+  const dbRow = around.flatMap(expand).find((r) => r.id === id);
   if (!dbRow) throw new TroveError('QUERY_NO_RECORD', `no record with id ${id} in this archive`, { id });
   const row = recordSummary(dbRow);
   const record = await readRecordAt(archive.resolveFile({ path: dbRow.file_path }), dbRow.offset, dbRow.length);
@@ -106,9 +110,13 @@ function siblings(archive: Archive, r: CaptureDbRow): RecordSummary[] {
   if (r.record_id) group.add(r.record_id);
   if (r.concurrent_to) group.add(r.concurrent_to);
   if (group.size === 0) return [];
-  const near = databaseOf(archive)
-    .prepare(`${SELECT_RECORD} WHERE r.file_id = ? AND r.id BETWEEN ? AND ? ORDER BY r.id`)
-    .all(r.file_id, r.id - SIBLING_WINDOW, r.id + SIBLING_WINDOW) as CaptureDbRow[];
+  const near = (
+    databaseOf(archive)
+      .prepare(`${SELECT_RECORD} WHERE r.file_id = ? AND r.id BETWEEN ? AND ? ORDER BY r.id`)
+      .all(r.file_id, r.id - SIBLING_WINDOW - FOLD_REACH, r.id + SIBLING_WINDOW) as FoldedDbRow[]
+  )
+    .flatMap(expand)
+    .filter((o) => o.id >= r.id - SIBLING_WINDOW && o.id <= r.id + SIBLING_WINDOW);
   const out = new Map<number, RecordSummary>();
   for (const o of near) {
     if (o.id === r.id) continue;

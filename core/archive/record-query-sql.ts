@@ -6,7 +6,8 @@
  * A compact row (migration 7) takes its URL key and timestamp from its parent, so a condition on
  * them is written twice: over the filled-in value (`sql`, read through RECORD_FROM) and over the
  * index's own column (`indexSql`, alias `x`), which meets only full rows; the compact rows of
- * those are found by id (indexWalk).
+ * those are found by id (indexWalk). A folded child (capture-folds.ts, version 10) has no row:
+ * recordMatch tests it on its capture's row (childClause), and readers expand the rows they read.
  */
 import { TroveError } from '../errors.ts';
 import { digestFromKey } from '../formats/digest.ts';
@@ -19,6 +20,9 @@ import { COMPACT_WINDOW, RECORD_COLUMNS, RECORD_FROM, SHARED_COLUMNS } from './c
 import type { CaptureDbRow } from './capture-statements.ts';
 import type { CaptureRow } from './capture-index.ts';
 import type { RecordFilter, RecordSummary } from '../api/archive-types.ts';
+import { CHILD_COLUMNS, CHILD_TYPE_MIME, CHILD_TYPES, FOLD_COLUMNS, children, ownRecord } from './capture-folds.ts';
+import type { FoldedDbRow } from './capture-folds.ts';
+import type { ChildRecordType } from '../warc/child-record-id.ts';
 
 export interface WhereClause {
   sql: string;
@@ -187,7 +191,80 @@ export function recordSummary(r: CaptureDbRow): RecordSummary {
 
 // CROSS JOIN: SQLite keeps records as the outer loop, so pages are read in records.id order (an inner
 // join may start from warc_files and then sort every matching record).
-export const SELECT_RECORD = `SELECT ${RECORD_COLUMNS}, f.path AS file_path, f.name AS file_name FROM ${RECORD_FROM} CROSS JOIN warc_files f ON f.id = r.file_id`;
+export const SELECT_RECORD = `SELECT ${RECORD_COLUMNS}, ${FOLD_COLUMNS}, f.path AS file_path, f.name AS file_name FROM ${RECORD_FROM} CROSS JOIN warc_files f ON f.id = r.file_id`;
+
+/**
+ * How many ids before a keyset cursor rows are read from: a row's folded children (capture-folds.ts)
+ * have the ids after its own, so a row just before the cursor may stand for records past it.
+ */
+export const FOLD_REACH = CHILD_TYPES.length;
+
+/** The media type filter of a RecordFilter applied to one media type, as filterSql's SQL would (it lower-cases `f.mime`; LIKE ignores ASCII case). */
+function mimeMatches(filter: string, mime: string): boolean {
+  const m = filter.trim().toLowerCase();
+  return m.endsWith('/') ? mime.startsWith(m) : mime === m || mime.startsWith(`${m};`);
+}
+
+/**
+ * The condition a folded child of `type` meets, on its capture's row `r`, or null when no such
+ * child can match: a child has its type, its type's media type, no status and no page text, and
+ * takes everything else a filter names (URL, host, time) from its capture.
+ */
+export function childClause(f: RecordFilter, type: ChildRecordType): WhereClause | null {
+  const { conds } = filterSql(f);
+  if (f.type && f.type.length > 0 && !f.type.some((t) => t.toLowerCase() === type)) return null;
+  if (f.status && f.status.length > 0) return null;
+  if (f.mime && !mimeMatches(f.mime, CHILD_TYPE_MIME.get(type)!)) return null;
+  if (f.text !== undefined && f.text.trim() !== '') return null;
+  return joinConditions([{ sql: `r.${CHILD_COLUMNS[type].len} IS NOT NULL`, params: [] }, ...conds.filter((c) => c.shared)]);
+}
+
+/**
+ * A filter over every record, folded children included: `flags` are select-list columns saying
+ * which of the records a row stands for match (m_0 the row itself, m_<type> a folded child), `any`
+ * the WHERE condition that a row stands for at least one match, and pick the matching records of
+ * a row read with both (in id order). `children` is false when no folded child can match, so a
+ * caller may keep its faster plans for rows alone.
+ */
+export interface RecordMatch {
+  flags: WhereClause;
+  any: WhereClause;
+  /** The same as `any`'s sum: how many records a row stands for that match (SQL, params as `flags`). */
+  count: WhereClause;
+  children: boolean;
+  pick(row: FoldedDbRow & Record<string, unknown>): CaptureDbRow[];
+}
+
+/** Up to `n` matching records with ids past `after`, from rows read in id order: expanded only as far as the page needs. */
+export function pickPage(rows: readonly (FoldedDbRow & Record<string, unknown>)[], match: RecordMatch, after: number, n: number): CaptureDbRow[] {
+  const out: CaptureDbRow[] = [];
+  for (const row of rows) {
+    for (const r of match.pick(row)) {
+      if (r.id <= after) continue;
+      out.push(r);
+      if (out.length === n) return out;
+    }
+  }
+  return out;
+}
+
+export function recordMatch(f: RecordFilter): RecordMatch {
+  const own = filterClause(f);
+  const kids = CHILD_TYPES.map((type) => ({ type, where: childClause(f, type) })).filter((k): k is { type: ChildRecordType; where: WhereClause } => k.where !== null);
+  const arms = [{ name: 'm_0', where: own }, ...kids.map((k) => ({ name: `m_${k.type}`, where: k.where }))];
+  const live = new Set(kids.map((k) => k.type));
+  return {
+    flags: { sql: arms.map((a) => `COALESCE((${a.where.sql}), 0) AS ${a.name}`).join(', '), params: arms.flatMap((a) => a.where.params) },
+    any: { sql: `(${arms.map((a) => `(${a.where.sql})`).join(' OR ')})`, params: arms.flatMap((a) => a.where.params) },
+    count: { sql: arms.map((a) => `COALESCE((${a.where.sql}), 0)`).join(' + '), params: arms.flatMap((a) => a.where.params) },
+    children: kids.length > 0,
+    pick(row) {
+      const out: CaptureDbRow[] = row.m_0 ? [ownRecord(row)] : [];
+      for (const c of children(row)) if (live.has(c.record_type as ChildRecordType) && row[`m_${c.record_type}`]) out.push(c);
+      return out;
+    },
+  };
+}
 
 /**
  * The ids a condition's index walk yields, as an `r.id IN (…)` clause: the full rows the index

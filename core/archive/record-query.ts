@@ -11,7 +11,7 @@ import { databaseOf } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
 import type { CaptureSummary, PageList, PageRequest, RecordFilter, RecordPage, SearchHit } from '../api/archive-types.ts';
-import { filterClause, filterSql, indexWalk, joinConditions, recordSummary, SELECT_RECORD, withScheme } from './record-query-sql.ts';
+import { filterClause, filterSql, FOLD_REACH, indexWalk, joinConditions, pickPage, recordMatch, recordSummary, SELECT_RECORD, withScheme } from './record-query-sql.ts';
 import type { Condition, WhereClause } from './record-query-sql.ts';
 import { RECORD_FROM } from './capture-statements.ts';
 import { tsSql } from './capture-ts-key.ts';
@@ -62,9 +62,21 @@ export function queryRecords(archive: Archive, filter: RecordFilter, page: PageR
   const after = checkAfter(page.after);
   const f = filterSql(filter);
   const rest = joinConditions(f.conds);
+  const match = recordMatch(filter);
   let rows: CaptureDbRow[];
   let access: Access = { from: 'records r', walk: { sql: '1', params: [] } };
-  if (f.split) {
+  if (match.children) {
+    // Folded children may match (capture-folds.ts): rows in id order from just before the cursor,
+    // each with flags for the records it stands for. Only a walk of a condition children share
+    // with their capture finds their rows (a type or status index holds no folded child).
+    access = accessPath(archive, f.conds.filter((c) => c.shared));
+    const select = SELECT_RECORD.replace(' FROM ', `, ${match.flags.sql} FROM `).replace('FROM records r', `FROM ${access.from}`);
+    const sql = `${select} WHERE r.id > ? AND ${access.walk.sql} AND ${match.any.sql} ORDER BY r.id LIMIT ?`;
+    const found = prepared(databaseOf(archive), sql).all(
+      ...match.flags.params, after - FOLD_REACH, ...access.walk.params, ...match.any.params, limit + 1 + FOLD_REACH,
+    ) as (CaptureDbRow & Record<string, unknown>)[];
+    rows = pickPage(found, match, after, limit + 1);
+  } else if (f.split) {
     // One walk per value of the list, each already in id order; merge the heads.
     const col = `r.${f.split.column}`;
     const sub = `SELECT * FROM (SELECT r.id FROM ${RECORD_FROM} WHERE r.id > ? AND ${col} = ? AND ${rest.sql} ORDER BY r.id LIMIT ?)`;
@@ -82,7 +94,17 @@ export function queryRecords(archive: Archive, filter: RecordFilter, page: PageR
   if (page.after === undefined) {
     if (!more) result.total = rows.length;
     else if (f.empty) result.total = (prepared(databaseOf(archive), 'SELECT COALESCE(SUM(records), 0) AS n FROM warc_files').get() as { n: number }).n;
-    else {
+    else if (match.children) {
+      const from = RECORD_FROM.replace('records r', access.from);
+      const n = (
+        prepared(
+          databaseOf(archive),
+          `SELECT COALESCE(SUM(n), 0) AS n FROM (SELECT ${match.count.sql} AS n FROM ${from} WHERE ${access.walk.sql} AND ${match.any.sql} LIMIT ${TOTAL_CAP + 1})`,
+        ).get(...match.count.params, ...access.walk.params, ...match.any.params) as { n: number }
+      ).n;
+      result.total = Math.min(n, TOTAL_CAP);
+      if (n > TOTAL_CAP) result.totalCapped = true;
+    } else {
       const where = filterClause(filter);
       const from = RECORD_FROM.replace('records r', access.from);
       const n = (

@@ -10,6 +10,7 @@
  */
 import type { FetchResult, Spool } from '../fetch/fetcher.ts';
 import { newRecordId } from '../warc/record-header.ts';
+import { childRecordId } from '../warc/child-record-id.ts';
 import type { RecordInput } from '../warc/write-record-input.ts';
 import type { BlockSource } from '../warc/write-record.ts';
 import type { Outlink } from '../extract/outlink.ts';
@@ -112,11 +113,14 @@ export function buildCaptureGroup(g: CaptureGroupInput): CaptureGroup {
   }
 
   if (f.requestHead.length > 0) {
+    // Derived from the response's, so the capture index need not store it (child-record-id.ts).
+    const requestId = childRecordId(responseId, 'request');
     records.push({
       type: 'request',
       targetUri: g.url,
       date: g.date,
       contentType: 'application/http; msgtype=request',
+      ...(requestId ? { recordId: requestId } : {}),
       fields: responseId ? [['WARC-Concurrent-To', responseId]] : [],
       blockParts: [f.requestHead],
     });
@@ -139,10 +143,12 @@ export function metadataRecord(
   lines.push(`fetchTimeMs: ${Math.round(m.fetchTimeMs)}`);
   for (const n of m.notes ?? []) lines.push(`note: ${n}`);
   for (const o of m.outlinks) lines.push(`outlink: ${o.url} ${o.hop} ${o.context}`);
+  const recordId = childRecordId(responseId, 'metadata');
   return {
     type: 'metadata',
     targetUri: url,
     date,
+    ...(recordId ? { recordId } : {}),
     contentType: 'application/warc-fields',
     fields: [['WARC-Concurrent-To', responseId]],
     blockParts: [Buffer.from(lines.map((l) => l.replace(/[\r\n]/g, ' ')).join('\r\n') + '\r\n', 'utf8')],

@@ -390,8 +390,25 @@ function typeAndTsCodes(db: Database.Database): void {
   `);
 }
 
+/**
+ * Version 10 (issue 20: database bytes per URI): a capture's request and metadata records folded
+ * into its row. When they follow it directly in the file and their record ids derive from its
+ * own (warc/child-record-id.ts), the capture row carries each one's length and content length,
+ * and the child has no row: its id is the capture's plus its place (the capture takes its id with
+ * room after it), its offset is where the record before it ends, everything else is the
+ * capture's or its type's (archive/capture-folds.ts). Rows written before stay as they are; the
+ * columns are added at the end, so no row is rewritten. Written out as it was when this shipped.
+ */
+function foldedChildren(db: Database.Database): void {
+  const has = new Set((db.prepare('PRAGMA table_info(records)').all() as { name: string }[]).map((c) => c.name));
+  for (const col of ['req_len', 'req_clen', 'meta_len', 'meta_clen']) {
+    if (!has.has(col)) db.exec(`ALTER TABLE records ADD COLUMN ${col} INTEGER`);
+  }
+}
+
 const MIGRATIONS: readonly Migration[] = [
   metaAndRobots, frontier, captureIndex, priorCaptures, fileFixity, pendingNonPages, compactRecords, bytesDatesAndVia, typeAndTsCodes,
+  foldedChildren,
 ];
 
 /** The schema version this build writes. */

@@ -7,8 +7,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { readWarcDir, type ReadRecord } from './read-warcs.ts';
-import { recordIdSql } from '../../core/archive/record-id-key.ts';
-import { recordTypeCode } from '../../core/archive/record-type-key.ts';
+import { RECORD_COLUMNS, RECORD_FROM } from '../../core/archive/capture-statements.ts';
+import type { CaptureDbRow } from '../../core/archive/capture-statements.ts';
+import { expand, FOLD_COLUMNS } from '../../core/archive/capture-folds.ts';
+import type { FoldedDbRow } from '../../core/archive/capture-folds.ts';
 
 export interface CrawlDirCheck {
   records: ReadRecord[];
@@ -22,17 +24,22 @@ export async function verifyCrawlDir(dir: string): Promise<CrawlDirCheck> {
   const openFiles = fs.readdirSync(warcs).filter((n) => n.endsWith('.open'));
   const records = await readWarcDir(warcs);
   const db = new Database(path.join(dir, 'crawl.sqlite'), { readonly: true });
-  let rows: { name: string; offset: number; record_id: string }[];
+  let rows: CaptureDbRow[];
   try {
-    rows = db
-      .prepare(`SELECT f.name AS name, r.offset AS offset, ${recordIdSql('r.record_id')} AS record_id FROM records r JOIN warc_files f ON f.id = r.file_id WHERE r.record_type != ${recordTypeCode('warcinfo')}`)
-      .all() as typeof rows;
+    // Every record a row stands for: itself and the request and metadata records folded into it (capture-folds.ts).
+    rows = (
+      db
+        .prepare(`SELECT ${RECORD_COLUMNS}, ${FOLD_COLUMNS}, f.path AS file_path, f.name AS file_name FROM ${RECORD_FROM} JOIN warc_files f ON f.id = r.file_id`)
+        .all() as FoldedDbRow[]
+    )
+      .flatMap(expand)
+      .filter((r) => r.record_type !== 'warcinfo');
   } finally {
     db.close();
   }
-  const key = (name: string, offset: number, id: string) => `${name}@${offset} ${id}`;
+  const key = (name: string, offset: number, id: string | null) => `${name}@${offset} ${id}`;
   const inWarc = new Set(records.filter((r) => r.type !== 'warcinfo').map((r) => key(r.file, r.offset, r.recordId)));
-  const inIndex = new Set(rows.map((r) => key(r.name, r.offset, r.record_id)));
+  const inIndex = new Set(rows.map((r) => key(r.file_name, r.offset, r.record_id)));
   return {
     records,
     openFiles,
