@@ -1,9 +1,11 @@
 /**
  * What folding a crawl's request and metadata rows into their capture's row would save in
  * `crawl.sqlite` (issue 20: ≤ 700 bytes per URI), measured on a real crawl database before such
- * a schema exists.
+ * a schema existed. Since schema 10 a crawl folds them itself (archive/capture-folds.ts), so its
+ * database has nothing left for this script to fold: it measures a crawl a build before version
+ * 10 wrote (bench/README.md keeps both figures).
  *
- * Today a request or metadata record written with its capture is a compact row of its own
+ * Before version 10 a request or metadata record written with its capture is a compact row of its own
  * (capture-statements.ts): its record id (16 bytes), offset, length, content length and a parent
  * id, plus its entries in four indexes. Folded, the capture row would carry each child's type,
  * length and content length (the child starts where the one before it ends, so no offset), and
