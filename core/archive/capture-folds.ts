@@ -47,14 +47,15 @@ export const CHILD_COLUMNS: Readonly<Record<ChildRecordType, { len: string; clen
 /** Folded children in file order (the order a crawl writes them, and their places). */
 export const CHILD_TYPES: readonly ChildRecordType[] = (Object.keys(CHILD_PLACE) as ChildRecordType[]).sort((a, b) => CHILD_PLACE[a] - CHILD_PLACE[b]);
 
+/**
+ * How many ids before a keyset cursor or an id rows are read from: a row's folded children have
+ * the ids after its own, so a row just before the cursor may stand for records past it.
+ */
+export const FOLD_REACH = CHILD_TYPES.length;
+
 /** SQL: how many records a row of `records` (alias `a`) stands for (itself and its folded children). */
 export function recordsOfRowSql(a: string): string {
   return `(1 + (${a}.req_len IS NOT NULL) + (${a}.meta_len IS NOT NULL))`;
-}
-
-/** SQL: the end, in its file, of the last record a row stands for. */
-export function rowEndSql(a: string): string {
-  return `(${a}.offset + ${a}.length + COALESCE(${a}.req_len, 0) + COALESCE(${a}.meta_len, 0))`;
 }
 
 /** What a capture row carries for its folded children (all null: none folded). */

@@ -17,7 +17,7 @@ import { prefixEnd } from './record-query-sql.ts';
 import { recordIdSql } from './record-id-key.ts';
 import { recordTypeCode, recordTypeList, recordTypeSql } from './record-type-key.ts';
 import { tsSql } from './capture-ts-key.ts';
-import { CHILD_TYPE_MIME, CHILD_TYPES, childPlaces, recordsOfRowSql } from './capture-folds.ts';
+import { CHILD_TYPE_MIME, childPlaces, FOLD_REACH, recordsOfRowSql } from './capture-folds.ts';
 
 /** A page (an HTML 200 capture) as pages.jsonl and the WACZ main page need it. */
 export interface PageRow {
@@ -115,7 +115,7 @@ function statements(db: Database.Database) {
       `SELECT r.id, r.file_id AS fileId, r.offset, r.length, ${recordTypeSql('r.record_type')} AS recordType, ${SHARED_COLUMNS.target_uri} AS targetUri,
               ${SHARED_COLUMNS.urlkey} AS urlkey, ${tsSql(SHARED_COLUMNS.ts)} AS ts, ${SHARED_COLUMNS.mime} AS mime, r.status, r.payload_digest AS payloadDigest, r.method,
               r.req_len, r.meta_len
-       FROM ${RECORD_FROM} WHERE r.id > ? - ${CHILD_TYPES.length} AND (r.${CDXJ_TYPES} OR r.meta_len IS NOT NULL) ORDER BY r.id LIMIT ?`,
+       FROM ${RECORD_FROM} WHERE r.id > ? - ${FOLD_REACH} AND (r.${CDXJ_TYPES} OR r.meta_len IS NOT NULL) ORDER BY r.id LIMIT ?`,
     ),
     latestOk: db.prepare<[string, number], LatestCaptureRow>(
       // MAX() alone in its query, so target_uri and mime are the latest row's (SQLite's bare columns); ts read as text outside.
@@ -189,7 +189,7 @@ export function createCaptureScans(db: Database.Database): CaptureScans {
       // Rows from two ids before `after` (their folded children may be past it); each stands for at least one CDXJ row past it.
       const out: CdxjSourceRow[] = [];
       // Read as far as the page needs: with folded metadata records a row stands for two.
-      for (const row of st().cdxjRows.iterate(after, CHILD_TYPES.length + limit)) {
+      for (const row of st().cdxjRows.iterate(after, FOLD_REACH + limit)) {
         if (out.length >= limit) break;
         pushCdxj(row, after, limit, out);
       }

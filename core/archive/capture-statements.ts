@@ -24,7 +24,7 @@ import type Database from 'better-sqlite3';
 import { recordIdSql } from './record-id-key.ts';
 import { recordTypeCode, recordTypeList, recordTypeSql } from './record-type-key.ts';
 import { tsSql } from './capture-ts-key.ts';
-import { CHILD_TYPE_MIME, CHILD_TYPES, FOLD_COLUMNS, recordsOfRowSql } from './capture-folds.ts';
+import { CHILD_TYPE_MIME, FOLD_COLUMNS, FOLD_REACH, recordsOfRowSql } from './capture-folds.ts';
 import type { FoldedDbRow } from './capture-folds.ts';
 
 export interface FileDbRow {
@@ -194,7 +194,7 @@ export function prepareCaptureStatements(db: Database.Database) {
     recordExists: db.prepare<[number], { id: number }>('SELECT id FROM records WHERE id = ?'),
     byRecordId: db.prepare<[string | Buffer], FoldedDbRow>(`${SELECT_RECORD} WHERE r.record_id = +? ORDER BY r.id LIMIT 1`),
     // The rows that may stand for id ?: the row itself, or a capture up to two before it with folded children.
-    rowsAround: db.prepare<[number, number], FoldedDbRow>(`${SELECT_RECORD} WHERE r.id BETWEEN ? - ${CHILD_TYPES.length} AND ? ORDER BY r.id`),
+    rowsAround: db.prepare<[number, number], FoldedDbRow>(`${SELECT_RECORD} WHERE r.id BETWEEN ? - ${FOLD_REACH} AND ? ORDER BY r.id`),
     pages: db.prepare<[number, number], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.page = 1 ORDER BY r.ts, r.id LIMIT ? OFFSET ?`),
     count: db.prepare<[], { n: number }>(`SELECT COALESCE(SUM(${recordsOfRowSql('r')}), 0) AS n FROM records r`),
     // How many records a file's rows stand for (before they are deleted).

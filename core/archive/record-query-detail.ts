@@ -16,8 +16,8 @@ import { decodePayload, readStoredPayload } from './archive-payload.ts';
 import { resolveRevisit } from './archive-revisit.ts';
 import type { BodyPreview, RecordDetail, RecordSummary } from '../api/archive-types.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
-import { FOLD_REACH, recordSummary, SELECT_RECORD, summaryOfCapture } from './record-query-sql.ts';
-import { expand } from './capture-folds.ts';
+import { recordSummary, SELECT_RECORD, summaryOfCapture } from './record-query-sql.ts';
+import { expand, FOLD_REACH } from './capture-folds.ts';
 import type { FoldedDbRow } from './capture-folds.ts';
 
 /** Text shown at most (decoded bytes). */

@@ -193,12 +193,6 @@ export function recordSummary(r: CaptureDbRow): RecordSummary {
 // join may start from warc_files and then sort every matching record).
 export const SELECT_RECORD = `SELECT ${RECORD_COLUMNS}, ${FOLD_COLUMNS}, f.path AS file_path, f.name AS file_name FROM ${RECORD_FROM} CROSS JOIN warc_files f ON f.id = r.file_id`;
 
-/**
- * How many ids before a keyset cursor rows are read from: a row's folded children (capture-folds.ts)
- * have the ids after its own, so a row just before the cursor may stand for records past it.
- */
-export const FOLD_REACH = CHILD_TYPES.length;
-
 /** The media type filter of a RecordFilter applied to one media type, as filterSql's SQL would (it lower-cases `f.mime`; LIKE ignores ASCII case). */
 function mimeMatches(filter: string, mime: string): boolean {
   const m = filter.trim().toLowerCase();

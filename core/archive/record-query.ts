@@ -11,10 +11,11 @@ import { databaseOf } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
 import type { CaptureSummary, PageList, PageRequest, RecordFilter, RecordPage, SearchHit } from '../api/archive-types.ts';
-import { filterClause, filterSql, FOLD_REACH, indexWalk, joinConditions, pickPage, recordMatch, recordSummary, SELECT_RECORD, withScheme } from './record-query-sql.ts';
+import { filterClause, filterSql, indexWalk, joinConditions, pickPage, recordMatch, recordSummary, SELECT_RECORD, withScheme } from './record-query-sql.ts';
 import type { Condition, WhereClause } from './record-query-sql.ts';
 import { RECORD_FROM } from './capture-statements.ts';
 import { tsSql } from './capture-ts-key.ts';
+import { FOLD_REACH } from './capture-folds.ts';
 
 export const MAX_PAGE_LIMIT = 1000;
 

@@ -9,9 +9,9 @@ import type { Archive } from './archive-dir.ts';
 import type { RecordFilter } from '../api/archive-types.ts';
 import { RECORD_FROM } from './capture-statements.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
-import { FOLD_REACH, pickPage, recordMatch, SELECT_RECORD } from './record-query-sql.ts';
+import { pickPage, recordMatch, SELECT_RECORD } from './record-query-sql.ts';
 import type { RecordMatch } from './record-query-sql.ts';
-import { expand } from './capture-folds.ts';
+import { expand, FOLD_REACH } from './capture-folds.ts';
 import type { FoldedDbRow } from './capture-folds.ts';
 import type Database from 'better-sqlite3';
 
