@@ -49,6 +49,9 @@ import { PendingOriginals } from './pending-originals.ts';
 import { buildUriChain } from './chain/uri-chain.ts';
 import type { fetchBrowser as FetchBrowser } from './chain/fetch-browser.ts';
 import type { TabPool } from '../browser/tab-pool.ts';
+
+/** The largest document extracted on the crawl thread (see where the ExtractPool is made). */
+export const INLINE_EXTRACT_MAX_BYTES = 4 * 1024 * 1024;
 import type { TabSource } from '../browser/tab-source.ts';
 
 export interface StartCrawlOptions {
@@ -209,8 +212,12 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         Math.max(settings.perHost, ...settings.overrides.map((o) => o.perHost ?? 0)) * queuesPerHost(settings.queuePolicy),
       ),
     });
-    // One extraction worker per spare core (at least one): the crawl thread needs a core of its own.
-    const extractor = new ExtractPool(Math.max(1, Math.min(2, os.availableParallelism() - 1)));
+    // Documents up to 4 MiB are extracted on the crawl thread: ~16–24 ms per MiB of HTML on a
+    // 2-core machine (the Python docs' largest pages), so at most ~0.1 s of the crawl loop, and no
+    // second isolate for the crawl to hold (extract-pool.ts says why). Larger ones go to a worker,
+    // started only when one arrives: one per spare core (at least one), as the crawl thread needs
+    // a core of its own.
+    const extractor = new ExtractPool(Math.max(1, Math.min(2, os.availableParallelism() - 1)), { inlineMaxBytes: INLINE_EXTRACT_MAX_BYTES });
     const writer = new WarcWriter({
       dir: paths.warcs,
       prefix: settings.warcPrefix,

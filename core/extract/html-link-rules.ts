@@ -174,7 +174,11 @@ export function srcsetUrls(value: string): string[] {
     while (i < n && !isSpace(value.charCodeAt(i))) i++;
     let url = value.slice(start, i);
     if (url.endsWith(',')) {
-      url = url.replace(/,+$/, '');
+      // Trailing commas cut by a scan from the end: `/,+$/` took O(n²) on a run of commas
+      // followed by other text (100,000 of them: 9 s on the crawl thread).
+      let to = url.length;
+      while (to > 0 && url.charCodeAt(to - 1) === 0x2c) to--;
+      url = url.slice(0, to);
     } else {
       // Skip descriptors up to a comma that is not inside parentheses.
       let parens = 0;

@@ -125,12 +125,12 @@ function rootElement(text: string): { name: string; end: number } | null {
 
 /** Text of every `<tag>…</tag>` (CDATA and entities decoded), scanning forward only. */
 function* locValues(text: string, tag: string, from: number): Generator<string> {
-  const open = new RegExp(`<${escapeRegExp(tag)}(?:\\s[^>]*)?>`, 'gi');
-  open.lastIndex = from;
+  const lower = tag.toLowerCase();
+  let next = from;
   for (;;) {
-    const m = open.exec(text);
-    if (m === null) return;
-    let i = m.index + m[0].length;
+    const opened = openTagEnd(text, lower, next);
+    if (opened < 0) return;
+    let i = opened;
     let value = '';
     // Content: character data and CDATA sections up to the next tag.
     for (;;) {
@@ -147,9 +147,27 @@ function* locValues(text: string, tag: string, from: number): Generator<string> 
       i = lt;
       if (!text.startsWith('<![CDATA[', i)) break;
     }
-    open.lastIndex = i;
+    next = i;
     if (text.startsWith('</', i)) yield value;
   }
+}
+
+/**
+ * Where the first `<tag>` or `<tag …>` (any case; `tag` given in lower case) at or after `from` ends, or -1. A scan from `<`
+ * to `<` rather than the regex `<tag(?:\s[^>]*)?>`, which ran to the end of the text for every
+ * `<tag` without a `>` after it: O(n²) on a hostile sitemap, now extracted on the crawl thread.
+ */
+function openTagEnd(text: string, tag: string, from: number): number {
+  for (let lt = text.indexOf('<', from); lt >= 0; lt = text.indexOf('<', lt + 1)) {
+    const after = lt + 1 + tag.length;
+    if (text.slice(lt + 1, after).toLowerCase() !== tag) continue;
+    const c = text.charAt(after);
+    if (c === '>') return after + 1;
+    if (c === '' || !/\s/.test(c)) continue;
+    const gt = text.indexOf('>', after);
+    return gt < 0 ? -1 : gt + 1;
+  }
+  return -1;
 }
 
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
@@ -161,8 +179,4 @@ function decodeEntities(s: string): string {
     const cp = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
     return cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : whole;
   });
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ExtractPool } from '../../core/extract/extract-pool.ts';
 import { extractDocument } from '../../core/extract/extract-document.ts';
 import type { DocumentInput } from '../../core/extract/extract-document.ts';
@@ -138,5 +138,65 @@ describe('ExtractPool', () => {
     await p.close();
     for (const err of await Promise.all(outcomes)) expect(isTroveError(err, 'EXTRACT_POOL_CLOSED')).toBe(true);
     await expect(p.run(input('<a href="/x">x</a>'))).rejects.toMatchObject({ code: 'EXTRACT_POOL_CLOSED' });
+  });
+});
+
+describe('ExtractPool with documents taken inline (issue 20)', () => {
+  const page = (i: number) =>
+    input(`<title>Page ${i}</title><a href="/next/${i}">n</a><img src="/img/${i}.png"><style>b{background:url(/bg${i}.png)}</style>`, {
+      headers: [['Link', `</style${i}.css>; rel=stylesheet`]],
+    });
+
+  it('extracts documents up to inlineMaxBytes on the calling thread, with extractDocument\'s answer, and starts no worker', async () => {
+    const p = pool(2, { inlineMaxBytes: 4096 });
+    const jobs = Array.from({ length: 20 }, (_, i) => page(i));
+    const results = await Promise.all(jobs.map((j) => p.run(j)));
+    results.forEach((r, i) => expect(r).toEqual(extractDocument(jobs[i]!)));
+    expect(p.workers).toBe(0);
+  });
+
+  it('frees a handed-over body once extracted inline, and leaves one that is not handed over', async () => {
+    const p = pool(1, { inlineMaxBytes: 1 << 20 });
+    const html = `<a href="/x">x</a>${' '.repeat(8192)}`;
+    const own = Buffer.alloc(html.length); // a buffer of its own (Buffer.from may view a shared slab)
+    own.write(html);
+    const kept = Buffer.from(own);
+    const expected = extractDocument(input(Buffer.from(own)));
+    expect(await p.run(input(own), { handOver: true })).toEqual(expected);
+    expect(own.buffer.byteLength).toBe(0);
+    expect(await p.run(input(kept))).toEqual(expected);
+    expect(kept.length).toBe(8192 + 18);
+  });
+
+  it('sends a larger document to a worker, started for it, and stops the worker after idleMs without one', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const p = pool(1, { inlineMaxBytes: 64, idleMs: 1000 });
+      const small = page(1);
+      const big = page(2);
+      expect(small.body.length).toBeGreaterThan(64); // both are over the limit here
+      const tiny = input('<a href="/t">t</a>');
+      expect(await p.run(tiny)).toEqual(extractDocument(tiny));
+      expect(p.workers).toBe(0);
+      expect(await p.run(big)).toEqual(extractDocument(big));
+      expect(p.workers).toBe(1);
+      vi.advanceTimersByTime(999);
+      expect(p.workers).toBe(1);
+      vi.advanceTimersByTime(1);
+      expect(p.workers).toBe(0);
+      // The next large document starts a worker again.
+      expect(await p.run(small)).toEqual(extractDocument(small));
+      expect(p.workers).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('keeps the time limit for documents sent to a worker', async () => {
+    const p = pool(1, { inlineMaxBytes: 1024, jobTimeoutMs: 50 });
+    const r = await p.run(input(hugePage(), { maxLinks: 10_000_000 }));
+    expect(r.error).toMatch(/timed out/);
+    const after = page(3);
+    expect(await p.run(after)).toEqual(extractDocument(after));
   });
 });
