@@ -78,7 +78,7 @@ function isHtml200(h: HttpHead): boolean {
 /**
  * Title and visible text of an HTML body (de-chunked, decoded, charset sniffed), capped. The HTML
  * extractor (and parse5) loads at the first page: a crawl imports this module for recovery at
- * resume, which rarely meets a page, and otherwise parses HTML only in its extraction worker.
+ * resume, which rarely meets a page, and a crawl of nothing but images or scripts never loads it.
  */
 async function pageText(stored: Buffer, cut: boolean, http: HttpHead, url: string): Promise<{ title: string | null; text: string }> {
   const { extractHtml } = await import('../extract/html-links.ts');

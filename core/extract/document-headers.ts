@@ -2,9 +2,9 @@
  * The parts of a document's extraction that need no body parser: which extractor a response
  * goes to, its header links (Link, Location, Refresh…), the X-Robots-Tag directives and the
  * nofollow filter, and with them the whole extraction of an empty body. A module of its own so
- * that the crawl thread, which extracts empty bodies itself (core/crawl/chain/extract-links.ts),
- * does not load the HTML extractor and parse5 (~4 MiB RSS, bench/touch-rss-probe.ts): bodies go
- * to the extraction worker, which runs extract-document.ts.
+ * that a crawl whose responses have no body to parse (core/crawl/chain/extract-links.ts) does not
+ * load the HTML extractor and parse5 (~4 MiB RSS, bench/touch-rss-probe.ts): those load at the
+ * first body, which extract-pool.ts extracts on the crawl thread or, past 4 MiB, in a worker.
  */
 import { emptyExtraction } from './empty-extraction.ts';
 import type { DocumentExtraction, DocumentInput, DocumentKind } from './extract-document.ts';

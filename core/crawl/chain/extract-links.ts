@@ -1,6 +1,6 @@
 /**
- * Extract: links, title and text from the content-decoded entity (off the crawl loop, in the
- * worker pool). A 304's links come from the earlier capture the server says is unchanged; a seed
+ * Extract: links, title and text from the content-decoded entity (on the crawl thread up to 4 MiB,
+ * larger documents in a worker: core/extract/extract-pool.ts). A 304's links come from the earlier capture the server says is unchanged; a seed
  * also leads to its inferred links (favicon, robots-less sitemap…); robots.txt's Sitemap: lines
  * were found by its fetch.
  */
@@ -40,8 +40,8 @@ export const extractLinks: Processor = {
       }
       const input = { url: uri.url, status, headers: f.headers, body, mime: mime ?? '', maxLinks: ctx.settings.maxLinksPerDocument };
       // No body to parse (an image, a script, a redirect): only header links, cheap enough to take
-      // here rather than a round trip to the worker pool (and without loading the HTML extractor).
-      // The decoded body is this call's own: handed over, the worker gets it without a copy.
+      // here without loading the HTML extractor. The decoded body is this call's own: handed over,
+      // it is freed once extracted (or moved to a worker without a copy).
       const ex = body.length === 0 ? extractHeadersOnly(input) : await ctx.extractor.run(input, { handOver: true });
       if (ex.error) curi.annotations.push('extract-error');
       curi.outlinks = ex.outlinks;
