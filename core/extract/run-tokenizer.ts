@@ -5,7 +5,8 @@
  * parse5 consumes the input one code point at a time: for every character of text or of an
  * attribute value it goes round its parsing loop (advance the preprocessor, check for the end of
  * the chunk, switch on the state, switch on the character, extend the pending run). On the
- * Python docs that loop was ~60% of the extraction worker (its CPU is now the crawl thread's). In the states that dominate a page (text,
+ * Python docs that loop was ~60% of the extraction worker's CPU (now the crawl thread's, issue
+ * 20). In the states that dominate a page (text,
  * the raw text of script/style/title/textarea, quoted attribute values) every character but a
  * handful only extends the pending run; this subclass lets parse5 handle the character it was
  * given, then moves the input position past the ordinary characters that follow and extends the
