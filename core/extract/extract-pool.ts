@@ -39,7 +39,7 @@ export interface ExtractPoolOptions {
   workerUrl?: URL;
   /**
    * Bodies of at most this many bytes are extracted on the calling thread, without a worker.
-   * Default 0: every document goes to a worker.
+   * Default 0: none, every document goes to a worker.
    */
   inlineMaxBytes?: number;
   /** A worker with no job for this long is stopped (started again when a document needs one). Default 30 s. */
@@ -108,7 +108,7 @@ export class ExtractPool {
 
   run(input: DocumentInput, opts: RunOptions = {}): Promise<PoolResult> {
     if (this.closed) return Promise.reject(new TroveError('EXTRACT_POOL_CLOSED', 'the extraction pool is closed'));
-    if (input.body.length <= this.inlineMaxBytes) return this.runInline(input, opts.handOver === true);
+    if (this.inlineMaxBytes > 0 && input.body.length <= this.inlineMaxBytes) return this.runInline(input, opts.handOver === true);
     if (this.brokenReason !== null) return Promise.resolve(failed(input, this.brokenReason));
     return new Promise<PoolResult>((resolve, reject) => {
       this.queue.push({ id: this.nextId++, input, handOver: opts.handOver === true, resolve, reject });
