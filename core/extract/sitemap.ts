@@ -153,8 +153,8 @@ function* locValues(text: string, tag: string, from: number): Generator<string> 
 }
 
 /**
- * Where the first `<tag>` or `<tag …>` (any case; `tag` given in lower case) at or after `from` ends, or -1. A scan from `<`
- * to `<` rather than the regex `<tag(?:\s[^>]*)?>`, which ran to the end of the text for every
+ * Where the first `<tag>` or `<tag …>` (any case; `tag` given in lower case) at or after `from`
+ * ends, or -1. A scan from `<` to `<` rather than the regex `<tag(?:\s[^>]*)?>`, which ran to the end of the text for every
  * `<tag` without a `>` after it: O(n²) on a hostile sitemap, now extracted on the crawl thread.
  */
 function openTagEnd(text: string, tag: string, from: number): number {
