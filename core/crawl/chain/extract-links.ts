@@ -1,9 +1,8 @@
 /**
  * Extract: links, title and text from the content-decoded entity (on the crawl thread up to 4
  * MiB, larger documents in a worker: core/extract/extract-pool.ts). A 304's links come from the
- * earlier capture the server says is unchanged; a seed
- * also leads to its inferred links (favicon, robots-less sitemap…); robots.txt's Sitemap: lines
- * were found by its fetch.
+ * earlier capture the server says is unchanged; a seed also leads to its inferred links
+ * (favicon, robots-less sitemap…); robots.txt's Sitemap: lines were found by its fetch.
  */
 import { decodeBodyStream, parseContentEncoding, type DecodedBody } from '../../extract/decode-body.ts';
 import type { Spool } from '../../fetch/spool.ts';
