@@ -155,7 +155,10 @@ export class FetchRecording implements WireRecorder, FramerSink {
       result.outcome = (head as ResponseHead).status;
       result.truncated = f.state === 'truncated' ? 'length' : null;
     } else {
-      const failure = classifyFetchError(f.state === 'failed' ? f.error : (end.stopReason ?? end.undiciError ?? incompleteError(f.state)));
+      // The peer closing inside a body the framer was reading is a lost connection, whatever
+      // undici makes of it (a chunked body closed mid-chunk is an HTTPParserError to undici).
+      const lost = f.state === 'incomplete' && head !== null;
+      const failure = classifyFetchError(f.state === 'failed' ? f.error : (end.stopReason ?? (lost ? incompleteError(f.state) : (end.undiciError ?? incompleteError(f.state)))));
       result.outcome = failure.outcome;
       result.error = { code: failure.code, message: failure.message };
       const headless = failure.code === 'FETCH_HEADERS_TOO_LARGE' || failure.code === 'FETCH_TOO_MANY_HEADERS';

@@ -15,7 +15,8 @@ import { createFetcher } from '../../core/fetch/fetcher.ts';
 import type { Fetcher } from '../../core/fetch/fetcher.ts';
 import { startHostileServer } from '../fixtures/hostile-server.ts';
 import type { HostileServer } from '../fixtures/hostile-server.ts';
-import { UA, checkDigests, dispose, tempSpoolDir, testFetcher } from './fetch-test-kit.ts';
+import { sha1Base32 } from '../../core/formats/digest.ts';
+import { UA, bytes, checkDigests, dispose, tempSpoolDir, testFetcher } from './fetch-test-kit.ts';
 
 const spoolDir = tempSpoolDir();
 let fetcher: Fetcher;
@@ -207,6 +208,27 @@ describe('limits', () => {
     } finally {
       clearInterval(sampler);
       await f.close();
+    }
+  });
+});
+
+/** A chunked body the server cuts off by closing, inside valid framing. */
+describe('chunked bodies cut off', () => {
+  const chunkedHead = 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n';
+  const serve = (body: string | Buffer) => tcpServer((s) => s.once('data', () => s.end(Buffer.concat([Buffer.from(chunkedHead, 'latin1'), Buffer.from(body)]))));
+  it('cut mid-chunk by the server closing: -3, payload digest over what the prefix de-chunks to', async () => {
+    const server = await serve('5\r\nhello\r\na\r\nworl');
+    try {
+      const r = await fetcher.fetch({ url: `http://127.0.0.1:${server.port}/`, headers: UA });
+      expect(r).toMatchObject({ outcome: Outcome.CONNECT_LOST, status: 200, truncated: 'disconnect' });
+      expect(r.error?.code).toBe('FETCH_CONNECTION_LOST');
+      expect((await bytes(r, 'body')).toString('latin1')).toBe('5\r\nhello\r\na\r\nworl');
+      expect((await bytes(r, 'entity')).toString('latin1')).toBe('helloworl');
+      expect(r.payloadDigest).toBe(sha1Base32(Buffer.from('helloworl')));
+      await checkDigests(r);
+      await dispose(r);
+    } finally {
+      await server.close();
     }
   });
 });
