@@ -180,7 +180,29 @@ export class FetchRecording implements WireRecorder, FramerSink {
       result.body = this.#body.finish();
       result.entity = this.#entity === this.#body ? result.body : (this.#entity as SpoolWriter).finish();
       result.blockDigest = this.#block.digest();
-      result.payloadDigest = this.#payload.digest();
+      // Left to storedPayloadDigest() when the chunk framing broke.
+      result.payloadDigest = f.chunkingBroken ? null : this.#payload.digest();
+    }
+    return result;
+  }
+
+  /**
+   * Fill in the payload digest finish() left out for a body whose chunk framing broke: the
+   * transfer coding cannot be removed from the body as stored, so the WARC payload is those
+   * bytes and the digest is over them (the bytes-as-transferred convention, the one warcio and
+   * every verifier compute for such a body; docs/FORMATS.md). A digest of what de-chunked before
+   * the bad byte would name bytes the record does not hold as its payload. Hashed from the spool
+   * after the fetch rather than as bytes arrive, so the chunked bodies that decode (nearly all)
+   * are not hashed a third time (the block digest and the entity's already see them). If the spool cannot be read back the field stays null (omitted).
+   */
+  async storedPayloadDigest(result: FetchResult): Promise<FetchResult> {
+    if (!this.#framer.chunkingBroken || result.body === null || result.payloadDigest !== null) return result;
+    const digest = new RunningDigest('sha1');
+    try {
+      for await (const chunk of result.body.stream()) digest.update(chunk as Buffer);
+      result.payloadDigest = digest.digest();
+    } catch {
+      result.payloadDigest = null;
     }
     return result;
   }
