@@ -158,7 +158,7 @@ export class FetchRecording implements WireRecorder, FramerSink {
       // The peer closing inside a body the framer was reading is a lost connection, whatever
       // undici makes of it (a chunked body closed mid-chunk is an HTTPParserError to undici).
       const lost = f.state === 'incomplete' && head !== null;
-      const failure = classifyFetchError(f.state === 'failed' ? f.error : (end.stopReason ?? (lost ? incompleteError(f.state) : (end.undiciError ?? incompleteError(f.state)))));
+      const failure = classifyFetchError(f.state === 'failed' ? f.error : (end.stopReason ?? (lost ? null : end.undiciError) ?? incompleteError(f.state)));
       result.outcome = failure.outcome;
       result.error = { code: failure.code, message: failure.message };
       const headless = failure.code === 'FETCH_HEADERS_TOO_LARGE' || failure.code === 'FETCH_TOO_MANY_HEADERS';
@@ -193,7 +193,8 @@ export class FetchRecording implements WireRecorder, FramerSink {
    * every verifier compute for such a body; docs/FORMATS.md). A digest of what de-chunked before
    * the bad byte would name bytes the record does not hold as its payload. Hashed from the spool
    * after the fetch rather than as bytes arrive, so the chunked bodies that decode (nearly all)
-   * are not hashed a third time (the block digest and the entity's already see them). If the spool cannot be read back the field stays null (omitted).
+   * are not hashed a third time (the block digest and the entity's already see them). If the
+   * spool cannot be read back, the field stays null (omitted).
    */
   async storedPayloadDigest(result: FetchResult): Promise<FetchResult> {
     if (!this.#framer.chunkingBroken || result.body === null || result.payloadDigest !== null) return result;
