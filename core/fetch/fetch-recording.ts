@@ -155,7 +155,10 @@ export class FetchRecording implements WireRecorder, FramerSink {
       result.outcome = (head as ResponseHead).status;
       result.truncated = f.state === 'truncated' ? 'length' : null;
     } else {
-      const failure = classifyFetchError(f.state === 'failed' ? f.error : (end.stopReason ?? end.undiciError ?? incompleteError(f.state)));
+      // The peer closing inside a body the framer was reading is a lost connection, whatever
+      // undici makes of it (a chunked body closed mid-chunk is an HTTPParserError to undici).
+      const lost = f.state === 'incomplete' && head !== null;
+      const failure = classifyFetchError(f.state === 'failed' ? f.error : (end.stopReason ?? (lost ? null : end.undiciError) ?? incompleteError(f.state)));
       result.outcome = failure.outcome;
       result.error = { code: failure.code, message: failure.message };
       const headless = failure.code === 'FETCH_HEADERS_TOO_LARGE' || failure.code === 'FETCH_TOO_MANY_HEADERS';
@@ -177,7 +180,30 @@ export class FetchRecording implements WireRecorder, FramerSink {
       result.body = this.#body.finish();
       result.entity = this.#entity === this.#body ? result.body : (this.#entity as SpoolWriter).finish();
       result.blockDigest = this.#block.digest();
-      result.payloadDigest = this.#payload.digest();
+      // Left to storedPayloadDigest() when the chunk framing broke.
+      result.payloadDigest = f.chunkingBroken ? null : this.#payload.digest();
+    }
+    return result;
+  }
+
+  /**
+   * Fill in the payload digest finish() left out for a body whose chunk framing broke: the
+   * transfer coding cannot be removed from the body as stored, so the WARC payload is those
+   * bytes and the digest is over them (the bytes-as-transferred convention, the one warcio and
+   * every verifier compute for such a body; docs/FORMATS.md). A digest of what de-chunked before
+   * the bad byte would name bytes the record does not hold as its payload. Hashed from the spool
+   * after the fetch rather than as bytes arrive, so the chunked bodies that decode (nearly all)
+   * are not hashed a third time (the block digest and the entity's already see them). If the
+   * spool cannot be read back, the field stays null (omitted).
+   */
+  async storedPayloadDigest(result: FetchResult): Promise<FetchResult> {
+    if (!this.#framer.chunkingBroken || result.body === null || result.payloadDigest !== null) return result;
+    const digest = new RunningDigest('sha1');
+    try {
+      for await (const chunk of result.body.stream()) digest.update(chunk as Buffer);
+      result.payloadDigest = digest.digest();
+    } catch {
+      result.payloadDigest = null;
     }
     return result;
   }

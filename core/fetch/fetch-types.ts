@@ -87,13 +87,19 @@ export interface FetchResult {
    * limits it is null.
    */
   body: Spool | null;
-  /** Body with transfer-coding removed (same object as `body` when not chunked); content-coding kept. */
+  /**
+   * Body with transfer-coding removed (same object as `body` when not chunked); content-coding
+   * kept. When the chunk framing broke, what decoded before the bad byte.
+   */
   entity: Spool | null;
   /** Why the body is shorter than the server meant it to be. */
   truncated: 'length' | 'time' | 'disconnect' | null;
   /** `sha1:` + base32 of responseHead + body (the WARC response block). */
   blockDigest: string | null;
-  /** `sha1:` + base32 of entity (the WARC 1.1 payload). */
+  /**
+   * `sha1:` + base32 of the WARC payload: the entity, or the body as received when its chunk
+   * framing broke and the transfer coding cannot be removed (docs/FORMATS.md).
+   */
   payloadDigest: string | null;
   /** Bytes received on the wire for this request (heads, body, anything after). */
   bytesReceived: number;

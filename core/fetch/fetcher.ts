@@ -113,7 +113,7 @@ export function createFetcher(opts: FetchOptions): Fetcher {
           result = failedBeforeSending(req.url, startedAt, performance.now() - t0, new TroveError('FETCH_FAILED', String((err as Error)?.message ?? err), {}, { cause: err }));
         }
         const retry = result.error?.code === 'FETCH_CONNECTION_LOST' && stopReason === null && recording.retryable;
-        resolve({ result, retry });
+        resolve(recording.storedPayloadDigest(result).then((r) => ({ result: r, retry })));
       };
 
       function stop(reason: TroveError): void {

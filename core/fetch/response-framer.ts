@@ -47,6 +47,12 @@ export class ResponseFramer {
   bodyBytes = 0;
   /** Heads of 1xx informational responses seen before the final one (not part of the record). */
   informational: Buffer[] = [];
+  /**
+   * The body was chunked and a byte of it, passed to the sink, is not chunked coding: the
+   * transfer coding cannot be removed from the raw body, so the entity is only what decoded
+   * before that byte (see FetchRecording.finish for the payload digest this leads to).
+   */
+  chunkingBroken = false;
 
   readonly #limits: FramerLimits;
   readonly #sink: FramerSink;
@@ -166,8 +172,9 @@ export class ResponseFramer {
       try {
         used = decoder.write(slice);
       } catch (err) {
-        // Keep the raw bytes up to the bad one: the caller may archive the prefix.
+        // Keep the raw bytes of this read, the bad one among them: the caller may archive the prefix.
         this.#emitBody(slice);
+        this.chunkingBroken = true;
         throw err;
       }
     } else {

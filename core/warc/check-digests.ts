@@ -7,8 +7,10 @@
  * warcprox (IAH-urls-wget.warc.gz, example-iana.org-chunked.warc in the corpus) and warcio
  * digest the bytes as stored, chunk framing included. So both are computed and either one
  * matching passes, and `chunkedConvention` says which one it was so `trove check` can count them
- * per file; a body that does not de-chunk cleanly is checked raw only, unless the record
- * is WARC-Truncated (then the de-chunked prefix counts too).
+ * per file. A WARC-Truncated record whose stored body is a clean prefix of chunked coding (cut
+ * mid-chunk or mid-line) may carry the digest of what that prefix de-chunks to. A body holding
+ * bytes that are not chunked coding has no de-chunked entity, truncated or not: only the digest
+ * of the bytes as stored is right for it (what warcio checks, and what Trove writes for it).
  * Content-Encoding (gzip, br) is never removed: it is part of the entity.
  *
  * A revisit's payload digest names another record's payload, so it is not checked here.
@@ -107,10 +109,10 @@ export class RecordDigests {
       }
     }
     if (this.#payload) {
-      // A WARC-Truncated record ends mid-body (or at the bad byte that stopped its fetch): its
-      // payload is what de-chunked before that point, which is what Trove's fetcher digests.
+      // A WARC-Truncated record may end mid-chunk: its entity is what the stored prefix
+      // de-chunks to. Bytes that are not chunked coding leave no entity to digest.
       const d = this.#dechunked;
-      const whole = d !== null && ((!d.failed && d.decoder.done) || this.#truncated);
+      const whole = d !== null && !d.failed && (d.decoder.done || this.#truncated);
       this.#compare(this.#payload, whole ? d.hash : null, this.#truncated);
     }
     return this.#problems;
@@ -139,10 +141,13 @@ export class RecordDigests {
       return;
     }
     const what = t.field === 'WARC-Block-Digest' ? 'block' : 'payload';
+    const notes: string[] = [];
+    if (lenient) notes.push('record is WARC-Truncated');
+    if (chunked && this.#dechunked!.failed) notes.push('the body is not valid chunked coding, so only a digest of the bytes as stored verifies');
     this.#problems.push({
       level: lenient ? 'warning' : 'error',
       code: t.field === 'WARC-Block-Digest' ? 'WARC_BLOCK_DIGEST_MISMATCH' : 'WARC_PAYLOAD_DIGEST_MISMATCH',
-      message: `${what} digest failed: ${t.field} says ${t.value}${lenient ? ' (record is WARC-Truncated)' : ''}`,
+      message: `${what} digest failed: ${t.field} says ${t.value}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`,
     });
   }
 

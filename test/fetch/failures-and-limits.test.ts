@@ -15,7 +15,8 @@ import { createFetcher } from '../../core/fetch/fetcher.ts';
 import type { Fetcher } from '../../core/fetch/fetcher.ts';
 import { startHostileServer } from '../fixtures/hostile-server.ts';
 import type { HostileServer } from '../fixtures/hostile-server.ts';
-import { UA, checkDigests, dispose, tempSpoolDir, testFetcher } from './fetch-test-kit.ts';
+import { sha1Base32 } from '../../core/formats/digest.ts';
+import { UA, bytes, checkDigests, dispose, tempSpoolDir, testFetcher } from './fetch-test-kit.ts';
 
 const spoolDir = tempSpoolDir();
 let fetcher: Fetcher;
@@ -207,6 +208,74 @@ describe('limits', () => {
     } finally {
       clearInterval(sampler);
       await f.close();
+    }
+  });
+});
+
+/**
+ * Chunked bodies that break or are cut off, from a raw server. Broken framing: the payload digest
+ * is over the body as received (the transfer coding cannot be removed), also when the body went
+ * to a spool file. Cut inside valid framing by the server closing: a lost connection (-3), the
+ * payload digest over what the prefix de-chunks to.
+ */
+describe('chunked bodies broken or cut off', () => {
+  const chunkedHead = 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n';
+  const serve = (body: string | Buffer) => tcpServer((s) => s.once('data', () => s.end(Buffer.concat([Buffer.from(chunkedHead, 'latin1'), Buffer.from(body)]))));
+
+  for (const [name, body] of [
+    ['no chunk at all', 'ZZZ\r\nnot a chunk\r\n'],
+    ['a good chunk, then bytes that are not a chunk', '5\r\nhello\r\nZZZ\r\nnot a chunk\r\n'],
+  ] as const) {
+    it(`${name}: -50, payload digest over the body as received`, async () => {
+      const server = await serve(body);
+      try {
+        const r = await fetcher.fetch({ url: `http://127.0.0.1:${server.port}/`, headers: UA });
+        expect(r).toMatchObject({ outcome: Outcome.HTTP_PROTOCOL_ERROR, status: 200, truncated: 'disconnect' });
+        expect(r.error?.code).toBe('FETCH_BAD_CHUNKING');
+        const stored = await bytes(r, 'body');
+        expect(stored.toString('latin1')).toBe(body);
+        expect(r.payloadDigest).toBe(sha1Base32(stored));
+        await checkDigests(r);
+        await dispose(r);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+
+  it('broken framing after a body spooled to a file: the digest is read back from the file', async () => {
+    const chunk = 'x'.repeat(4000);
+    const good = `${chunk.length.toString(16)}\r\n${chunk}\r\n`.repeat(40);
+    const server = await serve(`${good}ZZZ\r\nnot a chunk\r\n`);
+    const f = testFetcher(spoolDir, { spoolMemoryBytes: 1024 });
+    try {
+      const r = await f.fetch({ url: `http://127.0.0.1:${server.port}/`, headers: UA });
+      expect(r.error?.code).toBe('FETCH_BAD_CHUNKING');
+      expect(r.body?.path).not.toBeNull();
+      const stored = await bytes(r, 'body');
+      expect(stored.subarray(0, good.length).toString('latin1')).toBe(good);
+      expect(r.payloadDigest).toBe(sha1Base32(stored));
+      await checkDigests(r);
+      await dispose(r);
+    } finally {
+      await f.close();
+      await server.close();
+    }
+  });
+
+  it('cut mid-chunk by the server closing: -3, payload digest over what the prefix de-chunks to', async () => {
+    const server = await serve('5\r\nhello\r\na\r\nworl');
+    try {
+      const r = await fetcher.fetch({ url: `http://127.0.0.1:${server.port}/`, headers: UA });
+      expect(r).toMatchObject({ outcome: Outcome.CONNECT_LOST, status: 200, truncated: 'disconnect' });
+      expect(r.error?.code).toBe('FETCH_CONNECTION_LOST');
+      expect((await bytes(r, 'body')).toString('latin1')).toBe('5\r\nhello\r\na\r\nworl');
+      expect((await bytes(r, 'entity')).toString('latin1')).toBe('helloworl');
+      expect(r.payloadDigest).toBe(sha1Base32(Buffer.from('helloworl')));
+      await checkDigests(r);
+      await dispose(r);
+    } finally {
+      await server.close();
     }
   });
 });

@@ -8,8 +8,9 @@
  * - A response that breaks off after its head (idle or whole-fetch timeout, reset, bad chunking)
  *   logs the failure (−4, −3, −50), and the bytes that came are archived as a response record
  *   marked WARC-Truncated (time / disconnect). The prefix is kept as received, even after bad
- *   chunk framing: the record is the evidence of what the server sent, its payload digest covers
- *   what de-chunked before the bad byte, and `trove check` accepts that for a truncated record.
+ *   chunk framing: the record is the evidence of what the server sent. As the transfer coding
+ *   cannot be removed from bytes that are not chunked coding, its payload digest covers the
+ *   payload as stored (docs/FORMATS.md), which `trove check` and warcio both verify.
  * - Nothing usable as a head (no status line, too many header fields, no answer) → a negative
  *   outcome and no record at all.
  * - A body cut at --max-body-bytes keeps its HTTP status (the cut is our limit, not a failure).
@@ -164,7 +165,7 @@ describe('a crawl of the hostile site', () => {
     }
   });
 
-  it('bad chunking: -50, the prefix as received archived, marked disconnect, payload digest over what de-chunked', () => {
+  it('bad chunking: -50, the prefix as received archived, marked disconnect, payload digest over it as stored', () => {
     const l = line('badChunking');
     expect(l.status).toBe(Outcome.HTTP_PROTOCOL_ERROR);
     expect(l.annotations).toEqual(['truncated:disconnect', 'FETCH_BAD_CHUNKING']);
@@ -172,7 +173,7 @@ describe('a crawl of the hostile site', () => {
     expect(rec.status).toBe(200);
     expect(rec.warcHeaders['WARC-Truncated']).toBe('disconnect');
     expect(rec.payload.toString('latin1')).toMatch(/^5\r\nhello\r\nzz/);
-    expect(rec.warcHeaders['WARC-Payload-Digest']).toBe(labelledDigest(Buffer.from('hello')));
+    expect(rec.warcHeaders['WARC-Payload-Digest']).toBe(labelledDigest(rec.payload));
   });
 
   it('reset mid-body: -3, the received prefix archived, marked disconnect', () => {

@@ -176,6 +176,30 @@ describe('check on records written here', () => {
     expect(formatChunkedDigests((await checkRecords(plain)).chunkedDigests)).toBe('');
   });
 
+  it('WARC-Truncated chunked records: bytes that are not chunked coding verify only as stored; a clean cut as what it de-chunks to', async () => {
+    const truncated = (body: string, payloadDigestOf: string): Buffer =>
+      rec([...base('response'), ['Content-Type', 'application/http; msgtype=response'], ['WARC-Truncated', 'disconnect'], ['WARC-Payload-Digest', `sha1:${base32(digest('sha1', payloadDigestOf))}`]], head + body);
+    const notAChunk = 'ZZZ\r\nnot a chunk\r\n';
+    const goodThenGarbage = '5\r\nhello\r\nZZZ\r\nnot a chunk\r\n';
+    const cut = '5\r\nhello\r\na\r\nworl';
+    const records = [
+      truncated(notAChunk, notAChunk), // ok: over the bytes as stored
+      truncated(notAChunk, ''), // what Trove wrote before: the digest of nothing that de-chunked
+      truncated(goodThenGarbage, goodThenGarbage), // ok: over the bytes as stored
+      truncated(goodThenGarbage, 'hello'), // what de-chunked before the garbage: no convention gives it
+      truncated(cut, 'helloworl'), // ok: what the stored prefix de-chunks to
+      truncated(cut, cut), // ok: the bytes as stored
+    ];
+    const r = await checkRecords(...records);
+    const offsetOf = (i: number) => records.slice(0, i).reduce((n, b) => n + b.length, 0);
+    expect(r.problems.map((p) => [p.offset, p.level, p.code])).toEqual([
+      [offsetOf(1), 'warning', 'WARC_PAYLOAD_DIGEST_MISMATCH'],
+      [offsetOf(3), 'warning', 'WARC_PAYLOAD_DIGEST_MISMATCH'],
+    ]);
+    expect(r.problems[0]!.message).toContain('the body is not valid chunked coding, so only a digest of the bytes as stored verifies');
+    expect(r.chunkedDigests).toEqual({ entity: 1, transfer: 3 });
+  });
+
   it('corpus files from wget and warcprox digest the bytes as transferred', async () => {
     const wget = await checkWarcFile(corpusPath('warc', 'webarchive-commons', 'IAH-urls-wget.warc.gz'));
     const warcprox = await checkWarcFile(corpusPath('warc', 'warcio', 'example-iana.org-chunked.warc'));
