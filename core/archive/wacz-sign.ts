@@ -52,7 +52,18 @@ export const MAKE_SIGNING_KEY_COMMAND = 'openssl genpkey -algorithm EC -pkeyopt 
 export function signingKeyWarning(key: KeyObject): string | undefined {
   const curve = key.asymmetricKeyDetails?.namedCurve;
   if (curve === REPLAYWEBPAGE_CURVE) return undefined;
-  return `the signing key is ECDSA ${curve ? (CURVES[curve]?.webCrypto ?? curve) : '?'}: the signature is valid, but ReplayWeb.page verifies only P-384 keys and will not show this WACZ as verified; make a P-384 key with: ${MAKE_SIGNING_KEY_COMMAND}`;
+  return `the signing key is ECDSA ${curveName(key)}: the signature is valid, but ReplayWeb.page verifies only P-384 keys and will not show this WACZ as verified; make a P-384 key with: ${MAKE_SIGNING_KEY_COMMAND}`;
+}
+
+/** A signing key's curve as WebCrypto names it (`P-384`). */
+export function curveName(key: KeyObject): string {
+  const curve = key.asymmetricKeyDetails?.namedCurve;
+  return curve ? (CURVES[curve]?.webCrypto ?? curve) : '?';
+}
+
+/** A new signing key of the curve ReplayWeb.page verifies (P-384), as PKCS#8 PEM: the key the app makes for itself. */
+export function createSigningKeyPem(): string {
+  return crypto.generateKeyPairSync('ec', { namedCurve: REPLAYWEBPAGE_CURVE }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 }
 
 /** A private EC key (P-384, or P-256) from PEM (PKCS#8 or SEC1). */
