@@ -13,7 +13,8 @@
  * elements (the URL in `.page-url keyword-mark[title]`), reached by Playwright's CSS engine,
  * which pierces open shadow roots; the replay is an iframe at `/w/<coll>/<ts>mp_/<url>`.
  *
- * The signed package is signed with a key made by the README's command (P-384), and
+ * The signed package is signed with a key made by the README's command (P-384), another with the
+ * key the app makes for a library (core/app/signing-key.ts), and
  * ReplayWeb.page's own verdict on its signature is read where wabac.js keeps it: loading a WACZ,
  * `verifyWACZSignature` (wacz/certutils.ts) puts `{id, expected, matched}` rows in the
  * collection's IndexedDB (`db:<coll>`, store `verification`), `signature` with `matched` the
@@ -36,6 +37,7 @@ import { loadSigningKey, MAKE_SIGNING_KEY_COMMAND } from '../../core/archive/wac
 import { crawlFixture } from '../export/export-fixture.ts';
 import type { CrawledArchive } from '../export/export-fixture.ts';
 import { readZipEverywhere } from '../export/independent-zip-readers.ts';
+import { appSigningKeyFile } from '../../core/app/signing-key.ts';
 import { pyWaczChecks } from '../export/py-wacz-checks.ts';
 import { ARTIFACTS, CHROMIUM_ARGS, findChromium, NO_CHROMIUM_MESSAGE } from './harness.ts';
 import { serveReplayWebPage } from './replaywebpage-server.ts';
@@ -80,6 +82,8 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
   let crawledPages: string[] = [];
   /** A package signed with a P-256 key. */
   let p256Signed = '';
+  /** A package signed with the key the app makes for a library. */
+  let appSigned = '';
 
   beforeAll(async () => {
     c = await crawlFixture('rwp');
@@ -100,6 +104,8 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
       // Signed with a P-256 key, which `--sign-key` accepts (with a warning): only its verdict is checked.
       const p256 = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' });
       p256Signed = (await exportWacz(archive, path.join(c.out, 'signed-p256.wacz'), { signingKey: loadSigningKey(p256) })).path;
+      // Signed with the key the app makes (for a library folder: here c.out).
+      appSigned = (await exportWacz(archive, path.join(c.out, 'signed-app.wacz'), { signingKey: loadSigningKey(fs.readFileSync(appSigningKeyFile(c.out))) })).path;
     } finally {
       archive.close();
     }
@@ -213,31 +219,33 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
     return frame!;
   }
 
-  it("verifies the signature of the package signed with the README's P-384 key; shows none for a P-256 key, whose SPKI it cannot import as P-384", async () => {
+  it("verifies the signatures made with the README's key and the app's key (P-384); shows none for a P-256 key, whose SPKI it cannot import as P-384", async () => {
     const digestOf = async (file: string) =>
       JSON.parse((await readZipEverywhere(file)).find((e) => e.name === 'datapackage-digest.json')!.data.toString('utf8')) as { hash: string; signedData: Record<string, string> };
     const signed = variants[VARIANTS.indexOf('signed')]!;
-    const p384 = await digestOf(signed.file);
     const p256 = await digestOf(p256Signed);
 
-    const a = await open(signed);
-    try {
-      await listedPages(a.page, signed.pages.length);
-      const { rows, verify } = await verdictOf(a.page, a.coll);
-      const row = (id: string) => rows.find((r) => r.id === id);
-      // ReplayWeb.page's own check: WebCrypto ECDSA P-384 / SHA-256 over the hash, and it matched.
-      expect(row('signature')).toEqual({ id: 'signature', expected: true, matched: true });
-      expect(row('publicKey')?.expected).toBe(p384.signedData.publicKey);
-      expect(row('datapackageHash')?.expected).toBe(p384.hash);
-      expect(row('created')?.expected).toBe(p384.signedData.created);
-      expect(row('software')?.expected).toBe(p384.signedData.software);
-      // The key and package hash its item info shows. (Its numValid/numInvalid say nothing here:
-      // resource rows keep `matched: false` until their file is hashed, which ReplayWeb.page does
-      // not do by default — ziprangereader.ts `useHashCheck` — and a signature row counts as
-      // valid whatever it matched.)
-      expect(verify).toMatchObject({ publicKey: p384.signedData.publicKey, datapackageHash: p384.hash });
-    } finally {
-      await a.close();
+    for (const file of [signed.file, appSigned]) {
+      const p384 = await digestOf(file);
+      const a = await open({ name: path.basename(file), file, pages: signed.pages });
+      try {
+        await listedPages(a.page, signed.pages.length);
+        const { rows, verify } = await verdictOf(a.page, a.coll);
+        const row = (id: string) => rows.find((r) => r.id === id);
+        // ReplayWeb.page's own check: WebCrypto ECDSA P-384 / SHA-256 over the hash, and it matched.
+        expect(row('signature'), path.basename(file)).toEqual({ id: 'signature', expected: true, matched: true });
+        expect(row('publicKey')?.expected).toBe(p384.signedData.publicKey);
+        expect(row('datapackageHash')?.expected).toBe(p384.hash);
+        expect(row('created')?.expected).toBe(p384.signedData.created);
+        expect(row('software')?.expected).toBe(p384.signedData.software);
+        // The key and package hash its item info shows. (Its numValid/numInvalid say nothing here:
+        // resource rows keep `matched: false` until their file is hashed, which ReplayWeb.page does
+        // not do by default — ziprangereader.ts `useHashCheck` — and a signature row counts as
+        // valid whatever it matched.)
+        expect(verify).toMatchObject({ publicKey: p384.signedData.publicKey, datapackageHash: p384.hash });
+      } finally {
+        await a.close();
+      }
     }
 
     const b = await open({ name: 'signed with a P-256 key', file: p256Signed, pages: signed.pages });
