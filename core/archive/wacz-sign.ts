@@ -14,12 +14,14 @@
  * - ReplayWeb.page 2.5.3 (wabac.js 2.27 `verifyWACZSignature`, wacz/certutils.ts) checks an
  *   anonymous signature only when `signedData.hash` equals the digest file's `hash`, then
  *   WebCrypto-imports `publicKey` as SPKI with `namedCurve: "P-384"` fixed, and verifies the
- *   P1363 signature over the hash string with ECDSA/SHA-256. A P-256 key fails that import
- *   (DataError), wabac swallows the error, and the package shows no public key and no signature
- *   verdict. test/e2e/replaywebpage.test.ts reads ReplayWeb.page's own verdict for both curves.
- * So P-384 is the curve to sign with; P-256 is still accepted (the signature is valid, and
- * verifyAnonymousSignature below and `trove check` verify it, reading the curve from the SPKI),
- * with a warning that ReplayWeb.page will not verify it.
+ *   P1363 signature over the hash string with ECDSA/SHA-256 (the same signature DER-encoded is
+ *   `matched: false` there). A P-256 key fails that import (DataError), wabac swallows the
+ *   error, and the package shows no public key and no signature verdict.
+ *   test/e2e/replaywebpage.test.ts reads ReplayWeb.page's own verdict for both curves.
+ * So P-384 is the curve to sign with: the key the app makes (createSigningKeyPem) and the one the
+ * README's command makes (MAKE_SIGNING_KEY_COMMAND). P-256 is still accepted (the signature is
+ * valid, and verifyAnonymousSignature below and `trove check` verify it, reading the curve from
+ * the SPKI), with a warning that ReplayWeb.page will not verify it.
  */
 import crypto from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
