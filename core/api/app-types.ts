@@ -291,6 +291,8 @@ export interface ExportRequest {
   description?: string;
   /** WACZ: put each page's text in pages.jsonl. */
   pageText?: boolean;
+  /** WACZ: sign it with the app's own key (P-384, made at the first signed export; core/app/signing-key.ts). */
+  sign?: boolean;
   /** WARC subset: which captures. */
   filter?: ExportFilter;
 }
@@ -314,6 +316,8 @@ export interface ExportResult {
   bytes: number;
   /** Format-specific counts (captures, pages, records, files…), for the done message. */
   summary: Record<string, string | number | boolean>;
+  /** One line the user should read: a WACZ signed with a key ReplayWeb.page will not verify (P-256). */
+  warning?: string;
 }
 
 export interface ExportFile {

@@ -96,6 +96,7 @@ const exportRequest = obj({
   title: optional(str({ max: 500 })),
   description: optional(str({ max: 5000 })),
   pageText: optional(bool()),
+  sign: optional(bool()),
   filter: optional(
     obj({
       urlPrefix: optional(str({ max: 8192 })),

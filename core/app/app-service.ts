@@ -27,6 +27,7 @@ import type { OpenTab } from '../browser/tab-source.ts';
 import { checkCrawl, robotsTest, scopeTest } from './crawl-checks.ts';
 import { CUSTOM_ROBOTS_FILE, Library } from './library.ts';
 import { ExportRunner } from './export-runner.ts';
+import { appSigningKeyFile } from './signing-key.ts';
 import { ImportRunner } from './import-runner.ts';
 import { replayInfo } from './replay-bridge.ts';
 import { readLogTail } from './crawl-log-tail.ts';
@@ -105,7 +106,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
   const importing = new Set<string>();
   const lastSaved = new Map<string, number>();
   const emit = opts.emit;
-  const exports = new ExportRunner();
+  const exports = new ExportRunner({ signingKeyFile: () => appSigningKeyFile(library.dir) });
   const imports = new ImportRunner();
   /** The recording under way (one Record window at a time), or the last one, stopped. */
   let recording: RecordSession | null = null;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { ExportFile, ExportFormat, ExportProgressInfo, ExportRequest, ExportResult } from '../api/app-types.ts';
+import { TroveError } from '../errors.ts';
 import { timestamp14 } from '../formats/timestamp.ts';
 import type { ExportUp, ExportWorkerData } from './export-worker.ts';
 import { directorySize } from './library.ts';
@@ -21,9 +22,12 @@ const EXTENSION: Record<ExportFormat, string | null> = { wacz: '.wacz', cdxj: '.
 export class ExportRunner {
   private running = new Map<string, Worker>();
   private workerUrl: URL | undefined;
+  private signingKeyFile: (() => string) | undefined;
 
-  constructor(opts: { workerUrl?: URL } = {}) {
+  /** `signingKeyFile`: the key a signed WACZ export uses (made when missing); without it `sign` is refused. */
+  constructor(opts: { workerUrl?: URL; signingKeyFile?: () => string } = {}) {
     this.workerUrl = opts.workerUrl;
+    this.signingKeyFile = opts.signingKeyFile;
   }
 
   /**
@@ -46,6 +50,7 @@ export class ExportRunner {
       ...(req.title !== undefined ? { title: req.title } : {}),
       ...(req.description !== undefined ? { description: req.description } : {}),
       ...(req.pageText !== undefined ? { pageText: req.pageText } : {}),
+      ...(req.sign && req.format === 'wacz' ? { signingKeyFile: this.keyFile() } : {}),
       ...(req.filter !== undefined ? { filter: req.filter } : {}),
     };
     const worker = new Worker(this.workerUrl ?? new URL('./export-worker.ts', import.meta.url), { workerData: data, name: `export ${req.format} ${id}` });
@@ -53,7 +58,12 @@ export class ExportRunner {
     worker.once('exit', () => this.running.delete(exportId));
     const done = await workerResult<ExportProgressInfo, Extract<ExportUp, { type: 'done' }>>(worker, (p) => onProgress(exportId, p), 'export', 'EXPORT_FAILED', { format: req.format });
     const bytes = req.format === 'mirror' || req.format === 'report' ? directorySize(out).bytes : done.bytes;
-    return { exportId, format: req.format, path: out, name, bytes, summary: done.summary };
+    return { exportId, format: req.format, path: out, name, bytes, summary: done.summary, ...(done.warning ? { warning: done.warning } : {}) };
+  }
+
+  private keyFile(): string {
+    if (!this.signingKeyFile) throw new TroveError('NOT_AVAILABLE', 'signing is not available here: no signing key');
+    return this.signingKeyFile();
   }
 
   list(dir: string): ExportFile[] {

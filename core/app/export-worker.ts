@@ -4,10 +4,12 @@
  * archive itself (its own SQLite connection), runs the core exporter and posts throttled
  * progress, then the result.
  */
+import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ExportFormat, ExportFilter, ExportProgressInfo } from '../api/app-types.ts';
 import type { AppError } from '../api/result.ts';
 import { openArchive } from '../archive/archive-dir.ts';
+import { curveName, loadSigningKey } from '../archive/wacz-sign.ts';
 import { exportCdxj } from '../export/export-cdxj.ts';
 import { exportMirror } from '../export/export-mirror.ts';
 import { exportReport } from '../export/export-report.ts';
@@ -23,12 +25,14 @@ export interface ExportWorkerData {
   title?: string;
   description?: string;
   pageText?: boolean;
+  /** WACZ: sign with the private key in this PEM file. */
+  signingKeyFile?: string;
   filter?: ExportFilter;
 }
 
 export type ExportUp =
   | { type: 'progress'; progress: ExportProgressInfo }
-  | { type: 'done'; bytes: number; summary: Record<string, string | number | boolean> }
+  | { type: 'done'; bytes: number; summary: Record<string, string | number | boolean>; warning?: string }
   | { type: 'failed'; error: AppError };
 
 async function run(d: ExportWorkerData, onProgress: (p: ExportProgressInfo) => void): Promise<Extract<ExportUp, { type: 'done' }>> {
@@ -36,12 +40,15 @@ async function run(d: ExportWorkerData, onProgress: (p: ExportProgressInfo) => v
   try {
     switch (d.format) {
       case 'wacz': {
-        const r = await exportWacz(archive, d.out, { title: d.title, description: d.description, pageText: d.pageText, onProgress });
-        return { type: 'done', bytes: r.bytes, summary: {
+        const signingKey = d.signingKeyFile !== undefined ? loadSigningKey(fs.readFileSync(d.signingKeyFile)) : undefined;
+        const r = await exportWacz(archive, d.out, { title: d.title, description: d.description, pageText: d.pageText, ...(signingKey ? { signingKey } : {}), onProgress });
+        return { type: 'done', bytes: r.bytes, ...(r.signingWarning ? { warning: r.signingWarning } : {}), summary: {
             warcs: r.warcs,
             captures: r.captures,
             pages: r.pages,
             index: r.index,
+            // "P-384 signature".
+            ...(signingKey ? { signature: curveName(signingKey) } : {}),
             // Shown as "value key" in the export dialog.
             'WARCs with their fixity from capture': r.fixity.recorded,
             'WARCs hashed now': r.fixity.hashed,

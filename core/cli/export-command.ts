@@ -1,7 +1,8 @@
 /**
  * `trove export <archive> [--wacz f] [--cdxj f] [--warc f …filters] [--mirror dir] [--report dir]`:
  * one or more exports of an archive directory in one run. A progress bar on a terminal, one
- * summary line per export on stdout, problems on stderr.
+ * summary line per export on stdout, problems (and a warning about a signing key ReplayWeb.page
+ * will not verify) on stderr.
  *
  * Exit code (process.exitCode, never process.exit): 0 when every export succeeded, 1 when one
  * failed (the others still run), 2 for bad usage (no export asked for, filters without --warc,
@@ -15,7 +16,7 @@ import type { Archive } from '../archive/archive-dir.ts';
 import { isTroveError } from '../errors.ts';
 import type { ExportProgress, ProgressFn } from '../export/export-types.ts';
 import type { WaczExportResult } from '../export/export-wacz.ts';
-import { loadSigningKey } from '../archive/wacz-sign.ts';
+import { loadSigningKey, signingKeyWarning } from '../archive/wacz-sign.ts';
 import { formatBytes } from '../formats/byte-size.ts';
 import { exitCodeFor, type CliCode } from '../api/error-codes.ts';
 import { CLI_USAGE, formatCliError } from './cli-errors.ts';
@@ -55,7 +56,7 @@ export function registerExportCommand(program: Command, io: ExportIo = { stdout:
     .option('--title <title>', 'WACZ title (default: the crawl name)')
     .option('--page-text', "put each page's text in the WACZ pages.jsonl")
     .option('--verify', "hash every WARC again while packing it and fail if it no longer matches the fixity recorded when it was written")
-    .option('--sign-key <key.pem>', 'sign the WACZ with this ECDSA P-256 (or P-384) private key (PEM)')
+    .option('--sign-key <key.pem>', 'sign the WACZ with this ECDSA P-384 private key (PEM; P-256 works but ReplayWeb.page will not verify it)')
     .option('--cdxj <file>', 'write a sorted CDXJ index of every capture')
     .option('--warc <file>', 'write a WARC of the captures chosen by the filters below (.warc.gz: gzipped)')
     .option('--url-prefix <url>', '--warc: URLs starting with this one')
@@ -76,7 +77,7 @@ export function registerExportCommand(program: Command, io: ExportIo = { stdout:
         io.stderr.write(formatCliError('export', message, code));
         process.exitCode = exitCodeFor(code);
       };
-      const planned = plan(opts);
+      const planned = plan(opts, (warning) => io.stderr.write(`trove export: warning: ${warning}\n`));
       if (typeof planned === 'string') return usage(planned);
       let archive: Archive;
       try {
@@ -125,7 +126,7 @@ function fixityNote(r: WaczExportResult): string {
  * The exports to run, in order, or a usage message. Each exporter is imported when its job runs:
  * every `trove` command imports this file, and a crawl should not carry the exporters' code.
  */
-function plan(opts: ExportCommandOptions): Job[] | string {
+function plan(opts: ExportCommandOptions, warn: (warning: string) => void): Job[] | string {
   const jobs: Job[] = [];
   const filters = (['urlPrefix', 'host', 'from', 'to', 'mime'] as const).filter((k) => opts[k] !== undefined);
   if (!opts.wacz && !opts.cdxj && !opts.warc && !opts.mirror && !opts.report) return 'nothing to do: give --wacz, --cdxj, --warc, --mirror or --report';
@@ -143,6 +144,8 @@ function plan(opts: ExportCommandOptions): Job[] | string {
       if (isTroveError(err)) return `--sign-key ${opts.signKey}: ${err.message} [${err.code}]`;
       return `--sign-key ${opts.signKey}: ${(err as Error).message}`;
     }
+    const warning = signingKeyWarning(signingKey);
+    if (warning) warn(`--sign-key ${opts.signKey}: ${warning}`);
   }
 
   if (opts.wacz) {

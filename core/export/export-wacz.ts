@@ -46,7 +46,7 @@ import { sortLines } from './external-sort.ts';
 import { isoSeconds, ProgressThrottle } from './export-types.ts';
 import type { ProgressFn } from './export-types.ts';
 import { countPages, mainPage, pageLines } from './wacz-pages.ts';
-import { signHash } from '../archive/wacz-sign.ts';
+import { signHash, signingKeyWarning } from '../archive/wacz-sign.ts';
 import { ZipNumBlocks } from './zipnum-index.ts';
 import { readFileRange } from './file-range.ts';
 import { ZipWriter } from './zip-writer.ts';
@@ -91,6 +91,8 @@ export interface WaczExportResult {
   /** Always ZipNum (index.cdx.gz + index.idx). */
   index: 'zipnum';
   signed: boolean;
+  /** Set when the signing key is one ReplayWeb.page will not verify (P-256): one line saying so and how to make a P-384 key. */
+  signingWarning?: string;
   /** datapackage.json `resources`. */
   resources: WaczResourceEntry[];
   /** How each WARC's hashes were had: recorded at capture, or hashed now (and checked against the record when `verifyFixity`). */
@@ -198,7 +200,8 @@ export async function exportWacz(archive: Archive, out: string, opts: WaczExport
     const bytes = zip.bytesWritten;
     progress.report('finish', 1, 1, bytes);
     progress.flush();
-    return { path: out, bytes, warcs: warcs.length, captures, pages, index: 'zipnum', signed: opts.signingKey !== undefined, resources, fixity, changedSinceRecorded };
+    const signingWarning = opts.signingKey ? signingKeyWarning(opts.signingKey) : undefined;
+    return { path: out, bytes, warcs: warcs.length, captures, pages, index: 'zipnum', signed: opts.signingKey !== undefined, ...(signingWarning ? { signingWarning } : {}), resources, fixity, changedSinceRecorded };
   } catch (err) {
     await zip.abort();
     throw err;

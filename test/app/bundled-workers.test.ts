@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CrawlRunner, type RunnerEvent } from '../../core/app/crawl-runner.ts';
 import { ExportRunner } from '../../core/app/export-runner.ts';
+import { appSigningKeyFile } from '../../core/app/signing-key.ts';
 import { ImportRunner } from '../../core/app/import-runner.ts';
 import { startFixtureSite } from './fixture-site.ts';
 import { findChromium } from '../../core/browser/find-chromium.ts';
@@ -50,8 +51,12 @@ describe.skipIf(!fresh)('bundled workers', () => {
       });
       expect(exit.error).toBeNull();
       expect(exit.snapshot?.downloaded).toBeGreaterThan(5);
-      const wacz = await new ExportRunner({ workerUrl: pathToFileURL(workers[2]!) }).run('b', path.join(dir, 'crawl'), { archiveId: 'b', format: 'wacz' }, () => {});
+      // Signed with the key the app makes, as the app's Export dialog asks.
+      const exporter = new ExportRunner({ workerUrl: pathToFileURL(workers[2]!), signingKeyFile: () => appSigningKeyFile(dir) });
+      const wacz = await exporter.run('b', path.join(dir, 'crawl'), { archiveId: 'b', format: 'wacz', sign: true }, () => {});
       expect(wacz.summary.pages).toBeGreaterThan(3);
+      expect(wacz.summary.signature).toBe('P-384');
+      expect(wacz.warning).toBeUndefined();
       const report = await new ImportRunner({ workerUrl: pathToFileURL(workers[3]!) }).run(path.join(dir, 'imported'), [wacz.path], false, () => {});
       expect(report.problems).toEqual([]);
       expect(report.records).toBeGreaterThan(10);

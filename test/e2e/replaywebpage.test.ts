@@ -12,6 +12,16 @@
  * ReplayWeb.page's UI is Lit elements with open shadow roots: the pages list is `wr-page-entry`
  * elements (the URL in `.page-url keyword-mark[title]`), reached by Playwright's CSS engine,
  * which pierces open shadow roots; the replay is an iframe at `/w/<coll>/<ts>mp_/<url>`.
+ *
+ * The signed package is signed with a key made by the README's command (P-384), another with the
+ * key the app makes for a library (core/app/signing-key.ts), and
+ * ReplayWeb.page's own verdict on its signature is read where wabac.js keeps it: loading a WACZ,
+ * `verifyWACZSignature` (wacz/certutils.ts) puts `{id, expected, matched}` rows in the
+ * collection's IndexedDB (`db:<coll>`, store `verification`), `signature` with `matched` the
+ * WebCrypto result, and its API (`/w/api/c/<coll>?all=1`, what the UI's item info shows) sums
+ * them up as `verify` with the `publicKey`. That summary counts a `signature` row as valid
+ * whether it matched or not, so the row itself is the verdict. `<coll>` is `id-` and the first 12
+ * hex digits of the SHA-256 of the source URL (replaywebpage pageutils.ts `sourceToId`).
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -23,10 +33,11 @@ import type { Browser, Frame, Page } from 'playwright-core';
 import { databaseOf, openArchive } from '../../core/archive/archive-dir.ts';
 import { importFiles } from '../../core/archive/import-warc.ts';
 import { exportWacz } from '../../core/export/export-wacz.ts';
-import { loadSigningKey } from '../../core/archive/wacz-sign.ts';
+import { loadSigningKey, MAKE_SIGNING_KEY_COMMAND } from '../../core/archive/wacz-sign.ts';
 import { crawlFixture } from '../export/export-fixture.ts';
 import type { CrawledArchive } from '../export/export-fixture.ts';
 import { readZipEverywhere } from '../export/independent-zip-readers.ts';
+import { appSigningKeyFile } from '../../core/app/signing-key.ts';
 import { pyWaczChecks } from '../export/py-wacz-checks.ts';
 import { ARTIFACTS, CHROMIUM_ARGS, findChromium, NO_CHROMIUM_MESSAGE } from './harness.ts';
 import { serveReplayWebPage } from './replaywebpage-server.ts';
@@ -46,6 +57,13 @@ interface Variant {
   pages: string[];
 }
 
+/** A row of wabac's `verification` store: a hash or signature check, or a fact about the signature. */
+interface VerificationRow {
+  id: string;
+  expected: unknown;
+  matched: boolean | null;
+}
+
 /** The URLs listed in a package's pages/pages.jsonl (after its header line); the package checked by yauzl, zipfile, unzip and the `wacz validate` checks first. */
 async function pagesOf(file: string): Promise<string[]> {
   const entries = await readZipEverywhere(file);
@@ -62,6 +80,10 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
   const variants: Variant[] = [];
   /** The pages the crawl recorded (HTML 200 responses). */
   let crawledPages: string[] = [];
+  /** A package signed with a P-256 key. */
+  let p256Signed = '';
+  /** A package signed with the key the app makes for a library. */
+  let appSigned = '';
 
   beforeAll(async () => {
     c = await crawlFixture('rwp');
@@ -75,9 +97,15 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
       // The layout of a large archive: many ZipNum blocks, found through index.idx.
       await exportWacz(archive, path.join(c.out, 'blocks.wacz'), { zipnumBlockLines: 4 });
       await add('ZipNum, blocks of 4 lines', path.join(c.out, 'blocks.wacz'));
-      const { privateKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-384' });
-      await exportWacz(archive, path.join(c.out, 'signed.wacz'), { signingKey: loadSigningKey(privateKey.export({ type: 'pkcs8', format: 'pem' })) });
+      // Signed with a key made as the README says.
+      await execFileAsync('sh', ['-c', MAKE_SIGNING_KEY_COMMAND], { cwd: c.out });
+      await exportWacz(archive, path.join(c.out, 'signed.wacz'), { signingKey: loadSigningKey(fs.readFileSync(path.join(c.out, 'trove-sign-key.pem'))) });
       await add('signed', path.join(c.out, 'signed.wacz'));
+      // Signed with a P-256 key, which `--sign-key` accepts (with a warning): only its verdict is checked.
+      const p256 = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' });
+      p256Signed = (await exportWacz(archive, path.join(c.out, 'signed-p256.wacz'), { signingKey: loadSigningKey(p256) })).path;
+      // Signed with the key the app makes (for a library folder: here c.out).
+      appSigned = (await exportWacz(archive, path.join(c.out, 'signed-app.wacz'), { signingKey: loadSigningKey(fs.readFileSync(appSigningKeyFile(c.out))) })).path;
     } finally {
       archive.close();
     }
@@ -132,7 +160,7 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
   });
 
   /** Open a package in ReplayWeb.page (its own app page, a fresh profile), on the pages list. */
-  async function open(v: Variant): Promise<{ page: Page; errors: string[]; close(): Promise<void> }> {
+  async function open(v: Variant): Promise<{ page: Page; errors: string[]; coll: string; close(): Promise<void> }> {
     const context = await browser.newContext({ viewport: { width: 1300, height: 900 } });
     const page = await context.newPage();
     const errors: string[] = [];
@@ -140,7 +168,32 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
     const name = `${path.basename(v.file)}`;
     const source = server.addWacz(name, v.file);
     await page.goto(`${server.origin}/?source=${encodeURIComponent(source)}#view=pages`);
-    return { page, errors, close: () => context.close() };
+    const coll = 'id-' + crypto.createHash('sha256').update(source).digest('hex').slice(0, 12);
+    return { page, errors, coll, close: () => context.close() };
+  }
+
+  /**
+   * ReplayWeb.page's verdict on a loaded package: wabac's `verification` rows (IndexedDB
+   * `db:<coll>`) and the `verify` summary its API answers the UI with.
+   */
+  async function verdictOf(page: Page, coll: string): Promise<{ rows: VerificationRow[]; verify: Record<string, unknown> | undefined }> {
+    return page.evaluate(async (coll) => {
+      const info = (await (await fetch(`/w/api/c/${coll}?all=1`)).json()) as { verify?: Record<string, unknown> };
+      const rows = await new Promise<VerificationRow[]>((resolve, reject) => {
+        const req = indexedDB.open(`db:${coll}`);
+        req.onerror = () => reject(req.error);
+        req.onsuccess = () => {
+          const db = req.result;
+          const all = db.transaction('verification', 'readonly').objectStore('verification').getAll();
+          all.onerror = () => reject(all.error);
+          all.onsuccess = () => {
+            resolve(all.result as VerificationRow[]);
+            db.close();
+          };
+        };
+      });
+      return { rows, verify: info.verify };
+    }, coll);
   }
 
   async function listedPages(page: Page, expected: number): Promise<string[]> {
@@ -165,6 +218,63 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
     await frame!.waitForFunction(() => document.readyState === 'complete' && [...document.images].every((i) => i.complete), undefined, { timeout: 30_000 });
     return frame!;
   }
+
+  it("verifies the signatures made with the README's key and the app's key (P-384); shows none for a P-256 key, whose SPKI it cannot import as P-384", async () => {
+    const digestOf = async (file: string) =>
+      JSON.parse((await readZipEverywhere(file)).find((e) => e.name === 'datapackage-digest.json')!.data.toString('utf8')) as { hash: string; signedData: Record<string, string> };
+    const signed = variants[VARIANTS.indexOf('signed')]!;
+    const p256 = await digestOf(p256Signed);
+
+    for (const file of [signed.file, appSigned]) {
+      const p384 = await digestOf(file);
+      const a = await open({ name: path.basename(file), file, pages: signed.pages });
+      try {
+        await listedPages(a.page, signed.pages.length);
+        const { rows, verify } = await verdictOf(a.page, a.coll);
+        const row = (id: string) => rows.find((r) => r.id === id);
+        // ReplayWeb.page's own check: WebCrypto ECDSA P-384 / SHA-256 over the hash, and it matched.
+        expect(row('signature'), path.basename(file)).toEqual({ id: 'signature', expected: true, matched: true });
+        expect(row('publicKey')?.expected).toBe(p384.signedData.publicKey);
+        expect(row('datapackageHash')?.expected).toBe(p384.hash);
+        expect(row('created')?.expected).toBe(p384.signedData.created);
+        expect(row('software')?.expected).toBe(p384.signedData.software);
+        // The key and package hash its item info shows. (Its numValid/numInvalid say nothing here:
+        // resource rows keep `matched: false` until their file is hashed, which ReplayWeb.page does
+        // not do by default — ziprangereader.ts `useHashCheck` — and a signature row counts as
+        // valid whatever it matched.)
+        expect(verify).toMatchObject({ publicKey: p384.signedData.publicKey, datapackageHash: p384.hash });
+      } finally {
+        await a.close();
+      }
+    }
+
+    const b = await open({ name: 'signed with a P-256 key', file: p256Signed, pages: signed.pages });
+    try {
+      await listedPages(b.page, signed.pages.length);
+      const { rows, verify } = await verdictOf(b.page, b.coll);
+      // The package itself loads and its hashes check, but no signature verdict and no key.
+      expect(rows.find((r) => r.id === 'datapackageHash')?.expected).toBe(p256.hash);
+      expect(rows.map((r) => r.id)).not.toContain('signature');
+      expect(rows.map((r) => r.id)).not.toContain('publicKey');
+      expect(verify?.publicKey).toBeUndefined();
+      // Why: wabac imports the key with namedCurve "P-384" fixed, which Chromium refuses for a
+      // P-256 SPKI; imported as P-256, the same signature verifies.
+      const why = await b.page.evaluate(async (s) => {
+        const bytes = (b64: string) => Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+        const subtle = globalThis.crypto.subtle; // the page's WebCrypto (the file's `crypto` is Node's)
+        const asP384 = await subtle.importKey('spki', bytes(s.publicKey), { name: 'ECDSA', namedCurve: 'P-384' }, true, ['verify']).then(
+          () => 'imported',
+          (e: Error) => e.name,
+        );
+        const key = await subtle.importKey('spki', bytes(s.publicKey), { name: 'ECDSA', namedCurve: 'P-256' }, true, ['verify']);
+        const validAsP256 = await subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, bytes(s.signature), new TextEncoder().encode(s.hash));
+        return { asP384, validAsP256 };
+      }, p256.signedData);
+      expect(why).toEqual({ asP384: 'DataError', validAsP256: true });
+    } finally {
+      await b.close();
+    }
+  }, 120_000);
 
   it('exports every variant, each read without complaint by yauzl, Python zipfile and unzip', () => {
     expect(variants.map((v) => v.name)).toEqual(VARIANTS);

@@ -7,6 +7,7 @@ import { WARCParser } from 'warcio';
 import { indexFile } from '../../core/archive/cdxj-index.ts';
 import { formatCdxj, sortCdxjLines } from '../../core/archive/cdxj.ts';
 import { registerExportCommand } from '../../core/cli/export-command.ts';
+import { loadSigningKey, MAKE_SIGNING_KEY_COMMAND, signingKeyWarning } from '../../core/archive/wacz-sign.ts';
 import { openArchive } from '../../core/archive/archive-dir.ts';
 import { exportCdxj } from '../../core/export/export-cdxj.ts';
 import { crawlFixture } from './export-fixture.ts';
@@ -91,14 +92,27 @@ describe('trove export (CLI, in process)', () => {
     }
   });
 
-  it('signs with --sign-key', async () => {
+  it('signs with --sign-key (a P-384 key: no warning)', async () => {
     const key = o('key.pem');
-    fs.writeFileSync(key, crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    fs.writeFileSync(key, crypto.generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
     const r = await run([c.dir, '--wacz', o('signed.wacz'), '--sign-key', key, '--title', 'My crawl']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/, signed; WARC hashes: \d+ with the fixity recorded when written\n$/);
+    expect(r.err).toBe('');
     const dp = JSON.parse((await readZipEverywhere(o('signed.wacz'))).find((e) => e.name === 'datapackage.json')!.data.toString('utf8'));
     expect(dp.title).toBe('My crawl');
+  });
+
+  it('signs with a P-256 --sign-key, warning in one stderr line that ReplayWeb.page will not verify it and how to make a P-384 key', async () => {
+    const key = o('key-p256.pem');
+    fs.writeFileSync(key, crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }));
+    const r = await run([c.dir, '--wacz', o('signed-p256.wacz'), '--sign-key', key]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/, signed; WARC hashes: /);
+    expect(r.err).toBe(`trove export: warning: --sign-key ${key}: ${signingKeyWarning(loadSigningKey(fs.readFileSync(key)))}\n`);
+    expect(r.err).toContain('ECDSA P-256');
+    expect(r.err).toContain('ReplayWeb.page verifies only P-384 keys');
+    expect(r.err).toContain(`make a P-384 key with: ${MAKE_SIGNING_KEY_COMMAND}\n`);
   });
 
   it('--verify hashes every WARC again and says they match what was recorded', async () => {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,9 +9,9 @@ import type { Archive } from '../../core/archive/archive-dir.ts';
 import { importFiles } from '../../core/archive/import-warc.ts';
 import { openWacz, verifyWacz } from '../../core/archive/wacz-read.ts';
 import { exportWacz } from '../../core/export/export-wacz.ts';
-import { loadSigningKey, verifyAnonymousSignature } from '../../core/archive/wacz-sign.ts';
+import { loadSigningKey, MAKE_SIGNING_KEY_COMMAND, signingKeyWarning, verifyAnonymousSignature } from '../../core/archive/wacz-sign.ts';
 import { isTroveError } from '../../core/errors.ts';
-import { corpusPath } from '../helpers/corpus.ts';
+import { corpusPath, repoRoot } from '../helpers/corpus.ts';
 import { crawlFixture } from './export-fixture.ts';
 import { readZip, readZipEverywhere } from './independent-zip-readers.ts';
 import type { CrawledArchive } from './export-fixture.ts';
@@ -103,6 +104,9 @@ describe('WACZ export: ZipNum index and anonymous signing', () => {
       const file = path.join(c.out, `signed-${curve}.wacz`);
       const r = await exportWacz(archive, file, { signingKey: loadSigningKey(pem) });
       expect(r.signed).toBe(true);
+      // ReplayWeb.page imports anonymous keys as P-384 only: a P-256 export says so (in the result the app shows).
+      if (curve === 'P-384') expect(r.signingWarning).toBeUndefined();
+      else expect(r.signingWarning).toBe(`the signing key is ECDSA P-256: the signature is valid, but ReplayWeb.page verifies only P-384 keys and will not show this WACZ as verified; make a P-384 key with: ${MAKE_SIGNING_KEY_COMMAND}`);
       const entries = await readZipEverywhere(file);
       expect(pyWaczChecks(file).problems).toEqual([]);
       const dp = entries.find((e) => e.name === 'datapackage.json')!;
@@ -119,6 +123,25 @@ describe('WACZ export: ZipNum index and anonymous signing', () => {
       expect(report.problems).toEqual([]);
     });
   }
+
+  it("the README's signing instructions make a P-384 key (OpenSSL), which signs without a warning", async () => {
+    const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    const shown = readme.split('\n').filter((l) => l.startsWith('openssl '));
+    expect(shown).toEqual([MAKE_SIGNING_KEY_COMMAND]);
+    const dir = path.join(c.out, 'readme-key');
+    fs.mkdirSync(dir);
+    execFileSync('sh', ['-c', MAKE_SIGNING_KEY_COMMAND], { cwd: dir, stdio: 'pipe' });
+    const key = loadSigningKey(fs.readFileSync(path.join(dir, 'trove-sign-key.pem')));
+    expect(key.asymmetricKeyDetails?.namedCurve).toBe('secp384r1');
+    expect(signingKeyWarning(key)).toBeUndefined();
+    const r = await exportWacz(archive, path.join(dir, 'signed.wacz'), { signingKey: key });
+    expect(r.signed).toBe(true);
+    expect(r.signingWarning).toBeUndefined();
+    const digest = JSON.parse((await readZip(path.join(dir, 'signed.wacz'))).find((e) => e.name === 'datapackage-digest.json')!.data.toString('utf8'));
+    // P1363: r‖s, 48 bytes each for P-384.
+    expect(Buffer.from(digest.signedData.signature, 'base64').length).toBe(96);
+    expect(await verifyAnonymousSignature(digest.signedData)).toBe(true);
+  });
 
   it('refuses keys that are not ECDSA P-256/P-384', () => {
     const rsa = crypto.generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' });

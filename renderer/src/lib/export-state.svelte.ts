@@ -29,6 +29,8 @@ export class ExportState {
   format = $state<ExportFormat>('wacz');
   title = $state('');
   pageText = $state(true);
+  /** Sign the WACZ with the app's own key (P-384, made at the first signed export). */
+  sign = $state(false);
   filter = $state.raw<ExportFilter>({});
   running = $state(false);
   exportId = $state<string | null>(null);
@@ -90,7 +92,7 @@ export class ExportState {
       const req = {
         archiveId: this.archiveId,
         format: this.format,
-        ...(this.format === 'wacz' ? { title: this.title.trim() || undefined, pageText: this.pageText } : {}),
+        ...(this.format === 'wacz' ? { title: this.title.trim() || undefined, pageText: this.pageText, sign: this.sign } : {}),
         ...(this.format === 'warc' ? { filter: this.filter } : {}),
       };
       this.result = await unwrap(opts.toFolder ? this.api.export.runTo(req) : this.api.export.run(req));
