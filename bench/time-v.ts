@@ -1,0 +1,43 @@
+/**
+ * Reads GNU time's `-v` report (`/usr/bin/time -v -o FILE cmd …`, Debian's `time` package): the
+ * benches that compare Trove with another tool time both as whole processes this way, start-up
+ * and shutdown included, so the figure is what a user's `trove` costs, not what a bench child
+ * measures from inside. One home for the format, shared by every bench that times a command.
+ */
+
+/** One command's figures, as GNU time reports them from the kernel's rusage. */
+export interface ProcessTimes {
+  /** CPU seconds in user mode, every thread (10 ms resolution). */
+  userS: number;
+  /** CPU seconds in the kernel, every thread. */
+  sysS: number;
+  /** Elapsed wall-clock seconds. */
+  wallS: number;
+  /** Largest resident set size, KiB ("Maximum resident set size (kbytes)"). */
+  maxRssKib: number;
+  exitStatus: number;
+}
+
+/** `1:02:03.45`, `2:03.45` or `3.45` → seconds. */
+function clockSeconds(text: string): number {
+  return text
+    .trim()
+    .split(':')
+    .reduce((acc, part) => acc * 60 + Number(part), 0);
+}
+
+export function parseTimeV(report: string): ProcessTimes {
+  const field = (label: string): string => {
+    const line = report.split('\n').find((l) => l.trim().startsWith(label));
+    if (line === undefined) throw new Error(`not a GNU time -v report: no "${label}" line`);
+    // The value follows the label's last colon (the wall-clock label has colons inside its brackets).
+    return line.slice(line.indexOf(label) + label.length).replace(/^[^:]*:\s*/, '');
+  };
+  return {
+    userS: Number(field('User time (seconds)')),
+    sysS: Number(field('System time (seconds)')),
+    wallS: clockSeconds(field('Elapsed (wall clock) time (h:mm:ss or m:ss)')),
+    maxRssKib: Number(field('Maximum resident set size (kbytes)')),
+    exitStatus: Number(field('Exit status')),
+  };
+}
