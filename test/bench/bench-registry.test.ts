@@ -27,6 +27,11 @@ describe('the bench registry', () => {
     expect(c.readmeLines).toBeLessThanOrEqual(README_MAX_LINES);
   });
 
+  it('bench/README.md names every bench and tool', () => {
+    const readme = fs.readFileSync(path.join(benchDir, 'README.md'), 'utf8');
+    expect([...BENCHES, ...TOOLS].map((b) => b.name).filter((n) => !readme.includes(`\`${n}\``))).toEqual([]);
+  });
+
   it('registers every *-bench.ts file, each name once, each with one line', () => {
     const files = fs.readdirSync(benchDir).filter((f) => f.endsWith('-bench.ts'));
     const registered = new Set(BENCHES.map((b) => b.file));
