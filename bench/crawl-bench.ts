@@ -25,12 +25,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WARCParser } from 'warcio';
 import { nginxAvailable, startNginx } from './bench-nginx.ts';
-import { cliNodeEnv, cliNodeFlags } from './cli-node-flags.ts';
+import { cliNodeEnv, cliNodeFlags, shebangEnv } from './cli-node-flags.ts';
 import { formatSummary, summarizeProfiles } from './cpu-profile-table.ts';
-import { parseTimeV, type ProcessTimes } from './time-v.ts';
+import { GNU_TIME, timeProcess, type ProcessTimes } from './time-v.ts';
 
 const DOCS = '/usr/share/doc/python3-doc/html';
-const TIME = '/usr/bin/time';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const trove = path.join(here, '..', 'bin', 'trove.js');
 
@@ -56,18 +55,6 @@ interface Settings {
   concurrency: number;
 }
 
-/**
- * `cmd args…` under `/usr/bin/time -v` (its report to a file of its own, so the command's output
- * stays apart). Throws when the command fails, unless its exit code is in `ok`.
- */
-function timed(cmd: string, args: string[], env: NodeJS.ProcessEnv, report: string, ok: number[] = [0]): ProcessTimes {
-  const r = spawnSync(TIME, ['-v', '-o', report, cmd, ...args], { encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 });
-  const text = fs.readFileSync(report, 'utf8');
-  const t = parseTimeV(text);
-  if (!ok.includes(t.exitStatus)) throw new Error(`${path.basename(cmd)} exited ${t.exitStatus}: ${(r.stderr ?? '').slice(-2000)}`);
-  return t;
-}
-
 /** The URLs a Trove crawl folder's crawl.log has with status 200. */
 function troveOk200(dir: string): string[] {
   return fs
@@ -79,14 +66,9 @@ function troveOk200(dir: string): string[] {
     .map((f) => f[3]!);
 }
 
-/** The environment `bin/trove.js`'s shebang (`/usr/bin/env -S … node …`) runs in: this Node first on PATH. */
-function cliEnv(): NodeJS.ProcessEnv {
-  return { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}` };
-}
-
 function runTroveCli(seed: string, dir: string, s: Settings, report: string): Timed {
   const args = ['crawl', seed, '--out', dir, '--per-host', String(s.perHost), '--concurrency', String(s.concurrency), '--delay-factor', '0', '--min-delay-ms', '0', '--max-delay-ms', '0', '--min-free-disk', '0'];
-  const t = timed(trove, args, cliEnv(), report);
+  const t = timeProcess(trove, args, { env: shebangEnv(), report });
   return { ...t, ok200: troveOk200(dir) };
 }
 
@@ -124,7 +106,11 @@ export async function runCrawlBench(opts: { runs?: number; profile?: boolean; in
     console.log('crawl bench skipped: needs Debian packages nginx and python3-doc (apt-get install nginx python3-doc)');
     return null;
   }
-  if (!fs.existsSync(TIME)) {
+  if (spawnSync('wget', ['--version']).status !== 0) {
+    console.log('crawl bench skipped: needs GNU wget (apt-get install wget)');
+    return null;
+  }
+  if (!fs.existsSync(GNU_TIME)) {
     console.log("crawl bench skipped: needs GNU time at /usr/bin/time (Debian's `time` package)");
     return null;
   }
@@ -156,7 +142,7 @@ export async function runCrawlBench(opts: { runs?: number; profile?: boolean; in
           const wdir = path.join(work, `wget-${i}`);
           const args = ['-q', '--recursive', '--level=inf', '--no-parent', '--page-requisites', `--warc-file=${wdir}`, '-P', path.join(work, `mirror-${i}`), seed];
           // wget exits 8 when any response was an error (the docs link a few missing files).
-          wgets.push(timed('/usr/bin/wget', args, process.env, report, [0, 8]));
+          wgets.push(timeProcess('wget', args, { report, ok: [0, 8] }));
           if (wgetUrls.length === 0) wgetUrls = await wget200s(`${wdir}.warc.gz`);
           fs.rmSync(path.join(work, `mirror-${i}`), { recursive: true, force: true });
           fs.rmSync(`${wdir}.warc.gz`, { force: true });
@@ -195,7 +181,7 @@ export async function runCrawlBench(opts: { runs?: number; profile?: boolean; in
     const x = (v: number, ref: number) => `${(v / ref).toFixed(2)}×`;
     const s2 = (v: number) => `${v.toFixed(2)} s`;
 
-    console.log(`\ncrawl: Python 3.11 docs on nginx ${nginx.origin} (${wgetUrls.length} URLs with 200 from wget), whole processes under ${TIME} -v;` + ` ${runs > 1 ? `medians of ${runs} alternated runs` : 'one run each'}, ${os.availableParallelism()} cores`);
+    console.log(`\ncrawl: Python 3.11 docs on nginx ${nginx.origin} (${wgetUrls.length} URLs with 200 from wget), whole processes under ${GNU_TIME} -v;` + ` ${runs > 1 ? `medians of ${runs} alternated runs` : 'one run each'}, ${os.availableParallelism()} cores`);
     console.log(`  /proc/loadavg: ${loads.join(' → ')}`);
     console.log('  ' + 'run'.padEnd(40) + 'CPU'.padStart(10) + 'vs wget'.padStart(9) + 'wall'.padStart(10) + 'vs wget'.padStart(9) + 'max RSS'.padStart(11) + 'coverage'.padStart(11));
     const row = (name: string, r: ReturnType<typeof med>, cov: string, ratios: boolean) =>

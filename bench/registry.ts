@@ -36,7 +36,7 @@ export const BENCHES: Bench[] = [
   { name: 'queue-policy', file: 'queue-policy-bench.ts', what: 'host vs elfhash:8 queues on 20 ms sites of several URL shapes: crawl time' },
   { name: 'frontier', file: 'frontier-bench.ts', what: '1M-URI SQLite frontier: enqueue, claim, resume, RSS' },
   { name: 'page-limit', file: 'page-limit-bench.ts', what: 'claims with pages held back by a page limit vs normal claims; a --limit-pages crawl of the docs replayed' },
-  { name: 'index', file: 'index-bench.ts', what: 'trove index vs warcio cdx-index vs a plain inflate of the same WARC' },
+  { name: 'index', file: 'index-bench.ts', what: 'trove index vs warcio cdx-index (whole processes; CPU and max RSS under GNU time) vs a plain inflate of the same WARC' },
   { name: 'sql-bind', file: 'sql-bind-bench.ts', what: 'statements prepared with `+?` vs a plain `?`, and the records insert with and without RETURNING: µs per call' },
   { name: 'replay', file: 'replay-bench.ts', what: 'replay lookups over 1M captures; RSS of an import' },
   { name: 'replay-info', file: 'replay-info-bench.ts', what: "the replay banner's info from record heads vs a whole replay" },
@@ -69,8 +69,8 @@ export const TOOLS: Bench[] = [
 
 export const HELPERS: Helper[] = [
   { file: 'bench-nginx.ts', role: 'module', what: "Debian's nginx serving a folder on loopback", usedBy: ['crawl', 'crawl100k', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'index', 'traps', 'page-limit', 'browser'] },
-  { file: 'cli-node-flags.ts', role: 'module', what: "the CLI shebang's Node flags and environment, for bench children", usedBy: ['crawl', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'touch-rss'] },
-  { file: 'time-v.ts', role: 'module', what: "GNU time's -v report read", usedBy: ['crawl'] },
+  { file: 'cli-node-flags.ts', role: 'module', what: "the CLI shebang's Node flags and environment, for bench children", usedBy: ['crawl', 'index', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'touch-rss'] },
+  { file: 'time-v.ts', role: 'module', what: "a command timed as a whole process by GNU time -v", usedBy: ['crawl', 'index'] },
   { file: 'synthetic-warc.ts', role: 'module', what: 'a 2,000-page WARC written by Trove', usedBy: ['index', 'check-wacz'] },
   { file: 'thread-cpu.js', role: 'module', what: "CPU by thread name from /proc/self/task", usedBy: ['crawl-ab'] },
   { file: 'memory-detail.js', role: 'module', what: 'resident memory grouped from /proc/self/smaps, V8 figures beside it', usedBy: ['crawl100k', 'cli-rss'] },

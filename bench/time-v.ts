@@ -4,6 +4,8 @@
  * and shutdown included, so the figure is what a user's `trove` costs, not what a bench child
  * measures from inside. One home for the format, shared by every bench that times a command.
  */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 
 /** One command's figures, as GNU time reports them from the kernel's rusage. */
 export interface ProcessTimes {
@@ -40,4 +42,18 @@ export function parseTimeV(report: string): ProcessTimes {
     maxRssKib: Number(field('Maximum resident set size (kbytes)')),
     exitStatus: Number(field('Exit status')),
   };
+}
+
+/** Where GNU time lives on Debian (package `time`). */
+export const GNU_TIME = '/usr/bin/time';
+
+/**
+ * `cmd args…` as a whole process under `/usr/bin/time -v`, its report written to `report` (a file
+ * of its own, so the command's output stays apart). Throws when the exit status is not in `ok`.
+ */
+export function timeProcess(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; report: string; ok?: number[] }): ProcessTimes {
+  const r = spawnSync(GNU_TIME, ['-v', '-o', opts.report, cmd, ...args], { encoding: 'utf8', env: opts.env ?? process.env, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+  const t = parseTimeV(fs.readFileSync(opts.report, 'utf8'));
+  if (!(opts.ok ?? [0]).includes(t.exitStatus)) throw new Error(`${cmd} exited ${t.exitStatus}: ${(r.stderr ?? '').slice(-2000)}`);
+  return t;
 }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BENCHES, HELPERS, TOOLS } from '../../bench/registry.ts';
 import { README_MAX_LINES, benchCheck } from '../../bench/registry-check.ts';
-import { parseTimeV } from '../../bench/time-v.ts';
+import { parseTimeV, timeProcess } from '../../bench/time-v.ts';
 
 const benchDir = path.resolve(import.meta.dirname, '../../bench');
 const run = path.join(benchDir, 'run.ts');
@@ -79,12 +79,14 @@ describe.runIf(fs.existsSync('/usr/bin/time'))("GNU time's -v report", () => {
     const report = path.join(tmp, 'time-v.txt');
     // 64 MiB touched, some CPU spent, then exit 3.
     const code = 'const b = Buffer.alloc(64 * 2 ** 20, 1); let s = 0; for (let i = 0; i < 2e7; i++) s += b[i % b.length]; process.exit(s > 0 ? 3 : 4);';
-    spawnSync('/usr/bin/time', ['-v', '-o', report, process.execPath, '-e', code]);
-    const t = parseTimeV(fs.readFileSync(report, 'utf8'));
+    const t = timeProcess(process.execPath, ['-e', code], { report, ok: [3] });
+    expect(t).toEqual(parseTimeV(fs.readFileSync(report, 'utf8')));
     expect(t.exitStatus).toBe(3);
     expect(t.maxRssKib).toBeGreaterThan(64 * 1024);
     expect(t.userS + t.sysS).toBeGreaterThan(0);
     expect(t.wallS).toBeGreaterThan(0);
+    // An exit status not asked for is an error, with the command named.
+    expect(() => timeProcess(process.execPath, ['-e', 'process.exit(5)'], { report })).toThrow(/exited 5/);
   });
 
   it('reads hours and minutes of wall time, and refuses a report that is not one', () => {
