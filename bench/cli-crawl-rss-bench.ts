@@ -10,7 +10,9 @@
  *
  * --baseline: another checkout (its node_modules linked) run alternately with this one, each with
  * its own shebang. --variant: this checkout again with extra Node flags and environment, e.g.
- * `--variant='pool1|--v8-pool-size=1|'` or `--variant='uv2||UV_THREADPOOL_SIZE=2'`. 8 × 8
+ * `--variant='pool1|--v8-pool-size=1|'` or `--variant='uv2||UV_THREADPOOL_SIZE=2'`; with
+ * `--import /abs/path/bench/gc-pauses.js` in a variant's flags (and GC_OUT=FILE in its environment),
+ * each thread's collections and pauses are written too. 8 × 8
  * connections, no delay, as crawl-bench.ts's first Trove run. Bytes are not CPU: one run per
  * variant is a fair figure on a loaded machine; CPU seconds are shown but are noisy here.
  */

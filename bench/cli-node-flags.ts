@@ -32,3 +32,12 @@ export function cliNodeEnv(tree?: string): NodeJS.ProcessEnv {
   }
   return env;
 }
+
+/**
+ * The environment to run `bin/trove.js` itself in, through its shebang (`/usr/bin/env -S … node
+ * …`): this process's, with the directory of the Node running the bench first on PATH, so the
+ * shebang finds that Node (the one in node_modules) and not an older one on the system.
+ */
+export function shebangEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}` };
+}

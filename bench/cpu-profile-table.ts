@@ -2,7 +2,7 @@
  * Reads the `.cpuprofile` files `node --cpu-prof` writes (one per thread: the crawl's main thread
  * and each extraction worker) and prints where the CPU went: self time by module (a Trove source
  * file, a package, Node's own internals, V8's garbage collector) and the top functions by self
- * time. The bench prints figures, not profiles: the tables go into bench/README.md before and
+ * time. The bench prints figures, not profiles: the tables go into commit messages before and
  * after a change, the profiles themselves are thrown away.
  *
  * A .cpuprofile is V8's format (Chrome DevTools Protocol, Profiler.Profile): a call tree of nodes,
@@ -118,7 +118,7 @@ export function summarizeProfiles(dir: string, opts: { exclude?: string[] } = {}
   return { threads, totalMs: totalUs / 1000, byModule: rows(byModule), byFunction: rows(byFunction) };
 }
 
-/** Markdown tables (they go into bench/README.md as they are). */
+/** Markdown tables (they go into a commit message or bench/README.md as they are). */
 export function formatSummary(s: ProfileSummary, top = 20): string {
   const pct = (ms: number) => `${((100 * ms) / s.totalMs).toFixed(1)}%`;
   const lines: string[] = [];

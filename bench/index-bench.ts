@@ -6,6 +6,10 @@
  * metadata records) and concatenating that crawl's WARC until it passes 300 MB; otherwise by
  * writing synthetic pages with Trove's WARC writer.
  *
+ * `trove index` runs as users run it, through bin/trove.js's shebang, and warcio's CLI on the same
+ * Node: each a whole process (start-up included), under GNU time when /usr/bin/time is there, so
+ * CPU and max RSS are printed beside the wall time.
+ *
  * Targets: trove ≥ 2× faster than warcio; trove ≤ 1.5× the inflate time.
  */
 import { spawnSync } from 'node:child_process';
@@ -19,7 +23,8 @@ import { fileURLToPath } from 'node:url';
 import { nginxAvailable, startNginx } from './bench-nginx.ts';
 import { startCrawl } from '../core/crawl/start-crawl.ts';
 import { writeSyntheticWarc } from './synthetic-warc.ts';
-import { cliNodeFlags } from './cli-node-flags.ts';
+import { shebangEnv } from './cli-node-flags.ts';
+import { GNU_TIME, timeProcess, type ProcessTimes } from './time-v.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -58,12 +63,17 @@ function buildBig(seed: string, out: string): number {
   return size;
 }
 
-function timeCommand(args: string[]): number {
+/**
+ * One command as a whole process, start-up included: under GNU time when it is installed (CPU,
+ * wall and max RSS), else its wall time alone.
+ */
+function timeCommand(cmd: string, args: string[], env: NodeJS.ProcessEnv, report: string): ProcessTimes {
+  if (fs.existsSync(GNU_TIME)) return timeProcess(cmd, args, { env, report });
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 30 });
-  const ms = performance.now() - t0;
-  if (r.status !== 0) throw new Error(`${args.join(' ')} failed: ${r.stderr}`);
-  return ms;
+  const r = spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 30, env });
+  const wallS = (performance.now() - t0) / 1000;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
+  return { userS: NaN, sysS: NaN, wallS, maxRssKib: NaN, exitStatus: 0 };
 }
 
 async function inflateMs(file: string): Promise<number> {
@@ -72,10 +82,14 @@ async function inflateMs(file: string): Promise<number> {
   return performance.now() - t0;
 }
 
-function best(n: number, f: () => number): number {
-  let m = Infinity;
-  for (let i = 0; i < n; i++) m = Math.min(m, f());
-  return m;
+/** The run with the shortest wall time of `n`. */
+function bestRun(n: number, f: () => ProcessTimes): ProcessTimes {
+  let m: ProcessTimes | null = null;
+  for (let i = 0; i < n; i++) {
+    const t = f();
+    if (m === null || t.wallS < m.wallS) m = t;
+  }
+  return m!;
 }
 
 export async function runIndexBench(): Promise<Record<string, number>> {
@@ -87,12 +101,17 @@ export async function runIndexBench(): Promise<Record<string, number>> {
     await inflateMs(big); // warm the page cache
     let inflate = Infinity;
     for (let i = 0; i < 3; i++) inflate = Math.min(inflate, await inflateMs(big));
-    const warcio = best(2, () => timeCommand([path.join(root, 'node_modules/warcio/dist/cli.js'), 'cdx-index', big]));
-    const trove = best(3, () => timeCommand([...cliNodeFlags(), path.join(root, 'bin/trove.js'), 'index', big]));
-    console.log(`\nindex: ${(size / 1048576).toFixed(0)} MB WARC.gz (${path.basename(seed)} concatenated)`);
+    // Both as users run them, each a whole process: warcio's CLI on the same Node, Trove's through its shebang.
+    const report = path.join(work, 'time-v.txt');
+    const w = bestRun(2, () => timeCommand(process.execPath, [path.join(root, 'node_modules/warcio/dist/cli.js'), 'cdx-index', big], process.env, report));
+    const t = bestRun(3, () => timeCommand(path.join(root, 'bin/trove.js'), ['index', big], shebangEnv(), report));
+    const warcio = w.wallS * 1000;
+    const trove = t.wallS * 1000;
+    const cpu = (p: ProcessTimes) => (Number.isFinite(p.userS) ? `, CPU ${(p.userS + p.sysS).toFixed(2)} s, max RSS ${(p.maxRssKib / 1024).toFixed(0)} MiB` : '');
+    console.log(`\nindex: ${(size / 1048576).toFixed(0)} MB WARC.gz (${path.basename(seed)} concatenated); whole processes, best wall of 2 (warcio) and 3 (trove); load ${fs.readFileSync('/proc/loadavg', 'utf8').trim()}`);
     console.log(`  inflate only (node gunzip)   ${(inflate / 1000).toFixed(2)} s`);
-    console.log(`  warcio cdx-index             ${(warcio / 1000).toFixed(2)} s`);
-    console.log(`  trove index                  ${(trove / 1000).toFixed(2)} s`);
+    console.log(`  warcio cdx-index             ${(warcio / 1000).toFixed(2)} s${cpu(w)}`);
+    console.log(`  trove index                  ${(trove / 1000).toFixed(2)} s${cpu(t)}`);
     console.log(`  warcio / trove               ${(warcio / trove).toFixed(2)}×   target ≥ 2×`);
     console.log(`  trove / inflate              ${(trove / inflate).toFixed(2)}×   target ≤ 1.5×`);
     return { sizeMb: size / 1048576, inflateMs: inflate, warcioMs: warcio, troveMs: trove, speedupVsWarcio: warcio / trove, vsInflate: trove / inflate };

@@ -10,22 +10,20 @@
 // MALLOC_ARENA_MAX=2: glibc gives each thread that allocates (the crawl thread, the extraction
 // worker, libuv's zlib and file threads, SQLite) an arena of its own, and freed memory stays
 // spread over them. Two arenas: Python docs crawl (8×8) peak RSS 193 MB against 222 MB, the
-// same CPU (12.9 s vs 13.3 s, one run each on a loaded 2-core machine; bench/README.md).
+// same CPU (issue 20).
 // MALLOC_MMAP_THRESHOLD_=131072 MALLOC_TRIM_THRESHOLD_=131072: glibc's own defaults, made fixed.
 // By default both move: once a buffer it had mmapped (≥ 128 KiB) is freed, glibc raises the
 // threshold to that size (up to 32 MiB), so later bodies, zlib outputs and read buffers of that
 // size come from the arenas instead, and freed memory in an arena goes back to the system only
 // from its top. A crawl frees such buffers all the time; its main arena then only grows.
 // Fixed, a buffer ≥ 128 KiB is mmapped and unmapped when freed, and an arena's free top past
-// 128 KiB is returned. Measured (bench/README.md, "Native memory"): 11,111-page synthetic crawl
-// malloc's main arena 26–31 MiB against 32–39, peak RSS 160 against 172 MiB, no CPU cost.
+// 128 KiB is returned. On the 11,111-page synthetic crawl: peak RSS 160 MiB against 172, no CPU
+// cost (issue 20).
 // --heap-growing-percent=25: after each full collection V8 lets the old generation grow to a factor
 // of the live size (up to 4×) before the next one; a crawl's live heap is small (~25 MB) and most of what
 // piles up between collections is garbage (bodies, records, rows), so the default lets RSS climb
-// with the crawl. 1.25× keeps it near the live size. Measured (bench/README.md, "Heap growth"):
-// 11,111-page synthetic crawl, RSS after 10k pages 158/162 MiB against 198/170, peak 189/191
-// against 254/207; Python docs crawl peak 171–175 MiB against 182–185, CPU 1.05–1.08× (more
-// full collections, in the extraction worker as much as in the crawl thread).
+// with the crawl. 1.25× keeps it near the live size: on the Python docs crawl peak RSS ~10 MiB
+// lower for ~5% more CPU (more full collections; issue 20).
 // First: a one-line refusal on a Node too old for the .ts sources, before any of them loads.
 import './check-node.js';
 import { enableCompileCache } from './compile-cache.js';

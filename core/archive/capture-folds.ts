@@ -4,7 +4,7 @@
  * after the other; the two children repeat the capture's URL, time and file, and their record ids
  * derive from the capture's (warc/child-record-id.ts). Folded, the capture row carries each
  * child's length and content length, and the child has no row, no record id and no index entry
- * of its own (207 bytes per URI less, bench/README.md).
+ * of its own (207 bytes per URI less).
  *
  * The rule (foldable) takes only what reads back exactly: a child of the type and place expected,
  * directly after the record before it in the same file, with the derived id and every other

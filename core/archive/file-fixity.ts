@@ -47,7 +47,7 @@ interface FixityRow {
  * SHA-256 and CRC-32 of `length` bytes of `file` from `start`, read 1 MiB at a time into one
  * buffer. Not a read stream: each of its chunks is a fresh 1 MiB ArrayBuffer that lives until a
  * collection, and sealing a crawl's 300 MB WARC piled up ~60 MiB of them (the 111,111-page
- * synthetic crawl's peak RSS came at its end, from this; bench/README.md, "Native memory").
+ * synthetic crawl's peak RSS came at its end, from this).
  */
 export async function computeFixity(file: string, start: number, length: number): Promise<Fixity> {
   const sha = createHash('sha256');

@@ -38,8 +38,8 @@ import { TargetSession } from './target-session.ts';
 // Only the reason phrases of node:http are needed, taken without an ES `import`: importing a
 // builtin as an ES module builds its facade by reading every export, and node:http's WebSocket
 // getter loads Node's own bundled copy of undici. Every crawl imports this module (start-crawl
-// wires the browser chain in), so that was +14 MiB RSS per process (+7.6 file-backed, +6.8
-// anonymous; bench/touch-rss-probe.ts) for a table of status texts.
+// wires the browser chain in), so that was +14 MiB RSS per process (bench/touch-rss-probe.ts)
+// for a table of status texts.
 const { STATUS_CODES } = process.getBuiltinModule('node:http');
 
 export interface PageRecorderOptions {

@@ -66,7 +66,7 @@ const SNAPSHOT_MS = 250;
  * this long after the group began, whichever comes first; and at pause, stop, end, checkpoints
  * and WARC file changes. The delay is how late the UI and `trove status` see the crawl; the size
  * bounds what a crash or a rolled-back group makes the crawl fetch again. Chosen with
- * bench/crawl-ab-bench.ts and bench/crawl100k-bench.ts (bench/README.md, "Group commit").
+ * bench/group-commit-bench.ts, bench/crawl-ab-bench.ts and bench/crawl100k-bench.ts.
  */
 export const GROUP_COMMIT_UNITS = 200;
 export const GROUP_COMMIT_DELAY_MS = 200;

@@ -1,7 +1,7 @@
 /**
  * Full-text rows are written in batches: FTS5 pays a segment merge per transaction, and one
- * transaction for 32 pages costs about half of 32 single ones (measured on the Python docs:
- * ~650 ms → ~350 ms for 527 pages). The capture rows themselves still commit with the
+ * transaction for 32 pages costs about half of 32 single ones (the Python docs' pages). The
+ * capture rows themselves still commit with the
  * frontier outcome; only the derived search text waits.
  *
  * In a crawl the buffer rides the group commit (core/storage/group-commit.ts): it is written into
@@ -10,8 +10,8 @@
  * and the batch is dropped; reconcile-index.ts indexes those records again, search text included.
  * Only then: FTS5 joins a transaction when it first writes in it, and from then on every SAVEPOINT
  * in that transaction makes it flush, so a batch written in the middle of a group made the rest of
- * the group's savepoints cost ~5 µs more each (a crawl opened ~4 per URI before its units ran
- * without them, storage/group-commit.ts). Without an open group
+ * the group's savepoints cost more each (a crawl opened ~4 per URI before its units ran without
+ * them, storage/group-commit.ts). Without an open group
  * the buffer holds at most 32 pages and waits at most a second, as before. A crash loses at most
  * the last batch of search text, never a capture.
  */

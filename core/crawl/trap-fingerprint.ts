@@ -18,9 +18,8 @@ const MAX_CHARS = 8 * 1024;
 /**
  * Words are runs of letters (Unicode \p{L}, by code point): digits are left out, so pages that
  * differ only in numbers agree. Found by a scan rather than `match(/\p{L}+/gu)`: the same words,
- * but the regex took about twice as long on a documentation page's 8 KiB (bench/README.md,
- * "Crawl thread: the chain's own JavaScript per URI"). ASCII is decided by range; other code
- * points by the regex, once each.
+ * but the regex took about twice as long on a documentation page's 8 KiB (bench/js-hot-bench.ts).
+ * ASCII is decided by range; other code points by the regex, once each.
  */
 const LETTER = /^\p{L}$/u;
 const nonAsciiLetter = new Map<number, boolean>();

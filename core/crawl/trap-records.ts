@@ -3,13 +3,12 @@
  * something was queued from, 100,000 by default) for as long as the crawl runs, and as objects
  * (the record, its fingerprint pair, its chain array) they were the crawl thread's heap growth on a
  * large crawl (heap snapshots of the 111,111-page synthetic crawl: ~280 bytes per page after the
- * shapes were shared; bench/README.md, "Native memory"). Here a record is a slot in typed arrays
+ * shapes were shared). Here a record is a slot in typed arrays
  * (hops, fingerprint, its kind's number, the first chain pair), found by its URL in a Map of slot
  * numbers; only URLs with parameters keep their further chain pairs in an array of their own.
  * Slots are reused oldest first, as the Map of objects dropped its oldest entry. The Map is keyed
  * by a 52-bit hash of the URL, not the URL: the URL strings were most of what was left (the
- * 111,111-page crawl's heap still grew 12 MiB from 10k to 100k pages with them; bench/README.md,
- * "Where issue 20 stands"). A collision (about one in a million among 100,000 URLs) makes one URL
+ * 111,111-page crawl's heap still grew 12 MiB from 10k to 100k pages with them). A collision (about one in a million among 100,000 URLs) makes one URL
  * read another's record: a chain length off by one for a link, which the detector's thresholds
  * (dozens of hops) do not notice.
  */

@@ -43,7 +43,7 @@ interface Segment {
 const NO_MATRIX: readonly string[] = Object.freeze([]);
 
 // Loops rather than map/flatMap/destructuring, and no object per position in repeatRuns: this
-// runs for every fetched URI (bench/README.md, "Crawl thread: the chain's own JavaScript per URI").
+// runs for every fetched URI (bench/js-hot-bench.ts).
 function segmentsOf(u: URL): Segment[] {
   const parts = u.pathname.split('/');
   // parts[0] is the empty string before the leading '/'.

@@ -230,9 +230,9 @@ export class ZipWriter {
         crc = crc32(b, crc);
         sha.update(b);
         size += b.length;
-        // Deflate gets batches: each chunk is a round trip to the thread pool (~60 µs), which
-        // made pages.jsonl, one small chunk per page, cost ~30 ms per 500 pages. The copy also
-        // keeps a source free to reuse its buffers (readFileRange).
+        // Deflate gets batches: each chunk is a round trip to the thread pool, which made
+        // pages.jsonl, one small chunk per page, slow. The copy also keeps a source free to
+        // reuse its buffers (readFileRange).
         batch.push(Buffer.from(b));
         batched += b.length;
         if (batched >= DEFLATE_BATCH) {

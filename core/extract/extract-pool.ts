@@ -11,8 +11,8 @@
  * extractor is built to run in bounded time and memory per byte (a flat tokenizer loop, no tree,
  * links and text capped, linear-time trims), so a document of a few MiB costs the crawl loop
  * tens of milliseconds, the same CPU it cost the worker plus the clone it no longer needs. The
- * Python docs crawl: peak RSS 136 MiB instead of 157, CPU and wall time unchanged (bench/README,
- * "Extraction on the crawl thread"). The worker stays for what is too big to take inline: it
+ * Python docs crawl: peak RSS 136 MiB instead of 157, CPU and wall time unchanged (issue 20).
+ * The worker stays for what is too big to take inline: it
  * starts only when such a document arrives, and stops after `idleMs` without one.
  *
  * Workers start straight from extract-worker.ts: Node 24 strips the types itself, and vitest's
@@ -152,11 +152,10 @@ export class ExtractPool {
       // Its thread's name in the OS (top -H, /proc), so its CPU can be told from the crawl thread's.
       name: 'trove-extract',
       // A small young generation: tokenizing a big page makes hundreds of MB of short-lived
-      // strings, and with V8's default semi-spaces they pile up before a collection. Measured
-      // (bench/reliability-bench.ts, a 512 MiB gzip bomb extracted to 32 MiB): crawler peak RSS
-      // ~520 MB by default, ~440 MB at 8 MB (16 MB: no better than the default; 4 MB: little
-      // better than 8, ~20% more CPU). The price at 8 MB is ~8% more extraction CPU on ordinary
-      // pages (bench/extract-bench.ts, one worker).
+      // strings, and with V8's default semi-spaces they pile up before a collection. On a 512 MiB
+      // gzip bomb extracted to 32 MiB (bench/reliability-bench.ts) 8 MB took the crawler's peak RSS
+      // from ~520 MB to ~440 for ~8% more extraction CPU on ordinary pages; 4 MB was little better
+      // for ~20% more CPU.
       resourceLimits: { maxOldGenerationSizeMb: this.maxMemoryMb, maxYoungGenerationSizeMb: 8 },
     });
     const slot: Slot = { worker, ready: false, job: null, timer: null, idle: null, lastError: null };

@@ -13,8 +13,8 @@ import { migrate, schemaVersion } from './migrations.ts';
  * against the values bound to their parameters and marks them to be compiled again whenever a
  * parameter is bound anew: a `LIMIT ?`, and an equality `col = ?` on an index whose order serves
  * the ORDER BY (sqlite3VdbeReprepareOnBind in its source). better-sqlite3 binds on every call, so
- * such a statement was parsed and planned on every execution: the frontier's claim 35–80 µs
- * instead of 3, a replay lookup 50–100 µs instead of 2 (bench/sql-bind-bench.ts). A unary plus
+ * such a statement was parsed and planned on every execution: the frontier's claim and a replay
+ * lookup cost ten times or more what they do compiled once (bench/sql-bind-bench.ts). A unary plus
  * makes the parameter an expression SQLite does not look into: the same value and plan
  * (test/storage/bound-parameters.test.ts compares the plans), compiled once. Statements run per
  * URI or per lookup use it; page-at-a-time scans (records browser, exports) keep their `LIMIT ?`,
@@ -57,9 +57,8 @@ export interface OpenDatabaseOptions {
  * - `cache_size` 8 MiB: SQLite's page cache is what makes a long crawl's RSS keep rising
  *   (it fills up to its cap as the database grows), and the crawl's budget is 150 MiB in all;
  *   a crawl holds one connection. The frontier's fingerprint index is random-access, so a
- *   smaller cache costs enqueueing at 1M URIs some speed; 64 → 16 MiB measured with
- *   bench/frontier-bench.ts (bench/README.md, "Extraction worker and memory, after"), 16 → 8 MiB
- *   on the synthetic crawl ("Native memory (issue 20)": malloc's main arena 8 MiB smaller).
+ *   smaller cache costs enqueueing at 1M URIs some speed (bench/frontier-bench.ts); at 8 MiB
+ *   rather than 16 malloc's main arena was 8 MiB smaller on the synthetic crawl (issue 20).
  *
  * Opening is idempotent: migrations run only when `PRAGMA user_version` is behind.
  */

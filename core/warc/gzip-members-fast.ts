@@ -1,7 +1,7 @@
 /**
  * Fast sequential reading of a gzip file: one node:zlib Gunzip stream inflates every member.
- * zlib's engine is then set up once, not per member: a fresh inflater costs ~6–12 µs, which
- * is most of the time for a Heritrix-style file of small request/metadata records.
+ * zlib's engine is then set up once, not per member: setting up a fresh inflater is most of the
+ * time for a Heritrix-style file of small request/metadata records.
  *
  * Gunzip does not say where members end, but the record reader knows where each record ends
  * in the decompressed stream. If the record was alone in its member, the file holds, right after

@@ -81,9 +81,9 @@ export function gzipChunkSize(rawLength: number): number {
  * external memory), a new output buffer, a stream and its listeners, and then two trips to the
  * pool (the input with Z_NO_FLUSH, then an empty Z_FINISH). A kept stream whose flush mode is
  * Z_FINISH compresses a whole record in one write, one trip, and `reset()` (deflateReset) readies
- * it for the next member without reallocating. On the Python docs crawl (issue 20, bench/README
- * "Crawl thread on the Python docs") the crawl thread's full garbage collections fell from 21–23
- * to 13–14 per crawl (`--trace-gc`), and every member (~100 KB per page) took one trip fewer.
+ * it for the next member without reallocating. On the Python docs crawl (issue 20) the crawl
+ * thread's full garbage collections fell by ~40% (`--trace-gc`), and every member took one
+ * trip fewer.
  *
  * The bytes are the same as a new stream's: deflateReset restores the state deflateInit2 makes,
  * with the level, window and memLevel it was made with (streams are kept per those three), and a
@@ -206,9 +206,8 @@ function newMemberStream(zopts: { level: number; windowBits: number; memLevel: n
 /**
  * zlib's window and memory level for one gzip member of `rawLength` bytes, sized to the record
  * instead of zlib's defaults (a 32 KiB window, memLevel 8: 64 KiB of hash tables), which
- * deflateInit allocates and clears for every member however small. Measured (issue 20, bench
- * README "Crawl thread: per-record hashing and gzip"): up to ~10% of a small member's CPU once
- * its output buffer is sized too (gzipChunkSize), ~12% of zlib's share of the crawl thread.
+ * deflateInit allocates and clears for every member however small: up to ~10% of a small
+ * member's CPU once its output buffer is sized too (gzipChunkSize; bench/record-cpu-bench.ts).
  *
  * No match is lost: zlib looks back at most its window less MIN_LOOKAHEAD (262) bytes, so a
  * window of at least `rawLength + 262` bytes reaches the record's first byte from its last. zlib

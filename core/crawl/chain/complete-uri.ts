@@ -18,7 +18,7 @@ type CompleteWithRows = (ctx: CrawlContext, uri: ClaimedUri, outcome: Outcome, c
 /**
  * The outcome and the rows in one transaction function, made once per database: better-sqlite3's
  * `db.transaction(fn)` builds four wrappers and defines five properties on each every time it is
- * called (~9 µs), and this one was made for every URI (issue 20).
+ * called, and this one was made for every URI (issue 20).
  */
 const completeWithRows = new WeakMap<Database.Database, CompleteWithRows>();
 

@@ -118,8 +118,7 @@ async function run(ctx: CrawlContext, processors: Processor[], curi: CrawlUri): 
 /**
  * One processor, awaited only when it answers with a promise: most processors are synchronous,
  * and an `await` of a plain value still suspends the chain for a microtask turn each time (some
- * twenty per URI, measured on the crawl thread; bench/README.md, "Crawl thread: the chain's own
- * JavaScript per URI").
+ * twenty per URI).
  */
 function runOne(ctx: CrawlContext, p: Processor, curi: CrawlUri): ProcessResult | Promise<ProcessResult> {
   if (p.shouldProcess && !p.shouldProcess(ctx, curi)) return 'proceed';
