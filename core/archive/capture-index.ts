@@ -27,43 +27,9 @@ import { recordTypeKey } from './record-type-key.ts';
 import { tsKey } from './capture-ts-key.ts';
 import { dateFromKey, dateKey } from './capture-date-key.ts';
 import { isTimestamp14, padTimestamp, timestampSeconds } from './capture-timestamp.ts';
+import type { CaptureRow, RecordRow } from './capture-row-types.ts';
 
-/** One WARC record to index. */
-export interface RecordRow {
-  fileId: number;
-  offset: number;
-  length: number;
-  recordType: string;
-  recordId: string | null;
-  targetUri: string | null;
-  /** SURT key, pywb style (`com,example)/path?a=1`). */
-  urlkey: string | null;
-  /** 14 digits, UTC, from WARC-Date. */
-  ts: string | null;
-  /** WARC-Date as written. */
-  date: string | null;
-  mime: string | null;
-  status: number | null;
-  payloadDigest: string | null;
-  refersTo?: string | null;
-  refersToUri?: string | null;
-  refersToDate?: string | null;
-  concurrentTo?: string | null;
-  method?: string | null;
-  contentLength?: number | null;
-  truncated?: string | null;
-  title?: string | null;
-  /** An HTML 200 page (listed in pages.jsonl, shown as a page in the UI). */
-  page?: boolean;
-}
-
-/** An indexed record with its id and file, as lookups return it: every field of the row present. */
-export interface CaptureRow extends Required<RecordRow> {
-  id: number;
-  /** As stored in warc_files.path: relative to the archive dir for crawl files, absolute for imports by reference. */
-  filePath: string;
-  fileName: string;
-}
+export type { CaptureRow, RecordRow } from './capture-row-types.ts';
 
 export interface WarcFileInfo {
   id: number;
