@@ -20,6 +20,7 @@ const fast = { concurrency: 2, perHost: 2, delayFactor: 0, minDelayMs: 0, maxDel
 function failingFor(suffix: string, message: string): Processor {
   return {
     name: 'failing',
+    reads: { settings: [], services: [] },
     process(_ctx, curi) {
       if (curi.uri.url.endsWith(suffix)) throw new Error(message);
       return 'proceed';
