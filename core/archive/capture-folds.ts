@@ -18,8 +18,7 @@
  */
 import { CHILD_PLACE, childRecordId } from '../warc/child-record-id.ts';
 import type { ChildRecordType } from '../warc/child-record-id.ts';
-import type { CaptureDbRow } from './capture-statements.ts';
-import type { RecordRow } from './capture-index.ts';
+import type { CaptureDbRow, RecordRow } from './capture-row-types.ts';
 
 /** The media type a child of each type carries (what index-row.ts gives a crawl's request and metadata records). */
 export const CHILD_TYPE_MIME: ReadonlyMap<ChildRecordType, string> = new Map([

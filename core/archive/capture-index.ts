@@ -17,7 +17,7 @@ import { recordedFixity } from './file-fixity.ts';
 import type { RecordedFixity } from './file-fixity.ts';
 import type { CaptureScans } from './capture-scans.ts';
 import { CAPTURE_TYPE_NAMES, COMPACT_TYPE_MIME, COMPACT_WINDOW, prepareCaptureStatements } from './capture-statements.ts';
-import type { CaptureDbRow, FileDbRow, ParentDbRow } from './capture-statements.ts';
+import type { CaptureDbRow, CaptureStatements, FileDbRow, ParentDbRow } from './capture-statements.ts';
 import { toFtsQuery } from './capture-text-search.ts';
 import { expand, foldsOf } from './capture-folds.ts';
 import type { FoldedDbRow } from './capture-folds.ts';
@@ -27,43 +27,9 @@ import { recordTypeKey } from './record-type-key.ts';
 import { tsKey } from './capture-ts-key.ts';
 import { dateFromKey, dateKey } from './capture-date-key.ts';
 import { isTimestamp14, padTimestamp, timestampSeconds } from './capture-timestamp.ts';
+import type { CaptureRow, RecordRow } from './capture-row-types.ts';
 
-/** One WARC record to index. */
-export interface RecordRow {
-  fileId: number;
-  offset: number;
-  length: number;
-  recordType: string;
-  recordId: string | null;
-  targetUri: string | null;
-  /** SURT key, pywb style (`com,example)/path?a=1`). */
-  urlkey: string | null;
-  /** 14 digits, UTC, from WARC-Date. */
-  ts: string | null;
-  /** WARC-Date as written. */
-  date: string | null;
-  mime: string | null;
-  status: number | null;
-  payloadDigest: string | null;
-  refersTo?: string | null;
-  refersToUri?: string | null;
-  refersToDate?: string | null;
-  concurrentTo?: string | null;
-  method?: string | null;
-  contentLength?: number | null;
-  truncated?: string | null;
-  title?: string | null;
-  /** An HTML 200 page (listed in pages.jsonl, shown as a page in the UI). */
-  page?: boolean;
-}
-
-/** An indexed record with its id and file, as lookups return it: every field of the row present. */
-export interface CaptureRow extends Required<RecordRow> {
-  id: number;
-  /** As stored in warc_files.path: relative to the archive dir for crawl files, absolute for imports by reference. */
-  filePath: string;
-  fileName: string;
-}
+export type { CaptureRow, RecordRow } from './capture-row-types.ts';
 
 export interface WarcFileInfo {
   id: number;
@@ -151,7 +117,40 @@ export interface PageText {
 
 export function createCaptureIndex(db: Database.Database): CaptureIndex {
   const st = prepareCaptureStatements(db);
+  const { addFile, addRecords, deleteFileRecords } = recordWrites(db, st);
+  const { addPageText, addPageTexts } = pageTextWrites(db, st);
 
+  return {
+    ...createCaptureScans(db),
+    addFile: (f) => addFile(f),
+    updateFile: (id, change) => {
+      st.updateFile.run(change.size ?? null, change.records ?? null, id);
+    },
+    fileById: (id) => fileInfo(st.fileById.get(id)),
+    fileByPath: (p) => fileInfo(st.fileByPath.get(p)),
+    files: () => st.files.all().map((r) => fileInfo(r)!),
+    fixity: (fileId) => recordedFixity(db, fileId),
+    addRecords: (rows) => (rows.length === 0 ? [] : addRecords(rows)),
+    findCaptures: (urlkey) => st.findCaptures.all(urlkey).map((r) => capture(r)!),
+    closest: (urlkey, ts14) => closest(st, urlkey, ts14),
+    byDigest: (d) => {
+      const hit = st.idByDigest.get(digestKey(d));
+      return hit ? capture(st.captureById.get(hit.id)) : null;
+    },
+    // A derived id is most likely folded: asked through its capture first.
+    byRecordId: (rid) => capture(foldedByRecordId(st, rid) ?? st.byRecordId.get(recordIdKey(rid))),
+    byId: (id) => capture(recordById(st, id)),
+    pages: (limit = 100, offset = 0) => st.pages.all(limit, offset).map((r) => capture(r)!),
+    count: () => st.count.get()!.n,
+    deleteFileRecords: (fileId) => deleteFileRecords(fileId),
+    addPageText: (recordId, title, text) => addPageText(recordId, title, text),
+    addPageTexts: (pages) => (pages.length === 0 ? undefined : addPageTexts(pages)),
+    searchText: (query, limit, opts) => searchText(st, query, limit, opts),
+  };
+}
+
+/** The index's writes of files and records, each in (or joining) one transaction. */
+function recordWrites(db: Database.Database, st: CaptureStatements) {
   const addFile = atomic(db, (f: NewWarcFile): number => {
     if (st.fileByPath.get(f.path)) {
       throw new TroveError('CAPTURE_FILE_EXISTS', `WARC file already indexed: ${f.path}`, { path: f.path });
@@ -227,6 +226,11 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     return n;
   });
 
+  return { addFile, addRecords, deleteFileRecords };
+}
+
+/** The searchable text of records, written in savepoints of its own (see below). */
+function pageTextWrites(db: Database.Database, st: CaptureStatements) {
   const checkRecordExists = (recordId: number): void => {
     if (!st.recordExists.get(recordId)) {
       throw new TroveError('CAPTURE_NO_RECORD', `no indexed record with id ${recordId}`, { recordId });
@@ -251,85 +255,60 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     for (const p of pages) writePageText(p.recordId, p.title, p.text);
   });
 
-  /** The record with this id: a row, or a folded child of a capture just before it. */
-  const recordById = (id: number): CaptureDbRow | undefined => {
-    for (const row of st.rowsAround.all(id, id)) {
-      for (const r of expand(row)) if (r.id === id) return r;
+  return { addPageText, addPageTexts };
+}
+
+/** The record with this id: a row, or a folded child of a capture just before it. */
+function recordById(st: CaptureStatements, id: number): CaptureDbRow | undefined {
+  for (const row of st.rowsAround.all(id, id)) {
+    for (const r of expand(row)) if (r.id === id) return r;
+  }
+  return undefined;
+}
+
+/** A folded child by its record id: found through the capture its id derives from (warc/child-record-id.ts). */
+function foldedByRecordId(st: CaptureStatements, rid: string): CaptureDbRow | undefined {
+  for (const { captureId, type } of captureIdsOfChild(rid)) {
+    const row: FoldedDbRow | undefined = st.byRecordId.get(recordIdKey(captureId));
+    const child = row ? expand(row).find((r) => r.record_type === type && r.record_id === rid) : undefined;
+    if (child) return child;
+  }
+  return undefined;
+}
+
+/** The capture closest in time to `ts14` (CaptureIndex.closest). */
+function closest(st: CaptureStatements, urlkey: string, ts14?: string): CaptureRow | null {
+  if (ts14 === undefined) return capture(st.latest.get(urlkey));
+  const ts = padTimestamp(ts14);
+  const after = st.atOrAfter.get(urlkey, tsKey(ts));
+  const before = st.before.get(urlkey, tsKey(ts));
+  if (!after || !before) return capture(after ?? before);
+  const t = timestampSeconds(ts);
+  const dAfter = timestampSeconds(after.ts!) - t;
+  const dBefore = t - timestampSeconds(before.ts!);
+  return capture(dAfter <= dBefore ? after : before);
+}
+
+function searchText(st: CaptureStatements, query: string, limit = 20, opts: SearchOptions = {}): TextHit[] {
+  const match = opts.raw ? query : toFtsQuery(query);
+  if (match.trim() === '') return [];
+  const [open, close] = opts.mark ?? ['[', ']'];
+  try {
+    return st.search.all(open, close, match, limit).map((r) => ({
+      recordId: r.record_id,
+      title: r.title === '' ? null : r.title,
+      snippet: r.snippet,
+      rank: r.rank,
+      targetUri: r.target_uri,
+      ts: r.ts,
+    }));
+  } catch (err) {
+    // The statement is fixed; an SQLITE_ERROR at run time comes from the MATCH expression.
+    if ((err as { code?: string }).code === 'SQLITE_ERROR') {
+      throw new TroveError('SEARCH_QUERY_INVALID', `cannot search for ${query}: ${(err as Error).message}`, { query }, { cause: err });
     }
-    return undefined;
-  };
-
-  /** A folded child by its record id: found through the capture its id derives from (warc/child-record-id.ts). */
-  const foldedByRecordId = (rid: string): CaptureDbRow | undefined => {
-    for (const { captureId, type } of captureIdsOfChild(rid)) {
-      const row: FoldedDbRow | undefined = st.byRecordId.get(recordIdKey(captureId));
-      const child = row ? expand(row).find((r) => r.record_type === type && r.record_id === rid) : undefined;
-      if (child) return child;
-    }
-    return undefined;
-  };
-
-  const closest = (urlkey: string, ts14?: string): CaptureRow | null => {
-    if (ts14 === undefined) return capture(st.latest.get(urlkey));
-    const ts = padTimestamp(ts14);
-    const after = st.atOrAfter.get(urlkey, tsKey(ts));
-    const before = st.before.get(urlkey, tsKey(ts));
-    if (!after || !before) return capture(after ?? before);
-    const t = timestampSeconds(ts);
-    const dAfter = timestampSeconds(after.ts!) - t;
-    const dBefore = t - timestampSeconds(before.ts!);
-    return capture(dAfter <= dBefore ? after : before);
-  };
-
-  const searchText = (query: string, limit = 20, opts: SearchOptions = {}): TextHit[] => {
-    const match = opts.raw ? query : toFtsQuery(query);
-    if (match.trim() === '') return [];
-    const [open, close] = opts.mark ?? ['[', ']'];
-    try {
-      return st.search.all(open, close, match, limit).map((r) => ({
-        recordId: r.record_id,
-        title: r.title === '' ? null : r.title,
-        snippet: r.snippet,
-        rank: r.rank,
-        targetUri: r.target_uri,
-        ts: r.ts,
-      }));
-    } catch (err) {
-      // The statement is fixed; an SQLITE_ERROR at run time comes from the MATCH expression.
-      if ((err as { code?: string }).code === 'SQLITE_ERROR') {
-        throw new TroveError('SEARCH_QUERY_INVALID', `cannot search for ${query}: ${(err as Error).message}`, { query }, { cause: err });
-      }
-      throw err;
-    }
-  };
-
-  return {
-    ...createCaptureScans(db),
-    addFile: (f) => addFile(f),
-    updateFile: (id, change) => {
-      st.updateFile.run(change.size ?? null, change.records ?? null, id);
-    },
-    fileById: (id) => fileInfo(st.fileById.get(id)),
-    fileByPath: (p) => fileInfo(st.fileByPath.get(p)),
-    files: () => st.files.all().map((r) => fileInfo(r)!),
-    fixity: (fileId) => recordedFixity(db, fileId),
-    addRecords: (rows) => (rows.length === 0 ? [] : addRecords(rows)),
-    findCaptures: (urlkey) => st.findCaptures.all(urlkey).map((r) => capture(r)!),
-    closest,
-    byDigest: (d) => {
-      const hit = st.idByDigest.get(digestKey(d));
-      return hit ? capture(st.captureById.get(hit.id)) : null;
-    },
-    // A derived id is most likely folded: asked through its capture first.
-    byRecordId: (rid) => capture(foldedByRecordId(rid) ?? st.byRecordId.get(recordIdKey(rid))),
-    byId: (id) => capture(recordById(id)),
-    pages: (limit = 100, offset = 0) => st.pages.all(limit, offset).map((r) => capture(r)!),
-    count: () => st.count.get()!.n,
-    deleteFileRecords: (fileId) => deleteFileRecords(fileId),
-    addPageText: (recordId, title, text) => addPageText(recordId, title, text),
-    addPageTexts: (pages) => (pages.length === 0 ? undefined : addPageTexts(pages)),
-    searchText,
-  };
+    throw err;
+  }
 }
 
 function checkRecord(r: RecordRow): void {

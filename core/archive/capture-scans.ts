@@ -11,7 +11,7 @@
 import type Database from 'better-sqlite3';
 import { digestFromKey } from '../formats/digest.ts';
 import { dateFromKey } from './capture-date-key.ts';
-import type { CaptureRow } from './capture-index.ts';
+import type { CaptureRow } from './capture-row-types.ts';
 import { CAPTURE_TYPE_LIST, RECORD_FROM, SHARED_COLUMNS } from './capture-statements.ts';
 import { prefixEnd } from './record-query-sql.ts';
 import { recordIdSql } from './record-id-key.ts';

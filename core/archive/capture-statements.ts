@@ -26,6 +26,7 @@ import { recordTypeCode, recordTypeList, recordTypeSql } from './record-type-key
 import { tsSql } from './capture-ts-key.ts';
 import { CHILD_TYPE_MIME, FOLD_COLUMNS, FOLD_REACH, recordsOfRowSql } from './capture-folds.ts';
 import type { FoldedDbRow } from './capture-folds.ts';
+import type { CaptureDbRow } from './capture-row-types.ts';
 
 export interface FileDbRow {
   id: number;
@@ -38,34 +39,7 @@ export interface FileDbRow {
   by_reference: number;
 }
 
-export interface CaptureDbRow {
-  id: number;
-  file_id: number;
-  file_path: string;
-  file_name: string;
-  offset: number;
-  length: number;
-  record_type: string;
-  record_id: string | null;
-  target_uri: string | null;
-  urlkey: string | null;
-  ts: string | null;
-  /** As stored (capture-date-key.ts dateKey): read it through dateFromKey with `ts`. */
-  date: string | Buffer | null;
-  mime: string | null;
-  status: number | null;
-  /** As stored (formats/digest.ts digestKey): read it through digestFromKey. */
-  payload_digest: string | Buffer | null;
-  refers_to: string | null;
-  refers_to_uri: string | null;
-  refers_to_date: string | null;
-  concurrent_to: string | null;
-  method: string | null;
-  content_length: number | null;
-  truncated: string | null;
-  title: string | null;
-  page: number;
-}
+export type { CaptureDbRow } from './capture-row-types.ts';
 
 export interface SearchDbRow {
   record_id: number;

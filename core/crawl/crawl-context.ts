@@ -18,7 +18,6 @@ import type { PageTextBuffer } from './page-text-buffer.ts';
 import type { PriorCaptures } from './prior-captures.ts';
 import type { PendingOriginals } from './pending-originals.ts';
 import type { TrapDetector } from './trap-detector.ts';
-import type { UriChain } from './chain/uri-chain.ts';
 import type { GroupCommit } from '../storage/group-commit.ts';
 import type { RowsInFlight } from './rows-in-flight.ts';
 
@@ -47,8 +46,6 @@ export interface CrawlContext {
   robots: RobotsGate;
   /** Scopes and queues the links found (the candidate chain). */
   chain: CandidateChain;
-  /** The processors each claimed URI goes through (chain/uri-chain.ts), built for this crawl's settings. */
-  uriChain: UriChain;
   stats: CrawlStats;
   crawlLog: LineLog;
   pageText: PageTextBuffer;

@@ -24,7 +24,7 @@ import path from 'node:path';
 import type { CrawlSnapshot, CrawlState, FinishReason, HostRow, TrapWarning, WorkerRow } from '../api/crawl-snapshot.ts';
 import type { ClaimedUri } from '../frontier/frontier.ts';
 import type { CrawlContext } from './crawl-context.ts';
-import { processUri } from './chain/uri-chain.ts';
+import { processUri, type UriChain } from './chain/uri-chain.ts';
 import { mayBePage } from '../frontier/page-hops.ts';
 import type { CrawlLogCode, CrawlNote } from '../api/error-codes.ts';
 import { isTroveError } from '../errors.ts';
@@ -79,6 +79,8 @@ const DISK_CHECK_MS = 250;
 
 export class CrawlController {
   readonly ctx: CrawlContext;
+  /** The processors each claimed URI goes through (chain/uri-chain.ts), built for this crawl's settings. */
+  readonly uriChain: UriChain;
   /** What start-up found and did (WARCs recovered after a crash, leases re-queued), for the log. */
   readonly startNotes: CrawlNote[] = [];
   private hooks: ControllerHooks;
@@ -117,8 +119,9 @@ export class CrawlController {
   /** The last write probe's failure while paused on a full disk, said once per distinct reason. */
   private lastProbeError: string | null = null;
 
-  constructor(ctx: CrawlContext, hooks: ControllerHooks, hardAbort: AbortController, opts: { startedAt?: number; elapsedBefore?: number } = {}) {
+  constructor(ctx: CrawlContext, hooks: ControllerHooks, hardAbort: AbortController, opts: { uriChain: UriChain; startedAt?: number; elapsedBefore?: number }) {
     this.ctx = ctx;
+    this.uriChain = opts.uriChain;
     this.hooks = hooks;
     this.hardAbort = hardAbort;
     this.startedAt = opts.startedAt ?? Date.now();
@@ -365,7 +368,7 @@ export class CrawlController {
       this.freeSlots.push(slot);
       this.poke();
     };
-    const p: Promise<void> = processUri(this.ctx, uri, slot, freeSlot)
+    const p: Promise<void> = processUri(this.ctx, this.uriChain, uri, slot, freeSlot)
       .then((r) => {
         // An unexpected error ended this URI as a −5 through the chain's disposition (crawl.log,
         // stats); its stack goes to the crawl's error log.

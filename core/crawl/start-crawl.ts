@@ -266,7 +266,6 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       extractor,
       robots,
       chain,
-      uriChain: buildUriChain(tabs && fetchBrowser ? { browser: fetchBrowser(tabs) } : {}),
       stats,
       crawlLog,
       pageText,
@@ -344,7 +343,11 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         },
       },
       hardAbort,
-      { startedAt: getMeta<number>(db, 'createdAt'), elapsedBefore: getMeta<number>(db, 'elapsedMs') ?? 0 },
+      {
+        uriChain: buildUriChain(tabs && fetchBrowser ? { browser: fetchBrowser(tabs) } : {}),
+        startedAt: getMeta<number>(db, 'createdAt'),
+        elapsedBefore: getMeta<number>(db, 'elapsedMs') ?? 0,
+      },
     );
     controller.startNotes.push(...notes);
     return controller;

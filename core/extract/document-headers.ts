@@ -7,7 +7,7 @@
  * first body, which extract-pool.ts extracts on the crawl thread or, past 4 MiB, in a worker.
  */
 import { emptyExtraction } from './empty-extraction.ts';
-import type { DocumentExtraction, DocumentInput, DocumentKind } from './extract-document.ts';
+import type { DocumentExtraction, DocumentInput, DocumentKind } from './extraction-types.ts';
 import { fieldValues } from '../formats/http-fields.ts';
 import { isHtmlType, mediaType } from '../formats/media-type.ts';
 import { OutlinkList, type Outlink } from './outlink.ts';

@@ -4,7 +4,7 @@
  * A file of its own (type imports only) because the pool runs on the crawl thread and must not
  * load parse5 by importing the extractor.
  */
-import type { DocumentExtraction } from './extract-document.ts';
+import type { DocumentExtraction } from './extraction-types.ts';
 
 export function emptyExtraction(kind: DocumentExtraction['kind'], isHtml: boolean): DocumentExtraction {
   return { outlinks: [], title: null, text: '', nofollow: false, noindex: false, truncatedLinks: false, isHtml, kind, skipped: 0 };

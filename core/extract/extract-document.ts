@@ -24,37 +24,9 @@ import { extractCss } from './css-links.ts';
 import { extractSitemap } from './sitemap.ts';
 import { charsetParam, canonicalEncoding } from './html-charset.ts';
 import { documentKind, finishExtraction } from './document-headers.ts';
+import type { DocumentExtraction, DocumentInput } from './extraction-types.ts';
 
-export interface DocumentInput {
-  url: string;
-  status: number;
-  headers: [string, string][];
-  /** The content-decoded entity body. */
-  body: Buffer;
-  /** MIME type; parameters are ignored (the charset is read from the Content-Type header). */
-  mime: string;
-  maxLinks: number;
-  /** Our robots agent token, for `X-Robots-Tag: token: nofollow` and `<meta name=token>`. */
-  agentToken?: string;
-}
-
-export type DocumentKind = 'html' | 'css' | 'sitemap' | 'other';
-
-export interface DocumentExtraction {
-  outlinks: Outlink[];
-  title: string | null;
-  text: string;
-  nofollow: boolean;
-  noindex: boolean;
-  truncatedLinks: boolean;
-  isHtml: boolean;
-  /** Which extractor read the body. */
-  kind: DocumentKind;
-  /** Values that looked like URLs but did not parse. */
-  skipped: number;
-  /** Set when the body extractor failed; header links are still returned. */
-  error?: string;
-}
+export type { DocumentExtraction, DocumentInput, DocumentKind } from './extraction-types.ts';
 
 export function extractDocument(input: DocumentInput): DocumentExtraction {
   const mime = mediaType(input.mime) ?? '';

@@ -10,7 +10,7 @@
  * string already. Anything that does not fit that shape (a URL with a newline, more than 65,535
  * distinct contexts) travels as the plain array instead, so packing never loses anything.
  */
-import type { DocumentExtraction } from './extract-document.ts';
+import type { DocumentExtraction } from './extraction-types.ts';
 import type { Hop, Outlink } from './outlink.ts';
 
 export interface PackedLinks {

@@ -22,7 +22,7 @@
 import { Worker } from 'node:worker_threads';
 import { TroveError } from '../errors.ts';
 import { isHtmlType, mediaType } from '../formats/media-type.ts';
-import type { DocumentExtraction, DocumentInput } from './extract-document.ts';
+import type { DocumentExtraction, DocumentInput } from './extraction-types.ts';
 import { emptyExtraction } from './empty-extraction.ts';
 import type { WorkerJob, WorkerMessage } from './extract-worker.ts';
 import { unpackExtraction } from './extract-message.ts';

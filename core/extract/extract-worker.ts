@@ -7,7 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import { releaseBuffer } from '../formats/release-buffer.ts';
 import { extractDocument } from './extract-document.ts';
-import type { DocumentInput } from './extract-document.ts';
+import type { DocumentInput } from './extraction-types.ts';
 import { packExtraction } from './extract-message.ts';
 import type { PackedExtraction } from './extract-message.ts';
 

@@ -553,6 +553,17 @@ export class RunTokenizer extends Tokenizer {
       pp.dropParsedChunk();
       return this.state === TokenizerMode.DATA && this.textToTag(handler);
     }
+    this.emitTagToken(html, name, isEnd, selfClosing, count, duplicate);
+    return false;
+  }
+
+  /**
+   * readTag's tag, read whole, as the token parse5's states would have built for it (every tag
+   * when the handler takes no PlainTags; a raw-text element's start tag or a repeated attribute
+   * name when it does), made with parse5's own token calls; its attribute spans are `plain`'s.
+   */
+  private emitTagToken(html: string, name: string, isEnd: boolean, selfClosing: boolean, count: number, duplicate: boolean): void {
+    const plain = this.plain;
     if (isEnd) this._createEndTagToken();
     else this._createStartTagToken();
     const token = this.currentToken as Token.TagToken;
@@ -573,7 +584,6 @@ export class RunTokenizer extends Tokenizer {
     }
     plain.html = '';
     this.emitCurrentTagToken();
-    return false;
   }
 
   /**

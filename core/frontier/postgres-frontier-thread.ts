@@ -8,7 +8,7 @@
 import { workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { openPostgresFrontierStore } from './postgres-frontier-store.ts';
-import type { PostgresFrontierOptions, PostgresFrontierStore } from './postgres-frontier-store.ts';
+import type { PostgresFrontierOptions, PostgresFrontierStore } from './postgres-frontier-store-types.ts';
 
 interface Call {
   seq: number;

@@ -19,9 +19,9 @@ import { receiveMessageOnPort, MessageChannel, Worker } from 'node:worker_thread
 import { TroveError } from '../errors.ts';
 import { isErrorCode } from '../api/error-codes.ts';
 import type { Frontier } from './frontier.ts';
-import type { CrawlControl, PostgresFrontierOptions, PostgresFrontierStore, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store.ts';
+import type { CrawlControl, PostgresFrontierOptions, PostgresFrontierStore, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store-types.ts';
 
-export type { CrawlControl, PostgresFrontierOptions, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store.ts';
+export type { CrawlControl, PostgresFrontierOptions, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store-types.ts';
 
 type Answer<K extends keyof PostgresFrontierStore> = PostgresFrontierStore[K] extends (...a: never[]) => Promise<infer R> ? R : never;
 

@@ -20,6 +20,7 @@ const fast = { concurrency: 2, perHost: 2, delayFactor: 0, minDelayMs: 0, maxDel
 function failingFor(suffix: string, message: string): Processor {
   return {
     name: 'failing',
+    reads: { settings: [], services: [] },
     process(_ctx, curi) {
       if (curi.uri.url.endsWith(suffix)) throw new Error(message);
       return 'proceed';
@@ -42,7 +43,7 @@ describe('URI chain: an unexpected error', () => {
   it('is a −5 with a crawl.log line and in the stats, after the fetch or before it, and the crawl goes on', async () => {
     const crawl = await startCrawl({ dir, settings: { ...fast, seeds: [site.seed] } });
     // The chain is the crawl's own: a faulty processor after extraction and one among the preconditions.
-    const chain = crawl.ctx.uriChain;
+    const chain = crawl.uriChain;
     chain.processors.splice(chain.processors.findIndex((p) => p.name === 'extract-links') + 1, 0, failingFor('/p/3.html', 'boom after extract'));
     chain.preconditions.push(failingFor('/p/5.html', 'boom, before, the fetch'));
     const errors: string[] = [];

@@ -8,6 +8,7 @@ import { finishWith, type Processor } from './crawl-uri.ts';
 
 export const checkAfterFetchScope: Processor = {
   name: 'check-after-fetch-scope',
+  reads: { settings: ['scopeRules'], services: ['chain'] },
   shouldProcess: (ctx, curi) => curi.fetch !== undefined && !curi.captured && ctx.settings.scopeRules.some((r) => r.type === 'mime' || r.type === 'content-length'),
   process(ctx, curi) {
     const { uri } = curi;

@@ -9,6 +9,7 @@ import { isRobotsUri } from './is-robots-uri.ts';
 
 export const checkRobots: Processor = {
   name: 'check-robots',
+  reads: { settings: [], services: ['chain', 'frontier', 'robots'] },
   shouldProcess: (_ctx, curi) => !isRobotsUri(curi.uri),
   process(ctx, curi) {
     const { uri, hs } = curi;

@@ -36,6 +36,7 @@ function completeWithRowsOf(db: Database.Database): CompleteWithRows {
 
 export const completeUri: Processor = {
   name: 'complete-uri',
+  reads: { settings: [], services: ['captures', 'db', 'frontier', 'group', 'pageText', 'rowsInFlight'] },
   shouldProcess: (_ctx, curi) => !curi.completed && curi.disposition !== undefined && curi.disposition.kind !== 'deferred',
   process(ctx, curi) {
     const { uri } = curi;

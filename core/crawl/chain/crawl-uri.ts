@@ -14,6 +14,7 @@ import type { PriorCapture } from '../prior-captures.ts';
 import type { OriginalClaim } from '../pending-originals.ts';
 import type { HostSettings } from '../host-settings.ts';
 import type { CrawlContext } from '../crawl-context.ts';
+import type { CrawlSettings } from '../../api/settings.ts';
 
 /**
  * How the URI ends; the disposition processors carry it out.
@@ -111,8 +112,20 @@ export interface CrawlUri {
  */
 export type ProcessResult = 'proceed' | 'finish';
 
+/**
+ * What a processor reads from the crawl's context, declared next to its code as a Heritrix
+ * processor declares its collaborators: the settings keys and the context's services it (or a
+ * helper it hands `ctx` to) reads. test/architecture/processor-reads.test.ts checks each against
+ * the processor's source, both ways.
+ */
+export interface ProcessorReads {
+  readonly settings: readonly (keyof CrawlSettings)[];
+  readonly services: readonly Exclude<keyof CrawlContext, 'settings'>[];
+}
+
 export interface Processor {
   readonly name: string;
+  readonly reads: ProcessorReads;
   /** Whether this processor has anything to do for this URI (default: yes). */
   shouldProcess?(ctx: CrawlContext, curi: CrawlUri): boolean;
   process(ctx: CrawlContext, curi: CrawlUri): Promise<ProcessResult> | ProcessResult;

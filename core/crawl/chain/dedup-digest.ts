@@ -48,6 +48,7 @@ export async function revisitFor(ctx: CrawlContext, url: string, digest: string)
 
 export const dedupDigest: Processor = {
   name: 'dedup-digest',
+  reads: { settings: ['dedup'], services: ['captures', 'pendingOriginals', 'prior'] },
   shouldProcess: (ctx, curi) => !!curi.fetch && !curi.captured && dedupApplies(ctx, curi.fetch, curi.status),
   async process(ctx, curi): Promise<ProcessResult> {
     const d = await revisitFor(ctx, curi.uri.url, curi.fetch!.payloadDigest!);

@@ -17,6 +17,7 @@ const EXTRACTABLE = /^(text\/html|application\/xhtml\+xml|text\/css|application\
 
 export const extractLinks: Processor = {
   name: 'extract-links',
+  reads: { settings: ['maxExtractBytes', 'maxLinksPerDocument'], services: ['extractor', 'prior'] },
   shouldProcess: (_ctx, curi) => curi.fetch !== undefined && !curi.captured,
   async process(ctx, curi): Promise<ProcessResult> {
     const { uri } = curi;

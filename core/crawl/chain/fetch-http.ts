@@ -10,6 +10,7 @@ import { requestHeaders } from './request-headers.ts';
 
 export const fetchHttp: Processor = {
   name: 'fetch-http',
+  reads: { settings: ['dedup', 'operator'], services: ['fetcher', 'frontier', 'hardStop', 'prior'] },
   async process(ctx, curi) {
     const { uri } = curi;
     // Across crawls: a URL an earlier crawl holds is asked for conditionally.

@@ -24,6 +24,7 @@ import { requestHeaders } from './request-headers.ts';
 
 export const fetchRobotsTxt: Processor = {
   name: 'fetch-robots-txt',
+  reads: { settings: ['operator', 'sitemaps'], services: ['captures', 'chain', 'db', 'fetcher', 'fileIds', 'frontier', 'hardStop', 'robots', 'writer'] },
   async process(ctx, curi) {
     const { uri } = curi;
     let url = uri.url;

@@ -9,6 +9,7 @@ import type { Processor } from './crawl-uri.ts';
 
 export const logOutcome: Processor = {
   name: 'log-outcome',
+  reads: { settings: [], services: ['crawlLog', 'stats'] },
   shouldProcess: (_ctx, curi) => !curi.logged && curi.disposition?.kind === 'final',
   process(ctx, curi) {
     const { uri } = curi;

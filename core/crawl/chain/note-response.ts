@@ -7,6 +7,7 @@ import type { Processor } from './crawl-uri.ts';
 
 export const noteResponse: Processor = {
   name: 'note-response',
+  reads: { settings: [], services: [] },
   shouldProcess: (_ctx, curi) => curi.fetch !== undefined,
   process(_ctx, curi) {
     const f = curi.fetch!;

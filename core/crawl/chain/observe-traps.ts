@@ -3,6 +3,7 @@ import { claimedUrl, type Processor } from './crawl-uri.ts';
 
 export const observeTraps: Processor = {
   name: 'observe-traps',
+  reads: { settings: [], services: ['traps'] },
   shouldProcess: (_ctx, curi) => curi.disposition?.kind === 'final' && curi.disposition.fetched !== undefined,
   process(ctx, curi) {
     const { uri } = curi;

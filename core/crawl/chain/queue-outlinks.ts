@@ -9,6 +9,7 @@ import type { Processor } from './crawl-uri.ts';
 
 export const queueOutlinks: Processor = {
   name: 'queue-outlinks',
+  reads: { settings: ['sitemaps'], services: ['addRedirectSeed', 'chain'] },
   shouldProcess: (_ctx, curi) => curi.fetch !== undefined,
   process(ctx, curi) {
     const { uri } = curi;

@@ -12,6 +12,7 @@ import { isRobotsUri } from './is-robots-uri.ts';
 
 export const recheckScope: Processor = {
   name: 'recheck-scope',
+  reads: { settings: ['crawlDelayCapS', 'delayFactor', 'maxDelayMs', 'maxKbpsPerHost', 'minDelayMs', 'overrides', 'perHost', 'queuePolicy', 'robots', 'userAgent'], services: ['excluded', 'frontier', 'queueNotes'] },
   process(ctx, curi) {
     const { uri } = curi;
     const parsed = claimedUrl(curi);

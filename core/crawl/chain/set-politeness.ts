@@ -11,6 +11,7 @@ import type { Processor } from './crawl-uri.ts';
 
 export const setPoliteness: Processor = {
   name: 'set-politeness',
+  reads: { settings: [], services: ['frontier', 'queueNotes'] },
   shouldProcess: (_ctx, curi) => curi.fetch !== undefined,
   process(ctx, curi) {
     const f = curi.fetch!;

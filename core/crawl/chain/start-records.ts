@@ -9,6 +9,7 @@ import type { ProcessResult, Processor } from './crawl-uri.ts';
 
 export const startRecords: Processor = {
   name: 'start-records',
+  reads: { settings: [], services: ['writer'] },
   shouldProcess: (_ctx, curi) => curi.fetch !== undefined && !curi.captured,
   process(ctx, curi): ProcessResult {
     const f = curi.fetch!;

@@ -14,6 +14,7 @@ import type { ProcessResult, Processor } from './crawl-uri.ts';
 
 export const writeRecords: Processor = {
   name: 'write-records',
+  reads: { settings: [], services: ['fileIds', 'rowsInFlight', 'writer'] },
   shouldProcess: (_ctx, curi) => curi.fetch !== undefined && curi.head !== undefined,
   async process(ctx, curi): Promise<ProcessResult> {
     const { uri } = curi;
