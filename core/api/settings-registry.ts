@@ -305,7 +305,7 @@ export const SETTING_ROWS = [
   number('robotsTtlS', {
     section: 'robots', default: DAY_S, unit: 'seconds', min: 0, max: 365 * DAY_S, whole: true, field: 's', label: 'robots.txt cache time', app, resume,
     help: 'How long a host’s robots.txt is used before it is fetched again.',
-    cli: { flag: '--robots-ttl', arg: '<s>', help: 'robots.txt cache time in seconds' },
+    cli: { flag: '--robots-ttl', arg: '<s>', help: 'robots.txt cache time' },
   }),
   boolean('sitemaps', {
     section: 'robots', default: false, label: 'Sitemaps', app, resume,

@@ -184,16 +184,11 @@ export function settingsProblems(s: CrawlSettings, opts: { requireSeeds: boolean
     // A list absent from settings stored before it existed is an empty one.
     if (v === undefined && (row.type === 'list' || row.type === 'structured')) continue;
     const before = out.length;
-    const p = rowProblem(row, v);
+    // A row's own check, then an order rule it has with another (maximum delay ≥ minimum).
+    const p = rowProblem(row, v) ?? orderProblem(row, values);
     if (p) add(row.key, p);
     else deepProblems(row, v, s, out);
     if (row.check === 'seed-urls' && out.length > before) seedsOk = false;
-  }
-  // Order rules between two settings, once each is valid on its own.
-  for (const row of SETTING_ROWS as readonly SettingRow[]) {
-    if (out.some((p) => p.key === row.key)) continue;
-    const p = orderProblem(row, values);
-    if (p) add(row.key, p);
   }
 
   // The scope: every pattern compiled on its own so that all bad ones are reported, then the
