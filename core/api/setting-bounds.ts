@@ -44,7 +44,8 @@ export function numberProblem(rule: NumberRule, v: unknown, field?: FieldUnit): 
   if (rule.whole && !Number.isInteger(v)) {
     // A value below one stored unit that is not 0: 0.004 min is 0.24 s, neither a limit nor none.
     const one = `1 ${STORED_UNIT_WORD[rule.unit ?? ''] ?? rule.unit ?? 'unit'}`;
-    const least = inField(Math.max(1, rule.min));
+    // The smallest value the field shows (two decimals) that is at least one stored unit: 0.02 min.
+    const least = `${big(Math.ceil((Math.max(1, rule.min) / scale) * 100) / 100)} ${field}`;
     return Math.abs(v) < 1 ? `${inField(v)} is less than ${one}: give at least ${least}${rule.zero ? `, or 0 for ${rule.zero}` : ''}` : `must be a whole number of ${rule.unit ?? 'units'}, not ${inField(v)}`;
   }
   return null;

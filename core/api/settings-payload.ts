@@ -11,11 +11,11 @@
  * from the renderer for the same reason, and so is `browser.path` (an executable it would run).
  */
 import type { CrawlSettings, HostOverride, ScopeRuleConfig } from './settings.ts';
-import { settingRow, SETTING_ROWS, type SettingRow, type StructuredRow } from './settings-registry.ts';
+import { settingRow, SETTING_ROWS, type NotFromAppKey, type SettingRow, type StructuredRow } from './settings-registry.ts';
 import { arr, bool, obj, oneOf, optional, PayloadError, str, type Validator } from './validate.ts';
 
 /** What the app may send: every setting whose row lets the app set it. */
-export type SettingsPatch = Partial<Omit<CrawlSettings, 'robotsFile' | 'dedupFrom'>>;
+export type SettingsPatch = Partial<Omit<CrawlSettings, NotFromAppKey>>;
 
 /** A number as typed: any number, or up to 100 characters of text that is not one (reported by the core). */
 const typed = (): Validator<number> => (input, path) => {

@@ -46,7 +46,8 @@ function parseValue(row: SettingRow, v: string, flag = row.cli.flag): unknown {
 
 /** `host=example.org,min-delay-ms=500,per-host=2` → HostOverride: each key is the flag of a setting the override row names. */
 export function parseOverride(v: string): HostOverride {
-  const fields = (settingRow('overrides') as { fields?: readonly string[] }).fields ?? [];
+  const overrides = (SETTING_ROWS as readonly SettingRow[]).find((r) => r.type === 'structured' && r.shape === 'host-override');
+  const fields = (overrides as { fields?: readonly string[] } | undefined)?.fields ?? [];
   const o: Record<string, unknown> = {};
   for (const part of v.split(',')) {
     const [k, val] = part.split('=').map((s) => s.trim());

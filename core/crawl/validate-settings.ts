@@ -167,7 +167,8 @@ export function settingsProblems(s: CrawlSettings, opts: { requireSeeds: boolean
   const values = s as unknown as Record<string, unknown>;
   let seedsOk = true;
 
-  if (opts.requireSeeds && s.seeds.length === 0) add('seeds', 'no seeds: give at least one seed URL');
+  const seedsRow = (SETTING_ROWS as readonly SettingRow[]).find((r) => r.check === 'seed-urls')!;
+  if (opts.requireSeeds && s.seeds.length === 0) add(seedsRow.key, 'no seeds: give at least one seed URL');
   for (const row of SETTING_ROWS as readonly SettingRow[]) {
     const group = row.key.includes('.') ? values[row.key.split('.')[0]!] : undefined;
     // A group stored before it existed (settings of an older crawl) is absent: nothing to check.
