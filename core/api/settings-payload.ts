@@ -90,7 +90,7 @@ export const SETTINGS_FIELDS: readonly (keyof SettingsPatch)[] = Object.keys(FIE
 /** Why the app may not send a setting it names, or "unknown setting". */
 function refusal(key: string): string {
   const row = settingRow(key);
-  return row && row.app !== true ? row.app.refused : 'unknown setting';
+  return row && row.key === key && row.app !== true ? row.app.refused : 'unknown setting';
 }
 
 export function settingsPatch(): Validator<SettingsPatch> {

@@ -56,7 +56,7 @@ export interface CrawlSettings extends SettingsShape {}
 export type BrowserSettings = CrawlSettings['browser'];
 
 /** Heritrix's retry policy for long crawls: 30 tries, 900 s apart. */
-export const HERITRIX_RETRIES: Pick<CrawlSettings, 'maxRetries' | 'retryDelayS' | 'retryBackoff'> = { maxRetries: 30, retryDelayS: 900, retryBackoff: 'fixed' };
+export const HERITRIX_RETRIES = { maxRetries: 30, retryDelayS: 900, retryBackoff: 'fixed' } satisfies Partial<CrawlSettings>;
 
 /** Every setting at its registry default; a nested group's defaults make its object. */
 export function defaultSettings(): CrawlSettings {

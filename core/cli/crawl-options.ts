@@ -102,9 +102,10 @@ export function addCrawlOptions(cmd: Command, command: CrawlFlagsFor = 'crawl'):
     .option('--config <file>', 'crawl config (JSON or YAML): any setting by name, plus scopeRules and overrides; flags win')
     .option('--seeds-file <file>', 'read seeds from a file, one URL per line (# comments allowed)')
     .addOption(new Option('--retry-preset <preset>', 'heritrix: 30 tries, 900 s apart, for long crawls').choices(['heritrix']));
+  // Listed in the help under their section's heading ("Scope:", "Limits:"), in the registry's order.
   for (const row of rowsFor(command)) {
-    cmd.addOption(optionOf(row));
-    if (row.cli.clear) cmd.option(`--no-${row.cli.flag.slice(2)}`, row.cli.clear);
+    cmd.addOption(optionOf(row).helpGroup(`${row.section}:`));
+    if (row.cli.clear) cmd.addOption(new Option(`--no-${row.cli.flag.slice(2)}`, row.cli.clear).helpGroup(`${row.section}:`));
   }
   return cmd.option('--no-progress', 'no progress bar (plain log lines)');
 }

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import { isTroveError, TroveError } from '../errors.ts';
 import { isOneOf, ROBOTS_POLICY_NAMES } from '../api/settings.ts';
-import type { CrawlSettings, HostOverride } from '../api/settings.ts';
+import type { CrawlSettings, HostOverride, ScopeRuleConfig } from '../api/settings.ts';
 import { settingRow, SETTING_ROWS, type NumberRow, type SettingRow, type StructuredRow } from '../api/settings-registry.ts';
 import { numberProblem, type NumberRule } from '../api/setting-bounds.ts';
 import { normalizeUrl } from '../scope/normalize-url.ts';
@@ -25,6 +25,8 @@ export interface SettingProblem {
   key: string;
   message: string;
 }
+
+const ROWS = SETTING_ROWS as readonly SettingRow[];
 
 /** Every top-level number setting's rule, from its registry row (the IPC gate only checks types). */
 export const NUMBER_RULES: { readonly [K in keyof CrawlSettings]?: NumberRule } = Object.fromEntries(
@@ -206,7 +208,7 @@ export function settingsProblems(s: CrawlSettings, opts: { requireSeeds: boolean
         }
       });
     } else if (row.check === 'scope-rules') {
-      ((values[row.key] as CrawlSettings['scopeRules'] | undefined) ?? []).forEach((rule, i) => {
+      ((values[row.key] as ScopeRuleConfig[] | undefined) ?? []).forEach((rule, i) => {
         try {
           if (isAfterFetchRule(rule)) compileAfterFetchRules([rule]);
           else buildExtraRule(rule);
@@ -217,12 +219,12 @@ export function settingsProblems(s: CrawlSettings, opts: { requireSeeds: boolean
       });
     }
   }
-  const scopeNumbersOk = !out.some((p) => settingRow(p.key)?.section === 'scope');
+  const scopeNumbersOk = !out.some((p) => settingRow(p.key)?.section === 'Scope');
   if (scopeOk && scopeNumbersOk) {
     try {
       buildScope(scopeSettingsFrom(s), s.seeds);
     } catch (err) {
-      const setting = isTroveError(err) && typeof err.details.setting === 'string' ? err.details.setting : 'scope';
+      const setting = isTroveError(err) && typeof err.details.setting === 'string' ? err.details.setting : ROWS.find((r) => r.section === 'Scope')!.key;
       out.push(problemOf(err, setting));
     }
   }

@@ -13,12 +13,12 @@ import type {
   SettingsIssue,
 } from '../../../core/api/app-types.ts';
 import type { CrawlSettings, PolitenessPreset } from '../../../core/api/settings.ts';
-import { SETTING_ROWS } from '../../../core/api/settings-registry.ts';
+import { SETTING_ROWS, type POLITENESS_PRESETS } from '../../../core/api/settings-registry.ts';
 import { messageOf, unwrap, type TroveApi } from './bridge.ts';
 import { fieldProblem, labelOf } from './setting-fields.ts';
 import { debounce } from './debounce.ts';
 
-type Presets = Record<PolitenessPreset, Pick<CrawlSettings, 'delayFactor' | 'minDelayMs' | 'maxDelayMs' | 'perHost'>>;
+type Presets = typeof POLITENESS_PRESETS;
 
 export const DEFAULT_CUSTOM_ROBOTS = 'User-agent: *\nDisallow: /private/\n';
 
@@ -192,14 +192,9 @@ export class NewCrawlState {
 
   /** True when the advanced numbers differ from the chosen preset. */
   customized = $derived.by(() => {
-    const p = this.presets[this.settings.politeness];
-    return (
-      !!p &&
-      (p.delayFactor !== this.settings.delayFactor ||
-        p.minDelayMs !== this.settings.minDelayMs ||
-        p.maxDelayMs !== this.settings.maxDelayMs ||
-        p.perHost !== this.settings.perHost)
-    );
+    const p = this.presets[this.settings.politeness] as Record<string, unknown> | undefined;
+    const now = this.settings as unknown as Record<string, unknown>;
+    return !!p && Object.entries(p).some(([k, v]) => now[k] !== v);
   });
 
   addOverride(): void {

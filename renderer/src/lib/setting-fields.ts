@@ -34,7 +34,7 @@ export function fieldProblem(key: string, value: unknown): string | null {
 
 /**
  * The form's words for a problem's key: a setting's label, an override's field as
- * "Override 2, Min delay", and the custom robots.txt the app sends as text under its setting's label.
+ * "Override 2, Min delay", and a field the app sends in a setting's place (customRobots) by that setting's label.
  */
 export function labelOf(key: string): string | null {
   const item = /^(\w+)\[(\d+)\](?:\.(\w+))?$/.exec(key);
@@ -44,6 +44,5 @@ export function labelOf(key: string): string | null {
     const name = list?.type === 'structured' ? list.itemLabel : (list?.label ?? item[1]);
     return `${name} ${Number(item[2]) + 1}${field ? `, ${field}` : ''}`;
   }
-  if (key === 'customRobots') return settingRow('robotsFile')!.label;
   return settingRow(key)?.label ?? null;
 }
