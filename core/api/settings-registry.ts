@@ -501,8 +501,3 @@ export function settingRow(key: string): SettingRow | undefined {
 const ROW_BY_KEY = new Map<string, SettingRow>(
   (SETTING_ROWS as readonly SettingRow[]).flatMap((r) => [[r.key, r] as const, ...(r.app !== true && r.app.sentAs ? [[r.app.sentAs, r] as const] : [])]),
 );
-
-/** The rows whose values are numbers kept at the top level (not inside a group). */
-export function isNumberRow(r: SettingRow): r is NumberRow {
-  return r.type === 'number';
-}

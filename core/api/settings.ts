@@ -1,6 +1,8 @@
 /**
  * Crawl settings: the one shape the CLI, the desktop app and a crawl directory's saved
- * `crawl.json` share. Plain data only (no node:* imports) so the renderer can import it.
+ * `crawl.json` share, as the settings registry (settings-registry.ts) defines it: the type and
+ * the defaults are derived from its rows. Plain data only (no node:* imports) so the renderer
+ * can import it.
  */
 
 import { DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, POLITENESS_PRESETS, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES, SETTING_ROWS, type SettingsShape } from './settings-registry.ts';

@@ -2,13 +2,16 @@
  * Settings checks before anything is written. `settingsProblems` lists *every* problem, each
  * tagged with the setting's key (`limitPages`, `overrides[0].host`, `include`) and told in plain
  * words, so the app can show each one next to its field and the CLI can name its own flag for
- * the key. Nothing is clamped or defaulted here: a value is accepted as it is or reported.
+ * the key. The checks are read from the settings registry's rows (bounds, choices, patterns,
+ * order rules), walked in their order, plus the checks a row names that need the rest of the
+ * core (seed URLs, regexes, extra scope rules, overrides, paths); no setting is listed here.
+ * Nothing is clamped or defaulted: a value is accepted as it is or reported.
  * `validateSettings` is the throwing form (SETTINGS_INVALID, the CLI exits 2) used by a crawl
  * start, so a bad value never half-starts a crawl.
  */
 import fs from 'node:fs';
 import { isTroveError, TroveError } from '../errors.ts';
-import { isOneOf, ROBOTS_POLICY_NAMES } from '../api/settings.ts';
+import { isOneOf } from '../api/settings.ts';
 import type { CrawlSettings, HostOverride, ScopeRuleConfig } from '../api/settings.ts';
 import { settingRow, SETTING_ROWS, type NumberRow, type SettingRow, type StructuredRow } from '../api/settings-registry.ts';
 import { numberProblem, type NumberRule } from '../api/setting-bounds.ts';
@@ -30,7 +33,7 @@ const ROWS = SETTING_ROWS as readonly SettingRow[];
 
 /** Every top-level number setting's rule, from its registry row (the IPC gate only checks types). */
 export const NUMBER_RULES: { readonly [K in keyof CrawlSettings]?: NumberRule } = Object.fromEntries(
-  (SETTING_ROWS as readonly SettingRow[]).filter((r): r is NumberRow => r.type === 'number' && !r.key.includes('.')).map((r) => [r.key, r]),
+  ROWS.filter((r): r is NumberRow => r.type === 'number' && !r.key.includes('.')).map((r) => [r.key, r]),
 );
 
 function shown(v: unknown): string {
@@ -169,9 +172,9 @@ export function settingsProblems(s: CrawlSettings, opts: { requireSeeds: boolean
   const values = s as unknown as Record<string, unknown>;
   let seedsOk = true;
 
-  const seedsRow = (SETTING_ROWS as readonly SettingRow[]).find((r) => r.check === 'seed-urls')!;
+  const seedsRow = ROWS.find((r) => r.check === 'seed-urls')!;
   if (opts.requireSeeds && s.seeds.length === 0) add(seedsRow.key, 'no seeds: give at least one seed URL');
-  for (const row of SETTING_ROWS as readonly SettingRow[]) {
+  for (const row of ROWS) {
     const group = row.key.includes('.') ? values[row.key.split('.')[0]!] : undefined;
     // A group stored before it existed (settings of an older crawl) is absent: nothing to check.
     if (row.key.includes('.') && group === undefined) continue;
@@ -197,7 +200,7 @@ export function settingsProblems(s: CrawlSettings, opts: { requireSeeds: boolean
   // The scope: every pattern compiled on its own so that all bad ones are reported, then the
   // whole scope built, once its seeds and numbers are fine.
   let scopeOk = seedsOk;
-  for (const row of SETTING_ROWS as readonly SettingRow[]) {
+  for (const row of ROWS) {
     if (row.check === 'regex-lines') {
       ((values[row.key] as string[] | undefined) ?? []).forEach((pattern, i) => {
         try {
