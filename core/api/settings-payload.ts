@@ -10,12 +10,12 @@
  * into the crawl directory. `dedupFrom` (paths of earlier crawls or CDXJ files to read) is kept
  * from the renderer for the same reason, and so is `browser.path` (an executable it would run).
  */
-import { DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES } from './settings.ts';
 import type { CrawlSettings, HostOverride, ScopeRuleConfig } from './settings.ts';
+import { settingRow, SETTING_ROWS, type NotFromAppKey, type SettingRow, type StructuredRow } from './settings-registry.ts';
 import { arr, bool, obj, oneOf, optional, PayloadError, str, type Validator } from './validate.ts';
 
-export type SettingsPatch = Partial<Omit<CrawlSettings, 'robotsFile' | 'dedupFrom'>>;
-
+/** What the app may send: every setting whose row lets the app set it. */
+export type SettingsPatch = Partial<Omit<CrawlSettings, NotFromAppKey>>;
 
 /** A number as typed: any number, or up to 100 characters of text that is not one (reported by the core). */
 const typed = (): Validator<number> => (input, path) => {
@@ -23,22 +23,6 @@ const typed = (): Validator<number> => (input, path) => {
   if (typeof input === 'string' && input.length <= 100) return input as unknown as number;
   throw new PayloadError(path, 'expected a number');
 };
-const count = typed;
-const ms = typed;
-const line = (max = 1000) => str({ max });
-const patterns = () => arr(str({ max: 2000 }), { max: 1000 });
-
-const override: Validator<HostOverride> = obj({
-  host: optional(str({ max: 253 })),
-  domain: optional(str({ max: 253 })),
-  minDelayMs: optional(ms()),
-  maxDelayMs: optional(ms()),
-  delayFactor: optional(typed()),
-  perHost: optional(typed()),
-  robots: optional(oneOf(ROBOTS_POLICY_NAMES)),
-  userAgent: optional(line()),
-  maxKbpsPerHost: optional(count()),
-});
 
 const decision = oneOf(['ACCEPT', 'REJECT'] as const);
 const RULE_SHAPES = {
@@ -53,7 +37,7 @@ const RULE_SHAPES = {
     decision,
   }),
   mime: obj({ type: oneOf(['mime'] as const), pattern: str({ max: 2000 }), decision }),
-  'content-length': obj({ type: oneOf(['content-length'] as const), over: optional(count()), under: optional(count()), decision }),
+  'content-length': obj({ type: oneOf(['content-length'] as const), over: optional(typed()), under: optional(typed()), decision }),
 };
 
 /** One extra scope rule: the validator is picked by its `type`. */
@@ -64,70 +48,60 @@ const scopeRule: Validator<ScopeRuleConfig> = (input, where) => {
   return v(input, where) as ScopeRuleConfig;
 };
 
-const FIELDS: { [K in keyof Required<SettingsPatch>]: Validator<CrawlSettings[K]> } = {
-  name: str({ max: 200 }),
-  seeds: arr(str({ max: 8192 }), { max: 100_000 }),
-  scope: oneOf(SCOPE_PRESET_NAMES),
-  include: patterns(),
-  exclude: patterns(),
-  maxHops: typed(),
-  transHops: typed(),
-  maxPathRepeats: typed(),
-  maxPathDepth: typed(),
-  maxUrlLength: typed(),
-  politeness: oneOf(POLITENESS_PRESET_NAMES),
-  concurrency: typed(),
-  perHost: typed(),
-  delayFactor: typed(),
-  minDelayMs: ms(),
-  maxDelayMs: ms(),
-  crawlDelayCapS: typed(),
-  maxKbpsPerHost: count(),
-  overrides: arr(override, { max: 1000 }),
-  scopeRules: arr(scopeRule, { max: 1000 }),
-  queuePolicy: str({ max: 40 }),
-  robots: oneOf(ROBOTS_POLICY_NAMES),
-  candidateAgents: arr(line(), { max: 100 }),
-  masquerade: bool(),
-  robotsTtlS: count(),
-  sitemaps: bool(),
-  userAgent: line(),
-  operator: line(),
-  connectTimeoutS: count(),
-  headersTimeoutS: count(),
-  idleTimeoutS: count(),
-  fetchTimeoutS: count(),
-  maxBodyBytes: count(),
-  maxHeaderBytes: count(),
-  maxExtractBytes: count(),
-  maxLinksPerDocument: count(),
-  maxRetries: typed(),
-  retryDelayS: typed(),
-  retryBackoff: oneOf(['exponential', 'fixed'] as const),
-  browser: obj({ enabled: bool(), tabs: typed() }),
-  warcMaxBytes: count(),
-  warcPrefix: str({ max: 100 }),
-  dedup: oneOf(DEDUP_MODE_NAMES),
-  limitPages: count(),
-  limitUris: count(),
-  limitBytes: count(),
-  limitTimeS: count(),
-  maxTotalWarcBytes: count(),
-  minFreeDiskBytes: count(),
-};
+/** A per-host override: host or domain, and any of the settings its row names, each checked as that setting is. */
+function hostOverride(row: StructuredRow): Validator<HostOverride> {
+  const shape: Record<string, Validator<unknown>> = { host: optional(str({ max: 253 })), domain: optional(str({ max: 253 })) };
+  for (const key of row.fields ?? []) shape[key] = optional(valueValidator(settingRow(key)!));
+  return obj(shape) as unknown as Validator<HostOverride>;
+}
+
+/** The type-and-size check of one setting's value, from its row. */
+function valueValidator(row: SettingRow): Validator<unknown> {
+  switch (row.type) {
+    case 'number':
+      return typed();
+    case 'string':
+      return str({ max: row.maxLength });
+    case 'boolean':
+      return bool();
+    case 'choice':
+      return oneOf(row.choices);
+    case 'list':
+      return arr(str({ max: row.itemMaxLength }), { max: row.maxItems });
+    case 'structured':
+      return arr<unknown>(row.shape === 'host-override' ? hostOverride(row) : scopeRule, { max: row.maxItems });
+  }
+}
+
+const appRows = SETTING_ROWS.filter((r) => r.app === true);
+/** Top-level settings, and each nested group (browser) as one object of its rows. */
+const FIELDS: Record<string, Validator<unknown>> = {};
+const groups = new Map<string, Record<string, Validator<unknown>>>();
+for (const row of appRows) {
+  const [top, sub] = row.key.split('.') as [string, string | undefined];
+  const v = row.optional ? optional(valueValidator(row)) : valueValidator(row);
+  if (sub === undefined) FIELDS[top] = v;
+  else groups.set(top, { ...groups.get(top), [sub]: v });
+}
+for (const [top, shape] of groups) FIELDS[top] = obj(shape);
 
 export const SETTINGS_FIELDS: readonly (keyof SettingsPatch)[] = Object.keys(FIELDS) as (keyof SettingsPatch)[];
+
+/** Why the app may not send a setting it names, or "unknown setting". */
+function refusal(key: string): string {
+  const row = settingRow(key);
+  return row && row.key === key && row.app !== true ? row.app.refused : 'unknown setting';
+}
 
 export function settingsPatch(): Validator<SettingsPatch> {
   return (input, path) => {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new PayloadError(path, 'expected an object of settings');
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(input)) {
-      const v = (FIELDS as Record<string, Validator<unknown>>)[key];
       const where = path ? `${path}.${key}` : key;
-      if (!v || !Object.hasOwn(FIELDS, key)) throw new PayloadError(where, key === 'robotsFile' ? 'send the custom robots.txt as customRobots text' : key === 'dedupFrom' ? 'not settable from the app' : 'unknown setting');
+      if (!Object.hasOwn(FIELDS, key)) throw new PayloadError(where, refusal(key));
       if (value === undefined) continue;
-      out[key] = v(value, where);
+      out[key] = FIELDS[key]!(value, where);
     }
     return out as SettingsPatch;
   };

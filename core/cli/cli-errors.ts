@@ -12,6 +12,7 @@
  */
 import { CommanderError } from 'commander';
 import { exitCodeFor, isUsageCode, type CliCode, type ErrorCode } from '../api/error-codes.ts';
+import { settingRow } from '../api/settings-registry.ts';
 
 /** A command's own exit status with nothing more to say (its output already said it). */
 export class CliExit extends Error {
@@ -38,21 +39,22 @@ export function codeOfCommanderError(err: CommanderError): CliCode {
   return code.startsWith('commander.') && exitCodeFor(code) !== 0 ? CLI_USAGE : code;
 }
 
-function kebab(key: string): string {
-  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-}
-
 /**
- * A settings key (validate-settings.ts) as the flag that sets it, where the command has one:
- * `limitPages` → `--limit-pages`, `limitTimeS` → `--limit-time`, `overrides[1].minDelayMs` →
- * `--override #2 min-delay-ms`; otherwise the key itself (a config-file setting).
+ * A settings key (validate-settings.ts) as the flag that sets it, from the settings registry,
+ * where the command has one: `limitPages` → `--limit-pages`, `limitTimeS` → `--limit-time`,
+ * `overrides[1].minDelayMs` → `--override #2 min-delay-ms`; otherwise the key itself (a
+ * config-file setting).
  */
 export function flagNameOf(key: string, flags: readonly string[]): string {
-  const o = /^overrides\[(\d+)\]\.(\w+)$/.exec(key);
-  if (o) return `--override #${Number(o[1]) + 1} ${kebab(o[2]!)}`;
-  const flag = `--${kebab(key.replace(/\./g, '-'))}`; // browser.path → --browser-path
-  for (const f of [flag, flag.replace(/-(s|ms)$/, '')]) if (flags.includes(f)) return f;
-  return key;
+  const item = /^(\w+)\[(\d+)\](?:\.(\w+))?$/.exec(key);
+  if (item) {
+    const list = settingRow(item[1]!);
+    const field = item[3] ? (settingRow(item[3])?.cli.flag.slice(2) ?? item[3]) : '';
+    if (list && flags.includes(list.cli.flag)) return `${list.cli.flag} #${Number(item[2]) + 1}${field ? ` ${field}` : ''}`;
+    return key;
+  }
+  const flag = settingRow(key)?.cli.flag;
+  return flag && flags.includes(flag) ? flag : key;
 }
 
 /** SETTINGS_INVALID with every problem, one per line, each named by its flag. */

@@ -24,14 +24,13 @@ export function registerCrawlCommands(program: Command, io: CommandIo = defaultI
       .command('crawl')
       .description('Crawl from seeds into WARC files (continues the crawl if --out already holds one)')
       .argument('[seeds...]', 'seed URLs')
-      .option('--seed <url>', 'a seed URL (repeatable; same as giving it as an argument)', (v: string, prev: string[] = []) => [...prev, v])
       .requiredOption('--out <dir>', 'crawl directory (created if missing)')
       .option('--frontier <crawl-url>', 'a shared crawl on PostgreSQL, postgres://user@host:port/<database>/<crawl>: other machines join with trove worker')
       .option('--worker-name <name>', 'with --frontier: this worker\'s name (default <host>-<pid>)'),
   ).action(async (seeds: string[], opts: Record<string, unknown>) => {
     await run(io, opts, () => {
       checkOutDir(String(opts.out));
-      const settings = settingsFromOptions(opts, [...((opts.seed as string[] | undefined) ?? []), ...seeds]);
+      const settings = settingsFromOptions(opts, seeds);
       if (!settings.name) settings.name = path.basename(path.resolve(String(opts.out)));
       if (opts.frontier) return startSharedCrawl({ frontier: String(opts.frontier), dir: String(opts.out), worker: opts.workerName as string | undefined, settings });
       return startCrawl({ dir: String(opts.out), settings });
@@ -44,6 +43,7 @@ export function registerCrawlCommands(program: Command, io: CommandIo = defaultI
       .command('resume')
       .description('Continue an interrupted or finished crawl from its database (flags override, e.g. a higher limit); given a shared crawl\'s postgres:// URL, let all its workers carry on')
       .argument('<dir>', 'crawl directory, or postgres://user@host:port/<database>/<crawl>'),
+    'resume',
   ).action(async (dir: string, opts: Record<string, unknown>) => {
     if (/^postgres(ql)?:\/\//.test(dir)) {
       const n = setSharedCrawlControl(dir, 'running');

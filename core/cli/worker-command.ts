@@ -12,6 +12,7 @@
 import os from 'node:os';
 import type { Command } from 'commander';
 import type { CrawlSettings } from '../api/settings.ts';
+import { parseInUnit } from '../api/setting-units.ts';
 import { startCrawl, type CrawlController } from '../crawl/start-crawl.ts';
 import { TroveError } from '../errors.ts';
 import type { CrawlSnapshot, WorkerRow } from '../api/crawl-snapshot.ts';
@@ -191,7 +192,12 @@ export function registerWorkerCommand(program: Command, run: (opts: Record<strin
     .argument('<crawl-url>', 'postgres://user@host:port/<database>/<crawl>')
     .requiredOption('--out <dir>', 'this worker\'s crawl directory (created if missing)')
     .option('--worker-name <name>', 'name of this worker in the crawl, in its WARC file names (default <host>-<pid>)')
-    .option('--lease-s <s>', 'if this worker dies, others take its URIs over after this many seconds (30)', (v) => Number(v))
+    .option('--lease-s <s>', 'if this worker dies, others take its URIs over after this long (default 30s)', (v: string) => {
+      // Read as a crawl setting in seconds is (setting-units.ts): 30, 30s, 2min.
+      const p = parseInUnit(v, 'seconds', false);
+      if ('problem' in p) throw new TroveError('SETTINGS_INVALID', `--lease-s ${p.problem}`);
+      return p.value;
+    })
     .option('--no-progress', 'no progress bar (plain log lines)')
     .action(async (crawlUrl: string, opts: Record<string, unknown>) => {
       const leaseS = opts.leaseS as number | undefined;

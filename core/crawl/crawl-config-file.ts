@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as Yaml from 'yaml';
-import { defaultSettings, type CrawlSettings } from '../api/settings.ts';
+import type { CrawlSettings } from '../api/settings.ts';
+import { SETTING_ROWS, type SettingRow } from '../api/settings-registry.ts';
 import { TroveError } from '../errors.ts';
 
 const MAX_BYTES = 4 * 1024 * 1024;
@@ -23,6 +24,16 @@ const requireYaml = () => createRequire(import.meta.url)('yaml') as typeof Yaml;
 
 function invalid(file: string, message: string, details: Record<string, unknown> = {}): TroveError {
   return new TroveError('SETTINGS_INVALID', `${file}: ${message}`, { file, ...details });
+}
+
+/** What a config file's value for a top-level key must be, from the registry; null when it is no setting. */
+function kindOf(key: string): 'number' | 'string' | 'boolean' | 'object' | 'list' | null {
+  const rows = (SETTING_ROWS as readonly SettingRow[]).filter((r) => r.key === key || r.key.startsWith(`${key}.`));
+  const row = rows[0];
+  if (!row) return null;
+  if (row.key !== key) return 'object'; // a group: browser
+  if (row.type === 'list' || row.type === 'structured') return 'list';
+  return row.type === 'choice' ? 'string' : row.type;
 }
 
 export function readCrawlConfig(file: string): Partial<CrawlSettings> {
@@ -44,23 +55,21 @@ export function readCrawlConfig(file: string): Partial<CrawlSettings> {
     throw invalid(file, `not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`, line ? { line } : {});
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw invalid(file, 'the top level must be a mapping of settings');
-  const defaults = defaultSettings() as unknown as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
-    if (!(key in defaults) && key !== 'robotsFile') throw invalid(file, `unknown setting "${key}"`, { setting: key });
-    const want = defaults[key];
-    const ok =
-      key === 'robotsFile'
-        ? typeof value === 'string'
-        : Array.isArray(want)
-          ? Array.isArray(value)
-          : typeof value === typeof want;
-    if (!ok) throw invalid(file, `"${key}" should be ${Array.isArray(want) ? 'a list' : `a ${typeof want}`}`, { setting: key });
+    const want = kindOf(key);
+    if (!want) throw invalid(file, `unknown setting "${key}"`, { setting: key });
+    const ok = want === 'list' ? Array.isArray(value) : typeof value === want && !Array.isArray(value);
+    if (!ok) throw invalid(file, `"${key}" should be ${want === 'list' ? 'a list' : `a ${want}`}`, { setting: key });
     out[key] = value;
   }
-  // Paths in the file are relative to the file, as people write them.
+  // Paths in the file are relative to the file, as people write them (the rows marked `path`).
   const base = path.dirname(path.resolve(file));
-  if (typeof out.robotsFile === 'string') out.robotsFile = path.resolve(base, out.robotsFile);
-  if (Array.isArray(out.dedupFrom)) out.dedupFrom = (out.dedupFrom as unknown[]).map((p) => path.resolve(base, String(p)));
+  for (const row of SETTING_ROWS as readonly SettingRow[]) {
+    if (!('path' in row) || !row.path || row.key.includes('.')) continue;
+    const v = out[row.key];
+    if (typeof v === 'string') out[row.key] = path.resolve(base, v);
+    else if (Array.isArray(v)) out[row.key] = v.map((p) => path.resolve(base, String(p)));
+  }
   return out as Partial<CrawlSettings>;
 }

@@ -1,8 +1,9 @@
 /**
  * The app contract and the room boundaries: the command table, its validators, window.trove
  * built from it, the gate, and the import rules (core/api has no node:*; the renderer imports
- * only types from core; only electron/ imports electron; each core/ room imports only the rooms
- * the layer table puts below it).
+ * only types from core, and values only from the settings registry's plain modules; only
+ * electron/ imports electron; each core/ room imports only the rooms the layer table puts
+ * below it).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -87,12 +88,22 @@ describe('boundaries', () => {
     }
   });
 
-  it('the renderer imports only types from core', () => {
+  it('the renderer imports only types from core, and values only from the settings registry and its plain helpers', () => {
+    // The registry's rows, the units and the bounds are plain data and small pure functions the
+    // form shows (labels, units, help, bounds); they import nothing outside core/api but each other.
+    const PLAIN = ['core/api/settings-registry.ts', 'core/api/setting-units.ts', 'core/api/setting-bounds.ts', 'core/api/trove-version.ts'];
+    for (const f of PLAIN) {
+      for (const i of imports(f)) {
+        if (/^(import|export) type\b/.test(i.statement)) continue;
+        expect(PLAIN, `${f} imports ${i.from}`).toContain(path.join('core/api', i.from));
+      }
+    }
     for (const f of files('renderer/src', /\.(ts|svelte)$/)) {
       for (const i of imports(f)) {
         if (!i.from.includes('/core/')) continue;
-        expect(/^import type\b/.test(i.statement), `${f}: ${i.statement} from ${i.from}`).toBe(true);
         expect(i.from, f).toMatch(/\/core\/api\//);
+        if (PLAIN.some((p) => i.from.endsWith(p.slice('core/api'.length)))) continue;
+        expect(/^import type\b/.test(i.statement), `${f}: ${i.statement} from ${i.from}`).toBe(true);
       }
     }
   });

@@ -40,3 +40,23 @@ export async function cutOffControls(page: Page, selector: string): Promise<stri
 export async function expectNothingCutOff(page: Page, selector: string): Promise<void> {
   expect(await cutOffControls(page, selector)).toEqual([]);
 }
+
+/**
+ * Text fields and selects narrower than `minPx` (a control squeezed by a neighbour in its grid):
+ * each as "name: N px", named by its label's text or test id.
+ */
+export async function narrowFields(page: Page, selector: string, minPx: number): Promise<string[]> {
+  return page.evaluate(
+    ([sel, min]) => {
+      const out: string[] = [];
+      for (const el of document.querySelectorAll<HTMLElement>(sel)) {
+        const w = el.getBoundingClientRect().width;
+        if (w === 0 || (el as HTMLInputElement).type === 'checkbox' || (el as HTMLInputElement).type === 'radio' || (el as HTMLInputElement).type === 'file') continue;
+        const name = (el.closest('label')?.querySelector('span')?.textContent ?? el.getAttribute('data-testid') ?? el.tagName).trim();
+        if (w < min) out.push(`${name}: ${Math.round(w)} px`);
+      }
+      return out;
+    },
+    [selector, minPx] as const,
+  );
+}

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startFixtureSite, type FixtureSite } from '../app/fixture-site.ts';
 import { ARTIFACTS, CHROMIUM_ARGS, findChromium, NO_CHROMIUM_MESSAGE, openApp, rendererDir, serveStatic, tempLibrary, type Harness, type StaticServer } from './harness.ts';
-import { cutOffControls } from './layout-checks.ts';
+import { cutOffControls, narrowFields } from './layout-checks.ts';
 
 const chromium = findChromium();
 if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
@@ -126,6 +126,17 @@ describe.skipIf(!chromium)('layout at 1280×800 and 1024×700', () => {
       await shot(`l02-new-crawl-limits-${size.width}`);
     });
   }
+
+  it('new crawl at 1024×700: every field of Limits and WARC files is wide enough to use (Rotate at, File prefix…)', async () => {
+    await page.setViewportSize(SIZES[1]);
+    await byTestId('nav-new-crawl').click();
+    await byTestId('warc-card').scrollIntoViewIfNeeded();
+    await shot('l05-new-crawl-warc-1024');
+    // 80 px holds a 7-digit number or a short prefix with room to click; before, Rotate at was 18 px.
+    expect(await narrowFields(page, '[data-testid=limits-card] input, [data-testid=limits-card] select, [data-testid=warc-card] input, [data-testid=warc-card] select', 80)).toEqual([]);
+    expect(await byTestId('warc-max').evaluate((e) => e.getBoundingClientRect().width)).toBeGreaterThanOrEqual(80);
+    expect(await byTestId('warc-prefix').evaluate((e) => e.getBoundingClientRect().width)).toBeGreaterThanOrEqual(80);
+  });
 
   it('scope presets are a radio group: one Tab stop, arrow keys move and select, the focus ring is not clipped', async () => {
     await page.setViewportSize(SIZES[1]);

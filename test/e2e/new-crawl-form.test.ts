@@ -123,6 +123,24 @@ describe.skipIf(!chromium)('New crawl form validation in Chromium', () => {
     for (const id of ['limit-pages', 'min-delay', 'max-delay', 'per-host', 'override-host-0', 'override-min-0']) expect(await errorOf(id)).toBe(null);
   });
 
+  it('fields in MB or minutes: problems in the field\'s unit, 0.004 min is not "no limit", Rotate at shows 1000 MB (issue 33)', async () => {
+    if ((await byTestId('limits-card').count()) === 0) {
+      await byTestId('nav-new-crawl').click();
+      await byTestId('seeds-input').fill('http://127.0.0.1:9/');
+    }
+    await expect.poll(() => byTestId('start-crawl').isEnabled(), { timeout: 5000 }).toBe(true);
+    expect(await byTestId('warc-max').inputValue()).toBe('1000');
+    await byTestId('limit-bytes').fill('-1');
+    await expect.poll(() => errorOf('limit-bytes'), { timeout: 5000 }).toBe('must be 0 MB or more (0 means no limit), not -1 MB');
+    await expect.poll(() => byTestId('issues').textContent(), { timeout: 5000 }).toContain('Download limit: must be 0 MB or more');
+    await byTestId('limit-bytes').fill('0');
+    await byTestId('limit-time').fill('0.004');
+    await expect.poll(() => errorOf('limit-time'), { timeout: 5000 }).toBe('0.004 min is less than 1 s: give at least 0.02 min, or 0 for no limit');
+    await expect.poll(() => byTestId('start-crawl').isDisabled(), { timeout: 5000 }).toBe(true);
+    await byTestId('limit-time').fill('0');
+    await expect.poll(() => byTestId('start-crawl').isEnabled(), { timeout: 5000 }).toBe(true);
+  });
+
   it('Capture pages with a browser: the tabs count shows once on, checked by the core like any field', async () => {
     if ((await byTestId('browser-card').count()) === 0) {
       await byTestId('nav-new-crawl').click();

@@ -21,11 +21,12 @@ export interface LimitProgress {
   reached: boolean;
 }
 
-export const LIMITS: { key: LimitKey; label: string; unit: 'count' | 'bytes' | 'seconds' }[] = [
-  { key: 'limitPages', label: 'Pages', unit: 'count' },
-  { key: 'limitUris', label: 'URIs', unit: 'count' },
-  { key: 'limitBytes', label: 'Downloaded', unit: 'bytes' },
-  { key: 'limitTimeS', label: 'Time', unit: 'seconds' },
+/** The limits the monitor measures, with the short name its progress bars use (units, bounds and form labels are the settings registry's). */
+export const LIMITS: { key: LimitKey; label: string }[] = [
+  { key: 'limitPages', label: 'Pages' },
+  { key: 'limitUris', label: 'URIs' },
+  { key: 'limitBytes', label: 'Downloaded' },
+  { key: 'limitTimeS', label: 'Time' },
 ];
 
 /** The limits set (non-zero) in `settings`, measured against the snapshot. */

@@ -10,6 +10,7 @@ import type { ExcludePreview, LogName, LogTailEntry, QueuedPage, QueuedUri } fro
 import type { CrawlSettings } from '../../../core/api/settings.ts';
 import { messageOf, unwrap, type TroveApi } from './bridge.ts';
 import { limitProgress, LIMITS, type LimitKey } from './limit-progress.ts';
+import { fieldProblem, labelOf } from './setting-fields.ts';
 
 export interface RatePoint {
   t: number;
@@ -296,8 +297,10 @@ export class MonitorState {
     const changed: Partial<LimitEdit> = {};
     for (const { key } of LIMITS) {
       const v = edit[key];
-      if (!Number.isInteger(v) || v < 0) {
-        this.error = `${key}: a whole number, 0 for no limit`;
+      // The dialog refuses these under their fields; this is the same check, by label, for any other caller.
+      const problem = fieldProblem(key, v);
+      if (problem) {
+        this.error = `${labelOf(key)}: ${problem}`;
         return false;
       }
       if (v !== (this.settings?.[key] ?? 0)) changed[key] = v;

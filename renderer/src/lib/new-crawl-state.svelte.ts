@@ -1,7 +1,8 @@
 /**
  * The New crawl form: seeds, scope, robots, politeness, overrides, limits, WARC and identity.
  * Checks run in the core as you type (crawl.check, scope.test, robots.test), debounced, and a
- * late answer to an old question is dropped.
+ * late answer to an old question is dropped. A problem is named by its setting's label from the
+ * settings registry, and a number's problem is told in its field's unit (MB, min).
  */
 import type {
   CrawlCheck,
@@ -12,10 +13,12 @@ import type {
   SettingsIssue,
 } from '../../../core/api/app-types.ts';
 import type { CrawlSettings, PolitenessPreset } from '../../../core/api/settings.ts';
+import { SETTING_ROWS, type POLITENESS_PRESETS } from '../../../core/api/settings-registry.ts';
 import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+import { fieldProblem, labelOf } from './setting-fields.ts';
 import { debounce } from './debounce.ts';
 
-type Presets = Record<PolitenessPreset, Pick<CrawlSettings, 'delayFactor' | 'minDelayMs' | 'maxDelayMs' | 'perHost'>>;
+type Presets = typeof POLITENESS_PRESETS;
 
 export const DEFAULT_CUSTOM_ROBOTS = 'User-agent: *\nDisallow: /private/\n';
 
@@ -24,15 +27,6 @@ const lines = (text: string) =>
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter((l) => l !== '');
-
-/** The form's words for a setting key (the labels its fields carry). */
-const FIELD_LABELS: Record<string, string> = {
-  seeds: 'Seeds', include: 'Include', exclude: 'Exclude', maxHops: 'Max hops', transHops: 'Embed hops', maxPathDepth: 'Max path depth',
-  delayFactor: 'Delay factor', minDelayMs: 'Min delay', maxDelayMs: 'Max delay', perHost: 'Connections / host', concurrency: 'Fetch slots',
-  crawlDelayCapS: 'Crawl-delay cap', maxKbpsPerHost: 'Bandwidth / host', limitPages: 'Page limit', limitUris: 'URI limit', limitBytes: 'Download limit',
-  limitTimeS: 'Time limit', maxTotalWarcBytes: 'WARC total', maxBodyBytes: 'Max body', maxRetries: 'Retries', retryDelayS: 'First retry after',
-  warcMaxBytes: 'Rotate at', warcPrefix: 'File prefix', userAgent: 'User agent', candidateAgents: 'Other agents', customRobots: 'Custom robots.txt',
-};
 
 export class NewCrawlState {
   name = $state('');
@@ -70,10 +64,12 @@ export class NewCrawlState {
 
   /** What the core is asked to check: the settings with the line lists applied (no proxies). */
   patch(): SettingsCheckPatch {
-    const s = $state.snapshot(this.settings) as CrawlSettings;
-    const { seeds: _seeds, robotsFile: _file, dedupFrom: _dedupFrom, ...rest } = s;
+    const rest = { ...($state.snapshot(this.settings) as CrawlSettings) } as Record<string, unknown>;
+    // Seeds go as the checked seedsText; the settings the app may not set (paths) are not sent.
+    delete rest.seeds;
+    for (const row of SETTING_ROWS) if (row.app !== true && !row.key.includes('.')) delete rest[row.key];
     return {
-      ...rest,
+      ...(rest as SettingsCheckPatch),
       include: lines(this.includeText),
       exclude: lines(this.excludeText),
       candidateAgents: lines(this.candidateText.replace(/,/g, '\n')),
@@ -95,17 +91,34 @@ export class NewCrawlState {
   seedCount = $derived(this.check?.urls.length ?? 0);
   canStart = $derived(this.check !== null && this.check.valid && !this.starting);
 
-  /** "Field: message" for the start bar, where the problem is not next to its field. */
+  /**
+   * A problem in the words its field uses: a number setting's bounds in the field's unit (the
+   * core speaks bytes and seconds), anything else as the core says it.
+   */
+  messageOf(issue: SettingsIssue): string {
+    if (issue.field.includes('[')) return issue.message;
+    const [top, sub] = issue.field.split('.') as [string, string | undefined];
+    const group = (this.settings as unknown as Record<string, unknown>)[top];
+    const value = sub === undefined ? group : (group as Record<string, unknown> | undefined)?.[sub];
+    return fieldProblem(issue.field, value) ?? issue.message;
+  }
+
+  /** "Label: message" for the start bar, where the problem is not next to its field. */
   describeIssue(issue: SettingsIssue): string {
-    const m = /^overrides\[(\d+)\]\.(\w+)$/.exec(issue.field);
-    const label = m ? `Override ${Number(m[1]) + 1}, ${FIELD_LABELS[m[2]!] ?? m[2]}` : FIELD_LABELS[issue.field];
-    return label ? `${label}: ${issue.message}` : issue.message;
+    const label = labelOf(issue.field);
+    return label ? `${label}: ${this.messageOf(issue)}` : this.messageOf(issue);
+  }
+
+  /** The start bar's line: the first `shown` problems by label, and how many more there are. */
+  describeIssues(issues: readonly SettingsIssue[], shown = 3): string {
+    const more = issues.length - shown;
+    return issues.slice(0, shown).map((i) => this.describeIssue(i)).join(' · ') + (more > 0 ? ` · and ${more} more` : '');
   }
 
   /** Every problem the core reports for one setting key (e.g. `perHost`, `overrides[0].host`), joined. */
   issueFor(field: string): string | null {
-    const found = this.issues.filter((i) => i.field === field).map((i) => i.message);
-    return found.length ? found.join('; ') : null;
+    const found = this.issues.filter((i) => i.field === field).map((i) => this.messageOf(i));
+    return found.length ? [...new Set(found)].join('; ') : null;
   }
 
   async runCheck(): Promise<void> {
@@ -179,14 +192,9 @@ export class NewCrawlState {
 
   /** True when the advanced numbers differ from the chosen preset. */
   customized = $derived.by(() => {
-    const p = this.presets[this.settings.politeness];
-    return (
-      !!p &&
-      (p.delayFactor !== this.settings.delayFactor ||
-        p.minDelayMs !== this.settings.minDelayMs ||
-        p.maxDelayMs !== this.settings.maxDelayMs ||
-        p.perHost !== this.settings.perHost)
-    );
+    const p = this.presets[this.settings.politeness] as Record<string, unknown> | undefined;
+    const now = this.settings as unknown as Record<string, unknown>;
+    return !!p && Object.entries(p).some(([k, v]) => now[k] !== v);
   });
 
   addOverride(): void {
@@ -215,7 +223,8 @@ export class NewCrawlState {
     try {
       await this.runCheck();
       if (!this.check?.valid) {
-        this.startError = this.check?.issues[0]?.message ?? this.checkError ?? 'the settings are not valid yet';
+        const first = this.check?.issues[0];
+        this.startError = (first ? this.describeIssue(first) : null) ?? this.checkError ?? 'the settings are not valid yet';
         return null;
       }
       // Sent as checked: an override row without a host is a problem the check reports, never dropped here.
