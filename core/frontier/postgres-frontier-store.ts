@@ -29,7 +29,7 @@
 import os from 'node:os';
 import pg from 'pg';
 import { TroveError } from '../errors.ts';
-import type { Candidate, ClaimOptions, ClaimedUri, FrontierCounts, Outcome, QueueInfo } from './frontier.ts';
+import type { Candidate, ClaimOptions, ClaimedUri, FrontierCounts, Outcome, QueueInfo, RetryWaiting } from './frontier.ts';
 import { checkCandidate, checkLimit, checkOutcome, checkTime, notInFlight, queueInfo } from './frontier-checks.ts';
 import type { QueueCounters } from './frontier-checks.ts';
 import { schemaSql, sql, UriState } from './postgres-frontier-statements.ts';
@@ -547,6 +547,18 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
           snoozedQueues: r.claimable - r.ready,
         };
       }),
+
+    retryWaiting: (limit: number): Promise<RetryWaiting> =>
+      serial(async () => {
+        const count = (await db.query(sql.countRetryWaiting)).rows[0].n as number;
+        const rows = count === 0 ? [] : (await db.query(sql.retryWaiting, [limit])).rows;
+        return {
+          count,
+          uris: rows.map((r) => ({ url: r.url, queueKey: r.queue_key, status: r.status, attempts: r.attempts, notBefore: fromDb(r.not_before) })),
+        };
+      }),
+
+    queuedNonPages: (): Promise<number> => serial(async () => (await db.query(sql.queuedNonPages)).rows[0].n as number),
 
     queues: (limit = 100, offset = 0, now = Date.now()): Promise<QueueInfo[]> =>
       serial(async () => (await db.query<QueueCounters>(sql.queuePage, [limit, offset])).rows.map((r) => toQueueInfo(r, now))),
