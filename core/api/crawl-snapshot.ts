@@ -114,6 +114,8 @@ export interface CrawlSnapshot {
   pausedMs?: number;
   /** URIs with a final outcome > 0 (fetched), and what browser tabs loaded for their pages (archived beside them). */
   downloaded: number;
+  /** Of `downloaded`, what browser tabs loaded beside their pages: no URIs of the frontier, so not counted by --limit-uris. */
+  browserLoads?: number;
   /** URIs with a final negative outcome. */
   failed: number;
   /** URIs not finished and not in flight: those waiting to be retried and held back by the page limit included. */

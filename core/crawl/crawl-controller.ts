@@ -249,6 +249,7 @@ export class CrawlController {
       pausedMs,
       // What a browser tab loaded for its pages is archived beside them, outside the frontier.
       downloaded: c.done + stats.totals.browserLoads,
+      browserLoads: stats.totals.browserLoads,
       failed: c.failed,
       queued: c.pending,
       retrying: this.retrying(c.waiting, now),

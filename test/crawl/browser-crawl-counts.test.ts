@@ -58,6 +58,8 @@ describe.skipIf(!chromium)('browser crawl counters', () => {
     expect(revisits.length).toBeGreaterThan(0);
 
     expect(final.downloaded).toBe(captures.length);
+    // Of those, the ones no URI of the frontier stands for (the URI limit counts only the others).
+    expect(final.browserLoads).toBe(captures.length - log.filter((l) => Number(l.split(/\s+/)[1]) > 0).length);
     const byStatus: Record<string, number> = {};
     for (const r of captures) byStatus[String(r.status)] = (byStatus[String(r.status)] ?? 0) + 1;
     const positive = Object.fromEntries(Object.entries(final.statusCodes).filter(([code]) => Number(code) > 0));
