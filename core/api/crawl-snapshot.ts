@@ -95,8 +95,10 @@ export interface RetryWaitingRow {
 }
 
 export interface RetryWaiting {
-  /** URIs waiting for another try (they are among `queued`). */
+  /** URIs waiting for another try (they are among `queued`), counted up to 10,000. */
   count: number;
+  /** The count stopped: at least `count` wait. */
+  capped?: boolean;
   /** The first few, soonest first. */
   next: RetryWaitingRow[];
 }

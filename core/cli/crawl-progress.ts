@@ -122,6 +122,11 @@ function stillQueued(s: CrawlSnapshot): number {
   return Math.max(0, s.queued - (s.retrying?.count ?? 0) - (s.heldByPageLimit ?? 0));
 }
 
+/** How many wait for a retry: `12`, or `10000+` where the count stopped. */
+function retryCount(s: CrawlSnapshot): string {
+  return `${s.retrying?.count ?? 0}${s.retrying?.capped ? '+' : ''}`;
+}
+
 /** An outcome as the line shows it: `HTTP 503`, `TIMEOUT (-4)`. */
 function outcomeText(r: RetryWaitingRow): string {
   return r.status < 0 ? `${r.outcome} (${r.status})` : r.outcome;
@@ -138,7 +143,7 @@ export function waitsText(s: CrawlSnapshot): string[] {
   const first = r?.next[0];
   if (r && r.count > 0) {
     const when = first ? (first.nextTryInMs > 0 ? `in ${formatElapsed(first.nextTryInMs)}` : 'due now') : '';
-    out.push(`${r.count} waiting to retry${first ? `: ${first.url} ${outcomeText(first)}, try ${first.nextTry} of ${first.maxTries} ${when}` : ''}`);
+    out.push(`${retryCount(s)} waiting to retry${first ? `: ${first.url} ${outcomeText(first)}, try ${first.nextTry} of ${first.maxTries} ${when}` : ''}`);
   }
   if (s.heldByPageLimit) out.push(`${s.heldByPageLimit} held back by the page limit`);
   return out;
@@ -165,7 +170,7 @@ function urisLine(s: CrawlSnapshot): string {
   return [
     `${s.downloaded} downloaded`,
     `${s.failed} failed`,
-    ...(retrying > 0 ? [`${retrying} waiting to retry`] : []),
+    ...(retrying > 0 ? [`${retryCount(s)} waiting to retry`] : []),
     ...(held > 0 ? [`${held} held back by the page limit`] : []),
     ...(rest > 0 || (retrying === 0 && held === 0) ? [`${rest} still queued`] : []),
     `${s.pages} HTML pages`,
@@ -179,7 +184,7 @@ function retriesLines(s: CrawlSnapshot): string[] {
   if (made === 0 && !r?.count) return [];
   const first = r?.next[0];
   const waiting = r?.count
-    ? `; ${r.count} URI${r.count === 1 ? '' : 's'} waiting to retry${first ? `, next ${first.url} ${outcomeText(first)}, try ${first.nextTry} of ${first.maxTries}` : ''}`
+    ? `; ${retryCount(s)} URI${r.count === 1 && !r.capped ? '' : 's'} waiting to retry${first ? `, next ${first.url} ${outcomeText(first)}, try ${first.nextTry} of ${first.maxTries}` : ''}`
     : '';
   return [`  retries     ${made} ${made === 1 ? 'try' : 'tries'} again after a failed one${waiting}`];
 }

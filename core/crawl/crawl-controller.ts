@@ -60,8 +60,13 @@ export interface ControllerHooks {
 }
 
 const SNAPSHOT_MS = 250;
-/** URIs waiting for a retry listed in a snapshot (all are counted). */
+/**
+ * URIs waiting for a retry listed in a snapshot, and counted: counting reads each waiting row (an
+ * index entry and its row; with 100,000 waiting, 23 ms per snapshot counting all, 1.2 ms counting
+ * up to 10,000, measured on the SQLite frontier), so the count stops at 10,000 and says "at least".
+ */
 const RETRIES_SHOWN = 5;
+const RETRIES_COUNTED = 10_000;
 
 /**
  * Group commit (core/storage/group-commit.ts): the crawl's claims and completions share one
@@ -283,10 +288,11 @@ export class CrawlController {
   private retrying(waiting: number, now: number): RetryWaiting {
     // Only waiting URIs can be retries: nothing is asked of the database while none wait.
     if (waiting === 0) return { count: 0, next: [] };
-    const r = this.ctx.frontier.retryWaiting(RETRIES_SHOWN);
+    const r = this.ctx.frontier.retryWaiting(RETRIES_SHOWN, RETRIES_COUNTED);
     const maxTries = this.ctx.settings.maxRetries + 1;
     return {
       count: r.count,
+      ...(r.capped ? { capped: true } : {}),
       next: r.uris.map((u) => ({
         url: u.url,
         queue: u.queueKey,

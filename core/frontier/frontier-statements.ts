@@ -173,7 +173,9 @@ export function prepareFrontierStatements(db: Database.Database) {
     // uris_waiting index, so only waiting rows are visited; and the queued rows that cannot be
     // pages, through uris_pending_non_page and uris_waiting (once a page limit is reached the
     // crawl fetches those, so they are few; the rest of the queue is the pages it holds back).
-    countRetryWaiting: db.prepare<[], number>(`SELECT COUNT(*) FROM uris WHERE state = ${UriState.WAITING} AND status IS NOT NULL`).pluck(),
+    countRetryWaiting: db
+      .prepare<[number], number>(`SELECT COUNT(*) FROM (SELECT 1 FROM uris WHERE state = ${UriState.WAITING} AND status IS NOT NULL LIMIT ?)`)
+      .pluck(),
     retryWaiting: db.prepare<[number], RetryWaitingRow>(
       `SELECT url, queues.key AS queue_key, status, attempts, not_before FROM uris JOIN queues ON queues.id = uris.queue_id
        WHERE state = ${UriState.WAITING} AND status IS NOT NULL ORDER BY not_before, uris.id LIMIT ?`,

@@ -132,8 +132,13 @@ export interface RetryWaitingUri {
 }
 
 export interface RetryWaiting {
-  /** URIs waiting for a retry: of `FrontierCounts.waiting`, those whose last attempt failed (not a defer or a `notBefore`). */
+  /**
+   * URIs waiting for a retry: of `FrontierCounts.waiting`, those whose last attempt failed (not a
+   * defer or a `notBefore`); counted up to the `countUpTo` asked for.
+   */
   count: number;
+  /** The count stopped at `countUpTo`: at least that many wait. */
+  capped: boolean;
   /** The first `limit` of them, soonest first. */
   uris: RetryWaitingUri[];
 }
@@ -200,10 +205,11 @@ export interface Frontier {
   pagesOpen?(): boolean;
   counts(now?: number): FrontierCounts;
   /**
-   * URIs waiting to be tried again, and the `limit` due soonest: what a crawl that seems idle is
-   * waiting for. Reads only waiting rows (an index), so it costs nothing while none wait.
+   * URIs waiting to be tried again (counted up to `countUpTo`), and the `limit` due soonest: what
+   * a crawl that seems idle is waiting for. Reads only waiting rows (an index), so it costs
+   * nothing while none wait, and at most `countUpTo` of them.
    */
-  retryWaiting(limit: number): RetryWaiting;
+  retryWaiting(limit: number, countUpTo: number): RetryWaiting;
   /**
    * Queued URIs (pending or waiting) that cannot be pages (page-hops.ts): with a page limit
    * reached, the queued URIs that are not among these are the pages it holds back. Reads the

@@ -548,12 +548,13 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions) {
         };
       }),
 
-    retryWaiting: (limit: number): Promise<RetryWaiting> =>
+    retryWaiting: (limit: number, countUpTo: number): Promise<RetryWaiting> =>
       serial(async () => {
-        const count = (await db.query(sql.countRetryWaiting)).rows[0].n as number;
+        const count = (await db.query(sql.countRetryWaiting, [countUpTo])).rows[0].n as number;
         const rows = count === 0 ? [] : (await db.query(sql.retryWaiting, [limit])).rows;
         return {
           count,
+          capped: count >= countUpTo,
           uris: rows.map((r) => ({ url: r.url, queueKey: r.queue_key, status: r.status, attempts: r.attempts, notBefore: fromDb(r.not_before) })),
         };
       }),

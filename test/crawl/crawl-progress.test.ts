@@ -86,6 +86,8 @@ describe('crawl progress', () => {
       '  retries     7 tries again after a failed one; 2 URIs waiting to retry, next http://a.test/slow TIMEOUT (-4), try 4 of 4',
     ]);
     expect(formatSummary(snap({ queued: 51 }))[3]).toBe('  URIs        9 downloaded, 0 failed, 51 still queued, 9 HTML pages');
+    // Where the crawl stopped counting them: at least.
+    expect(waitsText(snap({ queued: 20_000, retrying: { ...retrying, count: 10_000, capped: true } }))[0]).toMatch(/^10000\+ waiting to retry: /);
   });
 
   it('a shared crawl: every worker on a line of its own (host, rate, leases, heartbeat), on the plain lines, the bar and the summary', () => {

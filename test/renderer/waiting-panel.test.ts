@@ -47,6 +47,7 @@ describe('the Monitor’s waiting panel', () => {
     ]);
     expect(getByTestId('waits').textContent).toContain('and 1 more');
     expect(queryByTestId('held-by-page-limit')).toBeNull();
+    expect(monitor.waits.retryingCapped).toBe(false);
 
     // The next snapshot, 40 s later on the monitor's clock: the first is due, the second nearer.
     now = T + 40_000;

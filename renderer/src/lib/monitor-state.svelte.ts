@@ -59,8 +59,9 @@ export interface RetryLine {
 
 /** What the crawl waits for, beside what it is fetching. */
 export interface Waits {
-  /** URIs waiting for another try, and the soonest few. */
+  /** URIs waiting for another try (at least that many when `retryingCapped`: the crawl stops counting at 10,000), and the soonest few. */
   retrying: number;
+  retryingCapped: boolean;
   next: RetryLine[];
   /** Tries made again after a failed one, so far. */
   retriesMade: number;
@@ -147,6 +148,7 @@ export class MonitorState {
     const now = this.now();
     return {
       retrying: s?.retrying?.count ?? 0,
+      retryingCapped: s?.retrying?.capped ?? false,
       next: (s?.retrying?.next ?? []).map((r) => ({
         url: r.url,
         status: r.status,
