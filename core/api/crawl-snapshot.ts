@@ -79,6 +79,30 @@ export interface WorkerRow {
   alive: boolean;
 }
 
+/** A URI waiting to be tried again after a failed try (a timeout, a lost connection, a 5xx or 429). */
+export interface RetryWaitingRow {
+  url: string;
+  queue: string;
+  /** The last try's outcome code (outcome-codes.ts) and its name (`TIMEOUT`, `HTTP 503`). */
+  status: number;
+  outcome: string;
+  /** The try that comes next (2 after one failure), of `maxTries` (--max-retries + 1). */
+  nextTry: number;
+  maxTries: number;
+  /** When the next try may start (ms since epoch), and how long after the snapshot was taken. */
+  nextTryAt: number;
+  nextTryInMs: number;
+}
+
+export interface RetryWaiting {
+  /** URIs waiting for another try (they are among `queued`), counted up to 10,000. */
+  count: number;
+  /** The count stopped: at least `count` wait. */
+  capped?: boolean;
+  /** The first few, soonest first. */
+  next: RetryWaitingRow[];
+}
+
 export interface CrawlSnapshot {
   name: string;
   dir: string;
@@ -86,12 +110,27 @@ export interface CrawlSnapshot {
   finishReason: FinishReason | null;
   message: string | null;
   startedAt: number;
+  /** Since the crawl began, across runs, paused time included. */
   elapsedMs: number;
-  /** URIs with a final outcome > 0 (fetched). */
+  /** Of `elapsedMs`, the time spent paused (left out of the averages). */
+  pausedMs?: number;
+  /** URIs with a final outcome > 0 (fetched), and what browser tabs loaded for their pages (archived beside them). */
   downloaded: number;
+  /** Of `downloaded`, what browser tabs loaded beside their pages: no URIs of the frontier, so not counted by --limit-uris. */
+  browserLoads?: number;
   /** URIs with a final negative outcome. */
   failed: number;
+  /** URIs not finished and not in flight: those waiting to be retried and held back by the page limit included. */
   queued: number;
+  /** Of `queued`, the URIs waiting for another try. Absent in snapshots stored before it was counted. */
+  retrying?: RetryWaiting;
+  /** Tries made again after a failed one, in every run of the crawl (a URI tried three times counts 2). */
+  retries?: number;
+  /**
+   * Of `queued`, the URIs that may be pages, held back because the page limit is reached (not
+   * work left undone: a resume with a higher limit fetches them). 0 while the limit is not reached.
+   */
+  heldByPageLimit?: number;
   inFlight: number;
   seen: number;
   /** HTML 200 responses reached as pages (a seed, a link, a sitemap entry, or a redirect from one): what --limit-pages counts. */
@@ -102,6 +141,7 @@ export interface CrawlSnapshot {
   warcBytes: number;
   urisPerSec: number;
   kbPerSec: number;
+  /** Averages over the time the crawl ran, paused time left out. */
   avgUrisPerSec: number;
   avgKbPerSec: number;
   statusCodes: Record<string, number>;

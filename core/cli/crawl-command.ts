@@ -120,6 +120,10 @@ async function run(io: CommandIo, opts: Record<string, unknown>, start: () => Pr
     if (final.finishReason === 'limit-uris' && final.pages === 0) {
       io.stderr.write(`trove: to go on: trove resume ${final.dir} --limit-uris N (or --no-limit-uris)\n`);
     }
+    // Pages held back by the page limit are kept in the queue: a higher limit fetches them.
+    if (final.heldByPageLimit) {
+      io.stderr.write(`trove: to fetch the pages held back: trove resume ${final.dir} --limit-pages N with a higher N (or --no-limit-pages)\n`);
+    }
   } finally {
     off();
     process.off('SIGINT', onSignal);

@@ -32,6 +32,11 @@ export interface QueueNote {
 
 export interface CrawlContext {
   settings: CrawlSettings;
+  /**
+   * The crawl's clock (ms since epoch): the controller's loop, claims and snapshots, and the
+   * times retries are due. Date.now, unless a test injects one (StartCrawlOptions.clock).
+   */
+  now(): number;
   paths: CrawlPaths;
   db: Database.Database;
   /** Many URIs' writes share one transaction on `db` (core/storage/group-commit.ts). */

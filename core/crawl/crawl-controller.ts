@@ -21,7 +21,8 @@
  * the page slots itself, crawl-wide (Frontier.pagesOpen), and the loop asks it instead.
  */
 import path from 'node:path';
-import type { CrawlSnapshot, CrawlState, FinishReason, HostRow, TrapWarning, WorkerRow } from '../api/crawl-snapshot.ts';
+import type { CrawlSnapshot, CrawlState, FinishReason, HostRow, RetryWaiting, TrapWarning, WorkerRow } from '../api/crawl-snapshot.ts';
+import { outcomeName } from '../api/outcome-codes.ts';
 import type { ClaimedUri } from '../frontier/frontier.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { processUri, type UriChain } from './chain/uri-chain.ts';
@@ -59,6 +60,13 @@ export interface ControllerHooks {
 }
 
 const SNAPSHOT_MS = 250;
+/**
+ * URIs waiting for a retry listed in a snapshot, and counted: counting reads each waiting row (an
+ * index entry and its row; with 100,000 waiting, 23 ms per snapshot counting all, 1.2 ms counting
+ * up to 10,000, measured on the SQLite frontier), so the count stops at 10,000 and says "at least".
+ */
+const RETRIES_SHOWN = 5;
+const RETRIES_COUNTED = 10_000;
 
 /**
  * Group commit (core/storage/group-commit.ts): the crawl's claims and completions share one
@@ -104,9 +112,13 @@ export class CrawlController {
   private needsReconcile = false;
   private reconciling = false;
   private hardAbort: AbortController;
-  private startedAt = Date.now();
+  private startedAt: number;
   private elapsedBefore: number;
-  private runStartedAt = Date.now();
+  private runStartedAt: number;
+  /** Time paused in earlier runs, in this run until the current pause, and when the current pause began. */
+  private pausedBefore: number;
+  private pausedThisRun = 0;
+  private pausedSince: number | null = null;
   private lastSnapshot = 0;
   private lastDiskCheck = 0;
   private appliedLimits = new Set<string>();
@@ -119,13 +131,15 @@ export class CrawlController {
   /** The last write probe's failure while paused on a full disk, said once per distinct reason. */
   private lastProbeError: string | null = null;
 
-  constructor(ctx: CrawlContext, hooks: ControllerHooks, hardAbort: AbortController, opts: { uriChain: UriChain; startedAt?: number; elapsedBefore?: number }) {
+  constructor(ctx: CrawlContext, hooks: ControllerHooks, hardAbort: AbortController, opts: { uriChain: UriChain; startedAt?: number; elapsedBefore?: number; pausedBefore?: number }) {
     this.ctx = ctx;
     this.uriChain = opts.uriChain;
     this.hooks = hooks;
     this.hardAbort = hardAbort;
-    this.startedAt = opts.startedAt ?? Date.now();
+    this.runStartedAt = ctx.now();
+    this.startedAt = opts.startedAt ?? this.runStartedAt;
     this.elapsedBefore = opts.elapsedBefore ?? 0;
+    this.pausedBefore = opts.pausedBefore ?? 0;
     for (let i = ctx.settings.concurrency; i >= 1; i--) this.freeSlots.push(i);
     this.maxActive = ctx.settings.concurrency + 2;
     this.guard = new DiskGuard({
@@ -211,11 +225,12 @@ export class CrawlController {
   }
 
   snapshot(): CrawlSnapshot {
-    const now = Date.now();
+    const now = this.ctx.now();
     const elapsedMs = this.elapsedBefore + (now - this.runStartedAt);
+    const pausedMs = this.pausedMs(now);
     const c = this.ctx.frontier.counts(now);
     const stats = this.ctx.stats;
-    const rates = stats.rates(now, elapsedMs);
+    const rates = stats.rates(now, elapsedMs - pausedMs);
     const hosts: HostRow[] = this.ctx.frontier.queues(200, 0, now).map((q) => {
       const note = this.ctx.queueNotes.get(q.key);
       return {
@@ -239,9 +254,15 @@ export class CrawlController {
       message: this.message,
       startedAt: this.startedAt,
       elapsedMs,
-      downloaded: c.done,
+      pausedMs,
+      // What a browser tab loaded for its pages is archived beside them, outside the frontier.
+      downloaded: c.done + stats.totals.browserLoads,
+      browserLoads: stats.totals.browserLoads,
       failed: c.failed,
       queued: c.pending,
+      retrying: this.retrying(c.waiting, now),
+      retries: stats.totals.retries,
+      heldByPageLimit: this.heldByPageLimit(c.pending),
       inFlight: c.inFlight,
       seen: c.seen,
       pages: stats.totals.pages,
@@ -261,11 +282,51 @@ export class CrawlController {
     };
   }
 
+  /** Paused time in all runs, the current pause included. */
+  private pausedMs(now: number): number {
+    return this.pausedBefore + this.pausedThisRun + (this.pausedSince === null ? 0 : now - this.pausedSince);
+  }
+
+  /** The URIs waiting for another try, the soonest few with their last outcome, try and countdown. */
+  private retrying(waiting: number, now: number): RetryWaiting {
+    // Only waiting URIs can be retries: nothing is asked of the database while none wait.
+    if (waiting === 0) return { count: 0, next: [] };
+    const r = this.ctx.frontier.retryWaiting(RETRIES_SHOWN, RETRIES_COUNTED);
+    const maxTries = this.ctx.settings.maxRetries + 1;
+    return {
+      count: r.count,
+      ...(r.capped ? { capped: true } : {}),
+      next: r.uris.map((u) => ({
+        url: u.url,
+        queue: u.queueKey,
+        status: u.status,
+        outcome: outcomeName(u.status),
+        nextTry: u.attempts + 1,
+        // A resume with a lower --max-retries leaves URIs that were already due another try.
+        maxTries: Math.max(maxTries, u.attempts + 1),
+        nextTryAt: u.notBefore,
+        nextTryInMs: Math.max(0, u.notBefore - now),
+      })),
+    };
+  }
+
+  /**
+   * Of `queued`, the URIs a reached page limit holds back: those that may be pages (the rest,
+   * embeds and prerequisites of the captured pages, are still fetched). 0 while the limit has room.
+   */
+  private heldByPageLimit(queued: number): number {
+    const limit = this.ctx.settings.limitPages;
+    if (limit <= 0 || queued === 0) return 0;
+    const reached =
+      this.reason === 'limit-pages' || (this.ctx.frontier.pagesOpen ? !this.ctx.frontier.pagesOpen() : this.ctx.stats.totals.pages >= limit);
+    return reached ? Math.max(0, queued - this.ctx.frontier.queuedNonPages()) : 0;
+  }
+
   private async loop(): Promise<void> {
     this.setState('running');
     this.ctx.group.open();
     while (true) {
-      const now = Date.now();
+      const now = this.ctx.now();
       this.maybeSnapshot(now);
       if (this.stopRequested) {
         if (this.inflight.size === 0) return;
@@ -285,7 +346,7 @@ export class CrawlController {
           while (this.freeSlots.length > 0 && this.inflight.size < this.maxActive && !this.stopRequested && !this.diskPaused && this.underUriLimit(now)) {
             let uri: ClaimedUri | null;
             try {
-              uri = this.ctx.group.unit(() => this.ctx.frontier.claim(Date.now(), { pages: this.pagesOpen() }));
+              uri = this.ctx.group.unit(() => this.ctx.frontier.claim(this.ctx.now(), { pages: this.pagesOpen() }));
             } catch (err) {
               // A claim checks before it writes: refused, it changed nothing (or its whole group
               // was lost, which groupLost deals with). Pause until writes succeed.
@@ -328,7 +389,7 @@ export class CrawlController {
       // a queue ready and the slots full the loop came round every 5 ms to ask again.
       const canClaim = this.freeSlots.length > 0 && this.inflight.size < this.maxActive;
       const next = this.stopRequested || this.pauseRequested || !canClaim ? null : this.ctx.frontier.nextReadyAt({ pages: this.pagesOpen() });
-      const waitMs = Math.max(5, Math.min(next === null ? 1000 : next - Date.now(), SNAPSHOT_MS));
+      const waitMs = Math.max(5, Math.min(next === null ? 1000 : next - this.ctx.now(), SNAPSHOT_MS));
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, waitMs);
         this.wake = () => {
@@ -370,6 +431,7 @@ export class CrawlController {
     };
     const p: Promise<void> = processUri(this.ctx, this.uriChain, uri, slot, freeSlot)
       .then((r) => {
+        if (r.kind === 'retry') this.ctx.stats.recordRetry();
         // An unexpected error ended this URI as a −5 through the chain's disposition (crawl.log,
         // stats); its stack goes to the crawl's error log.
         if (r.error !== undefined) this.log('error', 'URI_FAILED', `${uri.url}: ${(r.error as Error)?.stack ?? r.error}`);
@@ -384,7 +446,7 @@ export class CrawlController {
           // The writer cut the file back to its last complete group: nothing is corrupt. The
           // URI goes back to the queue and the crawl pauses until the disk has room again.
           try {
-            this.ctx.frontier.defer(uri, Date.now() + DISK_CHECK_MS);
+            this.ctx.frontier.defer(uri, this.ctx.now() + DISK_CHECK_MS);
           } catch {
             /* refused too (or closed by a hard stop): the lease is put back before resuming */
           }
@@ -444,7 +506,7 @@ export class CrawlController {
    * shows it) and into the log; the WAL is checkpointed and truncated to give its disk back.
    */
   private diskPause(reason: string): void {
-    this.lastDiskCheck = Date.now();
+    this.lastDiskCheck = this.ctx.now();
     if (this.diskPaused) return;
     this.diskPaused = true;
     this.lastProbeError = null;
@@ -590,6 +652,13 @@ export class CrawlController {
 
   private setState(state: CrawlState): void {
     if (this._state === state || this._state === 'failed') return;
+    // Paused time (left out of the averages) runs from 'paused' until any other state.
+    const now = this.ctx.now();
+    if (state === 'paused' && this.pausedSince === null) this.pausedSince = now;
+    else if (state !== 'paused' && this.pausedSince !== null) {
+      this.pausedThisRun += now - this.pausedSince;
+      this.pausedSince = null;
+    }
     this._state = state;
     this.emit({ type: 'state', state, reason: this.reason, message: this.message });
   }

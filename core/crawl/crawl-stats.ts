@@ -1,6 +1,7 @@
 /**
  * Live counters for a crawl: totals, status and MIME tallies, and rates over a sliding window
- * (current) and since start (average), as Heritrix's console shows them.
+ * (current) and since start, paused time left out (average), as Heritrix's console shows them.
+ * What a browser tab loads for a page counts as a download too, as the WARC holds it.
  */
 import type { RecentUri } from '../api/crawl-snapshot.ts';
 import { mediaType } from '../formats/media-type.ts';
@@ -9,7 +10,15 @@ const WINDOW_MS = 10_000;
 const RECENT_MAX = 50;
 
 export interface StatsTotals {
+  /** Responses, browser loads included. */
   downloaded: number;
+  /**
+   * Of `downloaded`, what browser tabs loaded for their pages (scripts, images, XHR answers,
+   * redirects on the way to the page) and recorded beside them: archived, never in the frontier.
+   */
+  browserLoads: number;
+  /** Tries made again after a failed one (a URI retried twice counts 2). */
+  retries: number;
   failed: number;
   pages: number;
   bytes: number;
@@ -25,7 +34,7 @@ export interface StatsTallies {
 }
 
 export class CrawlStats {
-  totals: StatsTotals = { downloaded: 0, failed: 0, pages: 0, bytes: 0, novelBytes: 0, duplicateBytes: 0 };
+  totals: StatsTotals = { downloaded: 0, browserLoads: 0, retries: 0, failed: 0, pages: 0, bytes: 0, novelBytes: 0, duplicateBytes: 0 };
   readonly statusCodes: Record<string, number> = {};
   readonly mimeTypes: Record<string, number> = {};
   readonly scopeRejections: Record<string, number> = {};
@@ -76,12 +85,30 @@ export class CrawlStats {
     this.window.push({ t: u.time, bytes: u.bytes });
   }
 
+  /**
+   * An exchange a browser tab recorded while loading a page (not a URI of the frontier): counted
+   * as a download, with its bytes, status and media type, like a fetched URI.
+   */
+  recordBrowserLoad(u: Omit<RecentUri, 'outcome'> & { duplicate: boolean }): void {
+    this.totals.browserLoads++;
+    this.recordOutcome({ ...u, outcome: `HTTP ${u.status}`, page: false });
+  }
+
+  /** A URI put back for another try after a failed one. */
+  recordRetry(): void {
+    this.totals.retries++;
+  }
+
   recordScopeRejection(rule: string): void {
     this.scopeRejections[rule] = (this.scopeRejections[rule] ?? 0) + 1;
   }
 
-  /** Current rates over the last 10 s, and averages over `elapsedMs`. */
-  rates(now: number, elapsedMs: number): { urisPerSec: number; kbPerSec: number; avgUrisPerSec: number; avgKbPerSec: number } {
+  /**
+   * Current rates over the last 10 s, and averages over `activeMs`: the time the crawl ran, its
+   * paused time left out (a crawl paused overnight did not crawl slowly all night).
+   */
+  rates(now: number, activeMs: number): { urisPerSec: number; kbPerSec: number; avgUrisPerSec: number; avgKbPerSec: number } {
+    const elapsedMs = Math.max(0, activeMs);
     const cutoff = now - WINDOW_MS;
     let drop = 0;
     while (drop < this.window.length && this.window[drop]!.t < cutoff) drop++;

@@ -70,6 +70,8 @@ export interface StartCrawlOptions {
    * it a Chromium is found and launched. The crawl closes it when it ends (or fails to start).
    */
   tabSource?: TabSource;
+  /** The crawl's clock (CrawlContext.now): tests inject one to read countdowns and averages exactly. Default Date.now. */
+  clock?: () => number;
 }
 
 export { CrawlController } from './crawl-controller.ts';
@@ -255,6 +257,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     const excludes = compileRegexes(settings.exclude, 'exclude');
     const ctx: CrawlContext = {
       settings,
+      now: opts.clock ?? Date.now,
       paths,
       db,
       group,
@@ -330,6 +333,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
             pageText.flush();
             persist();
             setMeta(db, 'elapsedMs', final.elapsedMs);
+            setMeta(db, 'pausedMs', final.pausedMs ?? 0);
             setMeta(db, 'lastState', { state: final.state, reason: final.finishReason, at: Date.now() });
           } catch (err) {
             // Stopped while the disk is full: the frontier and index are whole (each write is a
@@ -347,6 +351,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         uriChain: buildUriChain(tabs && fetchBrowser ? { browser: fetchBrowser(tabs) } : {}),
         startedAt: getMeta<number>(db, 'createdAt'),
         elapsedBefore: getMeta<number>(db, 'elapsedMs') ?? 0,
+        pausedBefore: getMeta<number>(db, 'pausedMs') ?? 0,
       },
     );
     controller.startNotes.push(...notes);

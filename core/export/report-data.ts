@@ -6,7 +6,8 @@
  *   per fetched URI; a response is "novel", a revisit "duplicate by hash" (or "not modified"
  *   when its HTTP status is 304), as Heritrix counts them; bytes are the payload sizes;
  * - failures, robots exclusions and what is still queued, from the frontier's `uris` table
- *   (empty for an archive made only by imports);
+ *   (empty for an archive made only by imports); once the crawl's page limit was reached, the
+ *   queued URIs that may be pages are counted apart, as held back by the limit;
  * - seeds and crawl state from the `meta` table; scope rejections per reason from
  *   `logs/scope.log`, streamed line by line.
  *
@@ -34,7 +35,13 @@ export interface ReportSummary {
   successes: number;
   failures: number;
   robotsPrecluded: number;
+  /** URIs left in the queue, those held back by the page limit aside. */
   queued: number;
+  /**
+   * URIs left that may be pages, once the crawl's page limit was reached: held back by the limit,
+   * not work left undone (a resume with a higher limit fetches them).
+   */
+  heldByPageLimit: number;
   novelUris: number;
   duplicateUris: number;
   notModifiedUris: number;
@@ -121,6 +128,7 @@ export async function gatherReport(archive: Archive, onRow?: () => void): Promis
     failures: 0,
     robotsPrecluded: 0,
     queued: 0,
+    heldByPageLimit: 0,
     novelUris: 0,
     duplicateUris: 0,
     notModifiedUris: 0,
@@ -178,6 +186,13 @@ export async function gatherReport(archive: Archive, onRow?: () => void): Promis
     }
   }
 
+  // Seeds and crawl state.
+  const settings = archive.meta<{ name?: string; seeds?: string[]; limitPages?: number }>('settings');
+  const state = archive.meta<{ state?: string; reason?: string }>('lastState');
+  const limitPages = settings?.limitPages ?? 0;
+  const pagesCounted = archive.meta<{ pages?: number }>('stats')?.pages ?? 0;
+  const pageLimitReached = limitPages > 0 && (state?.reason === 'limit-pages' || pagesCounted >= limitPages);
+
   // The frontier: failures (negative outcomes), robots exclusions, what is left.
   for (let after = 0; ; ) {
     const rows = archive.frontier.unfinishedOrFailed(after, PAGE);
@@ -188,7 +203,8 @@ export async function gatherReport(archive: Archive, onRow?: () => void): Promis
       const h = hostRow(hosts, hostOf(r.url));
       if (!r.finished) {
         h.remaining++;
-        s.queued++;
+        if (pageLimitReached && r.mayBePage) s.heldByPageLimit++;
+        else s.queued++;
         continue;
       }
       // Finished with a failure: its status is the (negative) outcome code.
@@ -203,9 +219,6 @@ export async function gatherReport(archive: Archive, onRow?: () => void): Promis
   }
   s.urisProcessed = s.successes + s.failures;
 
-  // Seeds and crawl state.
-  const settings = archive.meta<{ name?: string; seeds?: string[] }>('settings');
-  const state = archive.meta<{ state?: string; reason?: string }>('lastState');
   const createdAt = archive.meta<number>('createdAt');
   s.crawlName = settings?.name ?? null;
   s.state = state?.state ?? null;

@@ -29,6 +29,14 @@ export interface PickedUri {
   directive: number;
 }
 
+export interface RetryWaitingRow {
+  url: string;
+  queue_key: string;
+  status: number;
+  attempts: number;
+  not_before: number;
+}
+
 export interface StatsRow {
   pending: number;
   waiting: number;
@@ -160,6 +168,20 @@ export function prepareFrontierStatements(db: Database.Database) {
       `UPDATE frontier_stats SET pending = pending + ?, waiting = waiting + ?, in_flight = in_flight + ?,
        done = done + ?, failed = failed + ?, seen = seen + ?, queues = queues + ? WHERE id = 1`,
     ),
+    // What the crawl waits for (the snapshot): waiting rows whose last attempt failed (a requeue
+    // sets their status; a defer or a new row with notBefore leaves it NULL), read through the
+    // uris_waiting index, so only waiting rows are visited; and the queued rows that cannot be
+    // pages, through uris_pending_non_page and uris_waiting (once a page limit is reached the
+    // crawl fetches those, so they are few; the rest of the queue is the pages it holds back).
+    countRetryWaiting: db
+      .prepare<[number], number>(`SELECT COUNT(*) FROM (SELECT 1 FROM uris WHERE state = ${UriState.WAITING} AND status IS NOT NULL LIMIT ?)`)
+      .pluck(),
+    retryWaiting: db.prepare<[number], RetryWaitingRow>(
+      `SELECT url, queues.key AS queue_key, status, attempts, not_before FROM uris JOIN queues ON queues.id = uris.queue_id
+       WHERE state = ${UriState.WAITING} AND status IS NOT NULL ORDER BY not_before, uris.id LIMIT ?`,
+    ),
+    countPendingNonPage: db.prepare<[], number>(`SELECT COUNT(*) FROM uris WHERE state = ${UriState.PENDING} AND NOT (${MAY_BE_PAGE_SQL})`).pluck(),
+    countWaitingNonPage: db.prepare<[], number>(`SELECT COUNT(*) FROM uris WHERE state = ${UriState.WAITING} AND NOT (${MAY_BE_PAGE_SQL})`).pluck(),
     firstClaimable: db.prepare<[], { ready_at: number }>(`SELECT ready_at FROM queues WHERE ${CLAIMABLE} ORDER BY ready_at LIMIT 1`),
     countReady: db.prepare<[number], { n: number }>(`SELECT COUNT(*) AS n FROM queues WHERE ${CLAIMABLE} AND ready_at <= ?`),
     countClaimable: db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM queues WHERE ${CLAIMABLE}`),

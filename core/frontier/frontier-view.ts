@@ -2,13 +2,14 @@
  * Read-only views of the frontier for the monitor and for reports, beside the statements the
  * crawl writes with (frontier-statements.ts): a queue's URIs in the order they will be claimed,
  * paged; the queued URIs an exclusion pattern would match; and what a crawl report counts (URIs
- * not finished or failed, the seeds, where a seed redirected). They run on a reader's own
+ * not finished or failed, and whether those may be pages; the seeds, where a seed redirected). They run on a reader's own
  * connection (WAL), so they never wait for, nor hold up, the crawl worker's transactions. An
  * archive made only by imports has the same (empty) tables, so every view answers "nothing".
  */
 import type Database from 'better-sqlite3';
 import type { MatchSample, QueuedPage, QueuedUri } from '../api/app-types.ts';
 import { UriState, VIA, WITH_VIA } from './frontier-statements.ts';
+import { mayBePage } from './page-hops.ts';
 
 interface Row {
   id: number;
@@ -30,6 +31,8 @@ export interface ReportUri {
   /** Final outcome once finished (or the last attempt's while waiting). */
   status: number | null;
   finished: boolean;
+  /** Whether it may be a page (page-hops.ts): a reached page limit holds such URIs back. */
+  mayBePage: boolean;
 }
 
 /** A seed's row: its outcome, once finished. */
@@ -64,7 +67,7 @@ export function createFrontierView(db: Database.Database): FrontierView {
   return {
     queuedPage: (queue, limit, after) => queuedPage(db, queue, limit, after),
     queuedMatching: (re, samples, cap) => queuedMatching(db, re, samples, cap),
-    unfinishedOrFailed: (after, limit) => st().unfinishedOrFailed.all(after, limit).map(uri),
+    unfinishedOrFailed: (after, limit) => st().unfinishedOrFailed.all(after, limit).map((r) => ({ ...uri(r), mayBePage: mayBePage(r.hops_path) })),
     seeds: () => st().seeds.all().map(uri),
     redirectFrom: (url) => st().redirectFrom.get(url) ?? null,
   };
@@ -73,8 +76,8 @@ export function createFrontierView(db: Database.Database): FrontierView {
 function reportStatements(db: Database.Database) {
   type UriRow = { id: number; url: string; status: number | null; state: number };
   return {
-    unfinishedOrFailed: db.prepare<[number, number], UriRow>(
-      `SELECT id, url, status, state FROM uris WHERE id > ? AND (state < ${UriState.FINISHED} OR status <= 0) ORDER BY id LIMIT ?`,
+    unfinishedOrFailed: db.prepare<[number, number], UriRow & { hops_path: string }>(
+      `SELECT id, url, status, state, hops_path FROM uris WHERE id > ? AND (state < ${UriState.FINISHED} OR status <= 0) ORDER BY id LIMIT ?`,
     ),
     seeds: db.prepare<[], UriRow>('SELECT id, url, status, state FROM uris WHERE seed = 1 ORDER BY id'),
     redirectFrom: db.prepare<[string], string>(`SELECT url FROM uris WHERE via = ? AND hops_path LIKE '%R' ORDER BY id LIMIT 1`).pluck(),

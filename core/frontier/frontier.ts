@@ -119,6 +119,30 @@ export interface FrontierCounts {
   snoozedQueues: number;
 }
 
+/** A URI waiting for another attempt after a failed one (a `complete` with `retryAt`). */
+export interface RetryWaitingUri {
+  url: string;
+  queueKey: string;
+  /** The last attempt's outcome (an HTTP status or a negative outcome code). */
+  status: number;
+  /** Attempts made so far (the next is attempt `attempts + 1`). */
+  attempts: number;
+  /** When it may be claimed again (ms). */
+  notBefore: number;
+}
+
+export interface RetryWaiting {
+  /**
+   * URIs waiting for a retry: of `FrontierCounts.waiting`, those whose last attempt failed (not a
+   * defer or a `notBefore`); counted up to the `countUpTo` asked for.
+   */
+  count: number;
+  /** The count stopped at `countUpTo`: at least that many wait. */
+  capped: boolean;
+  /** The first `limit` of them, soonest first. */
+  uris: RetryWaitingUri[];
+}
+
 export interface Frontier {
   /** Adds those not already seen (by fingerprint); returns how many were new. */
   schedule(cands: Candidate[]): number;
@@ -180,6 +204,19 @@ export interface Frontier {
    */
   pagesOpen?(): boolean;
   counts(now?: number): FrontierCounts;
+  /**
+   * URIs waiting to be tried again (counted up to `countUpTo`), and the `limit` due soonest: what
+   * a crawl that seems idle is waiting for. Reads only waiting rows (an index), so it costs
+   * nothing while none wait, and at most `countUpTo` of them.
+   */
+  retryWaiting(limit: number, countUpTo: number): RetryWaiting;
+  /**
+   * Queued URIs (pending or waiting) that cannot be pages (page-hops.ts): with a page limit
+   * reached, the queued URIs that are not among these are the pages it holds back. Reads the
+   * queued non-page rows only (through their indexes): few once a page limit is reached, as the
+   * crawl goes on fetching them.
+   */
+  queuedNonPages(): number;
   /** Queues in creation order. */
   queues(limit?: number, offset?: number, now?: number): QueueInfo[];
   queue(key: string, now?: number): QueueInfo | null;

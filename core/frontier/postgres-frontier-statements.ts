@@ -235,6 +235,13 @@ export const sql = {
       count(*) FILTER (WHERE ${CLAIMABLE}) AS claimable,
       (SELECT count(*) FROM uris WHERE state = ${UriState.IN_FLIGHT}) AS in_flight
     FROM queues`,
+  // What the crawl waits for (as the SQLite frontier's statements say): retries through the
+  // uris_waiting index; the queued rows that cannot be pages (no partial index for those here: the
+  // pending ones are read through uris_pending, asked only once a page limit is reached).
+  countRetryWaiting: `SELECT count(*)::integer AS n FROM (SELECT 1 FROM uris WHERE state = ${UriState.WAITING} AND status IS NOT NULL LIMIT $1) w`,
+  retryWaiting: `SELECT uris.url, queues.key AS queue_key, uris.status, uris.attempts, uris.not_before FROM uris JOIN queues ON queues.id = uris.queue_id
+    WHERE uris.state = ${UriState.WAITING} AND uris.status IS NOT NULL ORDER BY uris.not_before, uris.id LIMIT $1`,
+  queuedNonPages: `SELECT count(*)::integer AS n FROM uris WHERE state IN (${UriState.PENDING}, ${UriState.WAITING}) AND NOT (${MAY_BE_PAGE_PG_SQL})`,
   queuePage: `SELECT * FROM queues ORDER BY id LIMIT $1 OFFSET $2`,
   queueByKey: `SELECT * FROM queues WHERE key = $1`,
   workers: `SELECT w.name, w.host, w.pid, w.started_at, w.lease_until, w.heartbeat_at, s.stats,

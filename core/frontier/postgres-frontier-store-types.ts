@@ -6,7 +6,7 @@
  * Frontier interface. A file of types alone, so each of them can name the store without importing
  * the others.
  */
-import type { Candidate, ClaimOptions, ClaimedUri, FrontierCounts, Outcome, QueueInfo } from './frontier.ts';
+import type { Candidate, ClaimOptions, ClaimedUri, FrontierCounts, Outcome, QueueInfo, RetryWaiting } from './frontier.ts';
 
 export interface PostgresFrontierOptions {
   /** postgres://user:password@host:port/database */
@@ -156,6 +156,10 @@ export interface PostgresFrontierStore {
 
   // Counts and queues.
   counts(now?: number): Promise<FrontierCounts>;
+  /** URIs waiting for a retry: how many (counted up to `countUpTo`) and the `limit` soonest. */
+  retryWaiting(limit: number, countUpTo: number): Promise<RetryWaiting>;
+  /** Queued URIs that cannot be pages (what a reached page limit does not hold back). */
+  queuedNonPages(): Promise<number>;
   queues(limit?: number, offset?: number, now?: number): Promise<QueueInfo[]>;
   queue(key: string, now?: number): Promise<QueueInfo | null>;
   isSeen(fingerprint: bigint): Promise<boolean>;

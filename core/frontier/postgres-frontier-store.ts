@@ -32,7 +32,7 @@
  */
 import os from 'node:os';
 import { TroveError } from '../errors.ts';
-import type { Candidate, ClaimOptions, ClaimedUri, FrontierCounts, Outcome, QueueInfo } from './frontier.ts';
+import type { Candidate, ClaimOptions, ClaimedUri, FrontierCounts, Outcome, QueueInfo, RetryWaiting } from './frontier.ts';
 import { checkLimit, checkOutcome, checkTime, notInFlight, checkCandidate } from './frontier-checks.ts';
 import type { QueueCounters } from './frontier-checks.ts';
 import { schemaSql, sql, UriState } from './postgres-frontier-statements.ts';
@@ -317,8 +317,8 @@ function captureMethods(s: PostgresSession): Pick<PostgresFrontierStore, 'lastCa
 }
 
 /** The frontier's counts and queues, and whether a URI was seen. */
-function countMethods(s: PostgresSession, { toQueueInfo }: QueueRows): Pick<PostgresFrontierStore, 'counts' | 'queues' | 'queue' | 'isSeen'> {
-  const { db, serial, nowToDb } = s;
+function countMethods(s: PostgresSession, { toQueueInfo }: QueueRows): Pick<PostgresFrontierStore, 'counts' | 'retryWaiting' | 'queuedNonPages' | 'queues' | 'queue' | 'isSeen'> {
+  const { db, serial, nowToDb, fromDb } = s;
   return {
     counts: (now = Date.now()): Promise<FrontierCounts> =>
       serial(async () => {
@@ -335,6 +335,19 @@ function countMethods(s: PostgresSession, { toQueueInfo }: QueueRows): Pick<Post
           snoozedQueues: r.claimable - r.ready,
         };
       }),
+
+    retryWaiting: (limit: number, countUpTo: number): Promise<RetryWaiting> =>
+      serial(async () => {
+        const count = (await db.query(sql.countRetryWaiting, [countUpTo])).rows[0].n as number;
+        const rows = count === 0 ? [] : (await db.query(sql.retryWaiting, [limit])).rows;
+        return {
+          count,
+          capped: count >= countUpTo,
+          uris: rows.map((r) => ({ url: r.url, queueKey: r.queue_key, status: r.status, attempts: r.attempts, notBefore: fromDb(r.not_before) })),
+        };
+      }),
+
+    queuedNonPages: (): Promise<number> => serial(async () => (await db.query(sql.queuedNonPages)).rows[0].n as number),
 
     queues: (limit = 100, offset = 0, now = Date.now()): Promise<QueueInfo[]> =>
       serial(async () => (await db.query<QueueCounters>(sql.queuePage, [limit, offset])).rows.map((r) => toQueueInfo(r, now))),

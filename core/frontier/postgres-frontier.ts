@@ -127,6 +127,8 @@ export function createPostgresFrontier(options: PostgresFrontierOptions): Postgr
     capturesOf: (urlkey) => call('capturesOf', urlkey) as Answer<'capturesOf'>,
     recoverInFlight: () => call('recoverInFlight') as number,
     counts: (now) => call('counts', now) as ReturnType<Frontier['counts']>,
+    retryWaiting: (limit, countUpTo) => call('retryWaiting', limit, countUpTo) as ReturnType<Frontier['retryWaiting']>,
+    queuedNonPages: () => call('queuedNonPages') as number,
     queues: (limit, offset, now) => call('queues', limit, offset, now) as ReturnType<Frontier['queues']>,
     queue: (key, now) => call('queue', key, now) as ReturnType<Frontier['queue']>,
     isSeen: (fingerprint) => call('isSeen', fingerprint) as boolean,

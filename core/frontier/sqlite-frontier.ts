@@ -299,6 +299,17 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     },
     recoverInFlight: () => recoverInFlight(),
     counts: (now = Date.now()) => counts(st, now),
+    retryWaiting: (limit, countUpTo) => {
+      const count = st.countRetryWaiting.get(countUpTo)!;
+      return {
+        count,
+        capped: count >= countUpTo,
+        uris: st.retryWaiting
+        .all(limit)
+          .map((r) => ({ url: r.url, queueKey: r.queue_key, status: r.status, attempts: r.attempts, notBefore: r.not_before })),
+      };
+    },
+    queuedNonPages: () => st.countPendingNonPage.get()! + st.countWaitingNonPage.get()!,
     queues: (limit = 100, offset = 0, now = Date.now()) => st.queuePage.all(limit, offset).map((row) => queueInfo(row, now)),
     queue: (key, now = Date.now()) => {
       const row = st.queueByKey.get(key);

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CrawlSnapshot, WorkerRow } from '../../core/api/crawl-snapshot.ts';
-import { CrawlProgress, formatSummary, formatWorkers } from '../../core/cli/crawl-progress.ts';
+import { CrawlProgress, formatSummary, formatWorkers, waitsText } from '../../core/cli/crawl-progress.ts';
 
 function snap(over: Partial<CrawlSnapshot>): CrawlSnapshot {
   return {
@@ -63,6 +63,31 @@ describe('crawl progress', () => {
     } finally {
       delete (process.stderr as { isTTY?: boolean }).isTTY;
     }
+  });
+
+  it('says what the crawl waits for: retries (due now once their time has come) and pages held back, apart from the queued count', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const retrying = {
+      count: 2,
+      next: [{ url: 'http://a.test/slow', queue: 'a.test', status: -4, outcome: 'TIMEOUT', nextTry: 4, maxTries: 4, nextTryAt: 1_038_000, nextTryInMs: 38_000 }],
+    };
+    expect(waitsText(snap({ queued: 10, retrying, heldByPageLimit: 5 }))).toEqual(['2 waiting to retry: http://a.test/slow TIMEOUT (-4), try 4 of 4 in 0:38', '5 held back by the page limit']);
+    expect(waitsText(snap({ retrying: { ...retrying, next: [{ ...retrying.next[0]!, nextTryInMs: 0 }] } }))[0]).toMatch(/try 4 of 4 due now$/);
+    expect(waitsText(snap({}))).toEqual([]);
+    const lines: string[] = [];
+    const p = new CrawlProgress({ stdout: { write: () => true }, stderr: { write: (c: string) => lines.push(c) } }, { tty: false, enabled: false });
+    p.update(snap({ queued: 10, retrying, heldByPageLimit: 5 }));
+    expect(lines[0]).toBe('[0:05] 9 done, 3 queued, 0 failed, 1.0 URI/s, 2 KB/s | running | 2 waiting to retry: http://a.test/slow TIMEOUT (-4), try 4 of 4 in 0:38 | 5 held back by the page limit\n');
+    // A new count is said at once, not at the next 5-second line.
+    p.update(snap({ queued: 9, retrying: { ...retrying, count: 1 }, heldByPageLimit: 5 }));
+    expect(lines[1]).toContain('| 1 waiting to retry');
+    expect(formatSummary(snap({ queued: 10, retrying, heldByPageLimit: 5, retries: 7 })).slice(3, 5)).toEqual([
+      '  URIs        9 downloaded, 0 failed, 2 waiting to retry, 5 held back by the page limit, 3 still queued, 9 HTML pages',
+      '  retries     7 tries again after a failed one; 2 URIs waiting to retry, next http://a.test/slow TIMEOUT (-4), try 4 of 4',
+    ]);
+    expect(formatSummary(snap({ queued: 51 }))[3]).toBe('  URIs        9 downloaded, 0 failed, 51 still queued, 9 HTML pages');
+    // Where the crawl stopped counting them: at least.
+    expect(waitsText(snap({ queued: 20_000, retrying: { ...retrying, count: 10_000, capped: true } }))[0]).toMatch(/^10000\+ waiting to retry: /);
   });
 
   it('a shared crawl: every worker on a line of its own (host, rate, leases, heartbeat), on the plain lines, the bar and the summary', () => {

@@ -207,6 +207,56 @@ export function frontierContract(name: string, factory: FrontierFactory): void {
       expect(f.nextReadyAt()).toBeNull();
     });
 
+    it('says which URIs wait for a retry: the last outcome, attempts made and when, soonest first; not defers or held-back new URIs', () => {
+      f.schedule([cand('http://a.test/slow'), cand('http://b.test/busy'), cand('http://c.test/later', { notBefore: 50 }), cand('http://d.test/deferred')]);
+      expect(f.retryWaiting(10, 100)).toEqual({ count: 0, capped: false, uris: [] });
+      f.complete(f.claim(0)!, { status: -4, retryAt: 300, queueReadyAt: 0 });
+      f.complete(f.claim(0)!, { status: 503, retryAt: 200, queueReadyAt: 0 });
+      f.defer(f.claim(0)!, 400);
+      expect(f.counts(0)).toMatchObject({ waiting: 4 });
+      expect(f.retryWaiting(10, 100)).toEqual({
+        count: 2,
+        capped: false,
+        uris: [
+          { url: 'http://b.test/busy', queueKey: 'b.test', status: 503, attempts: 1, notBefore: 200 },
+          { url: 'http://a.test/slow', queueKey: 'a.test', status: -4, attempts: 1, notBefore: 300 },
+        ],
+      });
+      expect(f.retryWaiting(1, 100)).toMatchObject({ count: 2, capped: false, uris: [{ url: 'http://b.test/busy' }] });
+      // Counting stops where asked: at least 1.
+      expect(f.retryWaiting(1, 1)).toMatchObject({ count: 1, capped: true, uris: [{ url: 'http://b.test/busy' }] });
+      // The second try fails too: attempts 2, its new time and outcome.
+      const again = f.claim(200)!;
+      expect(again.url).toBe('http://b.test/busy');
+      f.complete(again, { status: -3, retryAt: 1000, queueReadyAt: 200 });
+      expect(f.retryWaiting(10, 100).uris.map((u) => [u.url, u.status, u.attempts, u.notBefore])).toEqual([
+        ['http://a.test/slow', -4, 1, 300],
+        ['http://b.test/busy', -3, 2, 1000],
+      ]);
+      // Claimed again: no longer waiting; finished: gone.
+      f.complete(f.claim(300)!, ok());
+      expect(f.retryWaiting(10, 100)).toMatchObject({ count: 1, capped: false, uris: [{ url: 'http://b.test/busy' }] });
+    });
+
+    it('counts the queued URIs that cannot be pages (what a reached page limit does not hold back)', () => {
+      f.schedule([
+        cand('http://a.test/', { hopsPath: '' }),
+        cand('http://a.test/page', { hopsPath: 'L' }),
+        cand('http://a.test/moved', { hopsPath: 'LR' }),
+        cand('http://a.test/map-entry', { hopsPath: 'M' }),
+        cand('http://a.test/style.css', { hopsPath: 'LE' }),
+        cand('http://a.test/robots.txt', { hopsPath: 'P', notBefore: 50 }),
+        cand('http://a.test/img-moved', { hopsPath: 'LER' }),
+      ]);
+      expect(f.queuedNonPages()).toBe(3);
+      f.setQueueLimit('a.test', 10);
+      const css = f.claim(0, { pages: false })!;
+      expect(f.queuedNonPages()).toBe(2); // in flight is not queued
+      f.complete(css, { status: 503, retryAt: 100, queueReadyAt: 0 });
+      expect(f.queuedNonPages()).toBe(3); // waiting is queued
+      expect(f.counts(0).pending - f.queuedNonPages()).toBe(4);
+    });
+
     it('a URI waiting for a retry does not hold up the rest of its queue', () => {
       f.schedule([cand('http://a.test/1'), cand('http://a.test/2')]);
       f.complete(f.claim(0)!, { status: -2, retryAt: 500, queueReadyAt: 10 });

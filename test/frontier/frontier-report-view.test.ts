@@ -52,6 +52,8 @@ describe('frontier view for reports', () => {
       ['http://c.example/', null, false],
       ['https://a.example/', null, false],
     ]);
+    // A seed and a redirect from one may be pages (a reached page limit holds them back).
+    expect(rows.map((r) => r.mayBePage)).toEqual([true, true, true]);
     expect(view.seeds().map((s) => [s.url, s.status, s.finished])).toEqual([
       ['http://a.example/', 301, true],
       ['http://b.example/', -9998, true],

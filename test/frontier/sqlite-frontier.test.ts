@@ -53,6 +53,11 @@ describe('SQLite frontier specifics', () => {
       const notPage = `NOT (${MAY_BE_PAGE_SQL})`;
       expect(plan(`SELECT id FROM uris WHERE queue_id = 1 AND state = 0 AND ${notPage} ORDER BY directive DESC, id LIMIT 1`)).toContain('uris_pending_non_page');
       expect(plan(`SELECT 1 FROM queues WHERE EXISTS (SELECT 1 FROM uris WHERE uris.queue_id = queues.id AND uris.state = 0 AND ${notPage})`)).toContain('uris_pending_non_page');
+      // What the snapshot asks: queued non-pages and retries, read through partial indexes only.
+      expect(plan(`SELECT COUNT(*) FROM uris WHERE state = 0 AND ${notPage}`)).toContain('uris_pending_non_page');
+      expect(plan(`SELECT COUNT(*) FROM uris WHERE state = 1 AND ${notPage}`)).toContain('uris_waiting');
+      expect(plan(`SELECT COUNT(*) FROM (SELECT 1 FROM uris WHERE state = 1 AND status IS NOT NULL LIMIT 10)`)).toContain('uris_waiting');
+      expect(plan(`SELECT url FROM uris JOIN queues ON queues.id = uris.queue_id WHERE state = 1 AND status IS NOT NULL ORDER BY not_before, uris.id LIMIT 5`)).toContain('uris_waiting');
     } finally {
       db.close();
     }

@@ -57,6 +57,22 @@ describe('MonitorState', () => {
     expect(m.finishedNormally).toBe(true);
   });
 
+  it('ETAs at the rate the crawl ran, paused time left out; the URI limit against the frontier’s URIs, not what tabs loaded', async () => {
+    const settings = { limitPages: 100, limitUris: 50, limitBytes: 0, limitTimeS: 0 };
+    const { api } = fakeApi({
+      'crawl.snapshot': () => null,
+      'library.open': () => ({ settings }) as never,
+      'crawl.logTail': () => ({ lines: [], next: null, fileBytes: 0, scannedBytes: 0 }),
+    });
+    const m = new MonitorState(api, { now: () => 0 });
+    await m.attach('a');
+    // 10 s ran, an hour paused: 25 pages in 10 s is 2.5 pages/s, not 25 an hour.
+    m.onSnapshot({ id: 'a', snapshot: snapshot({ elapsedMs: 3_610_000, pausedMs: 3_600_000, pages: 25, downloaded: 40, browserLoads: 30, failed: 0 }) });
+    const byKey = Object.fromEntries(m.limits.map((l) => [l.key, l]));
+    expect(byKey.limitPages!.etaMs).toBe(30_000);
+    expect(byKey.limitUris!.done).toBe(10);
+  });
+
   it('reads the log from the file on attach, refreshes it at most every LOG_REFRESH_MS, and filters scope rejections by rule', async () => {
     let clock = 0;
     const line = (n: number) => ({ offset: n, time: '2026-01-01T00:00:00.000Z', status: 200, size: 1, url: `http://x/${n}`, hopsPath: 'L', via: null, mime: null, rule: null, reason: null });

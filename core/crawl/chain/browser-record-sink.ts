@@ -29,6 +29,7 @@ import type { WrittenRecord } from '../../warc/warc-writer.ts';
 import { buildCaptureGroup, type RevisitOf } from '../capture-records.ts';
 import { captureRows } from '../capture-rows.ts';
 import { hostSettings } from '../host-settings.ts';
+import { headMediaType as mimeOf } from '../../formats/media-type.ts';
 import type { CrawlContext } from '../crawl-context.ts';
 import { dedupApplies, revisitFor, type RevisitDecision } from './dedup-digest.ts';
 import { disposeFetch } from './dispose-fetch.ts';
@@ -57,8 +58,12 @@ export class BrowserRecordSink implements RecordSink {
   readonly documents: { url: string; doc: PageDocument }[] = [];
   private ctx: CrawlContext;
 
-  constructor(ctx: CrawlContext) {
+  /** The hops path of the page the tab loads (its loads are its embeds: one E further). */
+  private pageHops: string;
+
+  constructor(ctx: CrawlContext, pageHops = '') {
     this.ctx = ctx;
+    this.pageHops = pageHops;
   }
 
   async exchange(x: RecordedExchange): Promise<void> {
@@ -80,6 +85,7 @@ export class BrowserRecordSink implements RecordSink {
         keep = true;
         return;
       }
+      this.countLoad(x.url, x.status, f, d.revisitOf !== null);
       const rows: RecordRow[] = captureRows(ctx, x.url, x.date, f, written, null, d.revisitOf);
       for (const r of rows) if (r.recordType === 'request') r.method = x.method;
       ctx.db.transaction(() => ctx.captures.addRecords(rows))();
@@ -91,6 +97,24 @@ export class BrowserRecordSink implements RecordSink {
       claim?.settle(null);
       if (!keep) await disposeFetch(f);
     }
+  }
+
+  /**
+   * A load the browser recorded beside the page (an exchange, or a redirect on the way to the
+   * page's document) goes into the crawl's counters as a download, as an HTTP fetch of it would:
+   * the WARC holds it. The page's own document is counted with its URI's outcome.
+   */
+  countLoad(url: string, status: number, f: FetchResult, duplicate: boolean): void {
+    this.ctx.stats.recordBrowserLoad({
+      time: this.ctx.now(),
+      status,
+      url,
+      hopsPath: `${this.pageHops}E`,
+      mime: mimeOf(f.headers),
+      bytes: f.bytesReceived,
+      durationMs: f.durationMs ?? 0,
+      duplicate,
+    });
   }
 
   /**

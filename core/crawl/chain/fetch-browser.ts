@@ -55,7 +55,7 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
       const { uri } = curi;
       const tab = await pool.acquire();
       const started = Date.now();
-      const sink = new BrowserRecordSink(ctx);
+      const sink = new BrowserRecordSink(ctx, uri.hopsPath);
       let capture: PageCapture | null = null;
       let failure: unknown = null;
       try {
@@ -192,6 +192,7 @@ async function finishCapture(
   // The other documents of the navigation were handed over with their rows: let them go.
   for (const d of sink.documents) {
     if (d === primary) continue;
+    sink.countLoad(d.url, d.doc.fetch.status ?? 0, d.doc.fetch, d.doc.revisitOf !== null);
     d.doc.originalClaim?.settle(null);
     await disposeFetch(d.doc.fetch);
   }

@@ -23,7 +23,7 @@ export const handleNoResponse: Processor = {
       note.consecutiveErrors = 0;
       return 'proceed';
     }
-    const now = Date.now();
+    const now = ctx.now();
     note.consecutiveErrors++;
     const retryable = RETRYABLE_NEGATIVE.has(f.outcome) && !curi.noRetry && !ctx.hardStop.aborted;
     const hostBackoff = note.consecutiveErrors >= 3 ? retryBackoffMs(note.consecutiveErrors - 2, 5_000, 5 * 60_000) : 0;

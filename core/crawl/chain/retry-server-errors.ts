@@ -11,7 +11,7 @@ export const retryServerErrors: Processor = {
   shouldProcess: (ctx, curi) =>
     curi.fetch !== undefined && (curi.status >= 500 || curi.status === 429) && !curi.noRetry && curi.uri.attempts < ctx.settings.maxRetries,
   process(ctx, curi) {
-    const retryAt = Math.max(curi.queueReadyAt, Date.now() + retryDelay(ctx, curi.uri.attempts + 1));
+    const retryAt = Math.max(curi.queueReadyAt, ctx.now() + retryDelay(ctx, curi.uri.attempts + 1));
     curi.disposition = { kind: 'retry', status: curi.status, retryAt, queueReadyAt: curi.queueReadyAt };
     return 'finish';
   },

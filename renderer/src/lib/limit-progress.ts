@@ -33,12 +33,19 @@ export const LIMITS: { key: LimitKey; label: string }[] = [
 export function limitProgress(s: CrawlSnapshot, settings: Pick<CrawlSettings, LimitKey> | null): LimitProgress[] {
   if (!settings) return [];
   const out: LimitProgress[] = [];
-  const elapsed = Math.max(s.elapsedMs, 1);
+  // ETAs at the average rate over the time the crawl ran (paused time left out).
+  const elapsed = Math.max(s.elapsedMs - (s.pausedMs ?? 0), 1);
   for (const { key, label } of LIMITS) {
     const limit = settings[key];
     if (!(limit > 0)) continue;
     const done =
-      key === 'limitPages' ? s.pages : key === 'limitUris' ? s.downloaded + s.failed : key === 'limitBytes' ? s.bytes : Math.floor(s.elapsedMs / 1000);
+      key === 'limitPages'
+        ? s.pages
+        : key === 'limitUris'
+          ? s.downloaded - (s.browserLoads ?? 0) + s.failed // the URI limit counts the frontier's URIs, not what tabs loaded beside them
+          : key === 'limitBytes'
+            ? s.bytes
+            : Math.floor(s.elapsedMs / 1000);
     const reached = done >= limit;
     let etaMs: number | null = null;
     if (!reached) {

@@ -46,6 +46,30 @@ export interface TrapConfirm {
   error: string | null;
 }
 
+/** A URI waiting for another try, as the monitor shows it. */
+export interface RetryLine {
+  url: string;
+  status: number;
+  /** The last try's outcome: its name and, for a failure without a response, its code (`TIMEOUT (-4)`, `HTTP 503`). */
+  outcome: string;
+  /** `try 4 of 4`. */
+  tries: string;
+  /** ms until the next try may start, on the monitor's clock; null unless the crawl is running (paused, stopping or finished, it is tried when the crawl is resumed). */
+  inMs: number | null;
+}
+
+/** What the crawl waits for, beside what it is fetching. */
+export interface Waits {
+  /** URIs waiting for another try (at least that many when `retryingCapped`: the crawl stops counting at 10,000), and the soonest few. */
+  retrying: number;
+  retryingCapped: boolean;
+  next: RetryLine[];
+  /** Tries made again after a failed one, so far. */
+  retriesMade: number;
+  /** Queued pages a reached page limit holds back (a higher limit fetches them). */
+  heldByPageLimit: number;
+}
+
 /** The limits the resume dialog edits (0 = none). */
 export type LimitEdit = Record<LimitKey, number>;
 
@@ -113,6 +137,30 @@ export class MonitorState {
   });
   /** Links rejected by scope before they were queued (never counted among the outcomes). */
   rejectedTotal = $derived(Object.values(this.snapshot?.scopeRejections ?? {}).reduce((a, b) => a + b, 0));
+
+  /**
+   * What the crawl waits for: URIs waiting for another try (the last try's outcome, which try
+   * comes next, and a countdown on this monitor's clock, recomputed with each snapshot) and the
+   * pages a reached page limit holds back. Snapshots stored before these were counted have none.
+   */
+  waits = $derived.by((): Waits => {
+    const s = this.snapshot;
+    const running = s?.state === 'running';
+    const now = this.now();
+    return {
+      retrying: s?.retrying?.count ?? 0,
+      retryingCapped: s?.retrying?.capped ?? false,
+      next: (s?.retrying?.next ?? []).map((r) => ({
+        url: r.url,
+        status: r.status,
+        outcome: r.status < 0 ? `${r.outcome} (${r.status})` : r.outcome,
+        tries: `try ${r.nextTry} of ${r.maxTries}`,
+        inMs: running ? Math.max(0, r.nextTryAt - now) : null,
+      })),
+      retriesMade: s?.retries ?? 0,
+      heldByPageLimit: s?.heldByPageLimit ?? 0,
+    };
+  });
 
   /** Scope rejections, largest first. */
   rejections = $derived(Object.entries(this.snapshot?.scopeRejections ?? {}).sort((a, b) => b[1] - a[1]));
