@@ -433,6 +433,19 @@ export interface ExcludePreview {
   queued: MatchSample;
 }
 
+/** What a live exclusion did (crawl.addExclude, `trove exclude`). */
+export interface LiveExcludeResult {
+  pattern: string;
+  /** False when the crawl had the pattern already (its queue was still swept). */
+  added: boolean;
+  /** Queued URIs dropped (finished as out of scope, each logged in scope.log). */
+  dropped: number;
+  /** The first dropped URLs. */
+  samples: string[];
+  /** When it took effect (ms since epoch): no URI matching it is claimed after this. */
+  appliedAt: number;
+}
+
 // ── replay features (issue #16) ──────────────────────────────────────────────────────────
 
 export interface SortedPagesRequest {

@@ -103,6 +103,21 @@ export interface QueueInfo {
   failed: number;
 }
 
+/** What Frontier.dropQueued's test sees of a queued URI. */
+export interface QueuedUriInfo {
+  url: string;
+  hopsPath: string;
+  seed: boolean;
+  viaContext: string | null;
+}
+
+/** A queued URI a live exclusion dropped (Frontier.dropQueued). */
+export interface DroppedUri {
+  url: string;
+  hopsPath: string;
+  via: string | null;
+}
+
 export interface FrontierCounts {
   /** Not finished and not in flight (includes `waiting`). */
   pending: number;
@@ -179,6 +194,13 @@ export interface Frontier {
    * crawl loop counts pages and slots itself.
    */
   pagesOpen?(): boolean;
+  /**
+   * A live exclusion (Heritrix's delete-by-regex): every queued URI (pending or waiting) that
+   * `matches` finishes now with `status` (OUT_OF_SCOPE) and note `note`, in one transaction, its
+   * queue's counters with it. Returns the dropped URIs in discovery order. URIs in flight are left
+   * to finish. Absent on a shared frontier (the exclusion then applies as each URI is claimed).
+   */
+  dropQueued?(matches: (uri: QueuedUriInfo) => boolean, status: number, note: string): DroppedUri[];
   counts(now?: number): FrontierCounts;
   /** Queues in creation order. */
   queues(limit?: number, offset?: number, now?: number): QueueInfo[];

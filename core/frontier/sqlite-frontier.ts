@@ -12,10 +12,10 @@
 import type Database from 'better-sqlite3';
 import { TroveError } from '../errors.ts';
 import { atomic } from '../storage/group-commit.ts';
-import type { Candidate, ClaimedUri, ClaimOptions, Frontier, FrontierCounts, Outcome } from './frontier.ts';
+import type { Candidate, ClaimedUri, ClaimOptions, DroppedUri, Frontier, FrontierCounts, Outcome, QueuedUriInfo } from './frontier.ts';
 import { checkCandidate, checkLimit, checkOutcome, checkTime, notInFlight, queueInfo } from './frontier-checks.ts';
 import { prepareFrontierStatements, UriState } from './frontier-statements.ts';
-import type { FrontierStatements, PickedUri } from './frontier-statements.ts';
+import type { FrontierStatements, PickedUri, QueuedRow } from './frontier-statements.ts';
 
 export interface SqliteFrontierOptions {
   /** Slots for a queue created from now on (existing queues keep theirs). Default 1, as Heritrix. */
@@ -277,7 +277,33 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     return total;
   });
 
+  const dropQueued = atomic(db, (matches: (uri: QueuedUriInfo) => boolean, status: number, note: string): DroppedUri[] => {
+    if (!Number.isInteger(status) || status >= 0) throw new TroveError('FRONTIER_BAD_OUTCOME', `a dropped URI's status must be negative, not ${status}`, { status });
+    // Matched first (a statement cannot write while another iterates), then finished one by one.
+    const hits: QueuedRow[] = [];
+    for (const row of st.queuedUrls.iterate()) {
+      if (matches({ url: row.url, hopsPath: row.hops_path, seed: row.seed === 1, viaContext: row.via_context })) hits.push(row);
+    }
+    const perQueue = new Map<number, { pending: number; waiting: number }>();
+    let waiting = 0;
+    for (const h of hits) {
+      st.dropQueuedUri.run(status, note, h.id);
+      st.deleteVia.run(h.id);
+      let t = perQueue.get(h.queue_id);
+      if (!t) perQueue.set(h.queue_id, (t = { pending: 0, waiting: 0 }));
+      if (h.state === UriState.WAITING) {
+        t.waiting++;
+        waiting++;
+      } else t.pending++;
+    }
+    for (const [qid, t] of perQueue) st.queueDropped.run(t.pending, t.waiting, t.pending + t.waiting, qid);
+    // frontier_stats.pending counts waiting URIs too (queues.pending does not).
+    if (hits.length > 0) addStats({ pending: -hits.length, waiting: -waiting, failed: hits.length });
+    return hits.map((h) => ({ url: h.url, hopsPath: h.hops_path, via: h.via }));
+  });
+
   return {
+    dropQueued: (matches, status, note) => dropQueued(matches, status, note),
     schedule: (cands) => (cands.length === 0 ? 0 : schedule(cands)),
     forceSchedule: (c) => forceSchedule(c),
     claim: (now, opts) => claim(now, opts),
