@@ -446,6 +446,13 @@ export interface LiveExcludeResult {
   appliedAt: number;
 }
 
+/** crawl.addExclude's answer: what the exclusion did, and whether a running crawl took it. */
+export interface ExcludeApplied extends LiveExcludeResult {
+  id: string;
+  /** True when a running crawl applied it (no restart); false when the stopped crawl was changed. */
+  running: boolean;
+}
+
 // ── replay features (issue #16) ──────────────────────────────────────────────────────────
 
 export interface SortedPagesRequest {

@@ -15,10 +15,12 @@ import { createAppService, type AppService } from '../../core/app/app-service.ts
 import { dispatch } from '../../core/app/gate.ts';
 import type { Events, EventName } from '../../core/api/channels.ts';
 import { startTreeSite, type TreeSite } from '../fixtures/tree-site.ts';
+import { closeDatabase, crawlDatabasePath, openDatabase } from '../../core/storage/open-database.ts';
 
 let site: TreeSite;
 let libraryDir: string;
 let service: AppService;
+let crawlId = '';
 const events: { name: EventName; payload: unknown }[] = [];
 
 beforeAll(async () => {
@@ -82,5 +84,24 @@ describe('the exclusion preview on a crawl writing at full speed', () => {
     expect({ state: final.state, reason: final.reason, message: final.message }).toEqual({ state: 'finished', reason: 'frontier-empty', message: null });
     const snap = await call<{ downloaded: number }>('crawl.snapshot', { id });
     expect(snap.value.downloaded).toBeGreaterThanOrEqual(3000);
+    crawlId = id;
   }, 180_000);
+
+  it('answers at once while a writer holds the database longer than any busy timeout', async () => {
+    // The crawl's group of writes holds the write lock nearly all the time; here a connection
+    // holds it outright, so a preview that needs it (the old write open, whose migration check
+    // runs in an IMMEDIATE transaction) gives up after its 5 s busy timeout, every time.
+    const writer = openDatabase(crawlDatabasePath(path.join(libraryDir, crawlId)));
+    writer.prepare('BEGIN IMMEDIATE').run();
+    const viewer = createAppService({ libraryDir, emit: () => {} });
+    try {
+      const r = (await dispatch(viewer.handlers, 'crawl.excludePreview', { id: crawlId, pattern: '/p/1', samples: 3 })) as { ok: boolean; value: { captured: { count: number } }; error: unknown };
+      expect(r.ok, JSON.stringify(r.error)).toBe(true);
+      expect(r.value.captured.count).toBeGreaterThan(0);
+    } finally {
+      writer.prepare('ROLLBACK').run();
+      closeDatabase(writer);
+      await viewer.close();
+    }
+  }, 30_000);
 });
