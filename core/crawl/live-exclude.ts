@@ -69,7 +69,7 @@ export function applyLiveExclude(deps: LiveExcludeDeps, pattern: string): LiveEx
   }
   const appliedAt = now();
   const iso = new Date(appliedAt).toISOString();
-  for (const u of dropped) deps.scopeLog.write(`${iso} ${LIVE_EXCLUDE_RULE} ${u.url} ${u.hopsPath || '-'} ${u.via ?? '-'} dropped from the queue by a live exclusion: matched /${pattern}/`);
+  for (const u of dropped) deps.scopeLog.write(`${iso} ${LIVE_EXCLUDE_RULE} ${u.url} ${u.hopsPath || '-'} ${u.via ?? '-'} dropped from the queue by a live exclusion: matched ${String(re)}`);
   deps.stats?.recordDropped(Outcome.OUT_OF_SCOPE, dropped.length);
   return { pattern, added, dropped: dropped.length, samples: dropped.slice(0, SAMPLES).map((u) => u.url), appliedAt };
 }
