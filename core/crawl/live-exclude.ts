@@ -44,6 +44,8 @@ export interface LiveExcludeDeps {
   stats?: { recordDropped(status: number, n: number): void };
   /** Runs the database writes as one unit of the crawl's group (GroupCommit.unit). */
   unit?: <T>(fn: () => T) => T;
+  /** Commits the crawl's open group (GroupCommit.commit). */
+  commit?: () => void;
   now?: () => number;
 }
 
@@ -56,21 +58,25 @@ export function applyLiveExclude(deps: LiveExcludeDeps, pattern: string): LiveEx
   }
   const added = !deps.settings.exclude.includes(pattern);
   const run = deps.unit ?? (<T>(fn: () => T): T => fn());
+  const appliedAt = now();
+  const iso = new Date(appliedAt).toISOString();
   const dropped = run(() => {
     const d = deps.frontier.dropQueued!((u) => !u.seed && !(u.hopsPath.endsWith('P') && u.viaContext === 'robots') && re.test(u.url), Outcome.OUT_OF_SCOPE, LIVE_EXCLUDE_RULE);
     if (added) setMeta(deps.db, 'settings', { ...deps.settings, exclude: [...deps.settings.exclude, pattern] });
+    // Said with the group that drops them (committed-line-log.ts): a lost group logs nothing.
+    for (const u of d) deps.scopeLog.write(`${iso} ${LIVE_EXCLUDE_RULE} ${u.url} ${u.hopsPath || '-'} ${u.via ?? '-'} dropped from the queue by a live exclusion: matched ${String(re)}`);
+    // Counted with the group too: its counters are persisted just before its COMMIT.
+    deps.stats?.recordDropped(Outcome.OUT_OF_SCOPE, d.length);
     return d;
   });
-  // Written once the database took it: the settings, the scope and the claim-time check.
+  // Durable before it is answered: readers (the preview, `trove status`) see the queue without them.
+  deps.commit?.();
+  // Taken by the database: now the settings, the scope and the claim-time check.
   if (added) {
     deps.settings.exclude = [...deps.settings.exclude, pattern];
     deps.scope?.addExclude(pattern);
     deps.excludes?.push(re);
   }
-  const appliedAt = now();
-  const iso = new Date(appliedAt).toISOString();
-  for (const u of dropped) deps.scopeLog.write(`${iso} ${LIVE_EXCLUDE_RULE} ${u.url} ${u.hopsPath || '-'} ${u.via ?? '-'} dropped from the queue by a live exclusion: matched ${String(re)}`);
-  deps.stats?.recordDropped(Outcome.OUT_OF_SCOPE, dropped.length);
   return { pattern, added, dropped: dropped.length, samples: dropped.slice(0, SAMPLES).map((u) => u.url), appliedAt };
 }
 

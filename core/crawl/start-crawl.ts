@@ -313,7 +313,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         workers: opts.workers,
         persist,
         // A live exclusion goes through this connection, as one unit of the group (live-exclude.ts).
-        addExclude: (pattern) => applyLiveExclude({ db, frontier, settings, scope, excludes, scopeLog, stats, unit: (fn) => group.unit(fn) }, pattern),
+        addExclude: (pattern) => applyLiveExclude({ db, frontier, settings, scope, excludes, scopeLog, stats, unit: (fn) => group.unit(fn), commit: () => group.commit() }, pattern),
         excludeRequests: {
           take: () => takeExcludeRequests(paths.dir),
           answer: (id, answer) => answerExcludeRequest(paths.dir, id, answer),
