@@ -347,7 +347,8 @@ export class MonitorState {
     const ok = await this.excludeTrap(d.pattern);
     if (!ok) return null;
     if (this.excludeDraft?.pattern === d.pattern) this.cancelExclude();
-    if (this.settings && !this.settings.exclude.includes(d.pattern)) this.settings = { ...this.settings, exclude: [...this.settings.exclude, d.pattern] };
+    const kept = this.settings?.exclude ?? [];
+    if (this.settings && !kept.includes(d.pattern)) this.settings = { ...this.settings, exclude: [...kept, d.pattern] };
     return this.lastExclude;
   }
 
@@ -384,7 +385,8 @@ export class MonitorState {
     // An exclusion typed in the dialog is added first, so the resumed crawl starts with it.
     const pattern = this.resumeExclude.trim();
     if (pattern && !(await this.excludeTrap(pattern))) return false;
-    if (pattern && this.settings && !this.settings.exclude.includes(pattern)) this.settings = { ...this.settings, exclude: [...this.settings.exclude, pattern] };
+    const kept = this.settings?.exclude ?? [];
+    if (pattern && this.settings && !kept.includes(pattern)) this.settings = { ...this.settings, exclude: [...kept, pattern] };
     this.resumeExclude = '';
     const ok = await this.resume(Object.keys(changed).length > 0 ? changed : undefined);
     if (ok) {
