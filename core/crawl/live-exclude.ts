@@ -60,14 +60,22 @@ export function applyLiveExclude(deps: LiveExcludeDeps, pattern: string): LiveEx
   const run = deps.unit ?? (<T>(fn: () => T): T => fn());
   const appliedAt = now();
   const iso = new Date(appliedAt).toISOString();
+  const samples: string[] = [];
   const dropped = run(() => {
-    const d = deps.frontier.dropQueued!((u) => !u.seed && !(u.hopsPath.endsWith('P') && u.viaContext === 'robots') && re.test(u.url), Outcome.OUT_OF_SCOPE, LIVE_EXCLUDE_RULE);
+    const n = deps.frontier.dropQueued!(
+      (u) => !u.seed && !(u.hopsPath.endsWith('P') && u.viaContext === 'robots') && re.test(u.url),
+      Outcome.OUT_OF_SCOPE,
+      LIVE_EXCLUDE_RULE,
+      // Said with the group that drops them (committed-line-log.ts): a lost group logs nothing.
+      (u) => {
+        if (samples.length < SAMPLES) samples.push(u.url);
+        deps.scopeLog.write(`${iso} ${LIVE_EXCLUDE_RULE} ${u.url} ${u.hopsPath || '-'} ${u.via ?? '-'} dropped from the queue by a live exclusion: matched ${String(re)}`);
+      },
+    );
     if (added) setMeta(deps.db, 'settings', { ...deps.settings, exclude: [...deps.settings.exclude, pattern] });
-    // Said with the group that drops them (committed-line-log.ts): a lost group logs nothing.
-    for (const u of d) deps.scopeLog.write(`${iso} ${LIVE_EXCLUDE_RULE} ${u.url} ${u.hopsPath || '-'} ${u.via ?? '-'} dropped from the queue by a live exclusion: matched ${String(re)}`);
     // Counted with the group too: its counters are persisted just before its COMMIT.
-    deps.stats?.recordDropped(Outcome.OUT_OF_SCOPE, d.length);
-    return d;
+    deps.stats?.recordDropped(Outcome.OUT_OF_SCOPE, n);
+    return n;
   });
   // Durable before it is answered: readers (the preview, `trove status`) see the queue without them.
   deps.commit?.();
@@ -77,7 +85,7 @@ export function applyLiveExclude(deps: LiveExcludeDeps, pattern: string): LiveEx
     deps.scope?.addExclude(pattern);
     deps.excludes?.push(re);
   }
-  return { pattern, added, dropped: dropped.length, samples: dropped.slice(0, SAMPLES).map((u) => u.url), appliedAt };
+  return { pattern, added, dropped, samples, appliedAt };
 }
 
 /**

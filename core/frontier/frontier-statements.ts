@@ -157,10 +157,10 @@ export function prepareFrontierStatements(db: Database.Database) {
        WHERE id = (SELECT queue_id FROM uris WHERE id = ? AND state = ${UriState.IN_FLIGHT}) AND in_flight > 0`,
     ),
 
-    // a live exclusion (dropQueued): every queued row, scanned in discovery order; then one by one
-    queuedUrls: db.prepare<[], QueuedRow>(
+    // a live exclusion (dropQueued): the queued rows in discovery order, a batch after id ? at a time
+    queuedBatch: db.prepare<[number, number], QueuedRow>(
       `SELECT uris.id AS id, url, hops_path, ${VIA} AS via, uri_via.via_context AS via_context, seed, state, queue_id FROM ${WITH_VIA}
-       WHERE state IN (${UriState.PENDING}, ${UriState.WAITING}) ORDER BY uris.id`,
+       WHERE uris.id > ? AND state IN (${UriState.PENDING}, ${UriState.WAITING}) ORDER BY uris.id LIMIT ?`,
     ),
     dropQueuedUri: db.prepare<[number, string, number]>(
       `UPDATE uris SET state = ${UriState.FINISHED}, status = ?, note = ?, not_before = NULL

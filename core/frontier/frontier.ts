@@ -197,10 +197,11 @@ export interface Frontier {
   /**
    * A live exclusion (Heritrix's delete-by-regex): every queued URI (pending or waiting) that
    * `matches` finishes now with `status` (OUT_OF_SCOPE) and note `note`, in one transaction, its
-   * queue's counters with it. Returns the dropped URIs in discovery order. URIs in flight are left
-   * to finish. Absent on a shared frontier (the exclusion then applies as each URI is claimed).
+   * queue's counters with it; each is handed to `onDropped` in discovery order (nothing holds
+   * them all: the queue is read and changed a batch at a time). Returns how many were dropped.
+   * URIs in flight are left to finish. Absent on a shared frontier.
    */
-  dropQueued?(matches: (uri: QueuedUriInfo) => boolean, status: number, note: string): DroppedUri[];
+  dropQueued?(matches: (uri: QueuedUriInfo) => boolean, status: number, note: string, onDropped?: (uri: DroppedUri) => void): number;
   counts(now?: number): FrontierCounts;
   /** Queues in creation order. */
   queues(limit?: number, offset?: number, now?: number): QueueInfo[];

@@ -15,12 +15,15 @@ import { atomic } from '../storage/group-commit.ts';
 import type { Candidate, ClaimedUri, ClaimOptions, DroppedUri, Frontier, FrontierCounts, Outcome, QueuedUriInfo } from './frontier.ts';
 import { checkCandidate, checkLimit, checkOutcome, checkTime, notInFlight, queueInfo } from './frontier-checks.ts';
 import { prepareFrontierStatements, UriState } from './frontier-statements.ts';
-import type { FrontierStatements, PickedUri, QueuedRow } from './frontier-statements.ts';
+import type { FrontierStatements, PickedUri } from './frontier-statements.ts';
 
 export interface SqliteFrontierOptions {
   /** Slots for a queue created from now on (existing queues keep theirs). Default 1, as Heritrix. */
   defaultMaxInFlight?: number;
 }
+
+/** Queued rows a live exclusion reads at a time (dropQueued). */
+const DROP_BATCH = 1000;
 
 /** At most this many waiting URIs become claimable per `claim`, so one claim stays cheap. */
 const PROMOTE_BATCH = 1000;
@@ -277,33 +280,39 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     return total;
   });
 
-  const dropQueued = atomic(db, (matches: (uri: QueuedUriInfo) => boolean, status: number, note: string): DroppedUri[] => {
+  const dropQueued = atomic(db, (matches: (uri: QueuedUriInfo) => boolean, status: number, note: string, onDropped?: (uri: DroppedUri) => void): number => {
     if (!Number.isInteger(status) || status >= 0) throw new TroveError('FRONTIER_BAD_OUTCOME', `a dropped URI's status must be negative, not ${status}`, { status });
-    // Matched first (a statement cannot write while another iterates), then finished one by one.
-    const hits: QueuedRow[] = [];
-    for (const row of st.queuedUrls.iterate()) {
-      if (matches({ url: row.url, hopsPath: row.hops_path, seed: row.seed === 1, viaContext: row.via_context })) hits.push(row);
-    }
     const perQueue = new Map<number, { pending: number; waiting: number }>();
+    let dropped = 0;
     let waiting = 0;
-    for (const h of hits) {
-      st.dropQueuedUri.run(status, note, h.id);
-      st.deleteVia.run(h.id);
-      let t = perQueue.get(h.queue_id);
-      if (!t) perQueue.set(h.queue_id, (t = { pending: 0, waiting: 0 }));
-      if (h.state === UriState.WAITING) {
-        t.waiting++;
-        waiting++;
-      } else t.pending++;
+    // A batch is read whole before any of it is written (a statement cannot write while another
+    // iterates); the next batch starts after the last id seen.
+    for (let after = 0; ; ) {
+      const batch = st.queuedBatch.all(after, DROP_BATCH);
+      if (batch.length === 0) break;
+      after = batch[batch.length - 1]!.id;
+      for (const h of batch) {
+        if (!matches({ url: h.url, hopsPath: h.hops_path, seed: h.seed === 1, viaContext: h.via_context })) continue;
+        st.dropQueuedUri.run(status, note, h.id);
+        st.deleteVia.run(h.id);
+        let t = perQueue.get(h.queue_id);
+        if (!t) perQueue.set(h.queue_id, (t = { pending: 0, waiting: 0 }));
+        if (h.state === UriState.WAITING) {
+          t.waiting++;
+          waiting++;
+        } else t.pending++;
+        dropped++;
+        onDropped?.({ url: h.url, hopsPath: h.hops_path, via: h.via });
+      }
     }
     for (const [qid, t] of perQueue) st.queueDropped.run(t.pending, t.waiting, t.pending + t.waiting, qid);
     // frontier_stats.pending counts waiting URIs too (queues.pending does not).
-    if (hits.length > 0) addStats({ pending: -hits.length, waiting: -waiting, failed: hits.length });
-    return hits.map((h) => ({ url: h.url, hopsPath: h.hops_path, via: h.via }));
+    if (dropped > 0) addStats({ pending: -dropped, waiting: -waiting, failed: dropped });
+    return dropped;
   });
 
   return {
-    dropQueued: (matches, status, note) => dropQueued(matches, status, note),
+    dropQueued: (matches, status, note, onDropped) => dropQueued(matches, status, note, onDropped),
     schedule: (cands) => (cands.length === 0 ? 0 : schedule(cands)),
     forceSchedule: (c) => forceSchedule(c),
     claim: (now, opts) => claim(now, opts),

@@ -40,7 +40,8 @@ describe('dropQueued', () => {
     const before = f.counts();
     const matches = (u: { url: string; seed: boolean; hopsPath: string; viaContext: string | null }) =>
       !u.seed && !(u.hopsPath.endsWith('P') && u.viaContext === 'robots') && /\/cal\//.test(u.url);
-    const dropped = f.dropQueued!(matches, -5000, 'exclude-regex');
+    const dropped: { url: string; hopsPath: string; via: string | null }[] = [];
+    expect(f.dropQueued!(matches, -5000, 'exclude-regex', (u) => dropped.push(u))).toBe(dropped.length);
     const expected = [4, 6, 8, 10, 12, 14, 16, 18, 40].map((i) => `http://a.example/cal/${i}`).filter((u) => u !== claimed.url);
     expect(dropped.map((d) => d.url)).toEqual(expected);
     expect(dropped[0]).toMatchObject({ hopsPath: 'L', via: 'http://a.example/' });
@@ -53,7 +54,7 @@ describe('dropQueued', () => {
     expect(queues.reduce((n, q) => n + q.failed, 0)).toBe(dropped.length);
     expect(queues.reduce((n, q) => n + q.pending, 0)).toBe(after.pending);
     // Again: nothing left to drop.
-    expect(f.dropQueued!(matches, -5000, 'exclude-regex')).toEqual([]);
+    expect(f.dropQueued!(matches, -5000, 'exclude-regex')).toBe(0);
     // The rest claim as before, and none of them matches.
     f.complete(claimed, { status: 200, queueReadyAt: 0 });
     const rest: string[] = [];
@@ -65,6 +66,20 @@ describe('dropQueued', () => {
     expect([claimed.url, ...rest]).toEqual(expect.arrayContaining(['http://a.example/cal/0', 'http://a.example/cal/2']));
     expect(f.counts()).toMatchObject({ pending: 0, waiting: 0, inFlight: 0 });
     expect(() => f.dropQueued!(matches, 200, 'x')).toThrow(/negative/);
+    db.close();
+  });
+
+  it('drops across many batches of the queue', () => {
+    const db = openDatabase(path.join(dir, 'many.sqlite'));
+    const f = createSqliteFrontier(db, { defaultMaxInFlight: 1 });
+    f.schedule(Array.from({ length: 2500 }, (_, i) => ({ ...cand(i), url: `http://c.example/${i % 3 === 0 ? 'x' : 'y'}/${i}`, queueKey: `q${i % 7}` })));
+    const seen: string[] = [];
+    const n = f.dropQueued!((u) => u.url.includes('/x/'), -5000, 'exclude-regex', (u) => seen.push(u.url));
+    expect(n).toBe(834);
+    expect(seen[0]).toBe('http://c.example/x/0');
+    expect(seen.at(-1)).toBe('http://c.example/x/2499');
+    expect(f.counts()).toMatchObject({ pending: 2500 - 834, failed: 834 });
+    expect(f.queues().reduce((a, q) => a + q.pending, 0)).toBe(2500 - 834);
     db.close();
   });
 });
