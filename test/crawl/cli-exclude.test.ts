@@ -81,6 +81,8 @@ describe('trove exclude', () => {
 
     expect(await exited, crawlOut).toBe(0);
     expect(crawlOut).toMatch(/finished \(frontier-empty\)/);
+    // The crawl's own terminal says so too.
+    expect(crawlOut).toContain(`trove: excluding /${pattern}/ (asked by another process): ${dropped} queued URI`);
 
     // scope.log: each dropped URI once, with the rule and the pattern; links found later rejected by the same rule.
     const scope = logLines(scopeLog).map((l) => l.split(' '));
