@@ -24,7 +24,6 @@ export interface ExcludeDeps {
 }
 
 export function excludePreview(deps: ExcludeDeps, id: string, pattern: string, samples?: number): ExcludePreview {
-  compileRegex(pattern, 'exclude');
   return previewExclude(deps.library.requireEntry(id), pattern, { samples: samples ?? 10 });
 }
 

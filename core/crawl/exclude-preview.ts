@@ -1,10 +1,10 @@
 /**
  * What an exclusion would do to a crawl, before it is added: the queued URLs it would drop and
- * the captures it matches (kept), each a count and a sample. Read through a read-only
- * connection of its own (WAL: it never waits for the crawl's writes, and never takes the write
- * lock, so it cannot disturb a running crawl's group of writes, exclude-requests.ts says how
- * that failed, issue 33). The app's dialog, `trove exclude --dry-run` and the monitor's refresh
- * all come here.
+ * the captures it matches (kept), each a count and a sample. It reads through a read-only
+ * connection of its own: under WAL that never waits for the crawl's writes and never takes the
+ * write lock, so it can neither fail on a busy database nor disturb a running crawl's group of
+ * writes (issue 33; exclude-requests.ts says how another writer fails the crawl). The app's
+ * dialog and its refreshes, and `trove exclude --dry-run`, all come here.
  */
 import fs from 'node:fs';
 import type { ExcludePreview } from '../api/app-types.ts';
