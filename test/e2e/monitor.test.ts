@@ -6,7 +6,9 @@
  * an archivist used to Heritrix's console looks for: the crawl.log and scope.log tail with
  * filters (read from the files, so still there after a reload), a host's queue, rejections by
  * rule, progress against a page limit with an ETA, a trap exclusion confirmed after a preview
- * that counts what it matches (and drops what is queued), a limit finish that is not an error,
+ * that counts what it matches (and drops what is queued), any other pattern typed in the
+ * Monitor's exclusion dialog (its preview refreshed while open, applied live without a restart,
+ * the drops in scope.log), a limit finish that is not an error,
  * and a resume that raises the limit. Screenshots at 1280×800 and 1024×700 go to test-artifacts/.
  */
 import fs from 'node:fs';
