@@ -437,6 +437,26 @@ export interface ExcludePreview {
   queued: MatchSample;
 }
 
+/** What a live exclusion did (crawl.addExclude, `trove exclude`). */
+export interface LiveExcludeResult {
+  pattern: string;
+  /** False when the crawl had the pattern already (its queue was still swept). */
+  added: boolean;
+  /** Queued URIs dropped (finished as out of scope, each logged in scope.log). */
+  dropped: number;
+  /** The first dropped URLs. */
+  samples: string[];
+  /** When it took effect (ms since epoch): no URI matching it is claimed after this. */
+  appliedAt: number;
+}
+
+/** crawl.addExclude's answer: what the exclusion did, and whether a running crawl took it. */
+export interface ExcludeApplied extends LiveExcludeResult {
+  id: string;
+  /** True when a running crawl applied it (no restart); false when the stopped crawl was changed. */
+  running: boolean;
+}
+
 // ── replay features (issue #16) ──────────────────────────────────────────────────────────
 
 export interface SortedPagesRequest {

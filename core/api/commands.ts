@@ -20,6 +20,7 @@ import type {
   CrawlStartRequest,
   CrawlStarted,
   DeleteTicket,
+  ExcludeApplied,
   ExcludePreview,
   ExportFile,
   ExportRequest,
@@ -134,7 +135,7 @@ export const COMMANDS = {
   'crawl.resume': cmd<CrawlResumeRequest, CrawlStarted>()('core', obj({ id: id(), settings: optional(settings) })),
   'crawl.stop': cmd<{ id: string; now?: boolean }, null>()('core', obj({ id: id(), now: optional(bool()) })),
   'crawl.snapshot': cmd<{ id: string }, CrawlSnapshot | null>()('core', obj({ id: id() })),
-  'crawl.addExclude': cmd<{ id: string; pattern: string }, CrawlStarted>()(
+  'crawl.addExclude': cmd<{ id: string; pattern: string }, ExcludeApplied>()(
     'core',
     obj({ id: id(), pattern: str({ min: 1, max: 2000 }) }),
   ),

@@ -152,6 +152,7 @@ export const CRAWL_ERRORS = [
   'CRAWL_DIR_UNWRITABLE',
   'CRAWL_NOT_FOUND',
   'CRAWL_STOPPED',
+  'EXCLUDE_NOT_TAKEN',
   'DEDUP_SOURCE_INVALID',
   'SETTINGS_INVALID',
 ] as const;
@@ -350,8 +351,10 @@ export const CRAWL_LOG_CODES = [
   'TRAP_SUSPECTED',
   /** The crawl itself failed and stopped. */
   'CRAWL_FAILED',
-  /** The app restarts the crawl with changed settings or a new exclude. */
+  /** The app restarts the crawl with changed settings. */
   'CRAWL_RESTARTING',
+  /** A live exclusion was added to the running crawl (its queued matches dropped). */
+  'EXCLUDE_ADDED',
 ] as const;
 
 export type CrawlLogCode = (typeof CRAWL_LOG_CODES)[number];

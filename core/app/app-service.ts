@@ -32,8 +32,7 @@ import { ImportRunner } from './import-runner.ts';
 import { replayInfo } from './replay-bridge.ts';
 import { readLogTail } from './crawl-log-tail.ts';
 import { crawlPaths } from '../crawl/crawl-dir.ts';
-import { compileRegex } from '../scope/standard-rules.ts';
-import { capturesMatching } from '../archive/capture-preview.ts';
+import { addExclude, excludePreview } from './exclude-handlers.ts';
 import { checkRecordUrl, recoverRecordings, RecordSession, type OpenRecordTab } from './record-session.ts';
 
 /** A WACZ package's `title` from its datapackage.json (what an imported package is named after), or null. */
@@ -88,13 +87,6 @@ export interface AppService {
   /** Stop crawls (files closed cleanly) and close archives. */
   close(): Promise<void>;
 }
-
-/**
- * An exclusion preview scans at most this many queue rows and as many capture rows (a regex
- * cannot use an index): about a second each on the process that hosts the UI; past it the
- * preview says "at least".
- */
-const PREVIEW_SCAN_CAP = 1_000_000;
 
 /** Persist the live snapshot this often, so a crash still leaves recent counts for the library. */
 const SNAPSHOT_SAVE_MS = 5_000;
@@ -332,7 +324,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
           runner.resume(id);
           return { id };
         }
-        // New settings (limits edited at resume) take a fresh run, as a live exclusion does.
+        // New settings (limits edited at resume) take a fresh run (a live exclusion does not: crawl.addExclude).
         emit('crawl.log', { id, level: 'info', code: 'CRAWL_RESTARTING', message: 'restarting with the edited settings' });
         runner.stop(id, false);
         await runner.exited(id);
@@ -350,23 +342,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
 
     'crawl.snapshot': ({ id }) => runner.snapshot(id) ?? (library.exists(id) ? library.readSnapshot(id) : null),
 
-    'crawl.addExclude': async ({ id, pattern }) => {
-      try {
-        new RegExp(pattern);
-      } catch (err) {
-        throw new TroveError('SCOPE_BAD_REGEX', `not a valid regular expression: /${pattern}/ (${(err as Error).message})`, { setting: 'exclude' });
-      }
-      const stored = library.readStored(id);
-      if (!stored.settings) throw new TroveError('NOT_A_CRAWL', `${id} is an imported archive, not a crawl`, { id });
-      const exclude = stored.settings.exclude.includes(pattern) ? stored.settings.exclude : [...stored.settings.exclude, pattern];
-      if (runner.isRunning(id)) {
-        emit('crawl.log', { id, level: 'info', code: 'CRAWL_RESTARTING', message: `restarting with the new exclude /${pattern}/` });
-        runner.stop(id, false);
-        await runner.exited(id);
-      }
-      await startWorker(id, library.pathOf(id), { exclude });
-      return { id };
-    },
+    'crawl.addExclude': ({ id, pattern }) => addExclude({ runner, library, emit }, id, pattern),
 
     // ── monitor: log tail, queued URIs per host, exclusion preview ──
     'crawl.logTail': (req) => {
@@ -374,12 +350,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
       return readLogTail(req.log === 'scope' ? p.scopeLog : p.crawlLog, req);
     },
     'crawl.queued': ({ id, queue, limit, after }) => archive(id).frontier.queuedPage(queue, limit, after ?? null),
-    'crawl.excludePreview': ({ id, pattern, samples }) => {
-      const re = compileRegex(pattern, 'exclude');
-      const a = archive(id);
-      const n = samples ?? 10;
-      return { pattern, captured: capturesMatching(a.index, re, n, PREVIEW_SCAN_CAP), queued: a.frontier.queuedMatching(re, n, PREVIEW_SCAN_CAP) };
-    },
+    'crawl.excludePreview': ({ id, pattern, samples }) => excludePreview({ runner, library, emit }, id, pattern, samples),
     // ── end monitor ──
 
     'scope.test': (req) => scopeTest(req),

@@ -17,6 +17,7 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { CrawlSettings } from '../api/settings.ts';
 import type { CrawlSnapshot, CrawlState } from '../api/crawl-snapshot.ts';
+import type { LiveExcludeResult } from '../api/app-types.ts';
 import { TroveError } from '../errors.ts';
 import { isErrorCode } from '../api/error-codes.ts';
 import type { CrawlEvent } from '../crawl/crawl-controller.ts';
@@ -29,6 +30,8 @@ export type RunnerEvent = CrawlEvent | { type: 'exit'; snapshot: CrawlSnapshot |
 
 interface Running {
   worker: Worker;
+  /** Live exclusions sent down and not answered yet, by request id. */
+  excludes: Map<number, { resolve: (r: LiveExcludeResult) => void; reject: (err: Error) => void }>;
   snapshot: CrawlSnapshot | null;
   state: CrawlState;
   exited: Promise<void>;
@@ -49,6 +52,7 @@ const EXIT_GRACE_MS = 5_000;
 
 export class CrawlRunner {
   private running = new Map<string, Running>();
+  private requests = 0;
   private opts: CrawlRunnerOptions;
 
   constructor(opts: CrawlRunnerOptions) {
@@ -92,6 +96,8 @@ export class CrawlRunner {
         worker.once('exit', (code) => {
           if (graceTimer) clearTimeout(graceTimer);
           this.running.delete(id);
+          for (const p of entry.excludes.values()) p.reject(new TroveError('CRAWL_NOT_RUNNING', `the crawl ${id} ended before it took the exclusion`, { id }));
+          entry.excludes.clear();
           if (!started) {
             reject(new TroveError('CRAWL_START_FAILED', failure ?? `the crawl worker exited (code ${code}) before the crawl started`, { id }));
           } else {
@@ -101,7 +107,7 @@ export class CrawlRunner {
           done();
         });
       });
-      const entry: Running = { worker, snapshot: null, state: 'starting', exited };
+      const entry: Running = { worker, snapshot: null, state: 'starting', exited, excludes: new Map() };
       this.running.set(id, entry);
 
       worker.on('error', (err) => {
@@ -132,6 +138,13 @@ export class CrawlRunner {
             }
             this.opts.onEvent(id, m.event);
             break;
+          case 'exclude-result': {
+            const p = entry.excludes.get(m.requestId);
+            entry.excludes.delete(m.requestId);
+            if (m.result) p?.resolve(m.result);
+            else p?.reject(new TroveError(m.error && isErrorCode(m.error.code) ? m.error.code : 'INTERNAL', m.error?.message ?? 'the exclusion failed', { id }));
+            break;
+          }
           case 'finished':
             finished = m.snapshot;
             entry.snapshot = m.snapshot;
@@ -159,6 +172,17 @@ export class CrawlRunner {
     const r = this.running.get(id);
     if (!r) throw new TroveError('CRAWL_NOT_RUNNING', `${id} is not running`, { id });
     r.worker.postMessage(m);
+  }
+
+  /** Add a live exclusion to the running crawl (its worker applies it); resolves with what it dropped. */
+  exclude(id: string, pattern: string): Promise<LiveExcludeResult> {
+    const r = this.running.get(id);
+    if (!r) return Promise.reject(new TroveError('CRAWL_NOT_RUNNING', `${id} is not running`, { id }));
+    const requestId = ++this.requests;
+    return new Promise((resolve, reject) => {
+      r.excludes.set(requestId, { resolve, reject });
+      r.worker.postMessage({ type: 'exclude', requestId, pattern } satisfies WorkerDown);
+    });
   }
 
   pause(id: string): void {

@@ -4,7 +4,9 @@
  * process, where a busy loop would freeze every window).
  *
  * Up (worker → host): `started`, `event` (snapshot / state / log; snapshots at most every
- * SNAPSHOT_MS), `start-failed`, `finished`. Down (host → worker): `pause`, `resume`, `stop`.
+ * SNAPSHOT_MS), `start-failed`, `finished`, `exclude-result`. Down (host → worker): `pause`,
+ * `resume`, `stop`, `exclude` (a live exclusion, applied by the crawl through its own connection
+ * and answered with what it dropped: the worker owns the database, core/crawl/live-exclude.ts).
  * The worker exits after `finished`. In browser mode from the app, a second port (`tabPort`)
  * carries CDP to the tabs the host owns (relayed-cdp-session.ts); the crawl closes it at its end.
  */
@@ -13,6 +15,7 @@ import type { CrawlSettings } from '../api/settings.ts';
 import type { CrawlSnapshot } from '../api/crawl-snapshot.ts';
 import type { AppError } from '../api/result.ts';
 import type { CrawlNote } from '../api/error-codes.ts';
+import type { LiveExcludeResult } from '../api/app-types.ts';
 import { toAppError } from './worker-errors.ts';
 import type { CrawlEvent } from '../crawl/crawl-controller.ts';
 import { startCrawl } from '../crawl/start-crawl.ts';
@@ -28,13 +31,14 @@ export interface CrawlWorkerData {
   tabPort?: MessagePort;
 }
 
-export type WorkerDown = { type: 'pause' } | { type: 'resume' } | { type: 'stop'; now: boolean };
+export type WorkerDown = { type: 'pause' } | { type: 'resume' } | { type: 'stop'; now: boolean } | { type: 'exclude'; requestId: number; pattern: string };
 
 export type WorkerUp =
   | { type: 'started'; notes: CrawlNote[] }
   | { type: 'start-failed'; error: AppError }
   | { type: 'event'; event: CrawlEvent }
-  | { type: 'finished'; snapshot: CrawlSnapshot };
+  | { type: 'finished'; snapshot: CrawlSnapshot }
+  | { type: 'exclude-result'; requestId: number; result: LiveExcludeResult | null; error: AppError | null };
 
 /** At most ~4 snapshots a second go up, and the latest always does. */
 export const SNAPSHOT_MS = 250;
@@ -80,6 +84,13 @@ async function main(): Promise<void> {
     if (m.type === 'pause') crawl.pause();
     else if (m.type === 'resume') crawl.resume();
     else if (m.type === 'stop') crawl.stop({ now: m.now });
+    else if (m.type === 'exclude') {
+      try {
+        post({ type: 'exclude-result', requestId: m.requestId, result: crawl.addExclude(m.pattern), error: null });
+      } catch (err) {
+        post({ type: 'exclude-result', requestId: m.requestId, result: null, error: toAppError(err) });
+      }
+    }
   });
 
   post({ type: 'started', notes: crawl.startNotes });

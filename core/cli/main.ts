@@ -16,6 +16,7 @@ import { registerGetCommand } from './get-command.ts';
 import { registerImportCommand } from './import-command.ts';
 import { exitCodeFor } from '../api/error-codes.ts';
 import { registerSharedCrawlCommands } from './shared-crawl-command.ts';
+import { registerExcludeCommand } from './exclude-command.ts';
 import { CliExit, codeOfCommanderError, formatCliError, formatSettingsProblems } from './cli-errors.ts';
 
 const processIo: CommandIo = { stdout: process.stdout, stderr: process.stderr };
@@ -38,6 +39,7 @@ export function buildProgram(io: CommandIo = processIo): Command {
   registerGetCommand(program);
   registerExportCommand(program);
   registerSharedCrawlCommands(program, io);
+  registerExcludeCommand(program, io);
   return program;
 }
 

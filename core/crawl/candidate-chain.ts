@@ -23,10 +23,10 @@ import type { Outlink } from '../extract/outlink.ts';
 export interface ScopeDecider {
   decide(c: { url: string; hopsPath: string; via?: string; seed?: boolean; parsed?: URL }): Decision;
   /**
-   * Changes whenever a decision could change (a seed added): decisions are remembered while it
-   * stays the same. A scope without it is asked every time.
+   * Changes whenever a decision could change (a seed or a live exclude added): decisions are
+   * remembered while it stays the same. A scope without it is asked every time.
    */
-  seedsAdded?(): number;
+  changes?(): number;
 }
 
 /** What one (link, hops path, seed flag) came to: the same every time while the seeds stay. */
@@ -80,7 +80,7 @@ export class CandidateChain {
   /** Outlinks of one fetched URI → in-scope candidates. Rejections go to `onReject`. */
   fromOutlinks(parent: { url: string; hopsPath: string; seed: boolean }, outlinks: Outlink[], seedRedirect: boolean): Candidate[] {
     const out: Candidate[] = [];
-    const generation = this.scope.seedsAdded?.();
+    const generation = this.scope.changes?.();
     if (generation !== this.rememberedFor || this.remembered.size >= REMEMBER_MAX) {
       this.remembered.clear();
       this.rememberedFor = generation ?? -1;

@@ -28,9 +28,11 @@ import type { CrawlContext } from './crawl-context.ts';
 import { processUri, type UriChain } from './chain/uri-chain.ts';
 import { mayBePage } from '../frontier/page-hops.ts';
 import type { CrawlLogCode, CrawlNote } from '../api/error-codes.ts';
-import { isTroveError } from '../errors.ts';
+import { isTroveError, TroveError } from '../errors.ts';
 import { DiskGuard, isDiskFullError } from './disk-guard.ts';
 import { isGroupLostError } from '../storage/group-commit.ts';
+import type { LiveExcludeResult } from '../api/app-types.ts';
+import type { ExcludeAnswer, ExcludeRequest } from './exclude-requests.ts';
 
 export type CrawlEvent =
   | { type: 'snapshot'; snapshot: CrawlSnapshot }
@@ -57,6 +59,10 @@ export interface ControllerHooks {
    * index what the current WARC holds beyond the index (see reconcile-index.ts).
    */
   reconcile(): Promise<CrawlNote[]>;
+  /** A live exclusion through the crawl's own connection (live-exclude.ts). */
+  addExclude?(pattern: string): LiveExcludeResult;
+  /** Live exclusions other processes asked for (exclude-requests.ts): taken, then answered. */
+  excludeRequests?: { take(): ExcludeRequest[]; answer(id: string, answer: ExcludeAnswer): void };
 }
 
 const SNAPSHOT_MS = 250;
@@ -130,6 +136,8 @@ export class CrawlController {
   private guard: DiskGuard;
   /** The last write probe's failure while paused on a full disk, said once per distinct reason. */
   private lastProbeError: string | null = null;
+  /** Set once the loop is over: the database is about to close, no exclusion is taken any more. */
+  private closing = false;
 
   constructor(ctx: CrawlContext, hooks: ControllerHooks, hardAbort: AbortController, opts: { uriChain: UriChain; startedAt?: number; elapsedBefore?: number; pausedBefore?: number }) {
     this.ctx = ctx;
@@ -159,6 +167,7 @@ export class CrawlController {
             // for it; nothing is in flight by now) is dealt with here if the database takes the
             // writes; if not it stays lost, the current WARC is not closed (onFileClosing refuses)
             // and stays `.open`, and the next run reconciles it and re-queues its URIs.
+            this.closing = true;
             this.suspendGroup();
             if (this.ctx.group.state === 'lost') await this.settleLostGroup();
             try {
@@ -222,6 +231,39 @@ export class CrawlController {
       this.setState('stopping');
     }
     this.poke();
+  }
+
+  /**
+   * Add a live exclusion (live-exclude.ts): queued URIs matching `pattern` are dropped and logged
+   * in scope.log, later ones are rejected by scope, and the settings keep it for a resume.
+   * Throws SCOPE_BAD_REGEX, or CRAWL_NOT_RUNNING once the crawl is closing.
+   */
+  addExclude(pattern: string, askedBy = 'the app'): LiveExcludeResult {
+    if (this.closing || !this.hooks.addExclude) throw new TroveError('CRAWL_NOT_RUNNING', 'the crawl is finishing: add the exclusion once it has stopped');
+    const r = this.hooks.addExclude(pattern);
+    this.log('info', 'EXCLUDE_ADDED', `excluding /${pattern}/ (asked by ${askedBy}): ${r.dropped} queued URI${r.dropped === 1 ? '' : 's'} dropped, listed in logs/scope.log`);
+    this.emitSnapshot();
+    return r;
+  }
+
+  /** Apply the exclusions other processes asked for, and answer each. */
+  private takeExcludeRequests(): void {
+    const channel = this.hooks.excludeRequests;
+    if (!channel || this.closing) return;
+    for (const req of channel.take()) {
+      let answer: ExcludeAnswer;
+      try {
+        answer = { ok: true, result: this.addExclude(req.pattern, 'another process') };
+      } catch (err) {
+        const code = (err as { code?: unknown })?.code;
+        answer = { ok: false, error: { code: typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code) ? code : 'INTERNAL', message: (err as Error)?.message ?? String(err) } };
+      }
+      try {
+        channel.answer(req.id, answer);
+      } catch (err) {
+        this.log('warn', 'EXCLUDE_ADDED', `could not answer the exclusion request ${req.id}: ${(err as Error).message}`);
+      }
+    }
   }
 
   snapshot(): CrawlSnapshot {
@@ -619,6 +661,7 @@ export class CrawlController {
   private maybeSnapshot(now: number): void {
     if (now - this.lastSnapshot < SNAPSHOT_MS) return;
     this.lastSnapshot = now;
+    this.takeExcludeRequests();
     try {
       this.hooks.persist();
     } catch {

@@ -8,6 +8,7 @@
  *   <dir>/logs/scope.log    one line per scope rejection, with the deciding rule
  *   <dir>/tmp/              spooled response bodies in flight (emptied on start)
  *   <dir>/.lock             the process crawling this directory (pid, start time, host)
+ *   <dir>/requests/         live exclusions asked for by other processes (exclude-requests.ts)
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,6 +24,7 @@ export interface CrawlPaths {
   scopeLog: string;
   tmp: string;
   lock: string;
+  requests: string;
 }
 
 export function crawlPaths(dir: string): CrawlPaths {
@@ -36,6 +38,7 @@ export function crawlPaths(dir: string): CrawlPaths {
     scopeLog: path.join(abs, 'logs', 'scope.log'),
     tmp: path.join(abs, 'tmp'),
     lock: path.join(abs, '.lock'),
+    requests: path.join(abs, 'requests'),
   };
 }
 

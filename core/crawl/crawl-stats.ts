@@ -99,6 +99,14 @@ export class CrawlStats {
     this.totals.retries++;
   }
 
+  /** Queued URIs a live exclusion finished without fetching (counted as outcomes, as a claim-time drop is). */
+  recordDropped(status: number, n: number): void {
+    if (n <= 0) return;
+    this.totals.failed += n;
+    const code = String(status);
+    this.statusCodes[code] = (this.statusCodes[code] ?? 0) + n;
+  }
+
   recordScopeRejection(rule: string): void {
     this.scopeRejections[rule] = (this.scopeRejections[rule] ?? 0) + 1;
   }

@@ -47,6 +47,8 @@ import { PriorCaptures } from './prior-captures.ts';
 import { WarcSealer } from '../archive/warc-sealer.ts';
 import { PendingOriginals } from './pending-originals.ts';
 import { buildUriChain } from './chain/uri-chain.ts';
+import { applyLiveExclude } from './live-exclude.ts';
+import { answerExcludeRequest, takeExcludeRequests } from './exclude-requests.ts';
 import type { fetchBrowser as FetchBrowser } from './chain/fetch-browser.ts';
 import type { TabPool } from '../browser/tab-pool.ts';
 
@@ -312,6 +314,12 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
         robotsFor: (queueKey) => robots.describeHost(queueKey.split('#')[0]!),
         workers: opts.workers,
         persist,
+        // A live exclusion goes through this connection, as one unit of the group (live-exclude.ts).
+        addExclude: (pattern) => applyLiveExclude({ db, frontier, settings, scope, excludes, scopeLog, stats, unit: (fn) => group.unit(fn), commit: () => group.commit() }, pattern),
+        excludeRequests: {
+          take: () => takeExcludeRequests(paths.dir),
+          answer: (id, answer) => answerExcludeRequest(paths.dir, id, answer),
+        },
         reconcile: async () => {
           const current = writer.currentFile ? path.basename(writer.currentFile).replace(/\.open$/, '') : null;
           const names = current ? [current] : [];

@@ -37,6 +37,18 @@ export interface RetryWaitingRow {
   not_before: number;
 }
 
+/** A queued row as a live exclusion sees it (queuedUrls). */
+export interface QueuedRow {
+  id: number;
+  url: string;
+  hops_path: string;
+  via: string | null;
+  via_context: string | null;
+  seed: number;
+  state: number;
+  queue_id: number;
+}
+
 export interface StatsRow {
   pending: number;
   waiting: number;
@@ -152,6 +164,17 @@ export function prepareFrontierStatements(db: Database.Database) {
       `UPDATE queues SET in_flight = in_flight - 1, ready_at = MAX(ready_at, ?)
        WHERE id = (SELECT queue_id FROM uris WHERE id = ? AND state = ${UriState.IN_FLIGHT}) AND in_flight > 0`,
     ),
+
+    // a live exclusion (dropQueued): the queued rows in discovery order, a batch after id ? at a time
+    queuedBatch: db.prepare<[number, number], QueuedRow>(
+      `SELECT uris.id AS id, url, hops_path, ${VIA} AS via, uri_via.via_context AS via_context, seed, state, queue_id FROM ${WITH_VIA}
+       WHERE uris.id > ? AND state IN (${UriState.PENDING}, ${UriState.WAITING}) ORDER BY uris.id LIMIT ?`,
+    ),
+    dropQueuedUri: db.prepare<[number, string, number]>(
+      `UPDATE uris SET state = ${UriState.FINISHED}, status = ?, note = ?, not_before = NULL
+       WHERE id = ? AND state IN (${UriState.PENDING}, ${UriState.WAITING})`,
+    ),
+    queueDropped: db.prepare<[number, number, number, number]>('UPDATE queues SET pending = pending - ?, waiting = waiting - ?, failed = failed + ? WHERE id = ?'),
 
     // recovery
     inFlightByQueue: db.prepare<[], { queue_id: number; n: number }>(

@@ -103,6 +103,21 @@ export interface QueueInfo {
   failed: number;
 }
 
+/** What Frontier.dropQueued's test sees of a queued URI. */
+export interface QueuedUriInfo {
+  url: string;
+  hopsPath: string;
+  seed: boolean;
+  viaContext: string | null;
+}
+
+/** A queued URI a live exclusion dropped (Frontier.dropQueued). */
+export interface DroppedUri {
+  url: string;
+  hopsPath: string;
+  via: string | null;
+}
+
 export interface FrontierCounts {
   /** Not finished and not in flight (includes `waiting`). */
   pending: number;
@@ -203,6 +218,14 @@ export interface Frontier {
    * crawl loop counts pages and slots itself.
    */
   pagesOpen?(): boolean;
+  /**
+   * A live exclusion (Heritrix's delete-by-regex): every queued URI (pending or waiting) that
+   * `matches` finishes now with `status` (OUT_OF_SCOPE) and note `note`, in one transaction, its
+   * queue's counters with it; each is handed to `onDropped` in discovery order (nothing holds
+   * them all: the queue is read and changed a batch at a time). Returns how many were dropped.
+   * URIs in flight are left to finish. Absent on a shared frontier.
+   */
+  dropQueued?(matches: (uri: QueuedUriInfo) => boolean, status: number, note: string, onDropped?: (uri: DroppedUri) => void): number;
   counts(now?: number): FrontierCounts;
   /**
    * URIs waiting to be tried again (counted up to `countUpTo`), and the `limit` due soonest: what

@@ -12,7 +12,7 @@
 import type Database from 'better-sqlite3';
 import { TroveError } from '../errors.ts';
 import { atomic } from '../storage/group-commit.ts';
-import type { Candidate, ClaimedUri, ClaimOptions, Frontier, FrontierCounts, Outcome } from './frontier.ts';
+import type { Candidate, ClaimedUri, ClaimOptions, DroppedUri, Frontier, FrontierCounts, Outcome, QueuedUriInfo } from './frontier.ts';
 import { checkCandidate, checkLimit, checkOutcome, checkTime, notInFlight, queueInfo } from './frontier-checks.ts';
 import { prepareFrontierStatements, UriState } from './frontier-statements.ts';
 import type { FrontierStatements, PickedUri } from './frontier-statements.ts';
@@ -21,6 +21,9 @@ export interface SqliteFrontierOptions {
   /** Slots for a queue created from now on (existing queues keep theirs). Default 1, as Heritrix. */
   defaultMaxInFlight?: number;
 }
+
+/** Queued rows a live exclusion reads at a time (dropQueued). */
+const DROP_BATCH = 1000;
 
 /** At most this many waiting URIs become claimable per `claim`, so one claim stays cheap. */
 const PROMOTE_BATCH = 1000;
@@ -277,7 +280,39 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     return total;
   });
 
+  const dropQueued = atomic(db, (matches: (uri: QueuedUriInfo) => boolean, status: number, note: string, onDropped?: (uri: DroppedUri) => void): number => {
+    if (!Number.isInteger(status) || status >= 0) throw new TroveError('FRONTIER_BAD_OUTCOME', `a dropped URI's status must be negative, not ${status}`, { status });
+    const perQueue = new Map<number, { pending: number; waiting: number }>();
+    let dropped = 0;
+    let waiting = 0;
+    // A batch is read whole before any of it is written (a statement cannot write while another
+    // iterates); the next batch starts after the last id seen.
+    for (let after = 0; ; ) {
+      const batch = st.queuedBatch.all(after, DROP_BATCH);
+      if (batch.length === 0) break;
+      after = batch[batch.length - 1]!.id;
+      for (const h of batch) {
+        if (!matches({ url: h.url, hopsPath: h.hops_path, seed: h.seed === 1, viaContext: h.via_context })) continue;
+        st.dropQueuedUri.run(status, note, h.id);
+        st.deleteVia.run(h.id);
+        let t = perQueue.get(h.queue_id);
+        if (!t) perQueue.set(h.queue_id, (t = { pending: 0, waiting: 0 }));
+        if (h.state === UriState.WAITING) {
+          t.waiting++;
+          waiting++;
+        } else t.pending++;
+        dropped++;
+        onDropped?.({ url: h.url, hopsPath: h.hops_path, via: h.via });
+      }
+    }
+    for (const [qid, t] of perQueue) st.queueDropped.run(t.pending, t.waiting, t.pending + t.waiting, qid);
+    // frontier_stats.pending counts waiting URIs too (queues.pending does not).
+    if (dropped > 0) addStats({ pending: -dropped, waiting: -waiting, failed: dropped });
+    return dropped;
+  });
+
   return {
+    dropQueued: (matches, status, note, onDropped) => dropQueued(matches, status, note, onDropped),
     schedule: (cands) => (cands.length === 0 ? 0 : schedule(cands)),
     forceSchedule: (c) => forceSchedule(c),
     claim: (now, opts) => claim(now, opts),

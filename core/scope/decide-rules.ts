@@ -64,8 +64,13 @@ export interface Scope {
   decide(candidate: ScopeCandidate): Decision;
   /** A new seed, or a seed's redirect target (which becomes a seed). */
   addSeed(url: string): void;
-  /** How many seeds `addSeed` added: the only thing that changes a decision once the scope is built. */
-  seedsAdded(): number;
+  /**
+   * A live exclusion (a regex added to the running crawl, core/crawl/live-exclude.ts): from now
+   * on URLs matching it are rejected by the exclude-regex rule. Throws SCOPE_BAD_REGEX.
+   */
+  addExclude(pattern: string): void;
+  /** How many seeds and excludes were added since it was built: the only things that change a decision. */
+  changes(): number;
   /** The rules in order, one line each (`1. reject-all: …`), for warcinfo and the UI. */
   describe(): string[];
 }
@@ -83,6 +88,7 @@ export function buildScope(settings: ScopeSettings, seeds: string[]): Scope {
   compileAfterFetchRules(settings.rules ?? []); // fail now on a bad mime/content-length rule, not mid-crawl
   const seedRule: SeedScopeRule = seedScopeRule(settings.scope, seeds);
 
+  const excludeRule = excludeRegexRule(settings.exclude);
   const rules: DecideRule[] = [
     rejectAllRule(),
     seedRule,
@@ -90,7 +96,7 @@ export function buildScope(settings: ScopeSettings, seeds: string[]): Scope {
     ...acceptExtras,
     maxHopsRule(settings.maxHops),
     transclusionRule(settings.transHops),
-    excludeRegexRule(settings.exclude),
+    excludeRule,
     ...rejectExtras,
     pathRepeatsRule(settings.maxPathRepeats),
     pathDepthRule(settings.maxPathDepth),
@@ -100,14 +106,18 @@ export function buildScope(settings: ScopeSettings, seeds: string[]): Scope {
   ];
   const afterFetch = describeAfterFetchRules(settings.rules ?? []);
 
-  let seedsAdded = 0;
+  let changes = 0;
   return {
     decide: (candidate) => runRules(rules, candidate),
     addSeed: (url) => {
       seedRule.addSeed(url);
-      seedsAdded++;
+      changes++;
     },
-    seedsAdded: () => seedsAdded,
+    addExclude: (pattern) => {
+      excludeRule.add(pattern);
+      changes++;
+    },
+    changes: () => changes,
     describe: () => [...rules.map((r, i) => `${i + 1}. ${r.describe()}`), ...afterFetch.map((d, i) => `${rules.length + i + 1}. ${d}`)],
   };
 }

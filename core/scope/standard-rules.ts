@@ -117,9 +117,14 @@ export function transclusionRule(transHops: number, maxSpeculative = 1): DecideR
   };
 }
 
-export function excludeRegexRule(patterns: readonly string[]): DecideRule {
+/** The exclude-regex rule; `add` takes one more pattern (a live exclusion) from then on. */
+export function excludeRegexRule(patterns: readonly string[]): DecideRule & { add(pattern: string): void } {
   const regexes = compileRegexes(patterns, 'exclude');
   return {
+    add: (pattern) => {
+      const re = compileRegex(pattern, 'exclude');
+      if (!regexes.some((r) => r.source === re.source)) regexes.push(re);
+    },
     name: 'exclude-regex',
     describe: () => `exclude-regex: REJECT URLs matching ${regexes.length ? regexes.map(String).join(' or ') : '(no patterns)'}`,
     decide: ({ href }) => {

@@ -421,6 +421,11 @@ export function schemaVersion(): number {
  * build left it). Returns how many migrations ran (0 on an up-to-date file).
  */
 export function migrate(db: Database.Database, upTo = MIGRATIONS.length): number {
+  // Up to date (every open of an existing database): nothing to lock. The IMMEDIATE transaction
+  // below takes the write lock even when it changes nothing, and a crawl running in the file
+  // holds a group transaction that must never meet another writer (crawl/exclude-requests.ts).
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current >= upTo && current <= MIGRATIONS.length) return 0;
   let ran = 0;
   for (;;) {
     const step = db

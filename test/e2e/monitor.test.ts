@@ -6,7 +6,9 @@
  * an archivist used to Heritrix's console looks for: the crawl.log and scope.log tail with
  * filters (read from the files, so still there after a reload), a host's queue, rejections by
  * rule, progress against a page limit with an ETA, a trap exclusion confirmed after a preview
- * that counts what it matches (and drops what is queued), a limit finish that is not an error,
+ * that counts what it matches (and drops what is queued), any other pattern typed in the
+ * Monitor's exclusion dialog (its preview refreshed while open, applied live without a restart,
+ * the drops in scope.log), a limit finish that is not an error,
  * and a resume that raises the limit. Screenshots at 1280×800 and 1024×700 go to test-artifacts/.
  */
 import fs from 'node:fs';
@@ -101,6 +103,8 @@ describe.skipIf(!chromium)('the Monitor in Chromium', () => {
     const bar = byTestId('status-codes').locator(`li[title="${code}"] .count`);
     return (await bar.count()) === 0 ? 0 : Number((await bar.textContent())!.replace(/,/g, ''));
   };
+  /** The pattern excluded from the Monitor (its articles are not all fetched). */
+  let excluded: RegExp | null = null;
   const num = async (id: string) => Number((await byTestId(id).locator('.value').textContent())!.replace(/,/g, ''));
 
   beforeAll(async () => {
@@ -216,22 +220,23 @@ describe.skipIf(!chromium)('the Monitor in Chromium', () => {
     expect(queued).toBeGreaterThan(0);
     expect(captured).toBeGreaterThanOrEqual(10);
     expect(captured).toBeLessThanOrEqual(events.requests.length);
-    expect(await byTestId('trap-dialog').textContent()).toMatch(/calendar\/\d+\/\d+\//);
+    expect(await byTestId('exclude-dialog').textContent()).toMatch(/calendar\/\d+\/\d+\//);
     await shot('m02-trap-confirm-1280');
     await page.setViewportSize({ width: 1024, height: 700 });
     await shot('m02-trap-confirm-1024');
-    await expectNothingCutOff(page, '[data-testid=trap-dialog] button');
+    await expectNothingCutOff(page, '[data-testid=exclude-dialog] button');
     await page.setViewportSize({ width: 1280, height: 800 });
 
     // Cancel applies nothing.
-    await byTestId('trap-cancel').click();
+    await byTestId('exclude-cancel').click();
     expect((await app.service.handlers['library.open']({ id: crawlId })).settings!.exclude).toEqual([]);
 
     await byTestId('trap-exclude').click();
-    await expect.poll(() => byTestId('trap-confirm').isEnabled(), { timeout: 10_000 }).toBe(true);
-    await byTestId('trap-confirm').click();
-    // The new run has started (it stores its settings once the old run has ended).
-    await expect.poll(async () => (await app.service.handlers['library.open']({ id: crawlId })).settings!.exclude.length, { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => byTestId('exclude-confirm').isEnabled(), { timeout: 10_000 }).toBe(true);
+    await byTestId('exclude-confirm').click();
+    // The running crawl took it (no restart): its settings keep it once the dialog closes.
+    await expect.poll(() => byTestId('exclude-dialog').count(), { timeout: 20_000 }).toBe(0);
+    expect((await app.service.handlers['library.open']({ id: crawlId })).settings!.exclude.length).toBe(1);
     // The exclusion is the detector's: the calendar months on the events host, not the site.
     const [exclude] = (await app.service.handlers['library.open']({ id: crawlId })).settings!.exclude;
     expect(new RegExp(exclude!).test(`${events.origin}/calendar/2031/4/`)).toBe(true);
@@ -241,12 +246,50 @@ describe.skipIf(!chromium)('the Monitor in Chromium', () => {
     await expect.poll(() => outcome(-5000), { timeout: 30_000 }).toBeGreaterThan(0);
     // Not one of them reached the events host.
     expect(events.requests.length - calBefore).toBe(0);
-    // The outcome panel was not reset by the restart: it still agrees with the totals.
+    // The outcome panel still agrees with the totals.
     const okAfter = await outcome(200);
     expect(okAfter).toBeGreaterThanOrEqual(okBefore);
     expect(okAfter).toBeLessThanOrEqual(await num('stat-downloaded'));
     const snap = (await app.service.handlers['crawl.snapshot']({ id: crawlId }))!;
     expect(Object.values(snap.statusCodes).reduce((a, b) => a + b, 0)).toBe(snap.downloaded + snap.failed);
+  }, 90_000);
+
+  it('excludes any pattern from the Monitor: the field, the preview count as the queue grows, and the queued matches dropped live', async () => {
+    const pattern = String.raw`/articles/a\d*7\.html$`;
+    const re = new RegExp(pattern);
+    // A host's queue offers an exclusion of that host, to edit or cancel.
+    if ((await byTestId('queue-view').count()) === 0) await byTestId(`queue-${new URL(site.origin).host}`).click();
+    await byTestId('queue-exclude').click();
+    expect(await byTestId('exclude-pattern').inputValue()).toContain(new URL(site.origin).host.replace(/[.]/g, '\\.'));
+    await byTestId('exclude-cancel').click();
+
+    await byTestId('monitor-exclude').click();
+    expect(await byTestId('exclude-pattern').inputValue()).toBe('');
+    await byTestId('exclude-pattern').fill(pattern);
+    await expect.poll(() => byTestId('preview-queued').count(), { timeout: 10_000 }).toBe(1);
+    const queued = Number((await byTestId('preview-queued').locator('strong').textContent())!.replace(/,/g, ''));
+    expect(queued).toBeGreaterThan(0);
+    expect(await byTestId('exclude-dialog').locator('li').first().textContent()).toMatch(re);
+    // Refreshed while open: the time it was read moves on with the snapshots.
+    const first = await byTestId('preview-updated').textContent();
+    await expect.poll(() => byTestId('preview-updated').textContent(), { timeout: 10_000 }).not.toBe(first);
+    await shot('m07-exclude-any-1280');
+    await expectNothingCutOff(page, '[data-testid=exclude-dialog] button, [data-testid=exclude-dialog] input');
+
+    await byTestId('exclude-confirm').click();
+    await expect.poll(() => byTestId('exclude-dialog').count(), { timeout: 20_000 }).toBe(0);
+    const matchingBefore = site.requests.filter((p) => re.test(p)).length;
+    expect((await app.service.handlers['library.open']({ id: crawlId })).settings!.exclude).toContain(pattern);
+    // The dropped ones are in scope.log, with the rule.
+    const scope = await app.service.handlers['crawl.logTail']({ id: crawlId, log: 'scope', limit: 1000, rule: 'exclude-regex', text: '/articles/' });
+    const drops = scope.lines.filter((l) => l.reason?.startsWith('dropped from the queue by a live exclusion'));
+    expect(drops.length).toBe(queued >= drops.length ? drops.length : -1); // no more than the preview counted
+    expect(drops.length).toBeGreaterThan(0);
+    expect(drops.every((l) => re.test(l.url))).toBe(true);
+    // And none is fetched from now on (one already on the wire may finish: one per host).
+    await expect.poll(() => site.requests.filter((p) => p.startsWith('/articles/')).length, { timeout: 30_000 }).toBeGreaterThan(matchingBefore + 5);
+    expect(site.requests.filter((p) => re.test(p)).length - matchingBefore).toBeLessThanOrEqual(1);
+    excluded = re;
   }, 90_000);
 
   it('pauses, lowers the page limit at resume, finishes at it without an error colour or a current rate, and resumes from the library with the limit cleared', async () => {
@@ -295,9 +338,11 @@ describe.skipIf(!chromium)('the Monitor in Chromium', () => {
     // The articles left, one every 150 ms.
     await expect.poll(async () => `${await state()} ${await finishReason()}`, { timeout: 120_000 }).toBe('finished (frontier-empty)');
     expect(await byTestId('limits').textContent()).toContain('No limits set');
-    // Every article was fetched once the limit was lifted.
+    // Every article was fetched once the limit was lifted, but those excluded while still queued.
     const arts = new Set(site.requests.filter((p) => p.startsWith('/articles/')));
-    expect(arts.size).toBe(ARTICLES);
+    const all = Array.from({ length: ARTICLES }, (_, i) => `/articles/a${i + 1}.html`);
+    expect(all.filter((a) => !excluded!.test(a) && !arts.has(a))).toEqual([]);
+    expect(arts.size).toBeLessThan(ARTICLES);
     await page.setViewportSize({ width: 1280, height: 800 });
   }, 240_000);
 

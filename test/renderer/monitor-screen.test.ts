@@ -16,7 +16,7 @@ describe('MonitorScreen', () => {
     });
     const { api, calls } = fakeApi({
       'crawl.snapshot': () => snap,
-      'crawl.addExclude': ({ id }) => ({ id }),
+      'crawl.addExclude': ({ id, pattern }) => ({ id, pattern, running: true, added: true, dropped: 240, samples: [], appliedAt: 0 }),
       'crawl.pause': () => null,
       'crawl.excludePreview': ({ pattern }) => ({
         pattern,
@@ -43,10 +43,13 @@ describe('MonitorScreen', () => {
     expect(calls.some((c) => c.name === 'crawl.addExclude')).toBe(false);
     expect(getByTestId('preview-queued').textContent).toContain('240');
     expect(getByTestId('preview-captured').textContent).toContain('2');
-    expect(getByTestId('trap-dialog').textContent).toContain('http://example.org/calendar/3/');
-    await fireEvent.click(getByTestId('trap-confirm'));
+    expect(getByTestId('exclude-dialog').textContent).toContain('http://example.org/calendar/3/');
+    expect((getByTestId('exclude-pattern') as HTMLInputElement).value).toBe('/calendar/');
+    await fireEvent.click(getByTestId('exclude-confirm'));
     await tick();
     expect(calls.find((c) => c.name === 'crawl.addExclude')?.payload).toEqual({ id: 'c1', pattern: '/calendar/' });
+    flushSync();
+    expect(monitor.excludeDraft).toBeNull();
     // Failures are told apart from robots.txt and scope: "Failed" never stands alone beside rejections.
     expect(getByTestId('stat-failed').textContent).toContain('Fetch errors');
     expect(getByTestId('stat-failed').textContent).toContain('1 robots.txt');
@@ -55,6 +58,59 @@ describe('MonitorScreen', () => {
     await tick();
     expect(calls.some((c) => c.name === 'crawl.pause')).toBe(true);
     expect(container.querySelectorAll('polyline, text').length).toBeGreaterThan(0);
+  });
+
+  it('excludes any pattern from the Monitor: typed, previewed, the preview refreshed on snapshots as the queue grows', async () => {
+    let queued = 3;
+    let clock = 1_000_000;
+    const { api, calls } = fakeApi({
+      'crawl.snapshot': () => snapshot(),
+      'crawl.excludePreview': ({ pattern }) =>
+        /\(/.test(pattern)
+          ? Promise.reject(Object.assign(new Error(`exclude: not a valid regular expression: /${pattern}/`), { code: 'SCOPE_BAD_REGEX' }))
+          : { pattern, captured: { count: 0, complete: true, samples: [] }, queued: { count: queued, complete: true, samples: ['http://example.org/ads/1'] } },
+      'crawl.addExclude': ({ id, pattern }) => ({ id, pattern, running: true, added: true, dropped: queued, samples: [], appliedAt: 0 }),
+    });
+    const monitor = new MonitorState(api, { now: () => clock });
+    await monitor.attach('c1');
+    const { getByTestId } = render(MonitorScreen, { app: new AppState(api), monitor });
+    flushSync();
+    await fireEvent.click(getByTestId('monitor-exclude'));
+    flushSync();
+    expect((getByTestId('exclude-confirm') as HTMLButtonElement).disabled).toBe(true);
+    await fireEvent.input(getByTestId('exclude-pattern'), { target: { value: '/ads/' } });
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the typing pause
+    await tick();
+    flushSync();
+    expect(getByTestId('preview-queued').textContent).toContain('3');
+    const previews = () => calls.filter((c) => c.name === 'crawl.excludePreview').length;
+    const asked = previews();
+    // The queue grows: a snapshot within PREVIEW_REFRESH_MS asks nothing, one after asks again.
+    queued = 7;
+    clock += 200;
+    monitor.onSnapshot({ id: 'c1', snapshot: snapshot() });
+    await tick();
+    expect(previews()).toBe(asked);
+    clock += 1000;
+    monitor.onSnapshot({ id: 'c1', snapshot: snapshot() });
+    await tick();
+    flushSync();
+    expect(previews()).toBe(asked + 1);
+    expect(getByTestId('preview-queued').textContent).toContain('7');
+    // A bad regex: said, and nothing can be confirmed.
+    await fireEvent.input(getByTestId('exclude-pattern'), { target: { value: '(' } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await tick();
+    flushSync();
+    expect(getByTestId('exclude-error').textContent).toMatch(/not a valid regular expression/);
+    expect((getByTestId('exclude-confirm') as HTMLButtonElement).disabled).toBe(true);
+    await fireEvent.input(getByTestId('exclude-pattern'), { target: { value: '/ads/' } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await tick();
+    flushSync();
+    await fireEvent.click(getByTestId('exclude-confirm'));
+    await tick();
+    expect(calls.find((c) => c.name === 'crawl.addExclude')?.payload).toEqual({ id: 'c1', pattern: '/ads/' });
   });
 
   it('a shared crawl: a small table of every worker (host, state, rate, leases, last heartbeat); none on a crawl of one process', async () => {

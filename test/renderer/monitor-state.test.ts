@@ -117,4 +117,29 @@ describe('MonitorState', () => {
     expect(m.resumeLimits).toBeNull();
     expect(m.settings!.limitPages).toBe(0);
   });
+
+  it('resumes with an exclusion typed in the Resume dialog: added first, then resumed', async () => {
+    const { api, calls } = fakeApi({
+      'crawl.snapshot': () => snapshot({ state: 'paused' }),
+      'library.open': () => ({ settings: { limitPages: 0, limitUris: 0, limitBytes: 0, limitTimeS: 0, exclude: [] } }) as never,
+      'crawl.logTail': () => ({ lines: [], next: null, fileBytes: 0, scannedBytes: 0 }),
+      'crawl.addExclude': ({ id, pattern }) => (pattern === '(' ? Promise.reject(Object.assign(new Error('not a valid regular expression'), { code: 'SCOPE_BAD_REGEX' })) : { id, pattern, running: true, added: true, dropped: 4, samples: [], appliedAt: 0 }),
+      'crawl.resume': ({ id }) => ({ id }),
+    });
+    const m = new MonitorState(api);
+    await m.attach('a');
+    m.openResume();
+    m.resumeExclude = '(';
+    expect(await m.confirmResume()).toBe(false);
+    expect(m.error).toMatch(/not a valid regular expression/);
+    expect(calls.some((c) => c.name === 'crawl.resume')).toBe(false);
+    m.resumeExclude = ' /ads/ ';
+    expect(await m.confirmResume()).toBe(true);
+    const names = calls.map((c) => c.name).filter((n) => n === 'crawl.addExclude' || n === 'crawl.resume');
+    expect(names.slice(-2)).toEqual(['crawl.addExclude', 'crawl.resume']);
+    expect(calls.filter((c) => c.name === 'crawl.addExclude').at(-1)!.payload).toEqual({ id: 'a', pattern: '/ads/' });
+    expect(m.lastExclude).toMatchObject({ dropped: 4 });
+    expect(m.settings!.exclude).toEqual(['/ads/']);
+    expect(m.resumeLimits).toBeNull();
+  });
 });

@@ -2,11 +2,14 @@
  * The Monitor: the focused crawl's latest snapshot, a rolling history for the charts, the log,
  * and the controls. Snapshots arrive as events (~4/s); nothing here polls. The crawl.log /
  * scope.log tail and a host's queue are read from the crawl's files and database (so they are
- * there after a reopen too), refreshed on snapshots at most every LOG_REFRESH_MS.
+ * there after a reopen too), refreshed on snapshots at most every LOG_REFRESH_MS. The exclusion
+ * dialog (any pattern: a trap's suggestion, a host's queue, typed in the Monitor) previews what the
+ * pattern would drop from the queue, and refreshes that preview on snapshots while it is open (at
+ * most every PREVIEW_REFRESH_MS, one request at a time), so the count follows a growing queue.
  */
 import type { CrawlSnapshot, CrawlState, TrapWarning } from '../../../core/api/crawl-snapshot.ts';
 import type { Events } from '../../../core/api/channels.ts';
-import type { ExcludePreview, LogName, LogTailEntry, QueuedPage, QueuedUri } from '../../../core/api/app-types.ts';
+import type { ExcludeApplied, ExcludePreview, LogName, LogTailEntry, QueuedPage, QueuedUri } from '../../../core/api/app-types.ts';
 import type { CrawlSettings } from '../../../core/api/settings.ts';
 import { messageOf, unwrap, type TroveApi } from './bridge.ts';
 import { limitProgress, LIMITS, type LimitKey } from './limit-progress.ts';
@@ -40,10 +43,28 @@ export interface LogFilter {
   rule: string;
 }
 
-export interface TrapConfirm {
-  trap: TrapWarning;
+/** The preview is asked again at most this often while the exclusion dialog is open. */
+export const PREVIEW_REFRESH_MS = 1000;
+/** A typed pattern is previewed this long after the last keystroke. */
+export const PREVIEW_TYPING_MS = 250;
+
+/** An exclusion being written and previewed, before the operator confirms it. */
+export interface ExcludeDraft {
+  pattern: string;
+  /** The trap warning whose suggestion it started from, if any. */
+  trap: TrapWarning | null;
+  /** The preview of `pattern` (null until the first answer, or for an empty pattern). */
   preview: ExcludePreview | null;
+  /** Why there is no preview (a bad regex: SCOPE_BAD_REGEX's message). */
   error: string | null;
+  /** When the preview shown was read (this.now()). */
+  previewAt: number | null;
+}
+
+/** A regex matching every URL of a host (a host's queue → its exclusion). */
+export function hostExclude(queueKey: string): string {
+  const host = queueKey.split('#')[0]!;
+  return `^https?://${host.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}[:/]`;
 }
 
 /** A URI waiting for another try, as the monitor shows it. */
@@ -97,10 +118,14 @@ export class MonitorState {
   queueUris = $state.raw<QueuedUri[]>([]);
   queueInfo = $state.raw<Omit<QueuedPage, 'uris'> | null>(null);
 
-  /** A trap exclusion waiting for the operator's confirmation. */
-  trapConfirm = $state.raw<TrapConfirm | null>(null);
+  /** An exclusion being written and previewed (the dialog is open while it is set). */
+  excludeDraft = $state.raw<ExcludeDraft | null>(null);
+  /** What the last confirmed exclusion did. */
+  lastExclude = $state.raw<ExcludeApplied | null>(null);
   /** The resume dialog's limits, while it is open. */
   resumeLimits = $state<LimitEdit | null>(null);
+  /** The resume dialog's exclusion field ('' for none). */
+  resumeExclude = $state('');
 
   readonly api: TroveApi;
   /** Rate history of every crawl seen this session, so switching back keeps the charts. */
@@ -109,6 +134,10 @@ export class MonitorState {
   private lastLogRead = 0;
   /** Bumped on every log (re)load, so a late answer for old filters is dropped. */
   private logGen = 0;
+  /** Bumped on every preview request, so only the newest answer is shown. */
+  private previewGen = 0;
+  private previewBusy = false;
+  private typingTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(api: TroveApi, opts: { now?: () => number } = {}) {
     this.api = api;
@@ -199,8 +228,10 @@ export class MonitorState {
     this.queueKey = null;
     this.queueUris = [];
     this.queueInfo = null;
-    this.trapConfirm = null;
+    this.cancelExclude();
+    this.lastExclude = null;
     this.resumeLimits = null;
+    this.resumeExclude = '';
     if (!id) return;
     try {
       const [snap, detail] = await Promise.all([unwrap(this.api.crawl.snapshot({ id })), unwrap(this.api.library.open({ id })).catch(() => null)]);
@@ -223,6 +254,9 @@ export class MonitorState {
     if (p.id !== this.id) return;
     this.snapshot = p.snapshot;
     this.history = h;
+    // The open exclusion dialog follows the queue as it grows.
+    const d = this.excludeDraft;
+    if (d && d.pattern && !this.previewBusy && !this.typingTimer && (d.previewAt === null || this.now() - d.previewAt >= PREVIEW_REFRESH_MS)) void this.refreshPreview();
     // Follow the log's newest lines, unless the operator has paged back into it.
     if (this.logNext === null || this.logLines.length <= LOG_PAGE) {
       if (this.now() - this.lastLogRead >= LOG_REFRESH_MS) void this.loadLog();
@@ -296,30 +330,75 @@ export class MonitorState {
     }
   }
 
-  // ── trap exclusions: preview, then confirm ──
+  // ── exclusions: write a pattern, preview it (refreshed as the queue grows), then confirm ──
 
-  async askExclude(trap: TrapWarning): Promise<void> {
+  /** Open the exclusion dialog with `pattern` (a trap's suggestion, a host's, or empty to type one). */
+  openExclude(pattern = '', trap: TrapWarning | null = null): Promise<void> {
+    this.excludeDraft = { pattern, trap, preview: null, error: null, previewAt: null };
+    return pattern ? this.refreshPreview() : Promise.resolve();
+  }
+
+  /** A trap warning's "Exclude…": its suggested pattern, previewed. */
+  askExclude(trap: TrapWarning): Promise<void> {
+    return this.openExclude(trap.suggestedExclude, trap);
+  }
+
+  /** A host's queue's "Exclude…": every URL of that host. */
+  excludeQueue(queueKey: string): Promise<void> {
+    return this.openExclude(hostExclude(queueKey));
+  }
+
+  /** The pattern was edited: previewed once typing pauses. */
+  setExcludePattern(pattern: string): void {
+    const d = this.excludeDraft;
+    if (!d) return;
+    this.previewGen++; // an answer for the old pattern is dropped
+    this.excludeDraft = { ...d, pattern, preview: null, error: null, previewAt: null };
+    if (this.typingTimer) clearTimeout(this.typingTimer);
+    this.typingTimer = setTimeout(() => {
+      this.typingTimer = null;
+      void this.refreshPreview();
+    }, PREVIEW_TYPING_MS);
+  }
+
+  /** Ask for the preview of the dialog's pattern now (the newest answer wins). */
+  async refreshPreview(): Promise<void> {
     const id = this.id;
-    if (!id) return;
-    this.trapConfirm = { trap, preview: null, error: null };
+    const d = this.excludeDraft;
+    if (!id || !d || !d.pattern) return;
+    const gen = ++this.previewGen;
+    const pattern = d.pattern;
+    this.previewBusy = true;
     try {
-      const preview = await unwrap(this.api.crawl.excludePreview({ id, pattern: trap.suggestedExclude, samples: 10 }));
-      if (this.trapConfirm?.trap === trap) this.trapConfirm = { trap, preview, error: null };
+      const preview = await unwrap(this.api.crawl.excludePreview({ id, pattern, samples: 10 }));
+      const now = this.excludeDraft;
+      if (gen === this.previewGen && now && now.pattern === pattern && this.id === id) this.excludeDraft = { ...now, preview, error: null, previewAt: this.now() };
     } catch (err) {
-      if (this.trapConfirm?.trap === trap) this.trapConfirm = { trap, preview: null, error: messageOf(err) };
+      const now = this.excludeDraft;
+      if (gen === this.previewGen && now && now.pattern === pattern) this.excludeDraft = { ...now, preview: null, error: messageOf(err), previewAt: this.now() };
+    } finally {
+      if (gen === this.previewGen) this.previewBusy = false;
     }
   }
 
   cancelExclude(): void {
-    this.trapConfirm = null;
+    if (this.typingTimer) clearTimeout(this.typingTimer);
+    this.typingTimer = null;
+    this.previewGen++;
+    this.previewBusy = false;
+    this.excludeDraft = null;
   }
 
-  async confirmExclude(): Promise<boolean> {
-    const t = this.trapConfirm;
-    if (!t) return false;
-    const ok = await this.excludeTrap(t.trap.suggestedExclude);
-    if (ok) this.trapConfirm = null;
-    return ok;
+  /** Add the dialog's pattern to the crawl (live when it runs: no restart); closes the dialog on success. */
+  async confirmExclude(): Promise<ExcludeApplied | null> {
+    const d = this.excludeDraft;
+    if (!d || !d.pattern) return null;
+    const ok = await this.excludeTrap(d.pattern);
+    if (!ok) return null;
+    if (this.excludeDraft?.pattern === d.pattern) this.cancelExclude();
+    const kept = this.settings?.exclude ?? [];
+    if (this.settings && !kept.includes(d.pattern)) this.settings = { ...this.settings, exclude: [...kept, d.pattern] };
+    return this.lastExclude;
   }
 
   // ── resume with edited limits ──
@@ -336,6 +415,7 @@ export class MonitorState {
 
   cancelResume(): void {
     this.resumeLimits = null;
+    this.resumeExclude = '';
   }
 
   /** Resume; only limits that changed are sent (the rest of the settings stay as stored). */
@@ -353,6 +433,12 @@ export class MonitorState {
       }
       if (v !== (this.settings?.[key] ?? 0)) changed[key] = v;
     }
+    // An exclusion typed in the dialog is added first, so the resumed crawl starts with it.
+    const pattern = this.resumeExclude.trim();
+    if (pattern && !(await this.excludeTrap(pattern))) return false;
+    const kept = this.settings?.exclude ?? [];
+    if (pattern && this.settings && !kept.includes(pattern)) this.settings = { ...this.settings, exclude: [...kept, pattern] };
+    this.resumeExclude = '';
     const ok = await this.resume(Object.keys(changed).length > 0 ? changed : undefined);
     if (ok) {
       this.resumeLimits = null;
@@ -393,5 +479,9 @@ export class MonitorState {
   stop = (now = false) => this.run((id) => unwrap(this.api.crawl.stop({ id, now })));
   resume = (settings?: Partial<LimitEdit>) => this.run((id) => unwrap(this.api.crawl.resume({ id, ...(settings ? { settings } : {}) })));
   togglePause = () => (this.canPause ? this.pause() : this.canResume ? this.resume() : Promise.resolve(false));
-  excludeTrap = (pattern: string) => this.run((id) => unwrap(this.api.crawl.addExclude({ id, pattern })));
+  /** Add `pattern` to the crawl; what it did is kept in `lastExclude`. */
+  excludeTrap = (pattern: string) =>
+    this.run(async (id) => {
+      this.lastExclude = await unwrap(this.api.crawl.addExclude({ id, pattern }));
+    });
 }
