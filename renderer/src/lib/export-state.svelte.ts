@@ -50,10 +50,12 @@ export class ExportState {
   fraction = $derived(this.progress && this.progress.total > 0 ? Math.min(1, this.progress.done / this.progress.total) : null);
 
   async show(archiveId: string, filter: ExportFilter, title: string): Promise<void> {
+    // A title typed for one archive is kept while that archive's dialog is reopened, never
+    // carried to another archive's package.
+    if (archiveId !== this.archiveId || !this.title) this.title = title;
     this.open = true;
     this.archiveId = archiveId;
     this.filter = filter;
-    if (!this.title) this.title = title;
     this.result = null;
     this.error = null;
     this.progress = null;
