@@ -434,6 +434,11 @@ export function createAppService(opts: AppServiceOptions): AppService {
           tab,
           note: recovered.length > 0 ? recovered.join('; ') : null,
           onProgress: (status: RecordStatus) => {
+            // A new archive that captured nothing is not kept: no empty archive in the library.
+            if (status.state === 'stopped' && created && archive(id).index.count() === 0) {
+              closeArchive(id);
+              fs.rmSync(library.pathOf(id), { recursive: true, force: true });
+            }
             emit('record.progress', status);
             if (status.state === 'stopped') emit('library.changed', { id });
           },
