@@ -2,7 +2,7 @@
  * App-wide UI state: which screen, which library entry is in focus, theme, toasts, and the
  * app info (defaults, presets) the core hands over at start.
  */
-import type { AppInfo, MenuAction, ThemeSource } from '../../../core/api/app-types.ts';
+import type { AppInfo, LibraryEntry, MenuAction, ThemeSource } from '../../../core/api/app-types.ts';
 import { messageOf, unwrap, type TroveApi } from './bridge.ts';
 import type { Tone } from './format.ts';
 
@@ -61,6 +61,17 @@ export class AppState {
   setFocus(focus: Focus | null, screen?: Screen): void {
     this.focus = focus;
     if (screen) this.screen = screen;
+  }
+
+  /**
+   * On the Monitor with no crawl in focus, the crawl that runs (a fetching one before a paused
+   * one) is selected, so the Monitor never says "No crawl selected" while the sidebar counts one.
+   */
+  followRunningCrawl(entries: readonly LibraryEntry[]): void {
+    if (this.screen !== 'monitor' || this.focus?.kind === 'crawl') return;
+    const running = entries.filter((e) => e.kind === 'crawl' && e.running);
+    const pick = running.find((e) => e.state !== 'paused' && e.state !== 'pausing') ?? running[0];
+    if (pick) this.focus = { id: pick.id, name: pick.name, kind: 'crawl' };
   }
 
   toast(message: string, tone: Tone = 'info', ms = 4000): void {

@@ -2,6 +2,8 @@
 import type { DeleteTicket, ImportProgress, ImportResult, LibraryEntry } from '../../../core/api/app-types.ts';
 import { messageOf, unwrap, type TroveApi } from './bridge.ts';
 
+const isPaused = (e: LibraryEntry) => e.state === 'paused' || e.state === 'pausing';
+
 export class LibraryState {
   entries = $state.raw<LibraryEntry[]>([]);
   loaded = $state(false);
@@ -21,7 +23,11 @@ export class LibraryState {
   }
 
   totalBytes = $derived(this.entries.reduce((s, e) => s + e.sizeBytes, 0));
+  /** Crawls with a worker (crawling or paused), for the Library's own count. */
   running = $derived(this.entries.filter((e) => e.running).length);
+  /** Running crawls that are fetching: a paused crawl is not crawling. */
+  crawling = $derived(this.entries.filter((e) => e.running && !isPaused(e)).length);
+  paused = $derived(this.entries.filter((e) => e.running && isPaused(e)).length);
 
   async refresh(): Promise<void> {
     this.loading = true;
