@@ -27,6 +27,8 @@ export function emptyFilter(): FilterForm {
   return { type: '', url: '', host: '', mime: '', status: '', from: '', to: '' };
 }
 
+const EMPTY_FILTER_KEY = JSON.stringify(emptyFilter());
+
 /** The form as a RecordFilter: blank fields dropped, `200, 301-302` status lists expanded. */
 export function toRecordFilter(f: FilterForm): RecordFilter {
   const out: RecordFilter = {};
@@ -96,6 +98,8 @@ export class RecordsState {
   async open(archiveId: string | null): Promise<void> {
     if (archiveId === this.archiveId) return;
     this.archiveId = archiveId;
+    // Filters belong to the archive they were typed for: the next one opens unfiltered.
+    if (this.filterKey !== EMPTY_FILTER_KEY) this.filter = emptyFilter();
     this.selectedId = null;
     this.selectedIndex = -1;
     this.detail = null;
