@@ -23,7 +23,8 @@ describe('SeedsCard Load file…', () => {
     window.addEventListener('unhandledrejection', onError);
     window.addEventListener('error', onError);
     const failures: unknown[] = [];
-    process.on('unhandledRejection', (r) => failures.push(r));
+    const onRejection = (r: unknown) => failures.push(r);
+    process.on('unhandledRejection', onRejection);
     try {
       input.dispatchEvent(new Event('change', { bubbles: true }));
       await expect.poll(() => form.seedsText).toContain('http://127.0.0.1:8080/blog/');
@@ -34,6 +35,7 @@ describe('SeedsCard Load file…', () => {
     } finally {
       window.removeEventListener('unhandledrejection', onError);
       window.removeEventListener('error', onError);
+      process.off('unhandledRejection', onRejection);
     }
   });
 });
