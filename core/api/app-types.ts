@@ -185,7 +185,10 @@ export interface ScopeTestResult {
   decision: Decision;
   /** The rules in order, one line each; the deciding rule is `decision.rule`. */
   rules: string[];
-  /** Index in `decision.trace` of the rule whose answer stood. */
+  /**
+   * Index in `decision.trace` of the rule the verdict names (`decision.rule`); -1 when nothing
+   * accepted the URL and the verdict names why instead (reject-all stood).
+   */
   deciding: number;
 }
 

@@ -98,9 +98,12 @@ export function scopeTest(req: ScopeTestRequest): ScopeTestResult {
   const isSeed = seeds.includes(safeNormalize(url) ?? url);
   const hopsPath = req.hopsPath ?? (isSeed ? '' : 'L');
   const decision = scope.decide({ url, hopsPath, via: req.via, seed: isSeed });
+  // The rule the verdict names, so the list never highlights another one: when nothing accepted
+  // the URL the verdict names why (`outside-prefix`…), not the reject-all that stood, and no
+  // rule of the list is marked.
   let deciding = -1;
   decision.trace.forEach((t, i) => {
-    if (t.result !== 'PASS') deciding = i;
+    if (t.result !== 'PASS' && t.rule === decision.rule) deciding = i;
   });
   return { decision, rules: scope.describe(), deciding };
 }
