@@ -172,6 +172,51 @@ describe.skipIf(!chromium)('layout at 1280×800 and 1024×700', () => {
     });
   }
 
+  /** Share of the element's pixels that stand out from its most common colour (text on a background), in the page. */
+  async function inkShare(el: import('playwright-core').Locator): Promise<number> {
+    const png = (await el.screenshot()).toString('base64');
+    return page.evaluate(async (b64) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${b64}`;
+      await img.decode();
+      const c = document.createElement('canvas');
+      c.width = img.width;
+      c.height = img.height;
+      const ctx = c.getContext('2d')!;
+      ctx.drawImage(img, 0, 0);
+      const d = ctx.getImageData(0, 0, c.width, c.height).data;
+      const lum = (i: number) => 0.2126 * d[i]! + 0.7152 * d[i + 1]! + 0.0722 * d[i + 2]!;
+      const counts = new Map<number, number>();
+      for (let i = 0; i < d.length; i += 4) counts.set(Math.round(lum(i) / 8), (counts.get(Math.round(lum(i) / 8)) ?? 0) + 1);
+      const bg = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0] * 8;
+      let ink = 0;
+      for (let i = 0; i < d.length; i += 4) if (Math.abs(lum(i) - bg) > 90) ink++;
+      return ink / (d.length / 4);
+    }, png);
+  }
+
+  for (const theme of THEMES) {
+    it(`replay: a text resource (CSS, robots.txt) is readable in the ${theme} theme`, async () => {
+      await page.setViewportSize(SIZES[0]);
+      await page.emulateMedia({ colorScheme: theme });
+      await byTestId('nav-library').click();
+      await page.locator('[data-testid=library-row]', { hasText: 'A crawl of the fixture site' }).locator('[data-testid^=browse-]').click();
+      await byTestId('view-records').click();
+      await page.locator('[data-testid=record-row][data-type=response]', { hasText: '/style.css' }).first().click();
+      await byTestId('replay-button').click();
+      const frame = byTestId('replay-frame');
+      await expect.poll(() => frame.count()).toBe(1);
+      await expect.poll(() => page.frames().some((f) => f.url().endsWith('/style.css'))).toBe(true);
+      const inner = page.frames().find((f) => f.url().endsWith('/style.css'))!;
+      await expect.poll(() => inner.evaluate(() => document.body?.innerText.length ?? 0)).toBeGreaterThan(10);
+      await page.waitForTimeout(100); // one paint after the text is in
+      await shot(`l08-replay-css-${theme}`);
+      // Text pixels that stand out from the background: white on white has none.
+      expect(await inkShare(frame)).toBeGreaterThan(0.002);
+      await byTestId('nav-library').click();
+    });
+  }
+
   it('dialogs hold focus: Export and Delete take it, Tab and Shift+Tab stay inside, Escape closes, focus returns to the opener', async () => {
     await page.setViewportSize(SIZES[0]);
     await byTestId('nav-library').click();
