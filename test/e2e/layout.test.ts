@@ -217,6 +217,28 @@ describe.skipIf(!chromium)('layout at 1280×800 and 1024×700', () => {
     });
   }
 
+  it('export: the tick stands beside what was saved, the counts read as words, the file name has single dashes', async () => {
+    await page.setViewportSize(SIZES[1]);
+    await byTestId('nav-library').click();
+    await page.locator('[data-testid=library-row]', { hasText: 'Imported copy' }).locator('[data-testid^=browse-]').click();
+    await byTestId('export-button').click();
+    await byTestId('export-run').click();
+    const done = byTestId('export-done');
+    await expect.poll(() => done.count(), { timeout: 30_000 }).toBe(1);
+    await shot('l09-export-done-1024');
+    const tick = (await done.locator('svg').first().boundingBox())!;
+    const saved = (await done.getByText('Saved').boundingBox())!;
+    // On the first line of the text, to its left (not alone on a line of its own).
+    expect(Math.abs(tick.y + tick.height / 2 - (saved.y + Math.min(saved.height, 20) / 2))).toBeLessThan(8);
+    expect(tick.x + tick.width).toBeLessThanOrEqual(saved.x);
+    const summary = (await done.textContent()) ?? '';
+    expect(summary).toMatch(/\b1 WARC\b/);
+    expect(summary).not.toMatch(/\b1 (warcs|WARCs)\b/);
+    expect((await done.locator('strong.mono').textContent())!).not.toMatch(/--/);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => byTestId('export-dialog').count()).toBe(0);
+  });
+
   it('dialogs hold focus: Export and Delete take it, Tab and Shift+Tab stay inside, Escape closes, focus returns to the opener', async () => {
     await page.setViewportSize(SIZES[0]);
     await byTestId('nav-library').click();
