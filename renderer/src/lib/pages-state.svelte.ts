@@ -9,6 +9,16 @@ import { messageOf, unwrap, type TroveApi } from './bridge.ts';
 import { ScreenshotCache } from './screenshot-cache.ts';
 
 export type PageSortKey = 'ts' | 'url' | 'title';
+
+/** What an archive without pages holds: its captures, and their most common MIME types. */
+export interface Holdings {
+  captures: number;
+  capped: boolean;
+  /** [MIME type, captures among the first HOLDINGS_SAMPLE], most first. */
+  mimes: [string, number][];
+}
+/** Captures looked at to say what an archive without pages holds. */
+export const HOLDINGS_SAMPLE = 500;
 export const PAGES_LIMIT = 200;
 export const PAGES_LIVE_MS = 1000;
 
@@ -21,6 +31,8 @@ export class PagesState {
   total = $state(0);
   loading = $state(false);
   error = $state<string | null>(null);
+  /** Set when the archive has no pages at all (not only none matching a search). */
+  holdings = $state.raw<Holdings | null>(null);
 
   readonly api: TroveApi;
   /** The rows' thumbnails, kept across the live reloads. */
@@ -38,6 +50,7 @@ export class PagesState {
     this.archiveId = archiveId;
     this.rows = [];
     this.total = 0;
+    this.holdings = null;
     await this.load();
   }
 
@@ -66,11 +79,22 @@ export class PagesState {
       this.rows = more ? [...this.rows, ...page.rows] : page.rows;
       this.total = page.total;
       this.error = null;
+      if (page.total === 0 && this.q.trim() === '') await this.loadHoldings(archiveId, n);
+      else if (page.total > 0) this.holdings = null;
     } catch (err) {
       if (n === this.seq) this.error = messageOf(err);
     } finally {
       if (n === this.seq) this.loading = false;
     }
+  }
+
+  /** No pages: what the archive holds instead (an archive of images says so, not "no pages yet"). */
+  private async loadHoldings(archiveId: string, n: number): Promise<void> {
+    const page = await unwrap(this.api.records.query({ archiveId, filter: { type: ['response', 'resource', 'revisit'] }, limit: HOLDINGS_SAMPLE }));
+    if (n !== this.seq) return;
+    const counts = new Map<string, number>();
+    for (const r of page.rows) counts.set(r.mime ?? 'no MIME type', (counts.get(r.mime ?? 'no MIME type') ?? 0) + 1);
+    this.holdings = { captures: page.total ?? page.rows.length, capped: page.totalCapped === true, mimes: [...counts.entries()].sort((a, b) => b[1] - a[1]) };
   }
 
   onCrawlSnapshot(id: string): void {
