@@ -190,8 +190,8 @@ export function createAppService(opts: AppServiceOptions): AppService {
   /** An export into the entry's exports/ folder, or into `outDir` (a folder the host's dialog gave). */
   async function exportArchive(req: ExportRequest, outDir?: string): Promise<ExportResult> {
     const dir = library.requireEntry(req.archiveId);
-    if (runner.isRunning(req.archiveId)) throw new TroveError('CRAWL_RUNNING', `stop the crawl ${req.archiveId} before exporting it`, { id: req.archiveId });
-    if (isRecordingInto(req.archiveId)) throw new TroveError('RECORDING', `stop recording into ${req.archiveId} before exporting it`, { id: req.archiveId });
+    if (runner.isRunning(req.archiveId)) throw new TroveError('CRAWL_RUNNING', `stop the crawl “${req.archiveId}” before exporting it`, { id: req.archiveId });
+    if (isRecordingInto(req.archiveId)) throw new TroveError('RECORDING', `stop recording into “${req.archiveId}” before exporting it`, { id: req.archiveId });
     if (outDir !== undefined && !fs.statSync(outDir, { throwIfNoEntry: false })?.isDirectory()) {
       throw new TroveError('EXPORT_FOLDER_INVALID', `cannot export into ${outDir}: not a folder`, { outDir });
     }

@@ -170,7 +170,8 @@ describe.skipIf(!chromium)('Record by browsing in Chromium', () => {
     try {
       await expect(call(() => h['record.start']({ newArchiveName: 'Third', url: `${site.origin}/` }))).rejects.toMatchObject({ code: 'RECORDING' });
       await expect(call(() => h['library.prepareDelete']({ id: started.archiveId }))).rejects.toMatchObject({ code: 'RECORDING' });
-      await expect(call(() => h['export.run']({ archiveId: started.archiveId, format: 'wacz' }))).rejects.toMatchObject({ code: 'RECORDING' });
+      // The archive's name is quoted: a name like "Export while running" must not read as part of the sentence.
+      await expect(call(() => h['export.run']({ archiveId: started.archiveId, format: 'wacz' }))).rejects.toMatchObject({ code: 'RECORDING', message: `stop recording into “${started.archiveId}” before exporting it` });
     } finally {
       await h['record.stop']({});
     }
