@@ -13,7 +13,7 @@ describe('PagesList', () => {
   it('an archive of images says it has no pages and what it holds', async () => {
     const images = [1, 4, 7].map((id) => ({ ...row(id), type: 'response', mime: id === 7 ? 'image/gif' : 'image/png' }));
     const { api } = fakeApi({
-      'records.sortedPages': (p) => ({ rows: [], total: 0, offset: p.offset ?? 0 }),
+      'records.sortedPages': (p) => ({ rows: [], next: null, total: 0, offset: p.offset ?? 0 }),
       'records.query': () => ({ rows: images, next: null, total: images.length }),
     });
     const pages = new PagesState(api);
@@ -27,7 +27,7 @@ describe('PagesList', () => {
 
   it('a page without a screenshot shows its host in the thumbnail box', async () => {
     const { api } = fakeApi({
-      'records.sortedPages': (p) => ({ rows: [{ id: 1, url: 'http://127.0.0.1:8080/a.html', ts: '20240101000000', title: 'A', mime: 'text/html' }], total: 1, offset: p.offset ?? 0 }),
+      'records.sortedPages': (p) => ({ rows: [{ id: 1, url: 'http://127.0.0.1:8080/a.html', ts: '20240101000000', title: 'A', mime: 'text/html' }], next: null, total: 1, offset: p.offset ?? 0 }),
       'records.screenshot': () => null,
     });
     const pages = new PagesState(api);

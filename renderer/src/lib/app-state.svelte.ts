@@ -3,7 +3,8 @@
  * app info (defaults, presets) the core hands over at start.
  */
 import type { AppInfo, LibraryEntry, MenuAction, ThemeSource } from '../../../core/api/app-types.ts';
-import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+import type { TroveApi } from './bridge.ts';
+import { attempt } from './attempt.ts';
 import type { Tone } from './format.ts';
 
 export type Screen = 'library' | 'new-crawl' | 'monitor' | 'browser' | 'record';
@@ -47,11 +48,9 @@ export class AppState {
   }
 
   async init(): Promise<void> {
-    try {
-      this.info = await unwrap(this.api.app.info());
-    } catch (err) {
-      this.error = messageOf(err);
-    }
+    const r = await attempt(this.api.app.info());
+    if (r.ok) this.info = r.value;
+    else this.error = r.message;
   }
 
   go(screen: Screen): void {

@@ -5,7 +5,8 @@
  * afresh at most once a second.
  */
 import type { PageSummary } from '../../../core/api/app-types.ts';
-import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+import { unwrap, type TroveApi } from './bridge.ts';
+import { attempt } from './attempt.ts';
 import { ScreenshotCache } from './screenshot-cache.ts';
 
 export type PageSortKey = 'ts' | 'url' | 'title';
@@ -69,23 +70,18 @@ export class PagesState {
     const archiveId = this.archiveId;
     if (!archiveId) return;
     const n = ++this.seq;
-    this.loading = true;
-    try {
-      const offset = more ? this.rows.length : 0;
-      const page = await unwrap(
-        this.api.records.sortedPages({ archiveId, sort: this.sort, desc: this.desc, q: this.q, limit: more ? PAGES_LIMIT : Math.max(PAGES_LIMIT, Math.min(this.rows.length, 1000)), offset }),
-      );
-      if (n !== this.seq) return;
+    const offset = more ? this.rows.length : 0;
+    const limit = more ? PAGES_LIMIT : Math.max(PAGES_LIMIT, Math.min(this.rows.length, 1000));
+    const r = await attempt(async () => {
+      const page = await unwrap(this.api.records.sortedPages({ archiveId, sort: this.sort, desc: this.desc, q: this.q, limit, offset }));
+      if (n !== this.seq) return; // a newer load was asked for meanwhile
       this.rows = more ? [...this.rows, ...page.rows] : page.rows;
       this.total = page.total;
       this.error = null;
       if (page.total === 0 && this.q.trim() === '') await this.loadHoldings(archiveId, n);
       else if (page.total > 0) this.holdings = null;
-    } catch (err) {
-      if (n === this.seq) this.error = messageOf(err);
-    } finally {
-      if (n === this.seq) this.loading = false;
-    }
+    }, (on) => n === this.seq && (this.loading = on));
+    if (!r.ok && n === this.seq) this.error = r.message;
   }
 
   /** No pages: what the archive holds instead (an archive of images says so, not "no pages yet"). */
