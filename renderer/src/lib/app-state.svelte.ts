@@ -98,31 +98,23 @@ export class AppState {
 
   /** Screen-level menu actions; the rest (import, pause…) are handled by the screens. */
   handleMenu(action: MenuAction): boolean {
-    switch (action) {
-      case 'go-library':
-        this.go('library');
-        return true;
-      case 'go-new-crawl':
-        this.go('new-crawl');
-        return true;
-      case 'go-monitor':
-        this.go('monitor');
-        return true;
-      case 'go-browser':
-        this.go('browser');
-        return true;
-      case 'go-record':
-        this.go('record');
-        return true;
-      case 'find':
-        this.go('browser');
-        this.findRequest++;
-        return true;
-      default:
-        return false;
-    }
+    const screen = MENU_SCREENS[action];
+    if (!screen) return false;
+    this.go(screen);
+    if (action === 'find') this.findRequest++;
+    return true;
   }
 }
+
+/** The menu actions that show a screen (`find` shows the browser and focuses its search box). */
+const MENU_SCREENS: Partial<Record<MenuAction, Screen>> = {
+  'go-library': 'library',
+  'go-new-crawl': 'new-crawl',
+  'go-monitor': 'monitor',
+  'go-browser': 'browser',
+  'go-record': 'record',
+  find: 'browser',
+};
 
 /** Keyboard shortcut → menu action (the same keys the native menu shows). */
 export function shortcutAction(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'shiftKey' | 'altKey'>): MenuAction | null {

@@ -7,6 +7,7 @@
 import type { PageSummary } from '../../../core/api/app-types.ts';
 import { unwrap, type TroveApi } from './bridge.ts';
 import { attempt } from './attempt.ts';
+import { atMostEvery } from './at-most-every.ts';
 import { ScreenshotCache } from './screenshot-cache.ts';
 
 export type PageSortKey = 'ts' | 'url' | 'title';
@@ -39,7 +40,6 @@ export class PagesState {
   /** The rows' thumbnails, kept across the live reloads. */
   readonly shots: ScreenshotCache;
   private seq = 0;
-  private liveTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(api: TroveApi) {
     this.api = api;
@@ -93,11 +93,9 @@ export class PagesState {
     this.holdings = { captures: page.total ?? page.rows.length, capped: page.totalCapped === true, mimes: [...counts.entries()].sort((a, b) => b[1] - a[1]) };
   }
 
+  private readonly live = atMostEvery(() => void this.load(), PAGES_LIVE_MS);
+
   onCrawlSnapshot(id: string): void {
-    if (id !== this.archiveId || this.liveTimer) return;
-    this.liveTimer = setTimeout(() => {
-      this.liveTimer = null;
-      void this.load();
-    }, PAGES_LIVE_MS);
+    if (id === this.archiveId) this.live();
   }
 }

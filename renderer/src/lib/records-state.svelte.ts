@@ -6,6 +6,7 @@
 import type { RecordDetail, RecordFilter, RecordSummary, SearchHit } from '../../../core/api/app-types.ts';
 import type { TroveApi } from './bridge.ts';
 import { attempt } from './attempt.ts';
+import { atMostEvery } from './at-most-every.ts';
 import { dateToTs } from './format.ts';
 
 export const PAGE_SIZE = 500;
@@ -171,15 +172,11 @@ export class RecordsState {
     this.version++;
   }
 
-  private liveTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly live = atMostEvery(() => void this.refreshLive(), LIVE_REFRESH_MS);
 
   /** A crawl snapshot: when it is the crawl shown, look for its new records, at most once a second. */
   onCrawlSnapshot(id: string): void {
-    if (id !== this.archiveId || this.liveTimer) return;
-    this.liveTimer = setTimeout(() => {
-      this.liveTimer = null;
-      void this.refreshLive();
-    }, LIVE_REFRESH_MS);
+    if (id === this.archiveId) this.live();
   }
 
   /**

@@ -98,20 +98,21 @@ export class ReplayState {
     await this.show(this.archiveId, url, this.at);
   }
 
-  async goBack(): Promise<void> {
-    const prev = this.back.at(-1);
-    if (!prev || !this.archiveId) return;
-    this.back = this.back.slice(0, -1);
-    this.forward = [...this.forward, { url: this.url, at: this.at }];
-    await this.show(this.archiveId, prev.url, prev.at, { push: false });
+  goBack(): Promise<void> {
+    return this.step('back', 'forward');
   }
 
-  async goForward(): Promise<void> {
-    const next = this.forward.at(-1);
-    if (!next || !this.archiveId) return;
-    this.forward = this.forward.slice(0, -1);
-    this.back = [...this.back, { url: this.url, at: this.at }];
-    await this.show(this.archiveId, next.url, next.at, { push: false });
+  goForward(): Promise<void> {
+    return this.step('forward', 'back');
+  }
+
+  /** Take the last place off one history (back or forward), leaving the current one on the other. */
+  private async step(from: 'back' | 'forward', to: 'back' | 'forward'): Promise<void> {
+    const place = this[from].at(-1);
+    if (!place || !this.archiveId) return;
+    this[from] = this[from].slice(0, -1);
+    this[to] = [...this[to], { url: this.url, at: this.at }];
+    await this.show(this.archiveId, place.url, place.at, { push: false });
   }
 
   /** Jump to another capture of the same URL (from the timeline). */
