@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startFixtureSite, type FixtureSite } from '../app/fixture-site.ts';
+import { startPacedSite } from '../fixtures/paced-site.ts';
 import { ARTIFACTS, CHROMIUM_ARGS, findChromium, NO_CHROMIUM_MESSAGE, openApp, rendererDir, serveStatic, tempLibrary, type Harness, type StaticServer } from './harness.ts';
 import { cutOffControls } from './layout-checks.ts';
 
@@ -342,4 +343,32 @@ describe.skipIf(!chromium)('layout at 1280×800 and 1024×700', () => {
     await page.keyboard.press('ArrowRight');
     await shot('l03-scope-radio-focus-1024');
   });
+
+  it('sidebar: a paused crawl is counted as paused, not crawling; the Monitor shows the running crawl when none is selected', async () => {
+    await page.setViewportSize(SIZES[1]);
+    const paced = await startPacedSite({ pages: 40, delayMs: 120 });
+    const { id } = await app.service.handlers['crawl.start']({
+      name: 'Paced crawl',
+      settings: { seeds: [`${paced.origin}/`], politeness: 'fast', delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, perHost: 1, concurrency: 1 },
+    });
+    const state = async () => (await app.service.handlers['library.list']({})).find((e) => e.id === id)?.state;
+    try {
+      await byTestId('nav-library').click();
+      await expect.poll(() => byTestId('sidebar-crawling').textContent(), { timeout: 15_000 }).toContain('1 crawling');
+      await app.service.handlers['crawl.pause']({ id });
+      await expect.poll(state, { timeout: 10_000 }).toBe('paused');
+      await expect.poll(() => byTestId('sidebar-paused').textContent(), { timeout: 10_000 }).toContain('1 paused');
+      expect(await byTestId('sidebar-crawling').count()).toBe(0);
+      // An archive is in focus, not a crawl: the Monitor takes the crawl that runs.
+      await page.locator('[data-testid=library-row]', { hasText: 'Imported copy' }).locator('[data-testid^=browse-]').click();
+      await byTestId('nav-monitor').click();
+      await expect.poll(() => byTestId('focus-chip').textContent(), { timeout: 10_000 }).toContain('Paced crawl');
+      expect(await page.getByText('No crawl selected').count()).toBe(0);
+      await shot(`l10-sidebar-paused-1024`);
+    } finally {
+      await app.service.handlers['crawl.stop']({ id, now: true });
+      await expect.poll(async () => (await app.service.handlers['library.list']({})).find((e) => e.id === id)?.running, { timeout: 20_000 }).toBe(false);
+      await paced.close();
+    }
+  }, 60_000);
 });
