@@ -37,7 +37,8 @@ export type LibraryKind = 'crawl' | 'archive';
  * be resumed. `imported`: an archive made by imports.
  */
 /** `importing` while an import into the entry runs (it lists at once, and cannot be deleted until done). */
-export type LibraryState = CrawlState | 'interrupted' | 'imported' | 'importing';
+/** `recording`: an archive made by Record (all its WARCs are recordings), not an import. */
+export type LibraryState = CrawlState | 'interrupted' | 'imported' | 'recording' | 'importing';
 
 export interface LibraryEntry {
   /** The directory name inside the library folder. */
@@ -184,7 +185,10 @@ export interface ScopeTestResult {
   decision: Decision;
   /** The rules in order, one line each; the deciding rule is `decision.rule`. */
   rules: string[];
-  /** Index in `decision.trace` of the rule whose answer stood. */
+  /**
+   * Index in `decision.trace` of the rule the verdict names (`decision.rule`); -1 when nothing
+   * accepted the URL and the verdict names why instead (reject-all stood).
+   */
   deciding: number;
 }
 

@@ -183,8 +183,8 @@ export function createAppService(opts: AppServiceOptions): AppService {
   /** An export into the entry's exports/ folder, or into `outDir` (a folder the host's dialog gave). */
   async function exportArchive(req: ExportRequest, outDir?: string): Promise<ExportResult> {
     const dir = library.requireEntry(req.archiveId);
-    if (runner.isRunning(req.archiveId)) throw new TroveError('CRAWL_RUNNING', `stop the crawl ${req.archiveId} before exporting it`, { id: req.archiveId });
-    if (isRecordingInto(req.archiveId)) throw new TroveError('RECORDING', `stop recording into ${req.archiveId} before exporting it`, { id: req.archiveId });
+    if (runner.isRunning(req.archiveId)) throw new TroveError('CRAWL_RUNNING', `stop the crawl “${req.archiveId}” before exporting it`, { id: req.archiveId });
+    if (isRecordingInto(req.archiveId)) throw new TroveError('RECORDING', `stop recording into “${req.archiveId}” before exporting it`, { id: req.archiveId });
     if (outDir !== undefined && !fs.statSync(outDir, { throwIfNoEntry: false })?.isDirectory()) {
       throw new TroveError('EXPORT_FOLDER_INVALID', `cannot export into ${outDir}: not a folder`, { outDir });
     }
@@ -406,6 +406,11 @@ export function createAppService(opts: AppServiceOptions): AppService {
           tab,
           note: recovered.length > 0 ? recovered.join('; ') : null,
           onProgress: (status: RecordStatus) => {
+            // A new archive that captured nothing is not kept: no empty archive in the library.
+            if (status.state === 'stopped' && created && archive(id).index.count() === 0) {
+              closeArchive(id);
+              fs.rmSync(library.pathOf(id), { recursive: true, force: true });
+            }
             emit('record.progress', status);
             if (status.state === 'stopped') emit('library.changed', { id });
           },

@@ -19,7 +19,7 @@ import { isTroveError, TroveError } from '../errors.ts';
 import { normalizeUrl } from '../scope/normalize-url.ts';
 import { buildScope, scopeSettingsFrom, type Scope } from '../scope/decide-rules.ts';
 import { settingsProblems } from '../crawl/validate-settings.ts';
-import { parseRobots } from '../robots/parse-robots.ts';
+import { noUsableLine, parseRobots } from '../robots/parse-robots.ts';
 import { agentToken, evaluateRobots } from '../robots/robots-policy.ts';
 
 /** One URL a line; blank lines and `#` comments are skipped. Line numbers are 1-based. */
@@ -59,6 +59,9 @@ export function checkCrawl(req: CrawlCheckRequest): CrawlCheck & { settings: Cra
   if (urls.length === 0 && seeds.every((s) => !s.error)) issues.push({ field: 'seeds', code: 'SETTINGS_INVALID', message: 'add at least one seed URL' });
   if (settings.robots === 'custom' && !(req.customRobots ?? '').trim()) {
     issues.push({ field: 'customRobots', code: 'SETTINGS_INVALID', message: 'the custom policy needs robots.txt rules: write them in the editor' });
+  } else if (settings.robots === 'custom') {
+    const unusable = noUsableLine(parseRobots(req.customRobots!));
+    if (unusable) issues.push({ field: 'customRobots', code: 'SETTINGS_INVALID', message: unusable });
   }
   // The app sends the custom robots.txt as text, so the file the core asks for is the app's to write.
   const problems = settingsProblems({ ...settings, robotsFile: settings.robots === 'custom' ? 'custom-robots.txt' : undefined }, { requireSeeds: false });
@@ -98,9 +101,12 @@ export function scopeTest(req: ScopeTestRequest): ScopeTestResult {
   const isSeed = seeds.includes(safeNormalize(url) ?? url);
   const hopsPath = req.hopsPath ?? (isSeed ? '' : 'L');
   const decision = scope.decide({ url, hopsPath, via: req.via, seed: isSeed });
+  // The rule the verdict names, so the list never highlights another one: when nothing accepted
+  // the URL the verdict names why (`outside-prefix`…), not the reject-all that stood, and no
+  // rule of the list is marked.
   let deciding = -1;
   decision.trace.forEach((t, i) => {
-    if (t.result !== 'PASS') deciding = i;
+    if (t.result !== 'PASS' && t.rule === decision.rule) deciding = i;
   });
   return { decision, rules: scope.describe(), deciding };
 }

@@ -19,6 +19,16 @@ export const EXPORTS_FOLDER = 'exports';
 
 const EXTENSION: Record<ExportFormat, string | null> = { wacz: '.wacz', cdxj: '.cdxj', warc: '.warc.gz', mirror: null, report: null };
 
+/**
+ * An export's file name before its extension: the entry's id in safe characters, one `-` between
+ * words however many separators the name had ("Python 3.11 - docs", not "Python-3.11---docs"),
+ * and the time.
+ */
+export function exportBaseName(id: string, at: Date): string {
+  const safe = id.replace(/[^A-Za-z0-9._]+/g, '-').replace(/^-+|-+$/g, '') || 'export';
+  return `${safe}-${timestamp14(at)}`;
+}
+
 export class ExportRunner {
   private running = new Map<string, Worker>();
   private workerUrl: URL | undefined;
@@ -37,7 +47,7 @@ export class ExportRunner {
   async run(id: string, dir: string, req: ExportRequest, onProgress: (exportId: string, p: ExportProgressInfo) => void, outDir?: string): Promise<ExportResult> {
     const exportsDir = outDir ?? path.join(dir, EXPORTS_FOLDER);
     fs.mkdirSync(exportsDir, { recursive: true });
-    const base = `${id.replace(/[^A-Za-z0-9._-]+/g, '-')}-${timestamp14(new Date())}`;
+    const base = exportBaseName(id, new Date());
     const ext = EXTENSION[req.format];
     let name = ext ? `${base}${ext}` : `${req.format}-${base}`;
     for (let n = 2; fs.existsSync(path.join(exportsDir, name)); n++) name = ext ? `${base}-${n}${ext}` : `${req.format}-${base}-${n}`;

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { CrawlSettings } from '../api/settings.ts';
 import type { CrawlSnapshot, FinishReason } from '../api/crawl-snapshot.ts';
+import { RECORD_WARC_PREFIX } from './record-session.ts';
 import type { DeleteTicket, LibraryEntry, LibraryFile, LibraryKind, LibraryState } from '../api/app-types.ts';
 import { LIBRARY_ID } from '../api/commands.ts';
 import { isTroveError, TroveError } from '../errors.ts';
@@ -149,7 +150,7 @@ export class Library {
     if (live) state = live.state;
     else if (running) state = 'starting';
     else if (importing) state = 'importing';
-    else if (kind === 'archive') state = 'imported';
+    else if (kind === 'archive') state = stored && stored.files.length > 0 && stored.files.every((f) => f.name.startsWith(`${RECORD_WARC_PREFIX}-`)) ? 'recording' : 'imported';
     else if (fs.existsSync(path.join(dir, '.lock'))) state = 'interrupted';
     else state = stored?.lastState?.state === 'failed' ? 'failed' : stored?.lastState ? 'finished' : 'interrupted';
     const size = directorySize(dir);

@@ -36,6 +36,7 @@ import { listOpenWarcs, recoverOpenWarc } from '../warc/recover-open-warc.ts';
 import { decodeBodyStream } from '../extract/decode-body.ts';
 import { extractDocument } from '../extract/extract-document.ts';
 import { surtKey } from '../scope/surt.ts';
+import { normalizeUrl } from '../scope/normalize-url.ts';
 import { WarcWriter } from '../warc/warc-writer.ts';
 import { headOfWrittenFields } from '../warc/read-record.ts';
 import { indexRow } from '../archive/index-row.ts';
@@ -426,18 +427,17 @@ export async function recoverRecordings(archive: Archive): Promise<string[]> {
   return notes;
 }
 
-/** Only web pages are recorded: http and https URLs (a typed `example.org` gets https://). */
+/**
+ * Only web pages are recorded, and an address is read by the same rule as a crawl's seed
+ * (scope/normalize-url.ts: an absolute http or https URL, fragment dropped), so `example.org` is
+ * refused in both places rather than guessed at in one.
+ */
 export function checkRecordUrl(input: string): string {
-  const s = input.trim();
-  const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(s) ? s : `https://${s}`;
-  let u: URL;
   try {
-    u = new URL(withScheme);
-  } catch {
-    throw new TroveError('RECORD_BAD_URL', `not a web address: ${input}`, { url: input });
+    return normalizeUrl(input.trim());
+  } catch (err) {
+    throw new TroveError('RECORD_BAD_URL', (err as Error).message, { url: input });
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TroveError('RECORD_BAD_URL', `only http and https pages can be recorded, not ${u.protocol}`, { url: input });
-  return u.href;
 }
 
 function recordWarcinfo(): Record<string, string> {

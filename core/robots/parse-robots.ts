@@ -88,6 +88,8 @@ export class RobotsTxt {
   readonly ignored: RobotsIgnoredLine[];
   /** True when the body was longer than ROBOTS_MAX_BYTES and the tail was not parsed. */
   readonly truncated: boolean;
+  /** Lines read as a directive (User-agent, a rule in a group, Crawl-delay, Sitemap); see noUsableLine. */
+  readonly usableLines: number;
   /** The bytes this was parsed from (at most ROBOTS_MAX_BYTES + 1), kept so it can be stored. */
   readonly source: Buffer;
 
@@ -95,8 +97,9 @@ export class RobotsTxt {
   readonly #global: Group[] = [];
   readonly #selections = new Map<string, Selection>();
 
-  constructor(source: Buffer, parsed: { groups: Group[]; sitemaps: string[]; ignored: RobotsIgnoredLine[]; truncated: boolean }) {
+  constructor(source: Buffer, parsed: { groups: Group[]; sitemaps: string[]; ignored: RobotsIgnoredLine[]; truncated: boolean; usableLines: number }) {
     this.source = source;
+    this.usableLines = parsed.usableLines;
     this.sitemaps = parsed.sitemaps;
     this.ignored = parsed.ignored;
     this.truncated = parsed.truncated;
@@ -194,6 +197,7 @@ export function parseRobots(body: Buffer | string): RobotsTxt {
   };
   let current: Group | null = null;
   let inAgentList = false;
+  let usableLines = 0;
 
   const lines = text.split(/\r\n|\r|\n/);
   for (let i = 0; i < lines.length; i++) {
@@ -219,6 +223,7 @@ export function parseRobots(body: Buffer | string): RobotsTxt {
         const written = fromOctets(value);
         current.agents.push({ token: robotsLineAgent(written), written });
         inAgentList = true;
+        usableLines++;
         break;
       }
       case 'allow':
@@ -229,23 +234,50 @@ export function parseRobots(body: Buffer | string): RobotsTxt {
         }
         current.rules.push({ directive: key, pattern: fromOctets(value), line: lineNo, match: normalizeOctets(value, true) });
         inAgentList = false;
+        usableLines++;
         break;
       }
       case 'crawl-delay': {
         const seconds = /^\d+(\.\d+)?$|^\.\d+$/.test(value) ? Number(value) : NaN;
         if (current === null) ignore(lineNo, 'rule-before-first-group');
         else if (!Number.isFinite(seconds)) ignore(lineNo, 'bad-crawl-delay');
-        else current.crawlDelays.push(seconds);
+        else {
+          current.crawlDelays.push(seconds);
+          usableLines++;
+        }
         break;
       }
       case 'sitemap':
-        if (value !== '') sitemaps.push(fromOctets(value));
+        if (value !== '') {
+          sitemaps.push(fromOctets(value));
+          usableLines++;
+        }
         break;
       default:
         ignore(lineNo, 'unknown-directive');
     }
   }
-  return new RobotsTxt(source, { groups, sitemaps, ignored, truncated });
+  return new RobotsTxt(source, { groups, sitemaps, ignored, truncated, usableLines });
+}
+
+const IGNORED_WORDS: Record<RobotsIgnoredLine['reason'], string> = {
+  'no-colon': 'no colon after the field name',
+  'rule-before-first-group': 'a rule before any User-agent line',
+  'unknown-directive': 'an unknown field',
+  'bad-crawl-delay': 'a Crawl-delay that is not a number',
+};
+
+/**
+ * The "no usable line" diagnostic: text that is not blank, yet not one line of it is a directive
+ * (`User-agent *` without its colon, say). Parsing stays total (RFC 9309), so such a file allows
+ * everything; a robots.txt someone wrote by hand should say so rather than quietly crawl as
+ * allow-all. Null when some line is usable or there is no text.
+ */
+export function noUsableLine(robots: RobotsTxt): string | null {
+  if (robots.usableLines > 0 || robots.ignored.length === 0) return null;
+  const shown = robots.ignored.slice(0, 3).map((l) => `line ${l.line}: ${IGNORED_WORDS[l.reason]}`);
+  const more = robots.ignored.length > shown.length ? `, and ${robots.ignored.length - shown.length} more` : '';
+  return `no usable line (${shown.join('; ')}${more}): as written it allows everything`;
 }
 
 /** RFC 9309 whitespace is space and tab; `String.trim` would also eat U+00A0, a UTF-8 octet here. */

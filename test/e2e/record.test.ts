@@ -18,6 +18,7 @@ import { HOME_SCRIPT_TEXT, PIXEL_PNG, SECOND_SCRIPT_TEXT, startRecordSite, type 
 import { readWarcFile } from '../helpers/read-warcs.ts';
 import { hasScreenshot } from '../helpers/page-screenshot.ts';
 import { replayResponse } from '../../core/app/replay-bridge.ts';
+import { checkSeeds } from '../../core/app/crawl-checks.ts';
 
 const chromium = findChromium();
 if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
@@ -169,12 +170,37 @@ describe.skipIf(!chromium)('Record by browsing in Chromium', () => {
     try {
       await expect(call(() => h['record.start']({ newArchiveName: 'Third', url: `${site.origin}/` }))).rejects.toMatchObject({ code: 'RECORDING' });
       await expect(call(() => h['library.prepareDelete']({ id: started.archiveId }))).rejects.toMatchObject({ code: 'RECORDING' });
-      await expect(call(() => h['export.run']({ archiveId: started.archiveId, format: 'wacz' }))).rejects.toMatchObject({ code: 'RECORDING' });
+      // The archive's name is quoted: a name like "Export while running" must not read as part of the sentence.
+      await expect(call(() => h['export.run']({ archiveId: started.archiveId, format: 'wacz' }))).rejects.toMatchObject({ code: 'RECORDING', message: `stop recording into “${started.archiveId}” before exporting it` });
     } finally {
       await h['record.stop']({});
     }
     // No archive was left behind by the refused starts.
     expect((await h['library.list']({})).map((e) => e.name).sort()).toEqual(['Recorded by hand', 'Second recording']);
+  }, 60_000);
+
+  it('an address without a scheme is refused as a seed is; a recording of nothing leaves no archive; a recording is labelled so', async () => {
+    const h = app.service.handlers;
+    const call = <T>(fn: () => T | Promise<T>) => (async () => fn())();
+    // One rule for seeds and Record: an address without its scheme (`example.org`; a loopback one
+    // here, so a failing run reaches nothing outside) is not an address in either.
+    const seed = checkSeeds('127.0.0.1:1/page')[0]!;
+    expect(seed.error).not.toBeNull();
+    await expect(call(() => h['record.start']({ newArchiveName: 'No scheme', url: '127.0.0.1:1/page' }))).rejects.toMatchObject({ code: 'RECORD_BAD_URL', message: seed.error });
+    // A page that cannot load (nothing listens on port 1) records nothing: the new archive goes.
+    const dirs = fs.readdirSync(libraryDir).sort();
+    await h['record.start']({ newArchiveName: 'Nothing captured', url: 'http://127.0.0.1:1/' });
+    const stopped = await h['record.stop']({});
+    expect(stopped?.records).toBe(0);
+    const names = (await h['library.list']({})).map((e) => e.name);
+    expect(names).not.toContain('Nothing captured');
+    expect(fs.readdirSync(libraryDir).sort()).toEqual(dirs);
+    // A recording is a recording in the library, not an import.
+    expect((await h['library.list']({})).find((e) => e.name === 'Recorded by hand')).toMatchObject({ kind: 'archive', state: 'recording' });
+    await byTestId('nav-library').click();
+    const row = page.locator('[data-testid=library-row]', { hasText: 'Recorded by hand' });
+    await expect.poll(() => row.textContent()).toContain('recording');
+    expect(await row.textContent()).not.toContain('imported');
   }, 60_000);
 });
 

@@ -59,3 +59,25 @@ describe('ExportState', () => {
     expect(ex.earlier.map((f) => f.name)).toEqual(['old.wacz']);
   });
 });
+
+describe('ExportState title', () => {
+  it('a second archive exports under its own title, not the previous archive\'s', async () => {
+    const { api, calls } = fakeApi({
+      'export.list': () => [],
+      'export.run': () => ({ exportId: 'e', format: 'wacz', path: '/x/exports/a.wacz', name: 'a.wacz', bytes: 1, summary: {} }),
+    });
+    const ex = new ExportState(api);
+    await ex.show('docs', {}, 'Python 3.11 docs');
+    await ex.run();
+    ex.close();
+    await ex.show('traps', {}, 'Synthetic site (traps)');
+    expect(ex.title).toBe('Synthetic site (traps)');
+    await ex.run();
+    expect(calls.filter((c) => c.name === 'export.run').map((c) => (c.payload as { title?: string }).title)).toEqual(['Python 3.11 docs', 'Synthetic site (traps)']);
+    // A title typed for an archive stays while its dialog is reopened.
+    ex.title = 'My traps';
+    ex.close();
+    await ex.show('traps', {}, 'Synthetic site (traps)');
+    expect(ex.title).toBe('My traps');
+  });
+});

@@ -98,3 +98,19 @@ describe('RecordsState', () => {
     ]);
   });
 });
+
+describe('RecordsState filters', () => {
+  it('do not carry over to the next archive opened', async () => {
+    const { api, calls } = fakeApi({ 'records.query': () => ({ rows: [], next: null, total: 0 }) });
+    const s = new RecordsState(api);
+    await s.open('a');
+    s.filter.mime = 'image/';
+    s.filter.status = '404';
+    await s.reload();
+    expect(calls.at(-1)!.payload).toMatchObject({ archiveId: 'a', filter: { mime: 'image/', status: [404] } });
+    await s.open('b');
+    expect(s.filter).toEqual(emptyFilter());
+    expect(calls.at(-1)!.payload).toMatchObject({ archiveId: 'b', filter: {} });
+    expect((calls.at(-1)!.payload as { filter: object }).filter).toEqual({});
+  });
+});

@@ -2,8 +2,9 @@
  * App-wide UI state: which screen, which library entry is in focus, theme, toasts, and the
  * app info (defaults, presets) the core hands over at start.
  */
-import type { AppInfo, MenuAction, ThemeSource } from '../../../core/api/app-types.ts';
-import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+import type { AppInfo, LibraryEntry, MenuAction, ThemeSource } from '../../../core/api/app-types.ts';
+import type { TroveApi } from './bridge.ts';
+import { attempt } from './attempt.ts';
 import type { Tone } from './format.ts';
 
 export type Screen = 'library' | 'new-crawl' | 'monitor' | 'browser' | 'record';
@@ -47,11 +48,9 @@ export class AppState {
   }
 
   async init(): Promise<void> {
-    try {
-      this.info = await unwrap(this.api.app.info());
-    } catch (err) {
-      this.error = messageOf(err);
-    }
+    const r = await attempt(this.api.app.info());
+    if (r.ok) this.info = r.value;
+    else this.error = r.message;
   }
 
   go(screen: Screen): void {
@@ -61,6 +60,17 @@ export class AppState {
   setFocus(focus: Focus | null, screen?: Screen): void {
     this.focus = focus;
     if (screen) this.screen = screen;
+  }
+
+  /**
+   * On the Monitor with no crawl in focus, the crawl that runs (a fetching one before a paused
+   * one) is selected, so the Monitor never says "No crawl selected" while the sidebar counts one.
+   */
+  followRunningCrawl(entries: readonly LibraryEntry[]): void {
+    if (this.screen !== 'monitor' || this.focus?.kind === 'crawl') return;
+    const running = entries.filter((e) => e.kind === 'crawl' && e.running);
+    const pick = running.find((e) => e.state !== 'paused' && e.state !== 'pausing') ?? running[0];
+    if (pick) this.focus = { id: pick.id, name: pick.name, kind: 'crawl' };
   }
 
   toast(message: string, tone: Tone = 'info', ms = 4000): void {
@@ -88,31 +98,23 @@ export class AppState {
 
   /** Screen-level menu actions; the rest (import, pause…) are handled by the screens. */
   handleMenu(action: MenuAction): boolean {
-    switch (action) {
-      case 'go-library':
-        this.go('library');
-        return true;
-      case 'go-new-crawl':
-        this.go('new-crawl');
-        return true;
-      case 'go-monitor':
-        this.go('monitor');
-        return true;
-      case 'go-browser':
-        this.go('browser');
-        return true;
-      case 'go-record':
-        this.go('record');
-        return true;
-      case 'find':
-        this.go('browser');
-        this.findRequest++;
-        return true;
-      default:
-        return false;
-    }
+    const screen = MENU_SCREENS[action];
+    if (!screen) return false;
+    this.go(screen);
+    if (action === 'find') this.findRequest++;
+    return true;
   }
 }
+
+/** The menu actions that show a screen (`find` shows the browser and focuses its search box). */
+const MENU_SCREENS: Partial<Record<MenuAction, Screen>> = {
+  'go-library': 'library',
+  'go-new-crawl': 'new-crawl',
+  'go-monitor': 'monitor',
+  'go-browser': 'browser',
+  'go-record': 'record',
+  find: 'browser',
+};
 
 /** Keyboard shortcut → menu action (the same keys the native menu shows). */
 export function shortcutAction(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'shiftKey' | 'altKey'>): MenuAction | null {

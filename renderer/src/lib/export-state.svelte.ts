@@ -1,7 +1,8 @@
 /** The Export dialog: format, options, progress from events, the result and earlier exports. */
 import type { ExportFile, ExportFilter, ExportFormat, ExportProgressInfo, ExportResult, RecordFilter } from '../../../core/api/app-types.ts';
 import type { Events } from '../../../core/api/channels.ts';
-import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+import { unwrap, type TroveApi } from './bridge.ts';
+import { attempt } from './attempt.ts';
 
 export const EXPORT_FORMATS: { id: ExportFormat; title: string; plain: string }[] = [
   { id: 'wacz', title: 'WACZ package', plain: 'One file with the WARCs, index and page list; opens in ReplayWeb.page and other WACZ tools.' },
@@ -52,10 +53,12 @@ export class ExportState {
   fraction = $derived(this.progress && this.progress.total > 0 ? Math.min(1, this.progress.done / this.progress.total) : null);
 
   async show(archiveId: string, filter: ExportFilter, title: string): Promise<void> {
+    // A title typed for one archive is kept while that archive's dialog is reopened, never
+    // carried to another archive's package.
+    if (archiveId !== this.archiveId || !this.title) this.title = title;
     this.open = true;
     this.archiveId = archiveId;
     this.filter = filter;
-    if (!this.title) this.title = title;
     this.result = null;
     this.error = null;
     this.progress = null;
@@ -68,11 +71,8 @@ export class ExportState {
 
   async refreshFiles(): Promise<void> {
     if (!this.archiveId) return;
-    try {
-      this.files = await unwrap(this.api.export.list({ archiveId: this.archiveId }));
-    } catch {
-      this.files = [];
-    }
+    const r = await attempt(this.api.export.list({ archiveId: this.archiveId }));
+    this.files = r.ok ? r.value : [];
   }
 
   onProgress(p: Events['export.progress']): void {
@@ -84,26 +84,22 @@ export class ExportState {
   /** Export into the archive's exports/ folder, or (`toFolder`) into a folder the user picks. */
   async run(opts: { toFolder?: boolean } = {}): Promise<ExportResult | null> {
     if (!this.archiveId || this.running) return null;
-    this.running = true;
     this.error = null;
     this.result = null;
     this.progress = null;
-    try {
-      const req = {
-        archiveId: this.archiveId,
-        format: this.format,
-        ...(this.format === 'wacz' ? { title: this.title.trim() || undefined, pageText: this.pageText, sign: this.sign } : {}),
-        ...(this.format === 'warc' ? { filter: this.filter } : {}),
-      };
+    const req = {
+      archiveId: this.archiveId,
+      format: this.format,
+      ...(this.format === 'wacz' ? { title: this.title.trim() || undefined, pageText: this.pageText, sign: this.sign } : {}),
+      ...(this.format === 'warc' ? { filter: this.filter } : {}),
+    };
+    const r = await attempt(async () => {
       this.result = await unwrap(opts.toFolder ? this.api.export.runTo(req) : this.api.export.run(req));
       await this.refreshFiles();
       return this.result;
-    } catch (err) {
-      this.error = messageOf(err);
-      return null;
-    } finally {
-      this.running = false;
-    }
+    }, (on) => (this.running = on));
+    if (!r.ok) this.error = r.message;
+    return r.ok ? r.value : null;
   }
 
   reveal(): void {

@@ -1,6 +1,9 @@
 /** The Library screen: crawls and imported archives, delete with confirmation, import. */
 import type { DeleteTicket, ImportProgress, ImportResult, LibraryEntry } from '../../../core/api/app-types.ts';
-import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+import { unwrap, type TroveApi } from './bridge.ts';
+import { attempt } from './attempt.ts';
+
+const isPaused = (e: LibraryEntry) => e.state === 'paused' || e.state === 'pausing';
 
 export class LibraryState {
   entries = $state.raw<LibraryEntry[]>([]);
@@ -21,28 +24,23 @@ export class LibraryState {
   }
 
   totalBytes = $derived(this.entries.reduce((s, e) => s + e.sizeBytes, 0));
+  /** Crawls with a worker (crawling or paused), for the Library's own count. */
   running = $derived(this.entries.filter((e) => e.running).length);
+  /** Running crawls that are fetching: a paused crawl is not crawling. */
+  crawling = $derived(this.entries.filter((e) => e.running && !isPaused(e)).length);
+  paused = $derived(this.entries.filter((e) => e.running && isPaused(e)).length);
 
   async refresh(): Promise<void> {
-    this.loading = true;
-    try {
-      this.entries = await unwrap(this.api.library.list());
-      this.error = null;
-    } catch (err) {
-      this.error = messageOf(err);
-    } finally {
-      this.loading = false;
-      this.loaded = true;
-    }
+    const r = await attempt(this.api.library.list(), (on) => (this.loading = on));
+    if (r.ok) this.entries = r.value;
+    this.error = r.ok ? null : r.message;
+    this.loaded = true;
   }
 
   async askDelete(id: string): Promise<void> {
-    try {
-      this.pendingDelete = await unwrap(this.api.library.prepareDelete({ id }));
-      this.error = null;
-    } catch (err) {
-      this.error = messageOf(err);
-    }
+    const r = await attempt(this.api.library.prepareDelete({ id }));
+    if (r.ok) this.pendingDelete = r.value;
+    this.error = r.ok ? null : r.message;
   }
 
   cancelDelete(): void {
@@ -53,61 +51,42 @@ export class LibraryState {
     const ticket = this.pendingDelete;
     if (!ticket) return false;
     this.pendingDelete = null;
-    this.busyId = ticket.id;
-    try {
-      await unwrap(this.api.library.delete({ id: ticket.id, token: ticket.token }));
-      this.entries = this.entries.filter((e) => e.id !== ticket.id);
-      return true;
-    } catch (err) {
-      this.error = messageOf(err);
-      return false;
-    } finally {
-      this.busyId = null;
-    }
+    const r = await attempt(this.api.library.delete({ id: ticket.id, token: ticket.token }), (on) => (this.busyId = on ? ticket.id : null));
+    if (r.ok) this.entries = this.entries.filter((e) => e.id !== ticket.id);
+    else this.error = r.message;
+    return r.ok;
   }
 
   async importPaths(files: string[], copy = true): Promise<ImportResult | null> {
     if (files.length === 0) return null;
-    this.importing = true;
     this.importProgress = null;
-    try {
-      const result = await unwrap(this.api.library.import({ files, copy }));
-      this.lastImport = result;
-      this.error = null;
-      await this.refresh();
-      return result;
-    } catch (err) {
-      this.error = messageOf(err);
+    const r = await attempt(this.api.library.import({ files, copy }), (on) => (this.importing = on));
+    this.importProgress = null;
+    if (!r.ok) {
+      this.error = r.message;
       return null;
-    } finally {
-      this.importing = false;
-      this.importProgress = null;
     }
+    this.lastImport = r.value;
+    this.error = null;
+    await this.refresh();
+    return r.value;
   }
 
   async chooseAndImport(): Promise<ImportResult | null> {
-    try {
-      const files = await unwrap(this.api.shell.chooseFiles({ purpose: 'import' }));
-      return await this.importPaths(files);
-    } catch (err) {
-      this.error = messageOf(err);
-      return null;
-    }
+    const r = await attempt(this.api.shell.chooseFiles({ purpose: 'import' }));
+    if (r.ok) return this.importPaths(r.value);
+    this.error = r.message;
+    return null;
   }
 
   /** Continue a paused, stopped or interrupted crawl. */
   async resume(id: string): Promise<boolean> {
-    this.busyId = id;
-    try {
+    const r = await attempt(async () => {
       await unwrap(this.api.crawl.resume({ id }));
       await this.refresh();
-      return true;
-    } catch (err) {
-      this.error = messageOf(err);
-      return false;
-    } finally {
-      this.busyId = null;
-    }
+    }, (on) => (this.busyId = on ? id : null));
+    if (!r.ok) this.error = r.message;
+    return r.ok;
   }
 
   onProgress(p: { id: string; progress: ImportProgress }): void {

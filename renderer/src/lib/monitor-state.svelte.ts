@@ -448,7 +448,10 @@ export class MonitorState {
   }
 
   onState(p: Events['crawl.state']): void {
-    if (p.id !== this.id || !this.snapshot) return;
+    if (p.id !== this.id) return;
+    // Its last lines are in the file once a crawl ends: read them (a short crawl ends within one refresh interval).
+    if (p.state === 'finished' || p.state === 'failed') void this.loadLog();
+    if (!this.snapshot) return;
     this.snapshot = { ...this.snapshot, state: p.state, finishReason: p.reason, message: p.message };
   }
 

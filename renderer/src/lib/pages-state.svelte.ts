@@ -5,10 +5,22 @@
  * afresh at most once a second.
  */
 import type { PageSummary } from '../../../core/api/app-types.ts';
-import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+import { unwrap, type TroveApi } from './bridge.ts';
+import { attempt } from './attempt.ts';
+import { atMostEvery } from './at-most-every.ts';
 import { ScreenshotCache } from './screenshot-cache.ts';
 
 export type PageSortKey = 'ts' | 'url' | 'title';
+
+/** What an archive without pages holds: its captures, and their most common MIME types. */
+export interface Holdings {
+  captures: number;
+  capped: boolean;
+  /** [MIME type, captures among the first HOLDINGS_SAMPLE], most first. */
+  mimes: [string, number][];
+}
+/** Captures looked at to say what an archive without pages holds. */
+export const HOLDINGS_SAMPLE = 500;
 export const PAGES_LIMIT = 200;
 export const PAGES_LIVE_MS = 1000;
 
@@ -21,12 +33,13 @@ export class PagesState {
   total = $state(0);
   loading = $state(false);
   error = $state<string | null>(null);
+  /** Set when the archive has no pages at all (not only none matching a search). */
+  holdings = $state.raw<Holdings | null>(null);
 
   readonly api: TroveApi;
   /** The rows' thumbnails, kept across the live reloads. */
   readonly shots: ScreenshotCache;
   private seq = 0;
-  private liveTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(api: TroveApi) {
     this.api = api;
@@ -38,6 +51,7 @@ export class PagesState {
     this.archiveId = archiveId;
     this.rows = [];
     this.total = 0;
+    this.holdings = null;
     await this.load();
   }
 
@@ -56,28 +70,32 @@ export class PagesState {
     const archiveId = this.archiveId;
     if (!archiveId) return;
     const n = ++this.seq;
-    this.loading = true;
-    try {
-      const offset = more ? this.rows.length : 0;
-      const page = await unwrap(
-        this.api.records.sortedPages({ archiveId, sort: this.sort, desc: this.desc, q: this.q, limit: more ? PAGES_LIMIT : Math.max(PAGES_LIMIT, Math.min(this.rows.length, 1000)), offset }),
-      );
-      if (n !== this.seq) return;
+    const offset = more ? this.rows.length : 0;
+    const limit = more ? PAGES_LIMIT : Math.max(PAGES_LIMIT, Math.min(this.rows.length, 1000));
+    const r = await attempt(async () => {
+      const page = await unwrap(this.api.records.sortedPages({ archiveId, sort: this.sort, desc: this.desc, q: this.q, limit, offset }));
+      if (n !== this.seq) return; // a newer load was asked for meanwhile
       this.rows = more ? [...this.rows, ...page.rows] : page.rows;
       this.total = page.total;
       this.error = null;
-    } catch (err) {
-      if (n === this.seq) this.error = messageOf(err);
-    } finally {
-      if (n === this.seq) this.loading = false;
-    }
+      if (page.total === 0 && this.q.trim() === '') await this.loadHoldings(archiveId, n);
+      else if (page.total > 0) this.holdings = null;
+    }, (on) => n === this.seq && (this.loading = on));
+    if (!r.ok && n === this.seq) this.error = r.message;
   }
 
+  /** No pages: what the archive holds instead (an archive of images says so, not "no pages yet"). */
+  private async loadHoldings(archiveId: string, n: number): Promise<void> {
+    const page = await unwrap(this.api.records.query({ archiveId, filter: { type: ['response', 'resource', 'revisit'] }, limit: HOLDINGS_SAMPLE }));
+    if (n !== this.seq) return;
+    const counts = new Map<string, number>();
+    for (const r of page.rows) counts.set(r.mime ?? 'no MIME type', (counts.get(r.mime ?? 'no MIME type') ?? 0) + 1);
+    this.holdings = { captures: page.total ?? page.rows.length, capped: page.totalCapped === true, mimes: [...counts.entries()].sort((a, b) => b[1] - a[1]) };
+  }
+
+  private readonly live = atMostEvery(() => void this.load(), PAGES_LIVE_MS);
+
   onCrawlSnapshot(id: string): void {
-    if (id !== this.archiveId || this.liveTimer) return;
-    this.liveTimer = setTimeout(() => {
-      this.liveTimer = null;
-      void this.load();
-    }, PAGES_LIVE_MS);
+    if (id === this.archiveId) this.live();
   }
 }

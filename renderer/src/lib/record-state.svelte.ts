@@ -4,7 +4,8 @@
  * pages captured so far, growing as the archivist browses in the Record window.
  */
 import type { RecordStatus } from '../../../core/api/app-types.ts';
-import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+import type { TroveApi } from './bridge.ts';
+import { attempt } from './attempt.ts';
 
 /** `new` records into a new archive named `newName`; anything else is a library entry id. */
 export const NEW_ARCHIVE = '';
@@ -30,11 +31,9 @@ export class RecordState {
 
   /** The recording under way when the screen opens (the app window may have been reloaded). */
   async refresh(): Promise<void> {
-    try {
-      this.status = await unwrap(this.api.record.status());
-    } catch (err) {
-      this.error = messageOf(err);
-    }
+    const r = await attempt(this.api.record.status());
+    if (r.ok) this.status = r.value;
+    else this.error = r.message;
   }
 
   onProgress(s: RecordStatus): void {
@@ -49,44 +48,34 @@ export class RecordState {
 
   async start(): Promise<string | null> {
     if (!this.canStart) return null;
-    this.busy = true;
     this.error = null;
-    try {
-      const req = this.target === NEW_ARCHIVE ? { newArchiveName: this.newName.trim(), url: this.url.trim() } : { archiveId: this.target, url: this.url.trim() };
-      this.status = await unwrap(this.api.record.start(req));
-      this.synced = this.url;
-      return this.status.archiveId;
-    } catch (err) {
-      this.error = messageOf(err);
+    const req = this.target === NEW_ARCHIVE ? { newArchiveName: this.newName.trim(), url: this.url.trim() } : { archiveId: this.target, url: this.url.trim() };
+    const r = await attempt(this.api.record.start(req), (on) => (this.busy = on));
+    if (!r.ok) {
+      this.error = r.message;
       return null;
-    } finally {
-      this.busy = false;
     }
+    this.status = r.value;
+    this.synced = this.url;
+    return r.value.archiveId;
   }
 
   /** Load the address in the Record window. */
   async go(): Promise<void> {
     if (!this.recording || this.url.trim() === '') return;
     this.error = null;
-    try {
-      await unwrap(this.api.record.navigate({ url: this.url.trim() }));
-      this.synced = this.url;
-    } catch (err) {
-      this.error = messageOf(err);
-    }
+    const r = await attempt(this.api.record.navigate({ url: this.url.trim() }));
+    if (r.ok) this.synced = this.url;
+    else this.error = r.message;
   }
 
   async stop(): Promise<RecordStatus | null> {
-    this.busy = true;
-    try {
-      const s = await unwrap(this.api.record.stop());
-      if (s) this.status = s;
-      return s;
-    } catch (err) {
-      this.error = messageOf(err);
+    const r = await attempt(this.api.record.stop(), (on) => (this.busy = on));
+    if (!r.ok) {
+      this.error = r.message;
       return null;
-    } finally {
-      this.busy = false;
     }
+    if (r.value) this.status = r.value;
+    return r.value;
   }
 }

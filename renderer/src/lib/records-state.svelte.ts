@@ -4,7 +4,9 @@
  * `version` ticks when rows arrive, and components read rows through `rowAt`.
  */
 import type { RecordDetail, RecordFilter, RecordSummary, SearchHit } from '../../../core/api/app-types.ts';
-import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+import type { TroveApi } from './bridge.ts';
+import { attempt } from './attempt.ts';
+import { atMostEvery } from './at-most-every.ts';
 import { dateToTs } from './format.ts';
 
 export const PAGE_SIZE = 500;
@@ -26,6 +28,8 @@ export const RECORD_TYPES = ['response', 'request', 'metadata', 'revisit', 'reso
 export function emptyFilter(): FilterForm {
   return { type: '', url: '', host: '', mime: '', status: '', from: '', to: '' };
 }
+
+const EMPTY_FILTER_KEY = JSON.stringify(emptyFilter());
 
 /** The form as a RecordFilter: blank fields dropped, `200, 301-302` status lists expanded. */
 export function toRecordFilter(f: FilterForm): RecordFilter {
@@ -96,6 +100,8 @@ export class RecordsState {
   async open(archiveId: string | null): Promise<void> {
     if (archiveId === this.archiveId) return;
     this.archiveId = archiveId;
+    // Filters belong to the archive they were typed for: the next one opens unfiltered.
+    if (this.filterKey !== EMPTY_FILTER_KEY) this.filter = emptyFilter();
     this.selectedId = null;
     this.selectedIndex = -1;
     this.detail = null;
@@ -134,47 +140,43 @@ export class RecordsState {
     const archiveId = this.archiveId;
     if (!archiveId) return;
     this.loading = true;
-    try {
-      const page = await unwrap(
-        this.api.records.query({
-          archiveId,
-          filter: toRecordFilter($state.snapshot(this.filter)),
-          limit: PAGE_SIZE,
-          ...(this.cursor !== null ? { after: this.cursor } : {}),
-        }),
-      );
-      if (gen !== this.generation) return;
-      // Keep pages exactly PAGE_SIZE long so rowAt can index them.
-      let rows = page.rows;
-      const last = this.pages.at(-1);
-      if (last && last.length < PAGE_SIZE) {
-        const fill = rows.slice(0, PAGE_SIZE - last.length);
-        last.push(...fill);
-        rows = rows.slice(fill.length);
-      }
-      for (let i = 0; i < rows.length; i += PAGE_SIZE) this.pages.push(rows.slice(i, i + PAGE_SIZE));
-      this.count += page.rows.length;
-      if (page.total !== undefined) this.total = page.total;
-      this.cursor = page.next;
-      this.done = page.next === null;
-      this.error = null;
-      this.version++;
-    } catch (err) {
-      if (gen === this.generation) this.error = messageOf(err);
-    } finally {
-      if (gen === this.generation) this.loading = false;
+    const r = await attempt(
+      this.api.records.query({
+        archiveId,
+        filter: toRecordFilter($state.snapshot(this.filter)),
+        limit: PAGE_SIZE,
+        ...(this.cursor !== null ? { after: this.cursor } : {}),
+      }),
+    );
+    if (gen !== this.generation) return; // the filter or archive changed meanwhile
+    this.loading = false;
+    if (!r.ok) {
+      this.error = r.message;
+      return;
     }
+    const page = r.value;
+    // Keep pages exactly PAGE_SIZE long so rowAt can index them.
+    let rows = page.rows;
+    const last = this.pages.at(-1);
+    if (last && last.length < PAGE_SIZE) {
+      const fill = rows.slice(0, PAGE_SIZE - last.length);
+      last.push(...fill);
+      rows = rows.slice(fill.length);
+    }
+    for (let i = 0; i < rows.length; i += PAGE_SIZE) this.pages.push(rows.slice(i, i + PAGE_SIZE));
+    this.count += page.rows.length;
+    if (page.total !== undefined) this.total = page.total;
+    this.cursor = page.next;
+    this.done = page.next === null;
+    this.error = null;
+    this.version++;
   }
 
-  private liveTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly live = atMostEvery(() => void this.refreshLive(), LIVE_REFRESH_MS);
 
   /** A crawl snapshot: when it is the crawl shown, look for its new records, at most once a second. */
   onCrawlSnapshot(id: string): void {
-    if (id !== this.archiveId || this.liveTimer) return;
-    this.liveTimer = setTimeout(() => {
-      this.liveTimer = null;
-      void this.refreshLive();
-    }, LIVE_REFRESH_MS);
+    if (id === this.archiveId) this.live();
   }
 
   /**
@@ -192,12 +194,9 @@ export class RecordsState {
       await this.loadMore();
       if (gen !== this.generation) return;
     }
-    try {
-      const first = await unwrap(this.api.records.query({ archiveId, filter: toRecordFilter($state.snapshot(this.filter)), limit: 1 }));
-      if (gen === this.generation && first.total !== undefined) this.total = Math.max(first.total, this.count);
-    } catch {
-      /* the list keeps what it has; the next tick asks again */
-    }
+    // On failure the list keeps what it has; the next tick asks again.
+    const first = await attempt(this.api.records.query({ archiveId, filter: toRecordFilter($state.snapshot(this.filter)), limit: 1 }));
+    if (first.ok && gen === this.generation && first.value.total !== undefined) this.total = Math.max(first.value.total, this.count);
   }
 
   /** The list shows rows up to `lastVisible`: fetch ahead when it nears the end of what is loaded. */
@@ -210,18 +209,11 @@ export class RecordsState {
     this.selectedId = id;
     this.selectedIndex = index;
     this.detailLoading = true;
-    try {
-      const detail = await unwrap(this.api.records.detail({ archiveId: this.archiveId, id }));
-      if (this.selectedId !== id) return;
-      this.detail = detail;
-      this.detailError = null;
-    } catch (err) {
-      if (this.selectedId !== id) return;
-      this.detail = null;
-      this.detailError = messageOf(err);
-    } finally {
-      if (this.selectedId === id) this.detailLoading = false;
-    }
+    const r = await attempt(this.api.records.detail({ archiveId: this.archiveId, id }));
+    if (this.selectedId !== id) return; // another record was selected meanwhile
+    this.detail = r.ok ? r.value : null;
+    this.detailError = r.ok ? null : r.message;
+    this.detailLoading = false;
   }
 
   /** Move the selection by `delta` rows (keyboard). Returns the new index. */
@@ -240,18 +232,10 @@ export class RecordsState {
       this.hits = null;
       return;
     }
-    this.searching = true;
-    try {
-      const hits = await unwrap(this.api.records.search({ archiveId: this.archiveId, q, limit: 100 }));
-      if (this.query.trim() !== q) return;
-      this.hits = hits;
-      this.searchError = null;
-    } catch (err) {
-      this.hits = [];
-      this.searchError = messageOf(err);
-    } finally {
-      this.searching = false;
-    }
+    const r = await attempt(this.api.records.search({ archiveId: this.archiveId, q, limit: 100 }), (on) => (this.searching = on));
+    if (r.ok && this.query.trim() !== q) return; // the query changed meanwhile
+    this.hits = r.ok ? r.value : [];
+    this.searchError = r.ok ? null : r.message;
   }
 
   clearSearch(): void {

@@ -5,7 +5,8 @@
  */
 import type { CaptureSummary, ReplayInfo, ReplayMissing } from '../../../core/api/app-types.ts';
 import type { Events } from '../../../core/api/channels.ts';
-import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+import { unwrap, type TroveApi } from './bridge.ts';
+import { attempt } from './attempt.ts';
 
 interface Stop {
   url: string;
@@ -53,32 +54,25 @@ export class ReplayState {
     this.url = url;
     this.at = at;
     this.missing = [];
-    this.loading = true;
-    try {
+    const r = await attempt(async () => {
       const opened = await unwrap(this.api.replay.open({ archiveId, url, ...(at ? { at } : {}) }));
-      if (this.url !== url) return;
+      if (this.url !== url) return; // another page was asked for meanwhile
       this.mode = opened.mode;
       this.frameSrc = opened.frameSrc;
       this.info = opened.info;
       this.loadCount++;
       this.error = null;
       await this.loadTimeline();
-    } catch (err) {
-      this.error = messageOf(err);
-    } finally {
-      this.loading = false;
-    }
+    }, (on) => (this.loading = on));
+    if (!r.ok) this.error = r.message;
   }
 
   async loadTimeline(): Promise<void> {
     if (!this.archiveId || !this.url) return;
     const url = this.url;
-    try {
-      const captures = await unwrap(this.api.records.timeline({ archiveId: this.archiveId, url }));
-      if (this.url === url) this.timeline = captures;
-    } catch {
-      this.timeline = [];
-    }
+    const r = await attempt(this.api.records.timeline({ archiveId: this.archiveId, url }));
+    if (!r.ok) this.timeline = [];
+    else if (this.url === url) this.timeline = r.value;
   }
 
   /** A link clicked inside the archived page took the pane somewhere else. */
@@ -104,20 +98,21 @@ export class ReplayState {
     await this.show(this.archiveId, url, this.at);
   }
 
-  async goBack(): Promise<void> {
-    const prev = this.back.at(-1);
-    if (!prev || !this.archiveId) return;
-    this.back = this.back.slice(0, -1);
-    this.forward = [...this.forward, { url: this.url, at: this.at }];
-    await this.show(this.archiveId, prev.url, prev.at, { push: false });
+  goBack(): Promise<void> {
+    return this.step('back', 'forward');
   }
 
-  async goForward(): Promise<void> {
-    const next = this.forward.at(-1);
-    if (!next || !this.archiveId) return;
-    this.forward = this.forward.slice(0, -1);
-    this.back = [...this.back, { url: this.url, at: this.at }];
-    await this.show(this.archiveId, next.url, next.at, { push: false });
+  goForward(): Promise<void> {
+    return this.step('forward', 'back');
+  }
+
+  /** Take the last place off one history (back or forward), leaving the current one on the other. */
+  private async step(from: 'back' | 'forward', to: 'back' | 'forward'): Promise<void> {
+    const place = this[from].at(-1);
+    if (!place || !this.archiveId) return;
+    this[from] = this[from].slice(0, -1);
+    this[to] = [...this[to], { url: this.url, at: this.at }];
+    await this.show(this.archiveId, place.url, place.at, { push: false });
   }
 
   /** Jump to another capture of the same URL (from the timeline). */
@@ -134,10 +129,6 @@ export class ReplayState {
     this.forward = [];
     this.info = null;
     this.frameSrc = null;
-    try {
-      await unwrap(this.api.replay.close());
-    } catch {
-      /* nothing to close */
-    }
+    await attempt(this.api.replay.close()); // a failure means there was nothing to close
   }
 }
