@@ -11,12 +11,10 @@
  */
 import { defaultSettings, POLITENESS_PRESETS, TROVE_VERSION } from '../api/settings.ts';
 import type { ExportRequest, ExportResult } from '../api/app-types.ts';
-import type { Emit } from '../api/channels.ts';
 import type { Archive } from '../archive/archive-dir.ts';
-import type { OpenTab } from '../browser/tab-source.ts';
 import type { Library } from './library.ts';
 import type { OpenRecordTab } from './record-session.ts';
-import { createAppContext, type AppHandlers } from './handlers/app-context.ts';
+import { createAppContext, type AppContextOptions, type AppHandlers } from './handlers/app-context.ts';
 import { libraryHandlers } from './handlers/library-handlers.ts';
 import { crawlHandlers } from './handlers/crawl-handlers.ts';
 import { recordsHandlers } from './handlers/records-handlers.ts';
@@ -25,25 +23,14 @@ import { recordHandlers } from './handlers/record-handlers.ts';
 
 export type { AppHandlers } from './handlers/app-context.ts';
 
-export interface AppServiceOptions {
-  /** The library folder (created when missing). The app uses ~/Documents/Trove; tests a temp dir. */
-  libraryDir: string;
-  /** Where events go up (the window, the harness page, a test's list). */
-  emit: Emit;
+export interface AppServiceOptions extends AppContextOptions {
   /** Which host runs the service, for app.info. */
   shell?: 'electron' | 'browser';
-  /** Override the crawl worker entry (tests). */
-  crawlWorkerUrl?: URL;
   /**
    * Opens the Record window's tab (Electron: a window in its own session partition; the e2e
    * harness: a Chromium page). Without it `record.*` answers NOT_AVAILABLE.
    */
   openRecordTab?: OpenRecordTab;
-  /**
-   * Opens a tab for a browser crawl (Electron: a hidden window of its own crawl partition),
-   * relayed to the crawl's worker. Without it a browser crawl uses a system Chromium.
-   */
-  openCrawlTab?: OpenTab;
 }
 
 export interface AppService {

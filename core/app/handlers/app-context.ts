@@ -52,10 +52,18 @@ export interface AppContext {
   startWorker(id: string, dir: string, settings: Partial<CrawlSettings>): Promise<void>;
 }
 
+/** What the context is built from (the part of AppServiceOptions it takes). */
 export interface AppContextOptions {
+  /** The library folder (created when missing). The app uses ~/Documents/Trove; tests a temp dir. */
   libraryDir: string;
+  /** Where events go up (the window, the harness page, a test's list). */
   emit: Emit;
+  /** Override the crawl worker entry (tests). */
   crawlWorkerUrl?: URL;
+  /**
+   * Opens a tab for a browser crawl (Electron: a hidden window of its own crawl partition),
+   * relayed to the crawl's worker. Without it a browser crawl uses a system Chromium.
+   */
   openCrawlTab?: OpenTab;
 }
 

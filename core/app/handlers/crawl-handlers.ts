@@ -13,7 +13,7 @@ import { crawlPaths } from '../../crawl/crawl-dir.ts';
 import { checkCrawl, robotsTest, scopeTest } from '../crawl-checks.ts';
 import { CUSTOM_ROBOTS_FILE } from '../library.ts';
 import { readLogTail } from '../crawl-log-tail.ts';
-import { addExclude, excludePreview } from '../exclude-handlers.ts';
+import { addExclude, excludePreview } from './exclude-handlers.ts';
 import type { AppContext, RoomHandlers } from './app-context.ts';
 
 export function crawlHandlers(ctx: AppContext): RoomHandlers<'crawl'> & RoomHandlers<'scope'> & RoomHandlers<'robots'> {
