@@ -32,6 +32,12 @@ import { acquireLock, crawlPaths, prepareCrawlDir } from './crawl-dir.ts';
 import { CrawlStats, type StatsTallies, type StatsTotals } from './crawl-stats.ts';
 import { RobotsGate, type RobotsStateStore } from './robots-gate.ts';
 import { CrawlController, GROUP_COMMIT_DELAY_MS, GROUP_COMMIT_UNITS } from './crawl-controller.ts';
+import type Database from 'better-sqlite3';
+import type { CaptureIndex } from '../archive/capture-index.ts';
+import type { Fetcher } from '../fetch/fetcher.ts';
+import type { Scope } from '../scope/decide-rules.ts';
+import type { CrawlPaths } from './crawl-dir.ts';
+import type { UriChain } from './chain/uri-chain.ts';
 import type { CrawlSnapshot, WorkerRow } from '../api/crawl-snapshot.ts';
 import type { CrawlContext } from './crawl-context.ts';
 import { validateSettings } from './validate-settings.ts';
@@ -97,275 +103,40 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
   const paths = prepareCrawlDir(opts.dir);
   const releaseLock = acquireLock(paths);
   const db = openDatabase(paths.db);
-  let tabs: TabPool | null = null;
-  let fetchBrowser: typeof FetchBrowser | null = null;
+  const browser: BrowserParts = { tabs: null, fetchBrowser: null };
   try {
-    const stored = getMeta<CrawlSettings>(db, 'settings');
-    const settings: CrawlSettings = { ...defaultSettings(), ...(stored ?? {}), ...given };
-    if (stored && given.seeds) settings.seeds = [...new Set([...stored.seeds, ...given.seeds])];
-    validateSettings(settings, { requireSeeds: !stored });
-    let customRobotsText = getMeta<string>(db, 'customRobots') ?? null;
-    if (settings.robots === 'custom' && settings.robotsFile && (given.robotsFile || customRobotsText === null)) {
-      try {
-        customRobotsText = fs.readFileSync(settings.robotsFile, 'utf8');
-      } catch (err) {
-        throw new TroveError('SETTINGS_INVALID', `cannot read --robots-file ${settings.robotsFile}: ${(err as Error).message}`);
-      }
-    }
+    const { settings, customRobotsText } = resolveSettings(db, given);
     const redirectSeeds = getMeta<string[]>(db, 'redirectSeeds') ?? [];
     const scope = buildScope(scopeSettingsFrom(settings), [...settings.seeds, ...redirectSeeds]);
-
-    // Browser mode: Chromium is found and started before the crawl begins, so a missing one is
-    // said at once (with the paths tried) rather than as a failure of every page, and
-    // before anything of the crawl is written or started.
-    // The tabs send the crawl's User-Agent (on the page and everything it loads), as the HTTP
-    // fetcher does, not Chromium's own: sites see one agent per crawl and robots.txt is read for it.
-    // Its modules load here, only for a browser crawl: an HTTP-only crawl never touches them.
-    if (settings.browser?.enabled) {
-      const [{ TabPool }, { findChromium }] = await Promise.all([import('../browser/tab-pool.ts'), import('../browser/find-chromium.ts')]);
-      ({ fetchBrowser } = await import('./chain/fetch-browser.ts'));
-      tabs = opts.tabSource
-        ? await TabPool.open(opts.tabSource, settings.browser.tabs, { userAgent: settings.userAgent })
-        : await TabPool.launch({ executablePath: findChromium({ path: settings.browser.path }), tabs: settings.browser.tabs, userAgent: settings.userAgent });
-    } else {
-      await opts.tabSource?.close();
-    }
-
-    // Everything is valid: from here on the directory is the crawl's.
-    setMeta(db, 'settings', settings);
-    if (customRobotsText !== null) setMeta(db, 'customRobots', customRobotsText);
-    if (!getMeta(db, 'createdAt')) setMeta(db, 'createdAt', Date.now());
-    const runs = (getMeta<number>(db, 'runs') ?? 0) + 1;
-    setMeta(db, 'runs', runs);
-
-    // The crawl's writes share transactions (group-commit.ts); the logs say what committed.
-    const group = new GroupCommit(db, { maxUnits: GROUP_COMMIT_UNITS, maxDelayMs: GROUP_COMMIT_DELAY_MS });
-    /** A write that must be durable at once (a WARC file's row): the group commits first. */
-    const outsideGroup = (write: () => void): void => {
-      const grouping = group.state === 'open';
-      try {
-        group.suspend();
-      } catch {
-        /* the group was lost (the crawl pauses for it); this write still goes in on its own */
-      }
-      try {
-        write();
-      } finally {
-        if (grouping) group.open();
-      }
-    };
-    const rowsInFlight = new RowsInFlight();
-    const crawlLog = new CommittedLineLog(paths.crawlLog, group);
-    const scopeLog = new CommittedLineLog(paths.scopeLog, group);
-    const notes: CrawlNote[] = [];
-
-    // A crash leaves `.open` WARCs: cut each back to its last complete record and close it.
-    const recovered: string[] = [];
-    for (const open of await listOpenWarcs(paths.warcs)) {
-      const r = await recoverOpenWarc(open);
-      recovered.push(path.basename(r.finalPath));
-      notes.push({
-        code: 'WARC_RECOVERED',
-        message: r.removed
-          ? `removed ${path.basename(open)}: it held no complete record`
-          : `recovered ${path.basename(r.finalPath)}: ${r.records} records kept${r.cutBytes > 0 ? `, torn last record cut (${r.cutBytes} bytes)` : ''}`,
-      });
-    }
-
-    const frontier = opts.frontier?.({ defaultMaxInFlight: settings.perHost }) ?? createSqliteFrontier(db, { defaultMaxInFlight: settings.perHost });
-    const requeued = frontier.recoverInFlight();
-    if (requeued > 0) notes.push({ code: 'LEASES_REQUEUED', message: `${requeued} URIs that were in flight were put back in the queue` });
-    const captures = createCaptureIndex(db);
-    if (recovered.length > 0) notes.push(...(await reconcileIndex(captures, paths.dir, recovered)).notes);
-    const fileIds = new Map<string, number>();
-    for (const f of captures.files()) fileIds.set(f.name, f.id);
-    const sealer = new WarcSealer(db);
-    sealer.sealUnsealed(captures, paths.dir);
-    const existingWarcs = fs.readdirSync(paths.warcs).filter((n) => /\.warc(\.gz)?$/.test(n));
-    const previousWarcBytes = existingWarcs.reduce((s, n) => s + fs.statSync(path.join(paths.warcs, n)).size, 0);
-
-    const stats = new CrawlStats(getMeta<Partial<StatsTotals>>(db, 'stats') ?? undefined, getMeta<Partial<StatsTallies>>(db, 'statsTallies') ?? undefined);
-    const traps = new TrapDetector();
-    const chain = new CandidateChain(scope, settings.queuePolicy, () => {}, (r) => {
-      stats.recordScopeRejection(r.rule);
-      scopeLog.write(`${new Date().toISOString()} ${r.rule} ${r.url} ${r.hopsPath} ${r.via ?? '-'} ${r.reason}`);
-    });
-    const robots = new RobotsGate(db, {
-      ttlMs: settings.robotsTtlS * 1000,
-      maxRetries: settings.maxRetries,
-      custom: customRobotsText !== null ? parseRobots(customRobotsText) : null,
-      candidateAgents: settings.candidateAgents,
-      masquerade: settings.masquerade,
-      // A robots.txt outage is retried on the crawl's retry delay (growing with the outage, at
-      // most the robots TTL), so --retry-delay-s and the heritrix preset govern it too.
-      retryMs: settings.retryDelayS * 1000,
-    }, opts.robotsStore);
-    const fetcher = createFetcher({
-      connectTimeoutMs: settings.connectTimeoutS * 1000,
-      headersTimeoutMs: settings.headersTimeoutS * 1000,
-      idleTimeoutMs: settings.idleTimeoutS * 1000,
-      fetchTimeoutMs: settings.fetchTimeoutS * 1000,
-      maxBodyBytes: settings.maxBodyBytes,
-      maxHeaderBytes: settings.maxHeaderBytes,
-      spoolDir: paths.tmp,
-      // Connections per origin: every slot of every queue that origin can have. Under elfhash:N
-      // one host is spread over N queues, so N × perHost (with 1 connection the queues would only
-      // wait on each other); never more than the crawl's slots.
-      maxConnections: Math.min(
-        settings.concurrency,
-        Math.max(settings.perHost, ...settings.overrides.map((o) => o.perHost ?? 0)) * queuesPerHost(settings.queuePolicy),
-      ),
-    });
-    // Documents up to 4 MiB are extracted on the crawl thread: ~16–24 ms per MiB of HTML on a
-    // 2-core machine (the Python docs' largest pages), so at most ~0.1 s of the crawl loop, and no
-    // second isolate for the crawl to hold (extract-pool.ts says why). Larger ones go to a worker,
-    // started only when one arrives: one per spare core (at least one), as the crawl thread needs
-    // a core of its own.
-    const extractor = new ExtractPool(Math.max(1, Math.min(2, os.availableParallelism() - 1)), { inlineMaxBytes: INLINE_EXTRACT_MAX_BYTES });
-    const writer = new WarcWriter({
-      dir: paths.warcs,
-      prefix: settings.warcPrefix,
-      maxBytes: settings.warcMaxBytes,
-      startSerial: existingWarcs.length,
-      warcinfo: () => ({ fields: warcinfoFields(settings, scope.describe()) }),
-      onFileOpened: (openPath) => {
-        const name = path.basename(openPath).replace(/\.open$/, '');
-        // The row commits on its own, before any record's: a crash leaves the `.open` file, and
-        // only files the index knows are reconciled on resume.
-        outsideGroup(() => fileIds.set(name, captures.addFile({ path: path.join('warcs', name), name, source: 'crawl' })));
-      },
-      // Rows of records in a file must be durable before it is closed: only `.open` files are
-      // reconciled after a crash or a lost group (reconcile-index.ts). URIs that wrote to it
-      // and have not added their rows yet are waited for first (rows-in-flight.ts).
-      onFileClosing: async (openPath) => {
-        await rowsInFlight.settled(path.basename(openPath).replace(/\.open$/, ''));
-        group.commit();
-      },
-      onFileClosed: (finalPath) => {
-        const id = fileIds.get(path.basename(finalPath));
-        if (id === undefined) return;
-        outsideGroup(() => captures.updateFile(id, { size: fs.statSync(finalPath).size }));
-        sealer.seal(id, finalPath);
-      },
-    });
-
-    const pageText = new PageTextBuffer(captures, group);
+    await startBrowser(settings, opts.tabSource, browser);
+    claimCrawlDir(db, settings, customRobotsText);
+    const stores = await openStores(db, paths, settings, opts.frontier);
+    const services = buildServices(db, paths, settings, scope, customRobotsText, stores, opts.robotsStore);
+    const pageText = new PageTextBuffer(stores.captures, stores.group);
     let prior: PriorCaptures | null = null;
     if (settings.dedupFrom.length > 0 || getMeta<string[]>(db, 'dedupFromLoaded')) {
       prior = new PriorCaptures(db);
-      notes.push(...(await prior.load(settings.dedupFrom)));
+      stores.notes.push(...(await prior.load(settings.dedupFrom)));
     }
-    const hardAbort = new AbortController();
-    const excludes = compileRegexes(settings.exclude, 'exclude');
-    const ctx: CrawlContext = {
-      settings,
-      now: opts.clock ?? Date.now,
-      paths,
-      db,
-      group,
-      rowsInFlight,
-      frontier,
-      captures,
-      writer,
-      fetcher,
-      extractor,
-      robots,
-      chain,
-      stats,
-      crawlLog,
-      pageText,
-      traps,
-      prior,
-      pendingOriginals: new PendingOriginals(),
-      fileIds,
-      queueNotes: new Map(),
-      hardStop: hardAbort.signal,
-      excluded: (url) => excludes.find((re) => re.test(url))?.source ?? null,
-      addRedirectSeed: (url) => {
-        scope.addSeed(url);
-        const list = getMeta<string[]>(db, 'redirectSeeds') ?? [];
-        if (!list.includes(url)) setMeta(db, 'redirectSeeds', [...list, url]);
-      },
-    };
+    const parts: CrawlParts = { ...stores, ...services, db, paths, settings, scope, pageText, prior };
+    const { ctx, hardAbort, excludes } = buildContext(parts, opts.clock);
 
     // Seeds (new ones only: the seen-set makes rescheduling harmless on resume).
-    frontier.schedule(settings.seeds.map((s) => chain.seed(s)));
+    stores.frontier.schedule(settings.seeds.map((s) => services.chain.seed(s)));
 
-    let closed = false;
-    const persist = () => {
-      setMeta(db, 'stats', stats.totals);
-      setMeta(db, 'statsTallies', stats.tallies());
-    };
-    // The counters commit with the outcomes they count. A lost group's outcomes are counted again
-    // when its URIs are fetched again, so the counters go back to what they were at the last
-    // COMMIT (kept here: after a rollback a lone write may already have stored newer ones).
-    let committedStats = stats.saved();
-    group.listen({
-      beforeCommit: persist,
-      afterCommit: () => (committedStats = stats.saved()),
-      lost: () => stats.restore(committedStats),
+    const persist = wireCommitHooks(parts);
+    const controller = makeController(parts, ctx, hardAbort, {
+      persist,
+      excludes,
+      tabs: browser.tabs,
+      uriChain: buildUriChain(browser.tabs && browser.fetchBrowser ? { browser: browser.fetchBrowser(browser.tabs) } : {}),
+      releaseLock,
+      opts,
     });
-    const controller = new CrawlController(
-      ctx,
-      {
-        previousWarcBytes,
-        warcFiles: () => fs.readdirSync(paths.warcs).filter((n) => n.includes('.warc')).sort(),
-        traps: () => traps.warnings(),
-        robotsFor: (queueKey) => robots.describeHost(queueKey.split('#')[0]!),
-        workers: opts.workers,
-        persist,
-        // A live exclusion goes through this connection, as one unit of the group (live-exclude.ts).
-        addExclude: (pattern) => applyLiveExclude({ db, frontier, settings, scope, excludes, scopeLog, stats, unit: (fn) => group.unit(fn), commit: () => group.commit() }, pattern),
-        excludeRequests: {
-          take: () => takeExcludeRequests(paths.dir),
-          answer: (id, answer) => answerExcludeRequest(paths.dir, id, answer),
-        },
-        reconcile: async () => {
-          const current = writer.currentFile ? path.basename(writer.currentFile).replace(/\.open$/, '') : null;
-          const names = current ? [current] : [];
-          return (await reconcileIndex(captures, paths.dir, names)).notes;
-        },
-        closeFiles: async () => {
-          if (closed) return;
-          closed = true;
-          await tabs?.close();
-          await writer.close();
-          await sealer.settle();
-          await fetcher.close();
-          await extractor.close();
-          prior?.close();
-        },
-        closeStore: async (final) => {
-          opts.beforeClose?.(final);
-          try {
-            pageText.flush();
-            persist();
-            setMeta(db, 'elapsedMs', final.elapsedMs);
-            setMeta(db, 'pausedMs', final.pausedMs ?? 0);
-            setMeta(db, 'lastState', { state: final.state, reason: final.finishReason, at: Date.now() });
-          } catch (err) {
-            // Stopped while the disk is full: the frontier and index are whole (each write is a
-            // transaction); only counters and page text are behind, and a resume carries on.
-            if (!isDiskFullError(err)) throw err;
-          }
-          await crawlLog.close();
-          await scopeLog.close();
-          db.close();
-          releaseLock();
-        },
-      },
-      hardAbort,
-      {
-        uriChain: buildUriChain(tabs && fetchBrowser ? { browser: fetchBrowser(tabs) } : {}),
-        startedAt: getMeta<number>(db, 'createdAt'),
-        elapsedBefore: getMeta<number>(db, 'elapsedMs') ?? 0,
-        pausedBefore: getMeta<number>(db, 'pausedMs') ?? 0,
-      },
-    );
-    controller.startNotes.push(...notes);
+    controller.startNotes.push(...stores.notes);
     return controller;
   } catch (err) {
-    await (tabs ? tabs.close() : opts.tabSource?.close());
+    await (browser.tabs ? browser.tabs.close() : opts.tabSource?.close());
     try {
       db.close();
     } catch {
@@ -374,6 +145,371 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     releaseLock();
     throw err;
   }
+}
+
+/** What the browser stage started: the catch path of startCrawl closes the tabs. */
+interface BrowserParts {
+  tabs: TabPool | null;
+  fetchBrowser: typeof FetchBrowser | null;
+}
+
+/** The stores a crawl opens on its database and directory (openStores). */
+interface CrawlStores {
+  group: GroupCommit;
+  /** A write that must be durable at once (a WARC file's row): the group commits first. */
+  outsideGroup: (write: () => void) => void;
+  rowsInFlight: RowsInFlight;
+  crawlLog: CommittedLineLog;
+  scopeLog: CommittedLineLog;
+  /** What the start found and did (recovered WARCs, requeued leases…), for the controller's start notes. */
+  notes: CrawlNote[];
+  frontier: Frontier;
+  captures: CaptureIndex;
+  fileIds: Map<string, number>;
+  sealer: WarcSealer;
+  /** The WARCs already there (the writer numbers on from them) and their bytes. */
+  existingWarcs: string[];
+  previousWarcBytes: number;
+}
+
+/** The crawl's working parts built over the stores (buildServices). */
+interface CrawlServices {
+  stats: CrawlStats;
+  traps: TrapDetector;
+  chain: CandidateChain;
+  robots: RobotsGate;
+  fetcher: Fetcher;
+  extractor: ExtractPool;
+  writer: WarcWriter;
+}
+
+/** Everything the context and the controller are made of. */
+interface CrawlParts extends CrawlStores, CrawlServices {
+  db: Database.Database;
+  paths: CrawlPaths;
+  settings: CrawlSettings;
+  scope: Scope;
+  pageText: PageTextBuffer;
+  prior: PriorCaptures | null;
+}
+
+/** The stored settings with the given ones over them (seeds added to the stored ones), validated, and the custom robots.txt text. */
+function resolveSettings(db: Database.Database, given: Partial<CrawlSettings>): { settings: CrawlSettings; customRobotsText: string | null } {
+  const stored = getMeta<CrawlSettings>(db, 'settings');
+  const settings: CrawlSettings = { ...defaultSettings(), ...(stored ?? {}), ...given };
+  if (stored && given.seeds) settings.seeds = [...new Set([...stored.seeds, ...given.seeds])];
+  validateSettings(settings, { requireSeeds: !stored });
+  let customRobotsText = getMeta<string>(db, 'customRobots') ?? null;
+  if (settings.robots === 'custom' && settings.robotsFile && (given.robotsFile || customRobotsText === null)) {
+    try {
+      customRobotsText = fs.readFileSync(settings.robotsFile, 'utf8');
+    } catch (err) {
+      throw new TroveError('SETTINGS_INVALID', `cannot read --robots-file ${settings.robotsFile}: ${(err as Error).message}`);
+    }
+  }
+  return { settings, customRobotsText };
+}
+
+/**
+ * Browser mode: Chromium is found and started before the crawl begins, so a missing one is said
+ * at once (with the paths tried) rather than as a failure of every page, and before anything of
+ * the crawl is written or started. The tabs send the crawl's User-Agent (on the page and
+ * everything it loads), as the HTTP fetcher does, not Chromium's own: sites see one agent per
+ * crawl and robots.txt is read for it. Its modules load here, only for a browser crawl: an
+ * HTTP-only crawl never touches them (and closes a tab source it was given).
+ */
+async function startBrowser(settings: CrawlSettings, tabSource: TabSource | undefined, into: BrowserParts): Promise<void> {
+  if (settings.browser?.enabled) {
+    const [{ TabPool }, { findChromium }] = await Promise.all([import('../browser/tab-pool.ts'), import('../browser/find-chromium.ts')]);
+    ({ fetchBrowser: into.fetchBrowser } = await import('./chain/fetch-browser.ts'));
+    into.tabs = tabSource
+      ? await TabPool.open(tabSource, settings.browser.tabs, { userAgent: settings.userAgent })
+      : await TabPool.launch({ executablePath: findChromium({ path: settings.browser.path }), tabs: settings.browser.tabs, userAgent: settings.userAgent });
+  } else {
+    await tabSource?.close();
+  }
+}
+
+/** Everything is valid: from here on the directory is the crawl's (settings stored, one more run counted). */
+function claimCrawlDir(db: Database.Database, settings: CrawlSettings, customRobotsText: string | null): void {
+  setMeta(db, 'settings', settings);
+  if (customRobotsText !== null) setMeta(db, 'customRobots', customRobotsText);
+  if (!getMeta(db, 'createdAt')) setMeta(db, 'createdAt', Date.now());
+  const runs = (getMeta<number>(db, 'runs') ?? 0) + 1;
+  setMeta(db, 'runs', runs);
+}
+
+/** A write outside the group: the group commits first, the write goes in alone, the group reopens. */
+function writeOutside(group: GroupCommit): (write: () => void) => void {
+  return (write) => {
+    const grouping = group.state === 'open';
+    try {
+      group.suspend();
+    } catch {
+      /* the group was lost (the crawl pauses for it); this write still goes in on its own */
+    }
+    try {
+      write();
+    } finally {
+      if (grouping) group.open();
+    }
+  };
+}
+
+/**
+ * The group commit and the logs on it, the WARCs a crash left open (recovered), the frontier
+ * (its leases put back) and the capture index (reconciled with the recovered WARCs, unsealed
+ * files sealed).
+ */
+async function openStores(db: Database.Database, paths: CrawlPaths, settings: CrawlSettings, frontierOf: StartCrawlOptions['frontier']): Promise<CrawlStores> {
+  // The crawl's writes share transactions (group-commit.ts); the logs say what committed.
+  const group = new GroupCommit(db, { maxUnits: GROUP_COMMIT_UNITS, maxDelayMs: GROUP_COMMIT_DELAY_MS });
+  const outsideGroup = writeOutside(group);
+  const rowsInFlight = new RowsInFlight();
+  const crawlLog = new CommittedLineLog(paths.crawlLog, group);
+  const scopeLog = new CommittedLineLog(paths.scopeLog, group);
+  const notes: CrawlNote[] = [];
+
+  // A crash leaves `.open` WARCs: cut each back to its last complete record and close it.
+  const recovered: string[] = [];
+  for (const open of await listOpenWarcs(paths.warcs)) {
+    const r = await recoverOpenWarc(open);
+    recovered.push(path.basename(r.finalPath));
+    notes.push({
+      code: 'WARC_RECOVERED',
+      message: r.removed
+        ? `removed ${path.basename(open)}: it held no complete record`
+        : `recovered ${path.basename(r.finalPath)}: ${r.records} records kept${r.cutBytes > 0 ? `, torn last record cut (${r.cutBytes} bytes)` : ''}`,
+    });
+  }
+
+  const frontier = frontierOf?.({ defaultMaxInFlight: settings.perHost }) ?? createSqliteFrontier(db, { defaultMaxInFlight: settings.perHost });
+  const requeued = frontier.recoverInFlight();
+  if (requeued > 0) notes.push({ code: 'LEASES_REQUEUED', message: `${requeued} URIs that were in flight were put back in the queue` });
+  const captures = createCaptureIndex(db);
+  if (recovered.length > 0) notes.push(...(await reconcileIndex(captures, paths.dir, recovered)).notes);
+  const fileIds = new Map<string, number>();
+  for (const f of captures.files()) fileIds.set(f.name, f.id);
+  const sealer = new WarcSealer(db);
+  sealer.sealUnsealed(captures, paths.dir);
+  const existingWarcs = fs.readdirSync(paths.warcs).filter((n) => /\.warc(\.gz)?$/.test(n));
+  const previousWarcBytes = existingWarcs.reduce((s, n) => s + fs.statSync(path.join(paths.warcs, n)).size, 0);
+  return { group, outsideGroup, rowsInFlight, crawlLog, scopeLog, notes, frontier, captures, fileIds, sealer, existingWarcs, previousWarcBytes };
+}
+
+/** The counters, the candidate chain, the robots gate, the fetcher, the extractor and the WARC writer. */
+function buildServices(
+  db: Database.Database,
+  paths: CrawlPaths,
+  settings: CrawlSettings,
+  scope: Scope,
+  customRobotsText: string | null,
+  stores: CrawlStores,
+  robotsStore: RobotsStateStore | undefined,
+): CrawlServices {
+  const stats = new CrawlStats(getMeta<Partial<StatsTotals>>(db, 'stats') ?? undefined, getMeta<Partial<StatsTallies>>(db, 'statsTallies') ?? undefined);
+  const traps = new TrapDetector();
+  const chain = new CandidateChain(scope, settings.queuePolicy, () => {}, (r) => {
+    stats.recordScopeRejection(r.rule);
+    stores.scopeLog.write(`${new Date().toISOString()} ${r.rule} ${r.url} ${r.hopsPath} ${r.via ?? '-'} ${r.reason}`);
+  });
+  const robots = new RobotsGate(db, {
+    ttlMs: settings.robotsTtlS * 1000,
+    maxRetries: settings.maxRetries,
+    custom: customRobotsText !== null ? parseRobots(customRobotsText) : null,
+    candidateAgents: settings.candidateAgents,
+    masquerade: settings.masquerade,
+    // A robots.txt outage is retried on the crawl's retry delay (growing with the outage, at
+    // most the robots TTL), so --retry-delay-s and the heritrix preset govern it too.
+    retryMs: settings.retryDelayS * 1000,
+  }, robotsStore);
+  const fetcher = createFetcher({
+    connectTimeoutMs: settings.connectTimeoutS * 1000,
+    headersTimeoutMs: settings.headersTimeoutS * 1000,
+    idleTimeoutMs: settings.idleTimeoutS * 1000,
+    fetchTimeoutMs: settings.fetchTimeoutS * 1000,
+    maxBodyBytes: settings.maxBodyBytes,
+    maxHeaderBytes: settings.maxHeaderBytes,
+    spoolDir: paths.tmp,
+    // Connections per origin: every slot of every queue that origin can have. Under elfhash:N
+    // one host is spread over N queues, so N × perHost (with 1 connection the queues would only
+    // wait on each other); never more than the crawl's slots.
+    maxConnections: Math.min(
+      settings.concurrency,
+      Math.max(settings.perHost, ...settings.overrides.map((o) => o.perHost ?? 0)) * queuesPerHost(settings.queuePolicy),
+    ),
+  });
+  // Documents up to 4 MiB are extracted on the crawl thread (~16–24 ms per MiB of HTML on a
+  // 2-core machine, so at most ~0.1 s of the crawl loop), with no second isolate for the crawl to
+  // hold (extract-pool.ts says why). Larger ones go to a worker, started only when one arrives:
+  // one per spare core (at least one), as the crawl thread needs a core of its own.
+  const extractor = new ExtractPool(Math.max(1, Math.min(2, os.availableParallelism() - 1)), { inlineMaxBytes: INLINE_EXTRACT_MAX_BYTES });
+  const writer = openWarcWriter(paths, settings, scope, stores);
+  return { stats, traps, chain, robots, fetcher, extractor, writer };
+}
+
+/** The WARC writer, numbering on from the files already there, its files' rows kept in the capture index as they open, close and are sealed. */
+function openWarcWriter(paths: CrawlPaths, settings: CrawlSettings, scope: Scope, stores: CrawlStores): WarcWriter {
+  const { group, outsideGroup, rowsInFlight, captures, fileIds, sealer } = stores;
+  return new WarcWriter({
+    dir: paths.warcs,
+    prefix: settings.warcPrefix,
+    maxBytes: settings.warcMaxBytes,
+    startSerial: stores.existingWarcs.length,
+    warcinfo: () => ({ fields: warcinfoFields(settings, scope.describe()) }),
+    onFileOpened: (openPath) => {
+      const name = path.basename(openPath).replace(/\.open$/, '');
+      // The row commits on its own, before any record's: a crash leaves the `.open` file, and
+      // only files the index knows are reconciled on resume.
+      outsideGroup(() => fileIds.set(name, captures.addFile({ path: path.join('warcs', name), name, source: 'crawl' })));
+    },
+    // Rows of records in a file must be durable before it is closed: only `.open` files are
+    // reconciled after a crash or a lost group (reconcile-index.ts). URIs that wrote to it
+    // and have not added their rows yet are waited for first (rows-in-flight.ts).
+    onFileClosing: async (openPath) => {
+      await rowsInFlight.settled(path.basename(openPath).replace(/\.open$/, ''));
+      group.commit();
+    },
+    onFileClosed: (finalPath) => {
+      const id = fileIds.get(path.basename(finalPath));
+      if (id === undefined) return;
+      outsideGroup(() => captures.updateFile(id, { size: fs.statSync(finalPath).size }));
+      sealer.seal(id, finalPath);
+    },
+  });
+}
+
+/** The CrawlContext the crawl's chain works in, its hard stop, and the compiled exclusions (live ones are added to them). */
+function buildContext(p: CrawlParts, clock: (() => number) | undefined): { ctx: CrawlContext; hardAbort: AbortController; excludes: RegExp[] } {
+  const hardAbort = new AbortController();
+  const excludes = compileRegexes(p.settings.exclude, 'exclude');
+  const ctx: CrawlContext = {
+    settings: p.settings,
+    now: clock ?? Date.now,
+    paths: p.paths,
+    db: p.db,
+    group: p.group,
+    rowsInFlight: p.rowsInFlight,
+    frontier: p.frontier,
+    captures: p.captures,
+    writer: p.writer,
+    fetcher: p.fetcher,
+    extractor: p.extractor,
+    robots: p.robots,
+    chain: p.chain,
+    stats: p.stats,
+    crawlLog: p.crawlLog,
+    pageText: p.pageText,
+    traps: p.traps,
+    prior: p.prior,
+    pendingOriginals: new PendingOriginals(),
+    fileIds: p.fileIds,
+    queueNotes: new Map(),
+    hardStop: hardAbort.signal,
+    excluded: (url) => excludes.find((re) => re.test(url))?.source ?? null,
+    addRedirectSeed: (url) => {
+      p.scope.addSeed(url);
+      const list = getMeta<string[]>(p.db, 'redirectSeeds') ?? [];
+      if (!list.includes(url)) setMeta(p.db, 'redirectSeeds', [...list, url]);
+    },
+  };
+  return { ctx, hardAbort, excludes };
+}
+
+/**
+ * The counters commit with the outcomes they count. A lost group's outcomes are counted again
+ * when its URIs are fetched again, so the counters go back to what they were at the last COMMIT
+ * (kept here: after a rollback a lone write may already have stored newer ones). Returns the
+ * write of the counters (`persist`).
+ */
+function wireCommitHooks(p: CrawlParts): () => void {
+  const { db, stats } = p;
+  const persist = () => {
+    setMeta(db, 'stats', stats.totals);
+    setMeta(db, 'statsTallies', stats.tallies());
+  };
+  let committedStats = stats.saved();
+  p.group.listen({
+    beforeCommit: persist,
+    afterCommit: () => (committedStats = stats.saved()),
+    lost: () => stats.restore(committedStats),
+  });
+  return persist;
+}
+
+/** What makeController takes besides the parts: the hooks built in startCrawl's scope. */
+interface ControllerWiring {
+  persist: () => void;
+  /** The compiled exclusions, live ones added to them. */
+  excludes: RegExp[];
+  /** The browser crawl's tabs, closed first of the files. */
+  tabs: TabPool | null;
+  uriChain: UriChain;
+  releaseLock: () => void;
+  opts: StartCrawlOptions;
+}
+
+/** The controller, with the hooks through which it reads the directory, closes the files and then the store. */
+function makeController(p: CrawlParts, ctx: CrawlContext, hardAbort: AbortController, w: ControllerWiring): CrawlController {
+  const { db, paths, settings, scope, frontier, group, stats, writer, captures, robots, traps, crawlLog, scopeLog } = p;
+  let closed = false;
+  return new CrawlController(
+    ctx,
+    {
+      previousWarcBytes: p.previousWarcBytes,
+      warcFiles: () => fs.readdirSync(paths.warcs).filter((n) => n.includes('.warc')).sort(),
+      traps: () => traps.warnings(),
+      robotsFor: (queueKey) => robots.describeHost(queueKey.split('#')[0]!),
+      workers: w.opts.workers,
+      persist: w.persist,
+      // A live exclusion goes through this connection, as one unit of the group (live-exclude.ts).
+      addExclude: (pattern) => applyLiveExclude({ db, frontier, settings, scope, excludes: w.excludes, scopeLog, stats, unit: (fn) => group.unit(fn), commit: () => group.commit() }, pattern),
+      excludeRequests: {
+        take: () => takeExcludeRequests(paths.dir),
+        answer: (id, answer) => answerExcludeRequest(paths.dir, id, answer),
+      },
+      reconcile: async () => {
+        const current = writer.currentFile ? path.basename(writer.currentFile).replace(/\.open$/, '') : null;
+        const names = current ? [current] : [];
+        return (await reconcileIndex(captures, paths.dir, names)).notes;
+      },
+      closeFiles: async () => {
+        if (closed) return;
+        closed = true;
+        await w.tabs?.close();
+        await writer.close();
+        await p.sealer.settle();
+        await p.fetcher.close();
+        await p.extractor.close();
+        p.prior?.close();
+      },
+      closeStore: async (final) => {
+        w.opts.beforeClose?.(final);
+        try {
+          p.pageText.flush();
+          w.persist();
+          setMeta(db, 'elapsedMs', final.elapsedMs);
+          setMeta(db, 'pausedMs', final.pausedMs ?? 0);
+          setMeta(db, 'lastState', { state: final.state, reason: final.finishReason, at: Date.now() });
+        } catch (err) {
+          // Stopped while the disk is full: the frontier and index are whole (each write is a
+          // transaction); only counters and page text are behind, and a resume carries on.
+          if (!isDiskFullError(err)) throw err;
+        }
+        await crawlLog.close();
+        await scopeLog.close();
+        db.close();
+        w.releaseLock();
+      },
+    },
+    hardAbort,
+    {
+      uriChain: w.uriChain,
+      startedAt: getMeta<number>(db, 'createdAt'),
+      elapsedBefore: getMeta<number>(db, 'elapsedMs') ?? 0,
+      pausedBefore: getMeta<number>(db, 'pausedMs') ?? 0,
+    },
+  );
 }
 
 /** How many frontier queues one host is spread over. */

@@ -109,12 +109,63 @@ function hostRow(hosts: Map<string, HostRow>, host: string): HostRow {
   return h;
 }
 
+/** The report's counters as the rows are read (gatherReport's steps add to them). */
+interface Tally {
+  hosts: Map<string, HostRow>;
+  mimes: Map<string, { mime: string; urls: number; bytes: number }>;
+  statuses: Map<number, number>;
+  summary: ReportSummary;
+}
+
 export async function gatherReport(archive: Archive, onRow?: () => void): Promise<ReportData> {
-  const hosts = new Map<string, HostRow>();
-  const mimes = new Map<string, { mime: string; urls: number; bytes: number }>();
-  const statuses = new Map<number, number>();
-  const s: ReportSummary = {
-    archive: archive.dir,
+  const t: Tally = { hosts: new Map(), mimes: new Map(), statuses: new Map(), summary: emptySummary(archive.dir) };
+  const s = t.summary;
+  tallyCaptures(archive, t, onRow);
+
+  // Seeds and crawl state.
+  const settings = archive.meta<{ name?: string; seeds?: string[]; limitPages?: number }>('settings');
+  const state = archive.meta<{ state?: string; reason?: string }>('lastState');
+  const limitPages = settings?.limitPages ?? 0;
+  const pagesCounted = archive.meta<{ pages?: number }>('stats')?.pages ?? 0;
+  const pageLimitReached = limitPages > 0 && (state?.reason === 'limit-pages' || pagesCounted >= limitPages);
+
+  tallyFrontier(archive, t, pageLimitReached, onRow);
+  s.urisProcessed = s.successes + s.failures;
+
+  const createdAt = archive.meta<number>('createdAt');
+  s.crawlName = settings?.name ?? null;
+  s.state = state?.state ?? null;
+  s.finishReason = state?.reason ?? null;
+  s.created = typeof createdAt === 'number' ? new Date(createdAt).toISOString() : null;
+  s.elapsedMs = archive.meta<number>('elapsedMs') ?? null;
+  const seeds = seedRows(archive, settings?.seeds ?? []);
+  s.seeds = seeds.length;
+  s.seedsCrawled = seeds.filter((x) => x.crawled).length;
+
+  s.pages = archive.index.countPages();
+  for (const f of archive.index.files()) {
+    s.warcFiles++;
+    s.warcBytes += f.size ?? 0;
+  }
+
+  const scopeRejections = await scopeRejectionsOf(path.join(archive.dir, 'logs', 'scope.log'));
+  s.scopeRejections = scopeRejections.reduce((n, r) => n + r.count, 0);
+  const hostList = [...t.hosts.values()].filter((h) => h.urls > 0 || h.remaining > 0 || h.robots > 0);
+  s.hosts = hostList.filter((h) => h.urls > 0).length;
+
+  return {
+    summary: s,
+    seeds,
+    hosts: hostList.sort((a, b) => b.urls - a.urls || a.host.localeCompare(b.host)),
+    mimeTypes: [...t.mimes.values()].sort((a, b) => b.urls - a.urls || a.mime.localeCompare(b.mime)),
+    statusCodes: [...t.statuses.entries()].map(([status, urls]) => ({ status, urls })).sort((a, b) => b.urls - a.urls || a.status - b.status),
+    scopeRejections,
+  };
+}
+
+function emptySummary(dir: string): ReportSummary {
+  return {
+    archive: dir,
     crawlName: null,
     state: null,
     finishReason: null,
@@ -143,8 +194,11 @@ export async function gatherReport(archive: Archive, onRow?: () => void): Promis
     lastCapture: null,
     scopeRejections: 0,
   };
+}
 
-  // Captures: one per fetched URI.
+/** Captures: one per fetched URI, counted by host, novelty, media type and status, a page of rows at a time. */
+function tallyCaptures(archive: Archive, t: Tally, onRow: (() => void) | undefined): void {
+  const { hosts, mimes, statuses, summary: s } = t;
   for (let after = 0; ; ) {
     const rows = archive.index.reportCaptures(after, PAGE);
     if (rows.length === 0) break;
@@ -185,15 +239,11 @@ export async function gatherReport(archive: Archive, onRow?: () => void): Promis
       }
     }
   }
+}
 
-  // Seeds and crawl state.
-  const settings = archive.meta<{ name?: string; seeds?: string[]; limitPages?: number }>('settings');
-  const state = archive.meta<{ state?: string; reason?: string }>('lastState');
-  const limitPages = settings?.limitPages ?? 0;
-  const pagesCounted = archive.meta<{ pages?: number }>('stats')?.pages ?? 0;
-  const pageLimitReached = limitPages > 0 && (state?.reason === 'limit-pages' || pagesCounted >= limitPages);
-
-  // The frontier: failures (negative outcomes), robots exclusions, what is left.
+/** The frontier: failures (negative outcomes), robots exclusions, what is left (queued, or held back by a reached page limit). */
+function tallyFrontier(archive: Archive, t: Tally, pageLimitReached: boolean, onRow: (() => void) | undefined): void {
+  const { hosts, statuses, summary: s } = t;
   for (let after = 0; ; ) {
     const rows = archive.frontier.unfinishedOrFailed(after, PAGE);
     if (rows.length === 0) break;
@@ -217,37 +267,6 @@ export async function gatherReport(archive: Archive, onRow?: () => void): Promis
       }
     }
   }
-  s.urisProcessed = s.successes + s.failures;
-
-  const createdAt = archive.meta<number>('createdAt');
-  s.crawlName = settings?.name ?? null;
-  s.state = state?.state ?? null;
-  s.finishReason = state?.reason ?? null;
-  s.created = typeof createdAt === 'number' ? new Date(createdAt).toISOString() : null;
-  s.elapsedMs = archive.meta<number>('elapsedMs') ?? null;
-  const seeds = seedRows(archive, settings?.seeds ?? []);
-  s.seeds = seeds.length;
-  s.seedsCrawled = seeds.filter((x) => x.crawled).length;
-
-  s.pages = archive.index.countPages();
-  for (const f of archive.index.files()) {
-    s.warcFiles++;
-    s.warcBytes += f.size ?? 0;
-  }
-
-  const scopeRejections = await scopeRejectionsOf(path.join(archive.dir, 'logs', 'scope.log'));
-  s.scopeRejections = scopeRejections.reduce((n, r) => n + r.count, 0);
-  const hostList = [...hosts.values()].filter((h) => h.urls > 0 || h.remaining > 0 || h.robots > 0);
-  s.hosts = hostList.filter((h) => h.urls > 0).length;
-
-  return {
-    summary: s,
-    seeds,
-    hosts: hostList.sort((a, b) => b.urls - a.urls || a.host.localeCompare(b.host)),
-    mimeTypes: [...mimes.values()].sort((a, b) => b.urls - a.urls || a.mime.localeCompare(b.mime)),
-    statusCodes: [...statuses.entries()].map(([status, urls]) => ({ status, urls })).sort((a, b) => b.urls - a.urls || a.status - b.status),
-    scopeRejections,
-  };
 }
 
 /** Each seed's outcome from the frontier, and where it redirected to. */

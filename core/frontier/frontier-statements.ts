@@ -73,6 +73,13 @@ export const VIA = 'COALESCE(uris.via, uri_via.via)';
 const PICKED = `uris.id AS id, url, hops_path, ${VIA} AS via, uri_via.via_context AS via_context, seed, attempts, directive`;
 
 export function prepareFrontierStatements(db: Database.Database) {
+  return { ...scheduleStatements(db), ...claimStatements(db), ...releaseStatements(db), ...counterStatements(db) };
+}
+
+export type FrontierStatements = ReturnType<typeof prepareFrontierStatements>;
+
+/** Queues found or made, URIs added (schedule, forceSchedule), queue limits and ready times set. */
+function scheduleStatements(db: Database.Database) {
   return {
     queueIdByKey: db.prepare<[string], { id: number }>('SELECT id FROM queues WHERE key = ?'),
     insertQueue: db.prepare<[string, number], { id: number }>('INSERT INTO queues (key, max_in_flight) VALUES (?, ?) RETURNING id'),
@@ -99,8 +106,12 @@ export function prepareFrontierStatements(db: Database.Database) {
     insertVia: db.prepare<[number | bigint, string | null, string | null]>('INSERT INTO uri_via (id, via, via_context) VALUES (?, ?, ?)'),
     uriByFingerprint: db.prepare<[bigint], { id: number; state: number }>('SELECT id, state FROM uris WHERE fingerprint = ?'),
     activeRefetch: db.prepare<[number], { id: number }>(`SELECT id FROM uris WHERE refetch_of = ? AND state < ${UriState.FINISHED} LIMIT 1`),
+  };
+}
 
-    // claim
+/** claim: waiting URIs promoted, a queue and its next URI picked, marked in flight. */
+function claimStatements(db: Database.Database) {
+  return {
     earliestWaiting: db.prepare<[], { t: number | null }>(`SELECT MIN(not_before) AS t FROM uris WHERE state = ${UriState.WAITING}`),
     dueWaiting: db.prepare<[number, number], { id: number; queue_id: number }>(
       `SELECT id, queue_id FROM uris WHERE state = ${UriState.WAITING} AND not_before <= ? ORDER BY not_before LIMIT +?`,
@@ -133,7 +144,12 @@ export function prepareFrontierStatements(db: Database.Database) {
     ),
     markInFlight: db.prepare<[number]>(`UPDATE uris SET state = ${UriState.IN_FLIGHT} WHERE id = ?`),
     queueClaimed: db.prepare<[number]>('UPDATE queues SET pending = pending - 1, in_flight = in_flight + 1 WHERE id = ?'),
+  };
+}
 
+/** A URI given back (complete, defer, releaseSlot), dropped (a live exclusion) or put back after a crash (recovery). */
+function releaseStatements(db: Database.Database) {
+  return {
     // complete / defer
     // A finished row keeps what its readers need: the fingerprint (seen checks), url, status and
     // state (reports, resume), hops_path, and `via` where the row is a redirect's target (the
@@ -159,7 +175,7 @@ export function prepareFrontierStatements(db: Database.Database) {
        ready_at = MAX(ready_at, ?) WHERE id = ?`,
     ),
     // Whether it changed a row is all releaseSlot needs: run().changes, not RETURNING (2.6–8 µs
-    // against 12–18 per call, measured on a crawl database).
+    // a call against 12–18).
     queueSlotReleased: db.prepare<[number, number]>(
       `UPDATE queues SET in_flight = in_flight - 1, ready_at = MAX(ready_at, ?)
        WHERE id = (SELECT queue_id FROM uris WHERE id = ? AND state = ${UriState.IN_FLIGHT}) AND in_flight > 0`,
@@ -184,8 +200,12 @@ export function prepareFrontierStatements(db: Database.Database) {
     // Nothing runs during a recovery: every slot of the queue is free again (some leases may
     // have given theirs back already, see releaseSlot).
     queueRecovered: db.prepare<[number, number]>('UPDATE queues SET pending = pending + ?, in_flight = 0 WHERE id = ?'),
+  };
+}
 
-    // counters
+/** The counters (frontier_stats) and what the snapshot reads: retries waiting, queued non-pages, claimable queues. */
+function counterStatements(db: Database.Database) {
+  return {
     stats: db.prepare<[], StatsRow>('SELECT pending, waiting, in_flight, done, failed, seen, queues FROM frontier_stats WHERE id = 1'),
     addStats: db.prepare<[number, number, number, number, number, number, number]>(
       `UPDATE frontier_stats SET pending = pending + ?, waiting = waiting + ?, in_flight = in_flight + ?,
@@ -210,5 +230,3 @@ export function prepareFrontierStatements(db: Database.Database) {
     countClaimable: db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM queues WHERE ${CLAIMABLE}`),
   };
 }
-
-export type FrontierStatements = ReturnType<typeof prepareFrontierStatements>;

@@ -54,13 +54,40 @@ interface StatsDelta {
 export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontierOptions = {}): Frontier {
   const defaultMaxInFlight = opts.defaultMaxInFlight ?? 1;
   checkLimit(defaultMaxInFlight);
-  const st = prepareFrontierStatements(db);
+  const rows = frontierRows(db, prepareFrontierStatements(db), defaultMaxInFlight);
+  return {
+    ...schedulingMethods(rows),
+    ...claimMethods(rows),
+    ...completionMethods(rows),
+    ...queueMethods(rows),
+    ...readMethods(rows.st),
+  };
+}
 
+/** The statements and the row writes the method groups share (frontierRows). */
+interface FrontierRows {
+  db: Database.Database;
+  st: FrontierStatements;
+  addStats(d: StatsDelta): void;
+  /** The queue's id, creating the queue (and counting it) when new. */
+  queueId(key: string): number;
+  /**
+   * One uris row: a new URI (with its fingerprint) or a refetch of a finished one (refetchOf),
+   * and its uri_via row while it is unfinished (a redirect's target keeps its via in uris).
+   */
+  insertUri(c: Candidate, fingerprint: bigint | null, refetchOf: number | null, qid: number): Database.RunResult;
+  /**
+   * Schedule `cands`. Their counts go to `into` when given (complete() adds them to its own and
+   * writes frontier_stats once per URI instead of twice), else to frontier_stats at once.
+   */
+  scheduleAll(cands: readonly Candidate[], into?: Required<Pick<StatsDelta, 'pending' | 'waiting' | 'seen'>>): number;
+}
+
+function frontierRows(db: Database.Database, st: FrontierStatements, defaultMaxInFlight: number): FrontierRows {
   const addStats = (d: StatsDelta): void => {
     st.addStats.run(d.pending ?? 0, d.waiting ?? 0, d.inFlight ?? 0, d.done ?? 0, d.failed ?? 0, d.seen ?? 0, d.queues ?? 0);
   };
 
-  /** The queue's id, creating the queue (and counting it) when new. */
   const queueId = (key: string): number => {
     const row = st.queueIdByKey.get(key);
     if (row) return row.id;
@@ -69,10 +96,6 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     return created.id;
   };
 
-  /**
-   * One uris row: a new URI (with its fingerprint) or a refetch of a finished one (refetchOf),
-   * and its uri_via row while it is unfinished (a redirect's target keeps its via in uris).
-   */
   const insertUri = (c: Candidate, fingerprint: bigint | null, refetchOf: number | null, qid: number) => {
     const waits = c.notBefore !== undefined;
     const redirect = /r$/i.test(c.hopsPath); // as finish's `hops_path LIKE '%R'` (LIKE ignores case)
@@ -104,10 +127,6 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     return new Set(st.knownAmong.all(json + ']'));
   };
 
-  /**
-   * Schedule `cands`. Their counts go to `into` when given (complete() adds them to its own and
-   * writes frontier_stats once per URI instead of twice), else to frontier_stats at once.
-   */
   const scheduleAll = (cands: readonly Candidate[], into?: Required<Pick<StatsDelta, 'pending' | 'waiting' | 'seen'>>): number => {
     for (const c of cands) checkCandidate(c); // all before the first write (see atomic())
     const ids = new Map<string, number>();
@@ -148,6 +167,13 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     return added;
   };
 
+  return { db, st, addStats, queueId, insertUri, scheduleAll };
+}
+
+/** Adding URIs (new ones, a refetch of a finished one) and dropping queued ones (a live exclusion). */
+function schedulingMethods(rows: FrontierRows): Pick<Frontier, 'schedule' | 'forceSchedule' | 'dropQueued'> {
+  const { db, st, addStats, queueId, insertUri, scheduleAll } = rows;
+
   const schedule = atomic(db, (cands: readonly Candidate[]): number => scheduleAll(cands));
 
   const forceSchedule = atomic(db, (c: Candidate): boolean => {
@@ -163,6 +189,48 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     addStats({ pending: 1, waiting: waits ? 1 : 0 });
     return true;
   });
+
+  const dropQueued = atomic(db, (matches: (uri: QueuedUriInfo) => boolean, status: number, note: string, onDropped?: (uri: DroppedUri) => void): number => {
+    if (!Number.isInteger(status) || status >= 0) throw new TroveError('FRONTIER_BAD_OUTCOME', `a dropped URI's status must be negative, not ${status}`, { status });
+    const perQueue = new Map<number, { pending: number; waiting: number }>();
+    let dropped = 0;
+    let waiting = 0;
+    // A batch is read whole before any of it is written (a statement cannot write while another
+    // iterates); the next batch starts after the last id seen.
+    for (let after = 0; ; ) {
+      const batch = st.queuedBatch.all(after, DROP_BATCH);
+      if (batch.length === 0) break;
+      after = batch[batch.length - 1]!.id;
+      for (const h of batch) {
+        if (!matches({ url: h.url, hopsPath: h.hops_path, seed: h.seed === 1, viaContext: h.via_context })) continue;
+        st.dropQueuedUri.run(status, note, h.id);
+        st.deleteVia.run(h.id);
+        let t = perQueue.get(h.queue_id);
+        if (!t) perQueue.set(h.queue_id, (t = { pending: 0, waiting: 0 }));
+        if (h.state === UriState.WAITING) {
+          t.waiting++;
+          waiting++;
+        } else t.pending++;
+        dropped++;
+        onDropped?.({ url: h.url, hopsPath: h.hops_path, via: h.via });
+      }
+    }
+    for (const [qid, t] of perQueue) st.queueDropped.run(t.pending, t.waiting, t.pending + t.waiting, qid);
+    // frontier_stats.pending counts waiting URIs too (queues.pending does not).
+    if (dropped > 0) addStats({ pending: -dropped, waiting: -waiting, failed: dropped });
+    return dropped;
+  });
+
+  return {
+    schedule: (cands) => (cands.length === 0 ? 0 : schedule(cands)),
+    forceSchedule: (c) => forceSchedule(c),
+    dropQueued: (matches, status, note, onDropped) => dropQueued(matches, status, note, onDropped),
+  };
+}
+
+/** Handing out URIs: waiting ones promoted when due, a claim from a ready queue, when the next is due, leases put back after a crash. */
+function claimMethods(rows: FrontierRows): Pick<Frontier, 'claim' | 'nextReadyAt' | 'recoverInFlight'> {
+  const { db, st, addStats } = rows;
 
   /** Waiting URIs whose time has come become pending (earliest first, a bounded batch). */
   const promoteDue = (now: number): void => {
@@ -220,6 +288,40 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     };
   });
 
+  const recoverInFlight = atomic(db, (): number => {
+    const byQueue = st.inFlightByQueue.all();
+    if (byQueue.length === 0) return 0;
+    st.releaseAll.run();
+    let total = 0;
+    for (const { queue_id, n } of byQueue) {
+      st.queueRecovered.run(n, queue_id);
+      total += n;
+    }
+    addStats({ pending: total, inFlight: -total });
+    return total;
+  });
+
+  return {
+    claim: (now, opts) => claim(now, opts),
+    nextReadyAt: (opts = {}) => {
+      if (opts.pages === false) {
+        const q = st.firstClaimableNonPage.get()!.t;
+        const w = st.earliestWaitingNonPage.get()!.t;
+        return q === null ? w : w === null ? q : Math.min(q, w);
+      }
+      const q = st.firstClaimable.get();
+      const w = st.earliestWaiting.get()!.t;
+      if (!q) return w;
+      return w === null ? q.ready_at : Math.min(q.ready_at, w);
+    },
+    recoverInFlight: () => recoverInFlight(),
+  };
+}
+
+/** Giving a claimed URI back: finished or to be retried (with its outlinks), deferred, or its queue slot released early. */
+function completionMethods(rows: FrontierRows): Pick<Frontier, 'complete' | 'defer' | 'releaseSlot'> {
+  const { db, st, addStats, scheduleAll } = rows;
+
   const complete = atomic(db, (uri: ClaimedUri, outcome: Outcome, outlinks?: readonly Candidate[]): void => {
     // Everything that can be refused is refused before the first write (see atomic()).
     checkOutcome(outcome);
@@ -257,6 +359,17 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     uri.slotReleased = true;
   };
 
+  return {
+    complete: (uri, outcome, outlinks) => complete(uri, outcome, outlinks),
+    defer: (uri, until) => defer(uri, until),
+    releaseSlot: (uri, queueReadyAt) => releaseSlot(uri, queueReadyAt),
+  };
+}
+
+/** A queue's limit and next ready time, set; the queues, read. */
+function queueMethods(rows: FrontierRows): Pick<Frontier, 'setQueueLimit' | 'setQueueReadyAt' | 'queues' | 'queue'> {
+  const { db, st, queueId } = rows;
+
   const setQueueLimit = atomic(db, (key: string, maxInFlight: number): void => {
     checkLimit(maxInFlight);
     st.setQueueLimit.run(maxInFlight, queueId(key));
@@ -267,72 +380,20 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
     st.setQueueReadyAt.run(at, queueId(key));
   });
 
-  const recoverInFlight = atomic(db, (): number => {
-    const byQueue = st.inFlightByQueue.all();
-    if (byQueue.length === 0) return 0;
-    st.releaseAll.run();
-    let total = 0;
-    for (const { queue_id, n } of byQueue) {
-      st.queueRecovered.run(n, queue_id);
-      total += n;
-    }
-    addStats({ pending: total, inFlight: -total });
-    return total;
-  });
-
-  const dropQueued = atomic(db, (matches: (uri: QueuedUriInfo) => boolean, status: number, note: string, onDropped?: (uri: DroppedUri) => void): number => {
-    if (!Number.isInteger(status) || status >= 0) throw new TroveError('FRONTIER_BAD_OUTCOME', `a dropped URI's status must be negative, not ${status}`, { status });
-    const perQueue = new Map<number, { pending: number; waiting: number }>();
-    let dropped = 0;
-    let waiting = 0;
-    // A batch is read whole before any of it is written (a statement cannot write while another
-    // iterates); the next batch starts after the last id seen.
-    for (let after = 0; ; ) {
-      const batch = st.queuedBatch.all(after, DROP_BATCH);
-      if (batch.length === 0) break;
-      after = batch[batch.length - 1]!.id;
-      for (const h of batch) {
-        if (!matches({ url: h.url, hopsPath: h.hops_path, seed: h.seed === 1, viaContext: h.via_context })) continue;
-        st.dropQueuedUri.run(status, note, h.id);
-        st.deleteVia.run(h.id);
-        let t = perQueue.get(h.queue_id);
-        if (!t) perQueue.set(h.queue_id, (t = { pending: 0, waiting: 0 }));
-        if (h.state === UriState.WAITING) {
-          t.waiting++;
-          waiting++;
-        } else t.pending++;
-        dropped++;
-        onDropped?.({ url: h.url, hopsPath: h.hops_path, via: h.via });
-      }
-    }
-    for (const [qid, t] of perQueue) st.queueDropped.run(t.pending, t.waiting, t.pending + t.waiting, qid);
-    // frontier_stats.pending counts waiting URIs too (queues.pending does not).
-    if (dropped > 0) addStats({ pending: -dropped, waiting: -waiting, failed: dropped });
-    return dropped;
-  });
-
   return {
-    dropQueued: (matches, status, note, onDropped) => dropQueued(matches, status, note, onDropped),
-    schedule: (cands) => (cands.length === 0 ? 0 : schedule(cands)),
-    forceSchedule: (c) => forceSchedule(c),
-    claim: (now, opts) => claim(now, opts),
-    complete: (uri, outcome, outlinks) => complete(uri, outcome, outlinks),
-    releaseSlot: (uri, queueReadyAt) => releaseSlot(uri, queueReadyAt),
-    defer: (uri, until) => defer(uri, until),
     setQueueLimit: (key, maxInFlight) => setQueueLimit(key, maxInFlight),
     setQueueReadyAt: (key, at) => setQueueReadyAt(key, at),
-    nextReadyAt: (opts = {}) => {
-      if (opts.pages === false) {
-        const q = st.firstClaimableNonPage.get()!.t;
-        const w = st.earliestWaitingNonPage.get()!.t;
-        return q === null ? w : w === null ? q : Math.min(q, w);
-      }
-      const q = st.firstClaimable.get();
-      const w = st.earliestWaiting.get()!.t;
-      if (!q) return w;
-      return w === null ? q.ready_at : Math.min(q.ready_at, w);
+    queues: (limit = 100, offset = 0, now = Date.now()) => st.queuePage.all(limit, offset).map((row) => queueInfo(row, now)),
+    queue: (key, now = Date.now()) => {
+      const row = st.queueByKey.get(key);
+      return row ? queueInfo(row, now) : null;
     },
-    recoverInFlight: () => recoverInFlight(),
+  };
+}
+
+/** What the frontier holds: its counters, the URIs waiting to be retried, queued non-pages, whether a URI was seen. */
+function readMethods(st: FrontierStatements): Pick<Frontier, 'counts' | 'retryWaiting' | 'queuedNonPages' | 'isSeen'> {
+  return {
     counts: (now = Date.now()) => counts(st, now),
     retryWaiting: (limit, countUpTo) => {
       const count = st.countRetryWaiting.get(countUpTo)!;
@@ -345,11 +406,6 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
       };
     },
     queuedNonPages: () => st.countPendingNonPage.get()! + st.countWaitingNonPage.get()!,
-    queues: (limit = 100, offset = 0, now = Date.now()) => st.queuePage.all(limit, offset).map((row) => queueInfo(row, now)),
-    queue: (key, now = Date.now()) => {
-      const row = st.queueByKey.get(key);
-      return row ? queueInfo(row, now) : null;
-    },
     isSeen: (fingerprint) => st.uriByFingerprint.get(BigInt.asIntN(64, fingerprint)) !== undefined,
   };
 }

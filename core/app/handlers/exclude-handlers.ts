@@ -1,5 +1,5 @@
 /**
- * The app's exclusion commands, kept out of app-service.ts: `crawl.excludePreview` reads
+ * The app's exclusion commands, kept out of crawl-handlers.ts: `crawl.excludePreview` reads
  * through a read-only connection of its own (core/crawl/exclude-preview.ts), never the cached
  * archive's write connection, so a preview cannot disturb a running crawl's writes nor fail
  * on its busy database (issue 33). `crawl.addExclude` hands a running crawl the pattern through
@@ -8,14 +8,14 @@
  * directly, or asked through a request file when another process runs it
  * (core/crawl/exclude-crawl-dir.ts).
  */
-import type { Emit } from '../api/channels.ts';
-import type { ExcludeApplied, ExcludePreview } from '../api/app-types.ts';
-import { isTroveError, TroveError } from '../errors.ts';
-import { compileRegex } from '../scope/standard-rules.ts';
-import { previewExclude } from '../crawl/exclude-preview.ts';
-import { excludeInCrawlDir } from '../crawl/exclude-crawl-dir.ts';
-import type { CrawlRunner } from './crawl-runner.ts';
-import type { Library } from './library.ts';
+import type { Emit } from '../../api/channels.ts';
+import type { ExcludeApplied, ExcludePreview } from '../../api/app-types.ts';
+import { isTroveError, TroveError } from '../../errors.ts';
+import { compileRegex } from '../../scope/standard-rules.ts';
+import { previewExclude } from '../../crawl/exclude-preview.ts';
+import { excludeInCrawlDir } from '../../crawl/exclude-crawl-dir.ts';
+import type { CrawlRunner } from '../crawl-runner.ts';
+import type { Library } from '../library.ts';
 
 export interface ExcludeDeps {
   runner: CrawlRunner;
