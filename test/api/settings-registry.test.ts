@@ -109,6 +109,12 @@ describe('trove crawl --help', () => {
     expect(help).toContain('--max-retries 0 turns retries off; --retry-delay-s sets the first wait');
   });
 
+  it('--limit-time says paused time does not count; --limit-pages says how to fetch the pages it held back', () => {
+    const help = addCrawlOptions(new Command()).helpInformation().replace(/\s+/g, ' ');
+    expect(help).toContain('--limit-time <s> stop after this much running time (paused time does not count)');
+    expect(help).toContain('pages held back stay queued for `trove resume --limit-pages <higher>`');
+  });
+
   it('resume offers every setting a resume may change, and no other', () => {
     const resume = addCrawlOptions(new Command(), 'resume').options.map((o) => o.long);
     for (const row of ROWS) expect(resume.includes(row.cli.flag), row.cli.flag).toBe(row.resume && !row.cli.crawlOnly);
