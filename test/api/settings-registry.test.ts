@@ -18,6 +18,7 @@ import { check } from '../../core/api/validate.ts';
 import { FIELD_UNITS, formatInUnit, fromFieldUnit, parseInUnit } from '../../core/api/setting-units.ts';
 import { NUMBER_RULES, rowProblem, settingsProblems } from '../../core/crawl/validate-settings.ts';
 import { addCrawlOptions, helpDefault, settingsFromOptions } from '../../core/cli/crawl-options.ts';
+import { registerScopeCommand } from '../../core/cli/scope-command.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ROWS = SETTING_ROWS as readonly SettingRow[];
@@ -121,6 +122,25 @@ describe('trove crawl --help', () => {
   });
 });
 
+describe('trove scope test --help', () => {
+  it('offers every Scope setting, with the flag, help and default trove crawl gives it', () => {
+    const program = new Command();
+    registerScopeCommand(program);
+    const test = program.commands.find((c) => c.name() === 'scope')!.commands.find((c) => c.name() === 'test')!;
+    const crawl = addCrawlOptions(new Command()).options;
+    const scopeRows = ROWS.filter((r) => r.section === 'Scope');
+    expect(scopeRows.length).toBeGreaterThan(5);
+    for (const row of scopeRows) {
+      const option = test.options.find((o) => o.long === row.cli.flag);
+      expect(option, row.cli.flag).toBeDefined();
+      const same = crawl.find((o) => o.long === row.cli.flag)!;
+      expect(option!.flags).toBe(same.flags);
+      expect(option!.description).toBe(same.description);
+      expect(option!.argChoices).toEqual(same.argChoices);
+    }
+  });
+});
+
 describe('settings defined outside the registry', () => {
   it('the defaults, the payload fields and the number rules are the rows\' keys, no more and no fewer', () => {
     const flat = (o: object, prefix = ''): string[] =>
@@ -139,6 +159,7 @@ describe('settings defined outside the registry', () => {
       'core/crawl/validate-settings.ts',
       'core/crawl/crawl-config-file.ts',
       'core/cli/crawl-options.ts',
+      'core/cli/scope-command.ts',
       'core/cli/cli-errors.ts',
       'renderer/src/lib/setting-fields.ts',
       'renderer/src/lib/new-crawl-state.svelte.ts',
@@ -148,8 +169,12 @@ describe('settings defined outside the registry', () => {
     const names = new Set(ROWS.flatMap((r) => [r.key, r.cli.flag]));
     const outside: string[] = [];
     for (const file of GENERIC) {
-      // Comments may name settings (as examples); code may not.
-      const src = fs.readFileSync(path.join(ROOT, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+      // Comments may name settings (as examples), and a command its own name (`trove scope`); code may not.
+      const src = fs
+        .readFileSync(path.join(ROOT, file), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
+        .replace(/\.command\((['"`])[a-z]+\1\)/g, '.command()');
       for (const m of src.matchAll(/(['"`])([A-Za-z.-]+)\1/g)) if (names.has(m[2]!)) outside.push(`${file}: ${m[0]}`);
     }
     console.log(`settings defined outside the registry: ${outside.length}`);
