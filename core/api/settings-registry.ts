@@ -413,8 +413,13 @@ export const SETTING_ROWS = [
   }), 'not settable from the app'),
   number('limitPages', {
     section: 'Limits', default: 0, unit: 'count', min: 0, max: MAX_COUNT, whole: true, zero: 'no limit', label: 'Page limit', resume,
-    help: 'Capture at most this many pages (HTML documents reached by links), then what they still need; 0 = no limit.',
-    cli: { flag: '--limit-pages', arg: '<n>', help: 'capture at most n pages (HTML documents reached by links), then fetch what those pages still need (stylesheets, images, redirects) and finish', clear: 'resume: clear the page limit' },
+    help: 'Capture at most this many pages (HTML documents reached by links), then what they still need; pages held back stay queued for a resume with a higher limit; 0 = no limit.',
+    cli: {
+      flag: '--limit-pages',
+      arg: '<n>',
+      help: 'capture at most n pages (HTML documents reached by links), then fetch what those pages still need (stylesheets, images, redirects) and finish; pages held back stay queued for `trove resume --limit-pages <higher>`',
+      clear: 'resume: clear the page limit',
+    },
   }),
   number('limitUris', {
     section: 'Limits', default: 0, unit: 'count', min: 0, max: MAX_COUNT, whole: true, zero: 'no limit', label: 'URI limit', resume,
@@ -428,8 +433,8 @@ export const SETTING_ROWS = [
   }),
   number('limitTimeS', {
     section: 'Limits', default: 0, unit: 'seconds', min: 0, max: MAX_COUNT, whole: true, zero: 'no limit', field: 'min', label: 'Time limit', resume,
-    help: 'Stop after crawling this long; 0 = no limit.',
-    cli: { flag: '--limit-time', arg: '<s>', help: 'stop after this much crawling time', clear: 'resume: clear the time limit' },
+    help: 'Stop after the crawl has run this long (paused time does not count); 0 = no limit.',
+    cli: { flag: '--limit-time', arg: '<s>', help: 'stop after this much running time (paused time does not count)', clear: 'resume: clear the time limit' },
   }),
   number('maxTotalWarcBytes', {
     section: 'Limits', default: 0, unit: 'bytes', min: 0, max: MAX_COUNT, whole: true, zero: 'no limit', field: 'MB', label: 'WARC total', resume,

@@ -94,6 +94,8 @@ export interface CaptureIndex extends CaptureScans {
   closest(urlkey: string, ts14?: string): CaptureRow | null;
   /** The earliest response (not revisit) with this payload digest: for dedup and revisit resolution. */
   byDigest(payloadDigest: string): CaptureRow | null;
+  /** The earliest whole response (not revisit, not WARC-Truncated) with this payload digest: what a new revisit may refer to. */
+  originalByDigest(payloadDigest: string): CaptureRow | null;
   byRecordId(recordId: string): CaptureRow | null;
   byId(id: number): CaptureRow | null;
   /** Records marked as pages, oldest first. */
@@ -135,6 +137,10 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     closest: (urlkey, ts14) => closest(st, urlkey, ts14),
     byDigest: (d) => {
       const hit = st.idByDigest.get(digestKey(d));
+      return hit ? capture(st.captureById.get(hit.id)) : null;
+    },
+    originalByDigest: (d) => {
+      const hit = st.originalIdByDigest.get(digestKey(d));
       return hit ? capture(st.captureById.get(hit.id)) : null;
     },
     // A derived id is most likely folded: asked through its capture first.

@@ -163,6 +163,12 @@ export function prepareCaptureStatements(db: Database.Database) {
     idByDigest: db.prepare<[string | Buffer], { id: number }>(
       `SELECT r.id FROM records r WHERE r.payload_digest = +? AND r.record_type = ${recordTypeCode('response')} ORDER BY r.ts, r.id LIMIT 1`,
     ),
+    // The same, leaving out responses marked WARC-Truncated: a cut payload is no original for a
+    // revisit (Heritrix never dedups against a truncated capture). Rows sharing a digest are few,
+    // so the extra condition is read from those rows only.
+    originalIdByDigest: db.prepare<[string | Buffer], { id: number }>(
+      `SELECT r.id FROM records r WHERE r.payload_digest = +? AND r.record_type = ${recordTypeCode('response')} AND r.truncated IS NULL ORDER BY r.ts, r.id LIMIT 1`,
+    ),
     captureById: db.prepare<[number], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.id = ?`),
     // Whether a row exists (page text is added to a row the crawl has just indexed).
     recordExists: db.prepare<[number], { id: number }>('SELECT id FROM records WHERE id = ?'),

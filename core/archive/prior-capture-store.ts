@@ -78,8 +78,10 @@ export class PriorCaptureStore {
 }
 
 /**
- * The responses an earlier crawl's database indexes (those with a URL key, URL and time), read
- * in one pass from a read-only connection that is closed when the iteration ends. The database
+ * The responses an earlier crawl's database indexes (those with a URL key, URL and time, and
+ * not marked WARC-Truncated: a cut payload is neither a revisit's original nor a capture a 304
+ * may stand for), read in one pass from a read-only connection that is closed when the
+ * iteration ends. The database
  * is read as it is (no migration): only `records` and `warc_files`, whose response rows are
  * full rows in every version (version 7 stores their record ids as record-id-key.ts says,
  * version 8 their dates and payload digests as capture-date-key.ts and formats/digest.ts say,
@@ -95,7 +97,7 @@ export function* sourceResponses(dbPath: string): Generator<SourceResponseRow> {
       .prepare(
         `SELECT r.urlkey, r.target_uri, ${tsSql('r.ts')}, r.date, r.status, r.payload_digest, ${recordIdSql('r.record_id')}, f.path, r.offset, r.length
          FROM records r JOIN warc_files f ON f.id = r.file_id
-         WHERE r.record_type IN ('response', ${recordTypeCode('response')}) AND r.urlkey IS NOT NULL AND r.target_uri IS NOT NULL AND r.ts IS NOT NULL`,
+         WHERE r.record_type IN ('response', ${recordTypeCode('response')}) AND r.truncated IS NULL AND r.urlkey IS NOT NULL AND r.target_uri IS NOT NULL AND r.ts IS NOT NULL`,
       )
       .raw()
       .iterate() as Iterable<SourceResponseRow>) {

@@ -2,8 +2,9 @@
  * The crawl flags of `trove crawl` and `trove resume`, and their mapping onto CrawlSettings,
  * both read from the settings registry (core/api/settings-registry.ts): each row's flag, help
  * with the real default in its unit, and parser (`1GiB`, `30s`); `resume` offers the rows a
- * resume may change. Only flags the user actually gave end up in the partial settings, so a
- * resumed crawl keeps its stored values for everything else.
+ * resume may change; `trove scope test` takes the Scope rows' options from here too. Only flags
+ * the user actually gave end up in the partial settings, so a resumed crawl keeps its stored
+ * values for everything else.
  */
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
@@ -73,8 +74,8 @@ export function helpDefault(row: SettingRow): string | null {
   return String(d);
 }
 
-/** The commander option of a setting's row. */
-function optionOf(row: SettingRow): Option {
+/** The commander option of a setting's row: its flag, help with the default, choices and parser (`trove scope test` shares the Scope rows'). */
+export function settingOption(row: SettingRow): Option {
   const takesValue = row.type !== 'boolean';
   const def = helpDefault(row);
   const o = new Option(takesValue ? `${row.cli.flag} ${row.cli.arg ?? '<value>'}` : row.cli.flag, def === null ? row.cli.help : `${row.cli.help} (default ${def})`);
@@ -92,7 +93,7 @@ function rowsFor(command: CrawlFlagsFor): SettingRow[] {
 }
 
 /** The commander attribute a row's value arrives under (`--robots-ttl` → robotsTtl). */
-function attributeOf(row: SettingRow): string {
+export function attributeOf(row: SettingRow): string {
   return new Option(row.cli.flag).attributeName();
 }
 
@@ -104,7 +105,7 @@ export function addCrawlOptions(cmd: Command, command: CrawlFlagsFor = 'crawl'):
     .addOption(new Option('--retry-preset <preset>', 'heritrix: 30 tries, 900 s apart, for long crawls').choices(['heritrix']));
   // Listed in the help under their section's heading ("Scope:", "Limits:"), in the registry's order.
   for (const row of rowsFor(command)) {
-    cmd.addOption(optionOf(row).helpGroup(`${row.section}:`));
+    cmd.addOption(settingOption(row).helpGroup(`${row.section}:`));
     if (row.cli.clear) cmd.addOption(new Option(`--no-${row.cli.flag.slice(2)}`, row.cli.clear).helpGroup(`${row.section}:`));
   }
   return cmd.option('--no-progress', 'no progress bar (plain log lines)');

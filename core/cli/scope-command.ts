@@ -4,63 +4,70 @@
  *
  *   trove scope test --seed https://example.com/docs/ https://example.com/docs/a https://cdn.example.net/x.png --hops LE
  *
- * `--seed`, `--include` and `--exclude` take one value each and are repeated for more, so they
- * never swallow a URL; options and URLs may come in any order. Exit 0 when every URL is
- * accepted, 1 when any is rejected, 2 when a flag, URL, seed or pattern is invalid (the valid
- * URLs are still judged). Errors are printed by main.ts in the one CLI form.
+ * The scope flags (`--scope`, `--include`, `--max-hops`, `--scope-rule`…) are the rows of the
+ * settings registry's Scope section, with the same help, defaults and parsers as `trove crawl`'s
+ * (crawl-options.ts); a value that does not parse is a usage error here. `--seed`, `--include`
+ * and `--exclude` take one value each and are repeated for more, so they never swallow a URL;
+ * options and URLs may come in any order. Exit 0 when every URL is accepted, 1 when any is
+ * rejected, 2 when a flag, URL, seed or pattern is invalid (the valid URLs are still judged).
+ * Errors are printed by main.ts in the one CLI form.
  */
-import { InvalidArgumentError, Option } from 'commander';
+import { InvalidArgumentError, type Option } from 'commander';
 import type { Command } from 'commander';
 import { defaultSettings, type CrawlSettings } from '../api/settings.ts';
+import { SETTING_ROWS, type SettingRow } from '../api/settings-registry.ts';
 import { readCrawlConfig } from '../crawl/crawl-config-file.ts';
 import { isTroveError, TroveError } from '../errors.ts';
 import { CliExit, formatCliError } from './cli-errors.ts';
-import { SCOPE_PRESET_NAMES } from '../api/settings.ts';
-import { buildScope } from '../scope/decide-rules.ts';
-import type { ScopePreset } from '../api/settings.ts';
+import { attributeOf, settingOption } from './crawl-options.ts';
+import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
 import type { Scope } from '../scope/decide-rules.ts';
 import { formatDecision } from '../scope/format-decision.ts';
 import { normalizeUrl, parseUrl } from '../scope/normalize-url.ts';
 
-interface ScopeTestOptions {
+/** The settings a scope is built from: the registry's Scope section. */
+const SCOPE_ROWS = (SETTING_ROWS as readonly SettingRow[]).filter((r) => r.section === 'Scope');
+
+type ScopeTestOptions = Record<string, unknown> & {
   seed?: string[];
   config?: string;
-  scope: ScopePreset;
-  include?: string[];
-  exclude?: string[];
-  maxHops: number;
-  transHops: number;
-  maxPathRepeats: number;
-  maxPathDepth: number;
-  maxUrlLength: number;
   via?: string;
   hops: string;
   showRules?: boolean;
   explain?: boolean;
-}
+};
 
 /** A repeatable option's values, in order (commander calls this once per occurrence). */
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
+/** A setting's option whose unparsable value is a usage error (exit 2, "Try --help"), as commander's own are. */
+function usageOption(row: SettingRow): Option {
+  const o = settingOption(row);
+  const parse = o.parseArg;
+  if (parse) {
+    o.argParser((value: string, previous: unknown) => {
+      try {
+        return parse(value, previous);
+      } catch (e) {
+        throw isTroveError(e) ? new InvalidArgumentError(e.message) : e;
+      }
+    });
+  }
+  return o;
+}
+
 export function registerScopeCommand(program: Command): void {
-  const d = defaultSettings();
   const scope = program.command('scope').description('scope tools: check which URLs a crawl would take');
-  scope
+  const test = scope
     .command('test')
     .description('judge URLs against a crawl scope: exit 0 when all are accepted, 1 when any is rejected, 2 on bad input')
     .argument('<url...>', 'URLs to judge; relative ones resolve against --via')
     .option('--seed <url>', 'a seed URL (repeatable; or the seeds of --config)', collect)
-    .option('--config <file>', 'a crawl config (JSON or YAML): its seeds and scope, extra rules included; flags win')
-    .addOption(new Option('--scope <preset>', 'seed-implied scope').choices(SCOPE_PRESET_NAMES).default(d.scope))
-    .option('--include <regex>', 'a regex that puts URLs in scope; excludes still win (repeatable)', collect)
-    .option('--exclude <regex>', 'a regex that takes URLs out of scope (repeatable)', collect)
-    .option('--max-hops <n>', 'reject URLs more than n hops from a seed', wholeNumber, d.maxHops)
-    .option('--trans-hops <n>', 'accept up to n embed/redirect hops after the last link', wholeNumber, d.transHops)
-    .option('--max-path-repeats <n>', 'reject a path segment repeated more than n times in a row', wholeNumber, d.maxPathRepeats)
-    .option('--max-path-depth <n>', 'reject paths with more than n segments', wholeNumber, d.maxPathDepth)
-    .option('--max-url-length <n>', 'reject URLs longer than n characters', wholeNumber, d.maxUrlLength)
+    .option('--config <file>', 'a crawl config (JSON or YAML): its seeds and scope, extra rules included; flags win');
+  for (const row of SCOPE_ROWS) test.addOption(usageOption(row));
+  test
     .option('--via <url>', 'the page the URLs were found on')
     .option('--hops <path>', 'hops path from the seed (letters L E R X P I M S), e.g. LLE', '')
     .option('--show-rules', 'print the rule sequence first')
@@ -76,27 +83,14 @@ export function registerScopeCommand(program: Command): void {
         if (!/^[LERXPIMS]*$/.test(opts.hops)) {
           throw new TroveError('SCOPE_BAD_HOPS_PATH', `--hops must use only the letters L E R X P I M S, got "${opts.hops}"`);
         }
-        // A config file gives the base; a flag the user typed wins over it.
+        // The defaults, then the config file's values, then the flags the user typed.
         const file = opts.config ? readCrawlConfig(opts.config) : {};
-        const pick = <K extends keyof ScopeTestOptions & keyof CrawlSettings>(key: K, fallback: CrawlSettings[K]): CrawlSettings[K] =>
-          this.getOptionValueSource(key) === 'cli' || file[key] === undefined ? ((opts[key] ?? fallback) as CrawlSettings[K]) : (file[key] as CrawlSettings[K]);
+        const flags = Object.fromEntries(SCOPE_ROWS.filter((row) => opts[attributeOf(row)] !== undefined).map((row) => [row.key, opts[attributeOf(row)]]));
+        const settings = { ...defaultSettings(), ...file, ...flags } as CrawlSettings;
         const seeds = opts.seed ?? file.seeds ?? [];
         if (seeds.length === 0) throw new TroveError('SETTINGS_INVALID', 'give --seed <url> (repeatable) or a --config with seeds');
         seedKeys = new Set(seeds.map((s) => normalizeUrl(s)));
-        scopeRules = buildScope(
-          {
-            scope: pick('scope', d.scope),
-            include: pick('include', []),
-            exclude: pick('exclude', []),
-            maxHops: pick('maxHops', d.maxHops),
-            transHops: pick('transHops', d.transHops),
-            maxPathRepeats: pick('maxPathRepeats', d.maxPathRepeats),
-            maxPathDepth: pick('maxPathDepth', d.maxPathDepth),
-            maxUrlLength: pick('maxUrlLength', d.maxUrlLength),
-            rules: file.scopeRules ?? [],
-          },
-          seeds,
-        );
+        scopeRules = buildScope(scopeSettingsFrom(settings), seeds);
       }
 
       if (opts.showRules) out(`${['rules:', ...scopeRules.describe().map((l) => `  ${l}`)].join('\n')}\n\n`);
@@ -127,11 +121,6 @@ export function registerScopeCommand(program: Command): void {
       }
       if (rejected > 0) throw new CliExit(1);
     });
-}
-
-function wholeNumber(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number ≥ 0');
-  return Number(value);
 }
 
 /** Commander's configured output (tests capture it), or the process streams. */

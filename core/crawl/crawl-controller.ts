@@ -517,7 +517,8 @@ export class CrawlController {
   private checkLimits(now: number): void {
     const s = this.ctx.settings;
     const t = this.ctx.stats.totals;
-    const elapsedS = (this.elapsedBefore + (now - this.runStartedAt)) / 1000;
+    // The time limit counts running time: an hour paused does not use up an hour of it.
+    const runningS = (this.elapsedBefore + (now - this.runStartedAt) - this.pausedMs(now)) / 1000;
     const hit = (reason: FinishReason, msg: string) => {
       if (this.appliedLimits.has(reason)) return;
       this.appliedLimits.add(reason);
@@ -538,7 +539,7 @@ export class CrawlController {
       const noPage = t.pages === 0 ? ` before any page was captured: every fetch counts, robots.txt included, so a crawl that reads robots.txt needs --limit-uris 2 or more` : '';
       hit('limit-uris', `URI limit reached (${s.limitUris})${noPage}`);
     } else if (s.limitBytes > 0 && t.bytes >= s.limitBytes) hit('limit-bytes', `byte limit reached (${s.limitBytes})`);
-    else if (s.limitTimeS > 0 && elapsedS >= s.limitTimeS) hit('limit-time', `time limit reached (${s.limitTimeS} s)`);
+    else if (s.limitTimeS > 0 && runningS >= s.limitTimeS) hit('limit-time', `time limit reached (${s.limitTimeS} s of running time)`);
     else if (s.maxTotalWarcBytes > 0 && this.hooks.previousWarcBytes + this.ctx.writer.bytesWritten >= s.maxTotalWarcBytes)
       hit('limit-warc-bytes', `WARC size limit reached (${s.maxTotalWarcBytes} bytes)`);
   }

@@ -25,10 +25,10 @@ export type OriginalClaim =
 export class PendingOriginals {
   readonly #pending = new Map<string, Promise<OriginalCapture | null>>();
 
-  /** The earliest capture with this payload digest (indexed, or being written), else a claim to be it. */
+  /** The earliest whole capture with this payload digest (indexed, or being written; never a truncated one), else a claim to be it. */
   async claim(captures: CaptureIndex, digest: string): Promise<OriginalClaim> {
     for (;;) {
-      const row = captures.byDigest(digest);
+      const row = captures.originalByDigest(digest);
       if (row?.recordId && row.targetUri && row.date) return { kind: 'duplicate', original: { recordId: row.recordId, targetUri: row.targetUri, date: row.date } };
       const pending = this.#pending.get(digest);
       if (!pending) break;

@@ -11,6 +11,7 @@ import { ProgressThrottle } from './export-types.ts';
 import type { ProgressFn } from './export-types.ts';
 import { gatherReport } from './report-data.ts';
 import type { ReportData } from './report-data.ts';
+import { pausedMsOf } from './report-paused-time.ts';
 import { crawlReport, hostsReport, mimetypeReport, responsecodeReport, seedsReport } from './report-heritrix.ts';
 
 export interface ReportExportOptions {
@@ -58,7 +59,7 @@ export async function exportReport(archive: Archive, dir: string, opts: ReportEx
     ['status-codes.csv', toCsv(data.statusCodes, ['status', 'urls'])],
     ['scope-rejections.json', JSON.stringify(data.scopeRejections, null, 2) + '\n'],
     ['scope-rejections.csv', toCsv(data.scopeRejections, ['rule', 'count'])],
-    ['crawl-report.txt', crawlReport(data)],
+    ['crawl-report.txt', crawlReport(data, pausedMsOf(archive))],
     ['seeds-report.txt', seedsReport(data)],
     ['hosts-report.txt', hostsReport(data)],
     ['mimetype-report.txt', mimetypeReport(data)],

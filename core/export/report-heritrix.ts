@@ -33,13 +33,20 @@ export function heritrixDuration(ms: number): string {
   return `${out}${rest}ms`;
 }
 
-export function crawlReport(d: ReportData): string {
+/**
+ * crawl-report.txt. The duration is the whole time from start to end; the rates are over the
+ * time the crawl ran (`pausedMs` left out, report-paused-time.ts), and a paused crawl says how
+ * long it was paused. URIs held back by a reached page limit are counted on a line of their own
+ * (not Heritrix's: it has no page limit), only when there are some.
+ */
+export function crawlReport(d: ReportData, pausedMs = 0): string {
   const s = d.summary;
-  const secs = (s.elapsedMs ?? 0) / 1000;
+  const secs = Math.max(0, (s.elapsedMs ?? 0) - pausedMs) / 1000;
   const lines: [string, string][] = [
     ['crawl name', s.crawlName ?? '-'],
     ['crawl status', s.state ? s.state.charAt(0).toUpperCase() + s.state.slice(1) : 'Unknown'],
     ['duration', s.elapsedMs !== null ? heritrixDuration(s.elapsedMs) : '-'],
+    ...(pausedMs > 0 ? [['time paused', heritrixDuration(pausedMs)] as [string, string]] : []),
     ['seeds crawled', String(s.seedsCrawled)],
     ['seeds uncrawled', String(s.seeds - s.seedsCrawled)],
     ['hosts visited', String(s.hosts)],
@@ -47,6 +54,7 @@ export function crawlReport(d: ReportData): string {
     ['URI successes', String(s.successes)],
     ['URI failures', String(s.failures)],
     ['URI disregards', String(s.scopeRejections)],
+    ...(s.heldByPageLimit > 0 ? [['URIs held back by the page limit', String(s.heldByPageLimit)] as [string, string]] : []),
     ['novel URIs', String(s.novelUris)],
     ['duplicate-by-hash URIs', String(s.duplicateUris)],
     ['not-modified URIs', String(s.notModifiedUris)],

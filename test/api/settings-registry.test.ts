@@ -18,6 +18,7 @@ import { check } from '../../core/api/validate.ts';
 import { FIELD_UNITS, formatInUnit, fromFieldUnit, parseInUnit } from '../../core/api/setting-units.ts';
 import { NUMBER_RULES, rowProblem, settingsProblems } from '../../core/crawl/validate-settings.ts';
 import { addCrawlOptions, helpDefault, settingsFromOptions } from '../../core/cli/crawl-options.ts';
+import { registerScopeCommand } from '../../core/cli/scope-command.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ROWS = SETTING_ROWS as readonly SettingRow[];
@@ -109,9 +110,34 @@ describe('trove crawl --help', () => {
     expect(help).toContain('--max-retries 0 turns retries off; --retry-delay-s sets the first wait');
   });
 
+  it('--limit-time says paused time does not count; --limit-pages says how to fetch the pages it held back', () => {
+    const help = addCrawlOptions(new Command()).helpInformation().replace(/\s+/g, ' ');
+    expect(help).toContain('--limit-time <s> stop after this much running time (paused time does not count)');
+    expect(help).toContain('pages held back stay queued for `trove resume --limit-pages <higher>`');
+  });
+
   it('resume offers every setting a resume may change, and no other', () => {
     const resume = addCrawlOptions(new Command(), 'resume').options.map((o) => o.long);
     for (const row of ROWS) expect(resume.includes(row.cli.flag), row.cli.flag).toBe(row.resume && !row.cli.crawlOnly);
+  });
+});
+
+describe('trove scope test --help', () => {
+  it('offers every Scope setting, with the flag, help and default trove crawl gives it', () => {
+    const program = new Command();
+    registerScopeCommand(program);
+    const test = program.commands.find((c) => c.name() === 'scope')!.commands.find((c) => c.name() === 'test')!;
+    const crawl = addCrawlOptions(new Command()).options;
+    const scopeRows = ROWS.filter((r) => r.section === 'Scope');
+    expect(scopeRows.length).toBeGreaterThan(5);
+    for (const row of scopeRows) {
+      const option = test.options.find((o) => o.long === row.cli.flag);
+      expect(option, row.cli.flag).toBeDefined();
+      const same = crawl.find((o) => o.long === row.cli.flag)!;
+      expect(option!.flags).toBe(same.flags);
+      expect(option!.description).toBe(same.description);
+      expect(option!.argChoices).toEqual(same.argChoices);
+    }
   });
 });
 
@@ -133,6 +159,7 @@ describe('settings defined outside the registry', () => {
       'core/crawl/validate-settings.ts',
       'core/crawl/crawl-config-file.ts',
       'core/cli/crawl-options.ts',
+      'core/cli/scope-command.ts',
       'core/cli/cli-errors.ts',
       'renderer/src/lib/setting-fields.ts',
       'renderer/src/lib/new-crawl-state.svelte.ts',
@@ -142,8 +169,12 @@ describe('settings defined outside the registry', () => {
     const names = new Set(ROWS.flatMap((r) => [r.key, r.cli.flag]));
     const outside: string[] = [];
     for (const file of GENERIC) {
-      // Comments may name settings (as examples); code may not.
-      const src = fs.readFileSync(path.join(ROOT, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+      // Comments may name settings (as examples), and a command its own name (`trove scope`); code may not.
+      const src = fs
+        .readFileSync(path.join(ROOT, file), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
+        .replace(/\.command\((['"`])[a-z]+\1\)/g, '.command()');
       for (const m of src.matchAll(/(['"`])([A-Za-z.-]+)\1/g)) if (names.has(m[2]!)) outside.push(`${file}: ${m[0]}`);
     }
     console.log(`settings defined outside the registry: ${outside.length}`);

@@ -113,6 +113,19 @@ describe('capture index', () => {
     expect(ix.byDigest('sha1:NONE')).toBeNull();
   });
 
+  it('gives a new revisit only a whole response as its original, never a truncated one', () => {
+    const f = ix.addFile({ path: 'cut.warc.gz', name: 'cut.warc.gz', source: 'crawl' });
+    ix.addRecords([
+      rec(f, { ts: '20240101000000', payloadDigest: 'sha1:CUT', targetUri: 'http://example.com/big', truncated: 'length' }),
+      rec(f, { ts: '20240102000000', payloadDigest: 'sha1:CUT', targetUri: 'http://example.com/whole' }),
+      rec(f, { ts: '20240101000000', payloadDigest: 'sha1:ONLYCUT', targetUri: 'http://example.com/slow', truncated: 'time' }),
+    ]);
+    expect(ix.originalByDigest('sha1:CUT')).toMatchObject({ targetUri: 'http://example.com/whole' });
+    expect(ix.originalByDigest('sha1:ONLYCUT')).toBeNull();
+    // Resolving revisits already written still finds the earliest response, cut or not.
+    expect(ix.byDigest('sha1:CUT')).toMatchObject({ targetUri: 'http://example.com/big' });
+  });
+
   it('rejects malformed rows with a stable code and indexes none of the batch', () => {
     const f = ix.addFile({ path: 'a.warc.gz', name: 'a.warc.gz', source: 'crawl' });
     expect(() => ix.addRecords([rec(f), rec(f, { ts: '2024-03-05' })])).toThrow(expect.objectContaining({ code: 'CAPTURE_BAD_RECORD' }));

@@ -1,7 +1,8 @@
 /**
  * What a page limit leaves in the queue is held back, not left undone (issue 33): a crawl that
  * stops at its page limit says "N held back by the page limit" in its snapshot, its CLI summary
- * and its report, never "N still queued", and a resume with no limit fetches them. A crawl
+ * and its reports (the Heritrix-style crawl-report.txt too), never "N still queued", and a
+ * resume with no limit fetches them. A crawl
  * stopped by another limit before the page limit was reached still reads "still queued".
  */
 import fs from 'node:fs';
@@ -11,10 +12,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resumeCrawl, startCrawl } from '../../core/crawl/start-crawl.ts';
 import { openArchive } from '../../core/archive/archive-dir.ts';
 import { gatherReport } from '../../core/export/report-data.ts';
+import { exportReport } from '../../core/export/export-report.ts';
 import { formatSummary } from '../../core/cli/crawl-progress.ts';
 import { startStyledSite, type StyledSite } from '../fixtures/styled-site.ts';
 
 const fast = { scope: 'host' as const, concurrency: 4, perHost: 4, delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, minFreeDiskBytes: 0, maxRetries: 0 };
+
+/** The Heritrix-style crawl-report.txt of the crawl, written by `trove export --report`. */
+async function heritrixCrawlReport(dir: string): Promise<string> {
+  const archive = openArchive(dir, { create: false });
+  try {
+    const out = path.join(dir, 'reports-test');
+    await exportReport(archive, out);
+    return fs.readFileSync(path.join(out, 'crawl-report.txt'), 'utf8');
+  } finally {
+    archive.close();
+  }
+}
 
 async function report(dir: string) {
   const archive = openArchive(dir, { create: false });
@@ -57,6 +71,7 @@ describe('URIs held back by the page limit', () => {
     expect(r.finishReason).toBe('limit-pages');
     expect(r.heldByPageLimit).toBe(final.queued);
     expect(r.queued).toBe(0);
+    expect(await heritrixCrawlReport(dir)).toContain(`\nURIs held back by the page limit: ${final.queued}\n`);
 
     // Resumable as before: without the limit the crawl fetches what was held back, and nothing is held.
     const rest = await (await resumeCrawl(dir, { limitPages: 0 })).finished();
@@ -64,6 +79,7 @@ describe('URIs held back by the page limit', () => {
     expect(rest.pages).toBe(site.pages);
     expect(rest.heldByPageLimit).toBe(0);
     expect((await report(dir)).heldByPageLimit).toBe(0);
+    expect(await heritrixCrawlReport(dir)).not.toContain('held back');
   }, 60_000);
 
   it('a crawl stopped by another limit before the page limit was reached reads "still queued"', async () => {

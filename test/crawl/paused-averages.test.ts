@@ -1,7 +1,8 @@
 /**
  * Averages leave out paused time (issue 33): a crawl on an injected clock runs 10 s, is paused
- * for an hour, then resumed; its average URI/s and KB/s are over the 10 s it ran, its elapsed
- * time still counts the hour, and the paused time is kept across a resume.
+ * for an hour, then resumed; its average URI/s and KB/s are over the 10 s it ran (in the CLI
+ * summary and in the Heritrix-style crawl-report.txt), its elapsed time still counts the hour,
+ * and the paused time is kept across a resume.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,6 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resumeCrawl, startCrawl } from '../../core/crawl/start-crawl.ts';
 import { formatSummary } from '../../core/cli/crawl-progress.ts';
+import { openArchive } from '../../core/archive/archive-dir.ts';
+import { exportReport } from '../../core/export/export-report.ts';
 import { FAST } from '../helpers/run-crawl.ts';
 import { startStyledSite, type StyledSite } from '../fixtures/styled-site.ts';
 
@@ -55,6 +58,18 @@ describe('averages over the time the crawl ran', () => {
     expect(formatSummary(final)[2]).toBe(
       `  elapsed     1:00:10  (${final.avgUrisPerSec.toFixed(1)} URI/s, ${Math.round(final.avgKbPerSec)} KB/s on average while running; paused 1:00:00)`,
     );
+
+    // crawl-report.txt: the whole duration, the time paused, and rates over the 10 s it ran.
+    const archive = openArchive(dir, { create: false });
+    try {
+      const r = await exportReport(archive, path.join(dir, 'reports-test'));
+      const text = fs.readFileSync(path.join(r.dir, 'crawl-report.txt'), 'utf8');
+      expect(text).toContain('\nduration: 1h0m10s0ms\ntime paused: 1h0m0s0ms\n');
+      expect(text).toContain(`\nURIs/sec: ${(r.data.summary.urisProcessed / 10).toFixed(2)}\n`);
+      expect(text).toContain(`\nKB/sec: ${Math.round(r.data.summary.totalBytes / 1024 / 10)}\n`);
+    } finally {
+      archive.close();
+    }
 
     // A resume (on the real clock) carries the paused hour on.
     const again = await (await resumeCrawl(dir)).finished();
