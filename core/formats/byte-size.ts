@@ -1,7 +1,8 @@
 /**
  * Byte counts for people, in binary units (`512 B`, `3.2 MiB`, `14 GiB`): the CLI's progress and
- * summary lines and the Heritrix-style crawl report. (The renderer has its own, shorter `KB`
- * form in renderer/src/lib/format.ts: it may import only types from core.)
+ * summary lines and the Heritrix-style crawl report. (The renderer has its own, in decimal
+ * `kB`/`MB` like the New crawl form's fields, in renderer/src/lib/format.ts: it may import only
+ * types from core.)
  */
 
 const UNITS = ['KiB', 'MiB', 'GiB', 'TiB'];

@@ -5,13 +5,17 @@ export function formatNumber(n: number | null | undefined): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
+/**
+ * Bytes in decimal units with their SI names (`4.00 kB`, `12.3 MB`, `1.00 GB`: a MB is 1,000,000
+ * bytes), the units the New crawl form's MB fields use, so a 1000 MB limit reads as 1.00 GB here.
+ */
 export function formatBytes(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '–';
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
   let v = n;
   let u = 0;
-  while (Math.abs(v) >= 1024 && u < units.length - 1) {
-    v /= 1024;
+  while (Math.abs(v) >= 1000 && u < units.length - 1) {
+    v /= 1000;
     u++;
   }
   return `${u === 0 ? v : v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2)} ${units[u]}`;

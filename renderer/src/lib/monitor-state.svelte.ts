@@ -11,7 +11,8 @@ import type { CrawlSnapshot, CrawlState, TrapWarning } from '../../../core/api/c
 import type { Events } from '../../../core/api/channels.ts';
 import type { ExcludeApplied, ExcludePreview, LogName, LogTailEntry, QueuedPage, QueuedUri } from '../../../core/api/app-types.ts';
 import type { CrawlSettings } from '../../../core/api/settings.ts';
-import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+import { unwrap, type TroveApi } from './bridge.ts';
+import { attempt } from './attempt.ts';
 import { limitProgress, LIMITS, type LimitKey } from './limit-progress.ts';
 import { fieldProblem, labelOf } from './setting-fields.ts';
 
@@ -233,15 +234,14 @@ export class MonitorState {
     this.resumeLimits = null;
     this.resumeExclude = '';
     if (!id) return;
-    try {
-      const [snap, detail] = await Promise.all([unwrap(this.api.crawl.snapshot({ id })), unwrap(this.api.library.open({ id })).catch(() => null)]);
-      if (this.id !== id) return;
+    const r = await attempt(() => Promise.all([unwrap(this.api.crawl.snapshot({ id })), unwrap(this.api.library.open({ id })).catch(() => null)]));
+    if (!r.ok) this.error = r.message;
+    else if (this.id === id) {
+      const [snap, detail] = r.value;
       if (snap && !this.snapshot) this.snapshot = snap;
       this.settings = detail?.settings ?? null;
-    } catch (err) {
-      this.error = messageOf(err);
     }
-    await this.loadLog();
+    if (!r.ok || this.id === id) await this.loadLog();
   }
 
   onSnapshot(p: Events['crawl.snapshot']): void {
@@ -273,27 +273,26 @@ export class MonitorState {
     this.lastLogRead = this.now();
     this.logLoading = true;
     const f = this.logFilter;
-    try {
-      const page = await unwrap(
-        this.api.crawl.logTail({
-          id,
-          log: this.logName,
-          limit: LOG_PAGE,
-          ...(f.status.trim() && this.logName === 'crawl' ? { status: f.status.trim() } : {}),
-          ...(f.host.trim() ? { host: f.host.trim() } : {}),
-          ...(f.text.trim() ? { text: f.text.trim() } : {}),
-          ...(f.rule && this.logName === 'scope' ? { rule: f.rule } : {}),
-          ...(more && this.logNext !== null ? { before: this.logNext } : {}),
-        }),
-      );
-      if (gen !== this.logGen || id !== this.id) return;
-      this.logLines = more ? [...this.logLines, ...page.lines] : page.lines;
-      this.logNext = page.next;
+    const r = await attempt(
+      this.api.crawl.logTail({
+        id,
+        log: this.logName,
+        limit: LOG_PAGE,
+        ...(f.status.trim() && this.logName === 'crawl' ? { status: f.status.trim() } : {}),
+        ...(f.host.trim() ? { host: f.host.trim() } : {}),
+        ...(f.text.trim() ? { text: f.text.trim() } : {}),
+        ...(f.rule && this.logName === 'scope' ? { rule: f.rule } : {}),
+        ...(more && this.logNext !== null ? { before: this.logNext } : {}),
+      }),
+    );
+    // Only the newest read clears the loading flag (an older one may answer after it started).
+    if (gen !== this.logGen) return;
+    this.logLoading = false;
+    if (!r.ok) this.logError = r.message;
+    else if (id === this.id) {
+      this.logLines = more ? [...this.logLines, ...r.value.lines] : r.value.lines;
+      this.logNext = r.value.next;
       this.logError = null;
-    } catch (err) {
-      if (gen === this.logGen) this.logError = messageOf(err);
-    } finally {
-      if (gen === this.logGen) this.logLoading = false;
     }
   }
 
@@ -318,16 +317,16 @@ export class MonitorState {
       this.queueInfo = null;
       return;
     }
-    try {
-      const after = more ? this.queueInfo?.next : undefined;
-      const page = await unwrap(this.api.crawl.queued({ id, queue: key, limit: QUEUE_PAGE, ...(after ? { after } : {}) }));
-      if (this.id !== id || this.queueKey !== key) return;
-      this.queueUris = more ? [...this.queueUris, ...page.uris] : page.uris;
-      const { uris: _uris, ...info } = page;
-      this.queueInfo = info;
-    } catch (err) {
-      this.error = messageOf(err);
+    const after = more ? this.queueInfo?.next : undefined;
+    const r = await attempt(this.api.crawl.queued({ id, queue: key, limit: QUEUE_PAGE, ...(after ? { after } : {}) }));
+    if (!r.ok) {
+      this.error = r.message;
+      return;
     }
+    if (this.id !== id || this.queueKey !== key) return;
+    const { uris, ...info } = r.value;
+    this.queueUris = more ? [...this.queueUris, ...uris] : uris;
+    this.queueInfo = info;
   }
 
   // ── exclusions: write a pattern, preview it (refreshed as the queue grows), then confirm ──
@@ -369,16 +368,14 @@ export class MonitorState {
     const gen = ++this.previewGen;
     const pattern = d.pattern;
     this.previewBusy = true;
-    try {
-      const preview = await unwrap(this.api.crawl.excludePreview({ id, pattern, samples: 10 }));
-      const now = this.excludeDraft;
-      if (gen === this.previewGen && now && now.pattern === pattern && this.id === id) this.excludeDraft = { ...now, preview, error: null, previewAt: this.now() };
-    } catch (err) {
-      const now = this.excludeDraft;
-      if (gen === this.previewGen && now && now.pattern === pattern) this.excludeDraft = { ...now, preview: null, error: messageOf(err), previewAt: this.now() };
-    } finally {
-      if (gen === this.previewGen) this.previewBusy = false;
-    }
+    const r = await attempt(this.api.crawl.excludePreview({ id, pattern, samples: 10 }));
+    // Only the newest request's answer is shown, and only it clears the busy flag.
+    if (gen !== this.previewGen) return;
+    this.previewBusy = false;
+    const now = this.excludeDraft;
+    if (!now || now.pattern !== pattern) return;
+    if (!r.ok) this.excludeDraft = { ...now, preview: null, error: r.message, previewAt: this.now() };
+    else if (this.id === id) this.excludeDraft = { ...now, preview: r.value, error: null, previewAt: this.now() };
   }
 
   cancelExclude(): void {
@@ -465,17 +462,9 @@ export class MonitorState {
   private async run(fn: (id: string) => Promise<unknown>): Promise<boolean> {
     const id = this.id;
     if (!id) return false;
-    this.busy = true;
-    try {
-      await fn(id);
-      this.error = null;
-      return true;
-    } catch (err) {
-      this.error = messageOf(err);
-      return false;
-    } finally {
-      this.busy = false;
-    }
+    const r = await attempt(() => fn(id), (on) => (this.busy = on));
+    this.error = r.ok ? null : r.message;
+    return r.ok;
   }
 
   pause = () => this.run((id) => unwrap(this.api.crawl.pause({ id })));

@@ -14,7 +14,8 @@ import type {
 } from '../../../core/api/app-types.ts';
 import type { CrawlSettings, PolitenessPreset } from '../../../core/api/settings.ts';
 import { SETTING_ROWS, type POLITENESS_PRESETS } from '../../../core/api/settings-registry.ts';
-import { messageOf, unwrap, type TroveApi } from './bridge.ts';
+import { unwrap, type TroveApi } from './bridge.ts';
+import { attempt } from './attempt.ts';
 import { fieldProblem, labelOf } from './setting-fields.ts';
 import { debounce } from './debounce.ts';
 
@@ -123,14 +124,10 @@ export class NewCrawlState {
 
   async runCheck(): Promise<void> {
     const n = ++this.seq.check;
-    try {
-      const result = await unwrap(this.api.crawl.check(this.checkRequest()));
-      if (n !== this.seq.check) return;
-      this.check = result;
-      this.checkError = null;
-    } catch (err) {
-      if (n === this.seq.check) this.checkError = messageOf(err);
-    }
+    const r = await attempt(this.api.crawl.check(this.checkRequest()));
+    if (n !== this.seq.check) return; // a newer check was asked meanwhile
+    if (r.ok) this.check = r.value;
+    this.checkError = r.ok ? null : r.message;
   }
 
   async runScopeTest(): Promise<void> {
@@ -140,18 +137,10 @@ export class NewCrawlState {
       this.scopeError = null;
       return;
     }
-    try {
-      const result = await unwrap(
-        this.api.scope.test({ seedsText: this.seedsText, settings: this.patch(), url: this.scopeTestUrl, hopsPath: this.scopeTestHops }),
-      );
-      if (n !== this.seq.scope) return;
-      this.scopeResult = result;
-      this.scopeError = null;
-    } catch (err) {
-      if (n !== this.seq.scope) return;
-      this.scopeResult = null;
-      this.scopeError = messageOf(err);
-    }
+    const r = await attempt(this.api.scope.test({ seedsText: this.seedsText, settings: this.patch(), url: this.scopeTestUrl, hopsPath: this.scopeTestHops }));
+    if (n !== this.seq.scope) return; // the URL or the settings changed meanwhile
+    this.scopeResult = r.ok ? r.value : null;
+    this.scopeError = r.ok ? null : r.message;
   }
 
   async runRobotsTest(): Promise<void> {
@@ -160,25 +149,19 @@ export class NewCrawlState {
       this.robotsResult = null;
       return;
     }
-    try {
-      const result = await unwrap(
-        this.api.robots.test({
-          robotsText: this.robotsText,
-          userAgent: this.settings.userAgent,
-          url: this.robotsTestUrl,
-          policy: this.settings.robots,
-          candidateAgents: lines(this.candidateText.replace(/,/g, '\n')),
-          masquerade: this.settings.masquerade,
-        }),
-      );
-      if (n !== this.seq.robots) return;
-      this.robotsResult = result;
-      this.robotsError = null;
-    } catch (err) {
-      if (n !== this.seq.robots) return;
-      this.robotsResult = null;
-      this.robotsError = messageOf(err);
-    }
+    const r = await attempt(
+      this.api.robots.test({
+        robotsText: this.robotsText,
+        userAgent: this.settings.userAgent,
+        url: this.robotsTestUrl,
+        policy: this.settings.robots,
+        candidateAgents: lines(this.candidateText.replace(/,/g, '\n')),
+        masquerade: this.settings.masquerade,
+      }),
+    );
+    if (n !== this.seq.robots) return; // the robots.txt, URL or policy changed meanwhile
+    this.robotsResult = r.ok ? r.value : null;
+    this.robotsError = r.ok ? null : r.message;
   }
 
   scheduleCheck = debounce(() => void this.runCheck(), 200);
@@ -218,9 +201,8 @@ export class NewCrawlState {
   }
 
   async start(): Promise<string | null> {
-    this.starting = true;
     this.startError = null;
-    try {
+    const r = await attempt(async (): Promise<string | null> => {
       await this.runCheck();
       if (!this.check?.valid) {
         const first = this.check?.issues[0];
@@ -236,11 +218,8 @@ export class NewCrawlState {
         }),
       );
       return id;
-    } catch (err) {
-      this.startError = messageOf(err);
-      return null;
-    } finally {
-      this.starting = false;
-    }
+    }, (on) => (this.starting = on));
+    if (!r.ok) this.startError = r.message;
+    return r.ok ? r.value : null;
   }
 }
