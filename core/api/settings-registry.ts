@@ -11,16 +11,11 @@
  * imports it. Checks that need the rest of the core (a seed URL that parses, a regex that
  * compiles, a file that exists) are named here (`check`) and done by validate-settings.ts.
  */
-import type { HostOverride, ScopeRuleConfig } from './settings.ts';
+import { DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, RETRY_BACKOFF_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES, type HostOverride, type ScopeRuleConfig } from './setting-choices.ts';
 import type { FieldUnit, SettingUnit } from './setting-units.ts';
 import { DEFAULT_USER_AGENT } from './trove-version.ts';
 
-/** The named choices, each listed once. */
-export const SCOPE_PRESET_NAMES = ['page', 'prefix', 'host', 'domain', 'any'] as const;
-export const ROBOTS_POLICY_NAMES = ['obey', 'ignore', 'custom', 'most-favored', 'first-named'] as const;
-export const POLITENESS_PRESET_NAMES = ['polite', 'moderate', 'fast'] as const;
-export const DEDUP_MODE_NAMES = ['off', 'url', 'digest'] as const;
-export const RETRY_BACKOFF_NAMES = ['exponential', 'fixed'] as const;
+export { DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, RETRY_BACKOFF_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES };
 
 type PolitenessValues = { delayFactor: number; minDelayMs: number; maxDelayMs: number; perHost: number };
 /** What each politeness preset sets (choosing one on the CLI or in the form sets these four). */

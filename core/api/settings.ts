@@ -10,6 +10,7 @@ import { DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, POLITENESS_PRESETS, ROBOTS_P
 // The named choices and presets live with their rows in the registry; re-exported for their readers.
 export { DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, POLITENESS_PRESETS, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES };
 export { DEFAULT_USER_AGENT, TROVE_VERSION } from './trove-version.ts';
+export type { HostOverride, ScopeRuleConfig } from './setting-choices.ts';
 
 export type ScopePreset = (typeof SCOPE_PRESET_NAMES)[number];
 export type RobotsPolicy = (typeof ROBOTS_POLICY_NAMES)[number];
@@ -19,33 +20,6 @@ export type DedupMode = (typeof DEDUP_MODE_NAMES)[number];
 /** Whether `value` is one of `names` (narrowing it). */
 export function isOneOf<T extends string>(names: readonly T[], value: unknown): value is T {
   return (names as readonly unknown[]).includes(value);
-}
-
-/**
- * Extra scope rules from a crawl config (the same union core/scope uses): each says what it
- * answers when it matches. `mime` and `content-length` apply after fetch.
- */
-export type ScopeRuleConfig =
-  | { type: 'on-host'; hosts: string[]; decision: 'ACCEPT' | 'REJECT' }
-  | { type: 'on-domain'; domains: string[]; decision: 'ACCEPT' | 'REJECT' }
-  | { type: 'regex'; pattern: string; decision: 'ACCEPT' | 'REJECT' }
-  | { type: 'hops-path'; pattern: string; decision: 'ACCEPT' | 'REJECT' }
-  | { type: 'file-type'; presets?: ('images' | 'audio' | 'video' | 'documents')[]; extensions?: string[]; decision: 'ACCEPT' | 'REJECT' }
-  | { type: 'mime'; pattern: string; decision: 'ACCEPT' | 'REJECT' }
-  | { type: 'content-length'; over?: number; under?: number; decision: 'ACCEPT' | 'REJECT' };
-
-/** A per-host or per-domain override, as Heritrix's settings sheets. More specific wins. */
-export interface HostOverride {
-  /** `example.org` matches that host; `.example.org` or `domain=example.org` matches it and subdomains. */
-  host?: string;
-  domain?: string;
-  minDelayMs?: number;
-  maxDelayMs?: number;
-  delayFactor?: number;
-  perHost?: number;
-  robots?: RobotsPolicy;
-  userAgent?: string;
-  maxKbpsPerHost?: number;
 }
 
 /**

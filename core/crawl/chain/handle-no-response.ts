@@ -13,7 +13,7 @@ const RETRYABLE_NEGATIVE = new Set<number>([Outcome.CONNECT_FAILED, Outcome.CONN
 
 export const handleNoResponse: Processor = {
   name: 'handle-no-response',
-  reads: { settings: ['maxRetries', 'retryBackoff', 'retryDelayS'], services: ['hardStop', 'queueNotes'] },
+  reads: { settings: ['maxRetries', 'retryBackoff', 'retryDelayS'], services: ['hardStop', 'now', 'queueNotes'] },
   shouldProcess: (_ctx, curi) => curi.fetch !== undefined,
   process(ctx, curi) {
     const { uri } = curi;

@@ -7,7 +7,7 @@ import { retryDelay } from './retry-delay.ts';
 
 export const retryServerErrors: Processor = {
   name: 'retry-server-errors',
-  reads: { settings: ['maxRetries', 'retryBackoff', 'retryDelayS'], services: [] },
+  reads: { settings: ['maxRetries', 'retryBackoff', 'retryDelayS'], services: ['now'] },
   shouldProcess: (ctx, curi) =>
     curi.fetch !== undefined && (curi.status >= 500 || curi.status === 429) && !curi.noRetry && curi.uri.attempts < ctx.settings.maxRetries,
   process(ctx, curi) {

@@ -28,8 +28,9 @@ export function exportSummaryText(summary: Record<string, string | number | bool
       parts.push(`${formatNumber(value)} ${value === 1 ? one : many}`);
     } else if (typeof value === 'boolean') {
       if (value) parts.push(key);
-    } else if (key === 'index') {
-      parts.push(`${value} index`);
+    } else if (key === 'index' || key === 'signature') {
+      // "zipnum index", "P-384 signature".
+      parts.push(`${value} ${key}`);
     } else {
       parts.push(`${key}: ${value}`);
     }

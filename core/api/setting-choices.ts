@@ -1,0 +1,41 @@
+/**
+ * The named choices of the crawl settings and the shapes of their structured values (extra scope
+ * rules, per-host overrides): a leaf under both the registry (settings-registry.ts), whose rows
+ * name them, and settings.ts, which re-exports them, so neither imports the other.
+ */
+
+/** The named choices, each listed once. */
+export const SCOPE_PRESET_NAMES = ['page', 'prefix', 'host', 'domain', 'any'] as const;
+export const ROBOTS_POLICY_NAMES = ['obey', 'ignore', 'custom', 'most-favored', 'first-named'] as const;
+export const POLITENESS_PRESET_NAMES = ['polite', 'moderate', 'fast'] as const;
+export const DEDUP_MODE_NAMES = ['off', 'url', 'digest'] as const;
+export const RETRY_BACKOFF_NAMES = ['exponential', 'fixed'] as const;
+
+
+/**
+ * Extra scope rules from a crawl config (the same union core/scope uses): each says what it
+ * answers when it matches. `mime` and `content-length` apply after fetch.
+ */
+export type ScopeRuleConfig =
+  | { type: 'on-host'; hosts: string[]; decision: 'ACCEPT' | 'REJECT' }
+  | { type: 'on-domain'; domains: string[]; decision: 'ACCEPT' | 'REJECT' }
+  | { type: 'regex'; pattern: string; decision: 'ACCEPT' | 'REJECT' }
+  | { type: 'hops-path'; pattern: string; decision: 'ACCEPT' | 'REJECT' }
+  | { type: 'file-type'; presets?: ('images' | 'audio' | 'video' | 'documents')[]; extensions?: string[]; decision: 'ACCEPT' | 'REJECT' }
+  | { type: 'mime'; pattern: string; decision: 'ACCEPT' | 'REJECT' }
+  | { type: 'content-length'; over?: number; under?: number; decision: 'ACCEPT' | 'REJECT' };
+
+/** A per-host or per-domain override, as Heritrix's settings sheets. More specific wins. */
+export interface HostOverride {
+  /** `example.org` matches that host; `.example.org` or `domain=example.org` matches it and subdomains. */
+  host?: string;
+  domain?: string;
+  minDelayMs?: number;
+  maxDelayMs?: number;
+  delayFactor?: number;
+  perHost?: number;
+  robots?: (typeof ROBOTS_POLICY_NAMES)[number];
+  userAgent?: string;
+  maxKbpsPerHost?: number;
+}
+
