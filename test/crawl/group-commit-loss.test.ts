@@ -101,7 +101,13 @@ describe('a lost group commit', () => {
     const { db, group } = crawl.ctx;
     await until('some pages downloaded', () => downloaded >= 60);
     db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
-    await until('the lost group to pause the crawl', () => group.lostGroups > 0 && crawl.state === 'paused');
+    // A loaded machine (the whole suite on two cores) can take well over 15 s to reach the next
+    // write that must grow the database: more attempts here, and what was seen if none comes.
+    await pollUntil('the lost group to pause the crawl', () => group.lostGroups > 0 && crawl.state === 'paused', {
+      attempts: 3200,
+      everyMs: 25,
+      seen: () => `state ${crawl.state}, lost groups ${group.lostGroups}, downloaded ${downloaded}`,
+    });
     db.pragma('max_page_count = 1073741823');
     const final = await crawl.finished();
     expect(final.state).toBe('finished');
