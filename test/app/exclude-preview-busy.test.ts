@@ -16,15 +16,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppService, type AppService } from '../../core/app/app-service.ts';
 import { dispatch } from '../../core/app/gate.ts';
-import type { Events, EventName } from '../../core/api/channels.ts';
 import { startTreeSite, type TreeSite } from '../fixtures/tree-site.ts';
 import { closeDatabase, crawlDatabasePath, openDatabase } from '../../core/storage/open-database.ts';
+import { serviceCalls, type EmittedEvent } from '../helpers/app-service-calls.ts';
 
 let site: TreeSite;
 let libraryDir: string;
 let service: AppService;
 let crawlId = '';
-const events: { name: EventName; payload: unknown }[] = [];
+const events: EmittedEvent[] = [];
 
 beforeAll(async () => {
   site = await startTreeSite({ pages: 3000, delayMs: 20, pageBytes: 600 });
@@ -38,21 +38,7 @@ afterAll(async () => {
   fs.rmSync(libraryDir, { recursive: true, force: true });
 });
 
-const call = <T = unknown>(name: string, payload?: unknown) => dispatch(service.handlers, name, payload) as Promise<{ ok: boolean; value: T; error: { code: string; message: string } }>;
-
-function waitFor<E extends EventName>(name: E, test: (p: Events[E]) => boolean, timeoutMs = 120_000): Promise<Events[E]> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${name} event in ${timeoutMs} ms`)), timeoutMs);
-    const poll = setInterval(() => {
-      const hit = events.find((e) => e.name === name && test(e.payload as Events[E]));
-      if (hit) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve(hit.payload as Events[E]);
-      }
-    }, 10);
-  });
-}
+const { call, waitFor } = serviceCalls(() => service, events, 120_000);
 
 describe('the exclusion preview on a crawl writing at full speed', () => {
   it('answers 50 times and the crawl finishes done', async () => {

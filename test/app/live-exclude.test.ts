@@ -10,17 +10,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppService, type AppService } from '../../core/app/app-service.ts';
-import { dispatch } from '../../core/app/gate.ts';
-import type { Events, EventName } from '../../core/api/channels.ts';
+import type { Events } from '../../core/api/channels.ts';
 import type { ExcludeApplied, ExcludePreview } from '../../core/api/app-types.ts';
 import { startTreeSite, type TreeSite } from '../fixtures/tree-site.ts';
 import { closeDatabase, crawlDatabasePath, openDatabase } from '../../core/storage/open-database.ts';
 import { getMeta } from '../../core/storage/meta.ts';
+import { serviceCalls, type EmittedEvent } from '../helpers/app-service-calls.ts';
 
 let site: TreeSite;
 let libraryDir: string;
 let service: AppService;
-const events: { name: EventName; payload: unknown }[] = [];
+const events: EmittedEvent[] = [];
 
 beforeAll(async () => {
   site = await startTreeSite({ pages: 900, fanout: 3, delayMs: 30, pageBytes: 500 });
@@ -34,21 +34,7 @@ afterAll(async () => {
   fs.rmSync(libraryDir, { recursive: true, force: true });
 });
 
-const call = <T = unknown>(name: string, payload?: unknown) => dispatch(service.handlers, name, payload) as Promise<{ ok: boolean; value: T; error: { code: string; message: string } }>;
-
-function waitFor<E extends EventName>(name: E, test: (p: Events[E]) => boolean, timeoutMs = 60_000): Promise<Events[E]> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${name} event in ${timeoutMs} ms`)), timeoutMs);
-    const poll = setInterval(() => {
-      const hit = events.find((e) => e.name === name && test(e.payload as Events[E]));
-      if (hit) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve(hit.payload as Events[E]);
-      }
-    }, 10);
-  });
-}
+const { call, waitFor } = serviceCalls(() => service, events, 60_000);
 
 describe('crawl.addExclude', () => {
   it('adds an exclusion to the running crawl without a restart, then to the stopped crawl', async () => {
