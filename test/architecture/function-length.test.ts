@@ -9,25 +9,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, tsFiles } from '../helpers/repo-files.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAX_LINES = 120;
 
 /** Generated files (none today), skipped. */
 const GENERATED = new Set<string>();
-
-function files(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
-    const rel = `${dir}/${e.name}`;
-    if (e.isDirectory()) out.push(...files(rel));
-    else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) out.push(rel);
-  }
-  return out;
-}
 
 interface LongFunction {
   /** `file:name` */
@@ -80,9 +69,9 @@ describe('function length', () => {
 
   it(`finds no function over ${MAX_LINES} lines in core/`, () => {
     const found: LongFunction[] = [];
-    for (const file of files('core')) {
+    for (const file of tsFiles('core').filter((f) => !f.endsWith('.d.ts'))) {
       if (GENERATED.has(file)) continue;
-      found.push(...longFunctions(file, fs.readFileSync(path.join(ROOT, file), 'utf8')));
+      found.push(...longFunctions(file, fs.readFileSync(path.join(REPO_ROOT, file), 'utf8')));
     }
     expect(found.map((f) => `${f.id} (line ${f.line}): ${f.lines} lines`)).toEqual([]);
   });

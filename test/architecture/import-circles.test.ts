@@ -8,20 +8,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, tsFiles } from '../helpers/repo-files.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-function files(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
-    const rel = `${dir}/${e.name}`;
-    if (e.isDirectory()) out.push(...files(rel));
-    else if (e.name.endsWith('.ts')) out.push(rel);
-  }
-  return out;
-}
 
 /** `core/crawl/chain/uri-chain.ts` → `core/crawl`. */
 function roomOf(file: string): string {
@@ -91,7 +80,7 @@ describe('import circles', () => {
 
   it('finds none inside any room of core/', () => {
     const graph = new Map<string, string[]>();
-    for (const file of files('core')) graph.set(file, importsInRoom(file, fs.readFileSync(path.join(ROOT, file), 'utf8')));
+    for (const file of tsFiles('core')) graph.set(file, importsInRoom(file, fs.readFileSync(path.join(REPO_ROOT, file), 'utf8')));
     expect(graph.size).toBeGreaterThan(100);
     expect(circles(graph)).toEqual([]);
   });

@@ -7,25 +7,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, tsFiles } from '../helpers/repo-files.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SQL_HOMES = ['core/archive/', 'core/frontier/', 'core/storage/'];
-
-function files(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
-    const rel = `${dir}/${e.name}`;
-    if (e.isDirectory()) out.push(...files(rel));
-    else if (e.name.endsWith('.ts')) out.push(rel);
-  }
-  return out;
-}
 
 /** Table names, as the migrations create them. */
 function tables(): string[] {
-  const src = fs.readFileSync(path.join(ROOT, 'core/storage/migrations.ts'), 'utf8');
+  const src = fs.readFileSync(path.join(REPO_ROOT, 'core/storage/migrations.ts'), 'utf8');
   return [...new Set([...src.matchAll(/CREATE\s+(?:VIRTUAL\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)/g)].map((m) => m[1]!))];
 }
 
@@ -79,9 +68,9 @@ describe('SQL ownership', () => {
 
   it('finds SQL only in core/archive/, core/frontier/ and core/storage/', () => {
     const bad: string[] = [];
-    for (const file of files('core')) {
+    for (const file of tsFiles('core')) {
       if (SQL_HOMES.some((home) => file.startsWith(home))) continue;
-      bad.push(...violations(file, fs.readFileSync(path.join(ROOT, file), 'utf8'), rules));
+      bad.push(...violations(file, fs.readFileSync(path.join(REPO_ROOT, file), 'utf8'), rules));
     }
     expect(bad).toEqual([]);
   });
