@@ -25,6 +25,7 @@ interface CallFrame {
 interface ProfileNode {
   id: number;
   callFrame: CallFrame;
+  children?: number[];
 }
 interface CpuProfile {
   nodes: ProfileNode[];
@@ -116,6 +117,45 @@ export function summarizeProfiles(dir: string, opts: { exclude?: string[] } = {}
     [...m.entries()].map(([name, [us, mainUs]]) => ({ name, ms: us / 1000, mainMs: mainUs / 1000 })).sort((a, b) => b.ms - a.ms);
   threads.sort((a, b) => Number(b.main) - Number(a.main) || b.ms - a.ms);
   return { threads, totalMs: totalUs / 1000, byModule: rows(byModule), byFunction: rows(byFunction) };
+}
+
+/**
+ * Where the CPU went by phase of a URI's work: each sample is charged to the nearest frame up its
+ * stack that is Trove's own (a core/ file), and that file to a phase by `phaseOf`; the garbage
+ * collector is a phase of its own, and samples with no Trove frame above them (module loading,
+ * the event loop, libuv callbacks) are `outside Trove's code`. Self-time tables say which
+ * function burns the cycles (zlib, a native write); this says which step of the crawl asked.
+ */
+export function summarizePhases(dir: string, phaseOf: (module: string) => string): { phase: string; ms: number }[] {
+  const byPhase = new Map<string, number>();
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
+    const profile = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
+    const parent = new Map<number, number>();
+    for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+    const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+    const phaseOfNode = new Map<number, string>();
+    const resolve = (id: number): string => {
+      const known = phaseOfNode.get(id);
+      if (known !== undefined) return known;
+      const frame = nodes.get(id)!.callFrame;
+      const mod = moduleOf(frame.url, frame.functionName);
+      let phase: string;
+      if (mod === '(garbage collector)') phase = 'garbage collector';
+      else if (mod.startsWith('core/')) phase = phaseOf(mod);
+      else {
+        const up = parent.get(id);
+        phase = up === undefined ? "outside Trove's code" : resolve(up);
+      }
+      phaseOfNode.set(id, phase);
+      return phase;
+    };
+    for (const [id, us] of selfTimes(profile)) {
+      if (nodes.get(id)!.callFrame.functionName === '(idle)') continue;
+      const phase = resolve(id);
+      byPhase.set(phase, (byPhase.get(phase) ?? 0) + us / 1000);
+    }
+  }
+  return [...byPhase.entries()].map(([phase, ms]) => ({ phase, ms })).sort((a, b) => b.ms - a.ms);
 }
 
 /** Markdown tables (they go into a commit message or bench/README.md as they are). */

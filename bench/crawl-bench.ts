@@ -56,7 +56,7 @@ interface Settings {
 }
 
 /** The URLs a Trove crawl folder's crawl.log has with status 200. */
-function troveOk200(dir: string): string[] {
+export function troveOk200(dir: string): string[] {
   return fs
     .readFileSync(path.join(dir, 'logs', 'crawl.log'), 'utf8')
     .split('\n')
@@ -79,7 +79,7 @@ function runTroveChild(seed: string, dir: string, s: Settings, nodeFlags: string
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as ChildResult;
 }
 
-async function wget200s(warc: string): Promise<string[]> {
+export async function wget200s(warc: string): Promise<string[]> {
   const urls: string[] = [];
   for await (const rec of new WARCParser(fs.createReadStream(warc))) {
     if (rec.warcType === 'response' && rec.httpHeaders?.statusCode && Number(rec.httpHeaders.statusCode) === 200) urls.push(rec.warcTargetURI!);
@@ -87,7 +87,7 @@ async function wget200s(warc: string): Promise<string[]> {
   return urls;
 }
 
-function median(xs: number[]): number {
+export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
@@ -95,7 +95,7 @@ function median(xs: number[]): number {
 const loadavg = () => fs.readFileSync('/proc/loadavg', 'utf8').trim();
 
 /** URLs wget captured with 200 that a Trove crawl did not (a directory and its index.html are one page). */
-function missingFrom(wgetUrls: string[], ok200: string[]): string[] {
+export function missingFrom(wgetUrls: string[], ok200: string[]): string[] {
   const have = new Set(ok200);
   const norm = (u: string) => u.replace(/\/index\.html$/, '/');
   return wgetUrls.filter((u) => !have.has(u) && !have.has(norm(u)) && !(u.endsWith('/') && have.has(u + 'index.html')));

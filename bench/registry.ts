@@ -28,6 +28,7 @@ export interface Helper {
 /** `npm run bench` with no names runs these, in this order, less the `namedOnly` ones. */
 export const BENCHES: Bench[] = [
   { name: 'crawl', file: 'crawl-bench.ts', what: 'trove crawl vs wget on the Python docs, whole processes under /usr/bin/time -v: CPU, wall, max RSS, coverage; --runs=N, --in-process, --profile' },
+  { name: 'small-pages', file: 'small-pages-bench.ts', what: 'trove crawl vs wget on small, link-heavy pages (PostgreSQL docs, a generated 4 KB site), whole processes: CPU per URI, wall, peak RSS, CPU per URI by phase; --runs=N, --no-profile' },
   { name: 'crawl100k', file: 'crawl100k-bench.ts', what: '111,111-page synthetic site on nginx: URIs/s per tenth, RSS at 10k/100k pages, peak RSS, WARC and database bytes per URI; --levels=3|4 for a quick run', namedOnly: true },
   { name: 'perf-thread', file: 'perf-crawl-thread.ts', what: "the synthetic (or --docs) crawl's crawl thread sampled on the CPU by Linux perf: share by library and by JavaScript module (needs perf)", namedOnly: true },
   { name: 'record-cpu', file: 'record-cpu-bench.ts', what: "per-record gzip members and digests, the crawl thread's way before and now, same run: CPU per call, compressed bytes" },
@@ -68,9 +69,9 @@ export const TOOLS: Bench[] = [
 ];
 
 export const HELPERS: Helper[] = [
-  { file: 'bench-nginx.ts', role: 'module', what: "Debian's nginx serving a folder on loopback", usedBy: ['crawl', 'crawl100k', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'index', 'traps', 'page-limit', 'browser'] },
-  { file: 'cli-node-flags.ts', role: 'module', what: "the CLI shebang's Node flags and environment, for bench children", usedBy: ['crawl', 'index', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'touch-rss'] },
-  { file: 'time-v.ts', role: 'module', what: "a command timed as a whole process by GNU time -v", usedBy: ['crawl', 'index'] },
+  { file: 'bench-nginx.ts', role: 'module', what: "Debian's nginx serving a folder on loopback", usedBy: ['crawl', 'small-pages', 'crawl100k', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'index', 'traps', 'page-limit', 'browser'] },
+  { file: 'cli-node-flags.ts', role: 'module', what: "the CLI shebang's Node flags and environment, for bench children", usedBy: ['crawl', 'small-pages', 'index', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'touch-rss'] },
+  { file: 'time-v.ts', role: 'module', what: "a command timed as a whole process by GNU time -v", usedBy: ['crawl', 'small-pages', 'index'] },
   { file: 'synthetic-warc.ts', role: 'module', what: 'a 2,000-page WARC written by Trove', usedBy: ['index', 'check-wacz'] },
   { file: 'thread-cpu.js', role: 'module', what: "CPU by thread name from /proc/self/task", usedBy: ['crawl-ab'] },
   { file: 'memory-detail.js', role: 'module', what: 'resident memory grouped from /proc/self/smaps, V8 figures beside it', usedBy: ['crawl100k', 'cli-rss'] },

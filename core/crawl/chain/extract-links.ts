@@ -4,7 +4,7 @@
  * earlier capture the server says is unchanged; a seed also leads to its inferred links
  * (favicon, robots-less sitemap…); robots.txt's Sitemap: lines were found by its fetch.
  */
-import { decodeBodyStream, parseContentEncoding, type DecodedBody } from '../../extract/decode-body.ts';
+import { decodeBody, decodeBodyStream, parseContentEncoding, type DecodedBody } from '../../extract/decode-body.ts';
 import type { Spool } from '../../fetch/spool.ts';
 import { inferredLinks } from '../../extract/inferred-links.ts';
 import { extractHeadersOnly } from '../../extract/document-headers.ts';
@@ -66,11 +66,26 @@ export const extractLinks: Processor = {
  * one copy made at its final size: from memory in one join, from a file in one read, where the
  * stream joined its 64 KiB reads into a second copy of the body.
  */
+/** Encoded bodies up to this size, held in memory, are inflated synchronously on the crawl thread. */
+const SYNC_DECODE_MAX = 256 * 1024;
+
 async function extractInput(entity: Spool, contentEncoding: string | undefined, maxBytes: number): Promise<DecodedBody> {
   const { layers, unsupported } = parseContentEncoding(contentEncoding);
-  if (layers.length > 0 || unsupported !== undefined) return decodeBodyStream(entity.stream(), contentEncoding, maxBytes);
-  const want = Math.min(entity.size, Math.max(0, Math.floor(maxBytes)));
   const held = entity.buffers();
+  if (layers.length > 0 || unsupported !== undefined) {
+    // A body held in memory is inflated in one synchronous call (capped as the stream is): for
+    // the few KiB of a small page, a stream pipeline through zlib on the thread pool cost more
+    // than the inflating itself (issue 40: bench/small-pages-bench.ts).
+    if (held && entity.size <= SYNC_DECODE_MAX) {
+      const encoded = held.length === 1 ? (held[0] as Buffer) : Buffer.concat(held as Buffer[], entity.size);
+      const decoded = decodeBody(encoded, contentEncoding, maxBytes);
+      // A mislabelled body comes back as it was: a view of the spool's piece, which the record
+      // still needs, so the extractor gets a copy of its own to free.
+      return decoded.body.buffer === encoded.buffer ? { ...decoded, body: Buffer.from(decoded.body) } : decoded;
+    }
+    return decodeBodyStream(entity.stream(), contentEncoding, maxBytes);
+  }
+  const want = Math.min(entity.size, Math.max(0, Math.floor(maxBytes)));
   const body = held ? Buffer.concat(held as Buffer[], want) : await entity.read(want);
   return { body, truncated: entity.size > want };
 }
