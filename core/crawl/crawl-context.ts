@@ -7,6 +7,7 @@ import type { CrawlSettings } from '../api/settings.ts';
 import type { CaptureIndex } from '../archive/capture-index.ts';
 import type { ExtractPool } from '../extract/extract-pool.ts';
 import type { Fetcher } from '../fetch/fetcher.ts';
+import type { CrawlCookieJar } from '../fetch/cookie-jar.ts';
 import type { Frontier } from '../frontier/frontier.ts';
 import type { WarcWriter } from '../warc/warc-writer.ts';
 import type { CandidateChain } from './candidate-chain.ts';
@@ -47,6 +48,8 @@ export interface CrawlContext {
   captures: CaptureIndex;
   writer: WarcWriter;
   fetcher: Fetcher;
+  /** The login's cookie jar (--profile, --cookies), or null when the crawl carries none (crawl-login.ts). */
+  cookies?: CrawlCookieJar | null;
   extractor: ExtractPool;
   robots: RobotsGate;
   /** Scopes and queues the links found (the candidate chain). */

@@ -23,6 +23,7 @@ import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
 import { compileRegexes } from '../scope/standard-rules.ts';
 import { parseRobots } from '../robots/parse-robots.ts';
 import { createFetcher } from '../fetch/fetcher.ts';
+import { openCrawlLogin, type CrawlLogin } from './crawl-login.ts';
 import { ExtractPool } from '../extract/extract-pool.ts';
 import { WarcWriter } from '../warc/warc-writer.ts';
 import { listOpenWarcs, recoverOpenWarc } from '../warc/recover-open-warc.ts';
@@ -80,6 +81,8 @@ export interface StartCrawlOptions {
   tabSource?: TabSource;
   /** The crawl's clock (CrawlContext.now): tests inject one to read countdowns and averages exactly. Default Date.now. */
   clock?: () => number;
+  /** Where `--profile` names are found (the library's `.profiles`); default the CLI's library (crawl-login.ts). */
+  profilesDir?: string;
 }
 
 export { CrawlController } from './crawl-controller.ts';
@@ -108,6 +111,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     const { settings, customRobotsText } = resolveSettings(db, given);
     const redirectSeeds = getMeta<string[]>(db, 'redirectSeeds') ?? [];
     const scope = buildScope(scopeSettingsFrom(settings), [...settings.seeds, ...redirectSeeds]);
+    const login = openCrawlLogin(settings, opts.profilesDir);
     await startBrowser(settings, opts.tabSource, browser);
     claimCrawlDir(db, settings, customRobotsText);
     const stores = await openStores(db, paths, settings, opts.frontier);
@@ -118,7 +122,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       prior = new PriorCaptures(db);
       stores.notes.push(...(await prior.load(settings.dedupFrom)));
     }
-    const parts: CrawlParts = { ...stores, ...services, db, paths, settings, scope, pageText, prior };
+    const parts: CrawlParts = { ...stores, ...services, db, paths, settings, scope, pageText, prior, login };
     const { ctx, hardAbort, excludes } = buildContext(parts, opts.clock);
 
     // Seeds (new ones only: the seen-set makes rescheduling harmless on resume).
@@ -133,7 +137,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       releaseLock,
       opts,
     });
-    controller.startNotes.push(...stores.notes);
+    controller.startNotes.push(...stores.notes, ...login.notes);
     return controller;
   } catch (err) {
     await (browser.tabs ? browser.tabs.close() : opts.tabSource?.close());
@@ -191,6 +195,7 @@ interface CrawlParts extends CrawlStores, CrawlServices {
   scope: Scope;
   pageText: PageTextBuffer;
   prior: PriorCaptures | null;
+  login: CrawlLogin;
 }
 
 /** The stored settings with the given ones over them (seeds added to the stored ones), validated, and the custom robots.txt text. */
@@ -394,6 +399,7 @@ function buildContext(p: CrawlParts, clock: (() => number) | undefined): { ctx: 
     captures: p.captures,
     writer: p.writer,
     fetcher: p.fetcher,
+    cookies: p.login.jar,
     extractor: p.extractor,
     robots: p.robots,
     chain: p.chain,
@@ -481,6 +487,7 @@ function makeController(p: CrawlParts, ctx: CrawlContext, hardAbort: AbortContro
         await p.sealer.settle();
         await p.fetcher.close();
         await p.extractor.close();
+        p.login.save();
         p.prior?.close();
       },
       closeStore: async (final) => {
