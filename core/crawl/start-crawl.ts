@@ -24,6 +24,7 @@ import { compileRegexes } from '../scope/standard-rules.ts';
 import { parseRobots } from '../robots/parse-robots.ts';
 import { createFetcher } from '../fetch/fetcher.ts';
 import { openCrawlLogin, type CrawlLogin } from './crawl-login.ts';
+import type { ProfileState } from '../api/profile-types.ts';
 import { ExtractPool } from '../extract/extract-pool.ts';
 import { WarcWriter } from '../warc/warc-writer.ts';
 import { listOpenWarcs, recoverOpenWarc } from '../warc/recover-open-warc.ts';
@@ -112,7 +113,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     const redirectSeeds = getMeta<string[]>(db, 'redirectSeeds') ?? [];
     const scope = buildScope(scopeSettingsFrom(settings), [...settings.seeds, ...redirectSeeds]);
     const login = openCrawlLogin(settings, opts.profilesDir);
-    await startBrowser(settings, opts.tabSource, browser);
+    await startBrowser(settings, opts.tabSource, browser, login.profile);
     claimCrawlDir(db, settings, customRobotsText);
     const stores = await openStores(db, paths, settings, opts.frontier);
     const services = buildServices(db, paths, settings, scope, customRobotsText, stores, opts.robotsStore);
@@ -223,10 +224,17 @@ function resolveSettings(db: Database.Database, given: Partial<CrawlSettings>): 
  * crawl and robots.txt is read for it. Its modules load here, only for a browser crawl: an
  * HTTP-only crawl never touches them (and closes a tab source it was given).
  */
-async function startBrowser(settings: CrawlSettings, tabSource: TabSource | undefined, into: BrowserParts): Promise<void> {
+async function startBrowser(settings: CrawlSettings, tabSource: TabSource | undefined, into: BrowserParts, profile: ProfileState | null = null): Promise<void> {
   if (settings.browser?.enabled) {
     const [{ TabPool }, { findChromium }] = await Promise.all([import('../browser/tab-pool.ts'), import('../browser/find-chromium.ts')]);
     ({ fetchBrowser: into.fetchBrowser } = await import('./chain/fetch-browser.ts'));
+    if (profile) {
+      // Tabs start from the login's profile (browser/profile-tab-source.ts).
+      const [{ launchChromiumTabs }, { profileTabSource }] = await Promise.all([import('../browser/chromium-tab-source.ts'), import('../browser/profile-tab-source.ts')]);
+      const inner = tabSource ?? (await launchChromiumTabs({ executablePath: findChromium({ path: settings.browser.path }), userAgent: settings.userAgent }));
+      into.tabs = await TabPool.open(profileTabSource(inner, profile), settings.browser.tabs, { userAgent: settings.userAgent });
+      return;
+    }
     into.tabs = tabSource
       ? await TabPool.open(tabSource, settings.browser.tabs, { userAgent: settings.userAgent })
       : await TabPool.launch({ executablePath: findChromium({ path: settings.browser.path }), tabs: settings.browser.tabs, userAgent: settings.userAgent });
