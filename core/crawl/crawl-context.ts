@@ -8,6 +8,7 @@ import type { CaptureIndex } from '../archive/capture-index.ts';
 import type { ExtractPool } from '../extract/extract-pool.ts';
 import type { Fetcher } from '../fetch/fetcher.ts';
 import type { CrawlCookieJar } from '../fetch/cookie-jar.ts';
+import type { LoggedInCheck } from './logged-in-check.ts';
 import type { Frontier } from '../frontier/frontier.ts';
 import type { WarcWriter } from '../warc/warc-writer.ts';
 import type { CandidateChain } from './candidate-chain.ts';
@@ -75,6 +76,11 @@ export interface CrawlContext {
    * the URLs already queued, not only those discovered from then on.
    */
   excluded?(url: string): string | null;
+  /**
+   * --logged-in-check: the check, and what to do when a response says the login ended (the
+   * controller pauses the crawl with the reason). Absent without the setting.
+   */
+  loggedIn?: { check: LoggedInCheck; onLoggedOut(url: string, why: string): void };
   /** A seed redirected: its target becomes a seed too (Heritrix seedsRedirectNewSeeds). */
   addRedirectSeed(url: string): void;
 }

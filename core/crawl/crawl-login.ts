@@ -21,6 +21,10 @@ export interface CrawlLogin {
   /** The profile's state, for the tabs of a browser crawl; null without --profile. */
   profile: ProfileState | null;
   notes: CrawlNote[];
+  /** The page the profile was made from (its login page), if known. */
+  loginUrl: string | null;
+  /** Read the profile and the cookies file again into the jar (a resume after a logged-out pause). */
+  reload(): void;
   /** --save-profile: the profile keeps the jar's cookies (called when the crawl ends). */
   save(): CrawlNote | null;
 }
@@ -34,7 +38,7 @@ export function openCrawlLogin(settings: CrawlSettings, profilesDir: string = de
   const store = new ProfileStore(profilesDir);
   const profile = settings.profile ? store.state(settings.profile) : null;
   const fileCookies = settings.cookiesFile ? readCookiesFile(settings.cookiesFile) : [];
-  if (!profile && fileCookies.length === 0 && !settings.cookiesFile) return { jar: null, profile: null, notes: [], save: () => null };
+  if (!profile && fileCookies.length === 0 && !settings.cookiesFile) return { jar: null, profile: null, notes: [], loginUrl: null, reload: () => {}, save: () => null };
   const jar = createCookieJar([...(profile?.cookies ?? []), ...fileCookies]);
   const from = [settings.profile ? `profile ${settings.profile}` : '', settings.cookiesFile ? settings.cookiesFile : ''].filter(Boolean).join(' and ');
   const sites = [...new Set(jar.cookies().map((c) => c.domain.replace(/^\./, '')))];
@@ -43,6 +47,11 @@ export function openCrawlLogin(settings: CrawlSettings, profilesDir: string = de
     jar,
     profile,
     notes,
+    loginUrl: settings.profile ? (store.list().find((p) => p.name === settings.profile)?.url ?? null) : null,
+    reload: () => {
+      const fresh = settings.profile ? store.state(settings.profile).cookies : [];
+      jar.reset([...fresh, ...(settings.cookiesFile ? readCookiesFile(settings.cookiesFile) : [])]);
+    },
     save: () => {
       if (!settings.saveProfile || !settings.profile) return null;
       // The tabs' storage is kept as it was; the cookies are the jar's (the profile's, renewed and added to by the site).

@@ -24,6 +24,7 @@ import { compileRegexes } from '../scope/standard-rules.ts';
 import { parseRobots } from '../robots/parse-robots.ts';
 import { createFetcher } from '../fetch/fetcher.ts';
 import { openCrawlLogin, type CrawlLogin } from './crawl-login.ts';
+import { createLoggedInCheck } from './logged-in-check.ts';
 import type { ProfileState } from '../api/profile-types.ts';
 import { ExtractPool } from '../extract/extract-pool.ts';
 import { WarcWriter } from '../warc/warc-writer.ts';
@@ -139,6 +140,10 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       opts,
     });
     controller.startNotes.push(...stores.notes, ...login.notes);
+    if (settings.loggedInCheck) {
+      const check = createLoggedInCheck(settings.loggedInCheck, { cookieDomains: login.jar?.cookies().map((c) => c.domain) ?? [], seeds: settings.seeds, loginUrl: login.loginUrl });
+      ctx.loggedIn = { check, onLoggedOut: (url, why) => controller.loggedOut(url, why, () => login.reload()) };
+    }
     return controller;
   } catch (err) {
     await (browser.tabs ? browser.tabs.close() : opts.tabSource?.close());

@@ -34,6 +34,8 @@ export interface CrawlCookieJar {
   cookies(): StoredCookie[];
   /** How many cookies it holds. */
   size(): number;
+  /** Forget every cookie and hold these instead (a refreshed profile, on resume). */
+  reset(cookies: readonly StoredCookie[]): void;
 }
 
 export function createCookieJar(initial: readonly StoredCookie[] = []): CrawlCookieJar {
@@ -53,6 +55,10 @@ export function createCookieJar(initial: readonly StoredCookie[] = []): CrawlCoo
     },
     cookies: () => allCookies(jar),
     size: () => allCookies(jar).length,
+    reset(cookies) {
+      jar.removeAllCookiesSync();
+      for (const c of cookies) addStored(jar, c);
+    },
   };
 }
 
