@@ -48,5 +48,5 @@ export interface ProfileInfo {
   browserData: boolean;
 }
 
-/** A profile name: what a person types, safe as one directory name. */
-export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** A profile name (its one home is setting-choices.ts, which the renderer may import). */
+export { PROFILE_NAME } from './setting-choices.ts';

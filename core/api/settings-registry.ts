@@ -11,10 +11,9 @@
  * imports it. Checks that need the rest of the core (a seed URL that parses, a regex that
  * compiles, a file that exists) are named here (`check`) and done by validate-settings.ts.
  */
-import { DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, RETRY_BACKOFF_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES, type HostOverride, type ScopeRuleConfig } from './setting-choices.ts';
+import { DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, PROFILE_NAME, RETRY_BACKOFF_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES, type HostOverride, type ScopeRuleConfig } from './setting-choices.ts';
 import type { FieldUnit, SettingUnit } from './setting-units.ts';
 import { DEFAULT_USER_AGENT } from './trove-version.ts';
-import { PROFILE_NAME } from './profile-types.ts';
 
 export { DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, RETRY_BACKOFF_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES };
 
