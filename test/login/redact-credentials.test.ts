@@ -65,6 +65,28 @@ describe('--redact-credentials (real CLI)', () => {
     expect(check.stderr).toMatch(/credentials \(Cookie\/Authorization values\) in \d+ request records/);
   }, 60_000);
 
+  it('export --warc --redact-credentials: a subset of an unredacted crawl without the token; check and warcio pass', async () => {
+    const dir = path.join(tmp, 'plain');
+    const out = path.join(tmp, 'members.warc.gz');
+    const r = await runTrove(['export', dir, '--warc', out, '--url-prefix', `${site.origin}/members/`, '--redact-credentials']);
+    expect(r.code, r.stderr).toBe(0);
+    const bytes = zlib.gunzipSync(fs.readFileSync(out));
+    expect(bytes.includes(Buffer.from(sid))).toBe(false);
+    expect(bytes.includes(Buffer.from(`Cookie: ${CREDENTIALS_MARKER}`))).toBe(true);
+    const check = await runTrove(['check', out]);
+    expect(check.code, check.stderr + check.stdout).toBe(0);
+    expect(check.stderr).toMatch(/0 errors.*no credentials in request records/);
+    const records = await readWarcDir(tmp).then((all) => all.filter((x) => x.file === 'members.warc.gz'));
+    // Each redacted request still names its response, which is there.
+    const ids = new Set(records.map((x) => x.recordId));
+    const requests = records.filter((x) => x.type === 'request');
+    expect(requests.length).toBeGreaterThan(0);
+    for (const q of requests) expect(ids.has(q.concurrentTo[0]!)).toBe(true);
+    const wacz = await runTrove(['export', dir, '--wacz', path.join(tmp, 'x.wacz'), '--redact-credentials']);
+    expect(wacz.code).toBe(2);
+    expect(wacz.stderr).toMatch(/--redact-credentials applies to --warc only/);
+  }, 60_000);
+
   it('no session token anywhere in the WARCs or the WACZ; check, warcio and replay pass', async () => {
     const dir = path.join(tmp, 'redacted');
     const r = await runTrove(['crawl', `${site.origin}/members/`, '--out', dir, '--cookies', cookies, '--redact-credentials', ...fast]);
