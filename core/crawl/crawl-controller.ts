@@ -228,11 +228,6 @@ export class CrawlController {
     this.emitSnapshot();
   }
 
-  /** Paused because the login ended (the CLI stops such a crawl: `trove resume` goes on). */
-  get pausedLoggedOut(): boolean {
-    return this.loginPaused !== null;
-  }
-
   resume(): void {
     if (this._state !== 'paused' && this._state !== 'pausing') return;
     if (this.loginPaused) {
