@@ -53,6 +53,8 @@ import type {
   PageScreenshot,
   ThemeSource,
 } from './app-types.ts';
+import type { ProfileInfo } from './profile-types.ts';
+import { PROFILE_NAME } from './profile-types.ts';
 import { settingsPatch } from './settings-payload.ts';
 import { ROBOTS_POLICY_NAMES } from './settings.ts';
 import { arr, bool, empty, int, num, obj, oneOf, optional, str, type Validator } from './validate.ts';
@@ -247,6 +249,12 @@ export const COMMANDS = {
   'record.stop': cmd<Record<string, never>, RecordStatus | null>()('core', empty()),
   /** The recording under way (or the last one), or null. */
   'record.status': cmd<Record<string, never>, RecordStatus | null>()('core', empty()),
+  /** Save the Record window's session (its cookies and the page's storage) as a browser profile of the library (issue 36). */
+  'record.saveProfile': cmd<{ name: string }, ProfileInfo>()('core', obj({ name: str({ min: 1, max: 64, pattern: PROFILE_NAME }) })),
+
+  // ── browser profiles (issue 36): saved logins a crawl starts from ──
+  /** The library's profiles (names, cookie counts, sites; never the values). */
+  'profile.list': cmd<Record<string, never>, ProfileInfo[]>()('core', empty()),
 
   'shell.chooseFiles': cmd<{ purpose: FilePurpose }, string[]>()('shell', obj({ purpose: oneOf(['import', 'seeds', 'robots'] as const) })),
   'shell.setTheme': cmd<{ theme: ThemeSource }, null>()('shell', obj({ theme: oneOf(['system', 'light', 'dark'] as const) })),

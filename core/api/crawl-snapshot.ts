@@ -13,6 +13,8 @@ export type FinishReason =
   | 'limit-time'
   | 'limit-warc-bytes'
   | 'operator'
+  /** The login ended (--logged-in-check): refresh the profile, then resume. */
+  | 'logged-out'
   | 'error';
 
 export interface HostRow {

@@ -73,6 +73,8 @@ export const FETCH_ERRORS = [
   'FETCH_SPOOL_FAILED',
   'FETCH_TIMEOUT_TOTAL',
   'FETCH_TOO_MANY_HEADERS',
+  /** A cookies.txt (--cookies) that cannot be read or parsed (core/formats/cookies-txt.ts). */
+  'COOKIES_FILE_INVALID',
   'SPOOL_DISPOSED',
 ] as const;
 
@@ -216,6 +218,18 @@ export const BROWSER_ERRORS = [
   'BROWSER_NOT_FOUND',
 ] as const;
 
+/** Browser profiles in the library (core/storage/profile-store.ts, `trove profile`). */
+export const PROFILE_ERRORS = [
+  /** Not a profile name (letters, digits, `.`, `_`, `-`; at most 64). */
+  'PROFILE_BAD_NAME',
+  'PROFILE_EXISTS',
+  'PROFILE_NOT_FOUND',
+  /** A profile's files cannot be read or written. */
+  'PROFILE_IO_FAILED',
+  /** `trove profile create` needs a display for its visible window. */
+  'PROFILE_NO_DISPLAY',
+] as const;
+
 /** The `trove` command line (core/cli): commander's usage errors and a bad --out. */
 export const CLI_ERRORS = ['CLI_USAGE', 'CRAWL_OUT_INVALID'] as const;
 
@@ -233,6 +247,7 @@ export type ExportErrorCode = (typeof EXPORT_ERRORS)[number];
 export type AppErrorCode = (typeof APP_ERRORS)[number];
 export type BrowserErrorCode = (typeof BROWSER_ERRORS)[number];
 export type CliErrorCode = (typeof CLI_ERRORS)[number];
+export type ProfileErrorCode = (typeof PROFILE_ERRORS)[number];
 
 /** Every code a TroveError may carry. */
 export type ErrorCode =
@@ -249,6 +264,7 @@ export type ErrorCode =
   | ExportErrorCode
   | AppErrorCode
   | BrowserErrorCode
+  | ProfileErrorCode
   | CliErrorCode;
 
 export const ERROR_CODES: readonly ErrorCode[] = [
@@ -265,6 +281,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   ...EXPORT_ERRORS,
   ...APP_ERRORS,
   ...BROWSER_ERRORS,
+  ...PROFILE_ERRORS,
   ...CLI_ERRORS,
 ];
 
@@ -307,13 +324,14 @@ const USAGE_CODES = new Set<string>([
   'CAPTURE_BAD_TIMESTAMP',
   'EXPORT_BAD_FILTER',
   'QUERY_BAD_FILTER',
+  'PROFILE_BAD_NAME',
   ...SCOPE_ERRORS,
 ] satisfies ErrorCode[]);
 
 // Nothing was done because something else holds the place (the caller may simply try again
 // later) or the file named on the command line cannot be opened: exit 2 like a usage error, but
 // no pointer at --help, since the flags were right.
-const NOT_DONE_CODES = new Set<string>(['CRAWL_DIR_LOCKED', 'WARC_OPEN_FAILED', 'WACZ_OPEN_FAILED'] satisfies ErrorCode[]);
+const NOT_DONE_CODES = new Set<string>(['CRAWL_DIR_LOCKED', 'WARC_OPEN_FAILED', 'WACZ_OPEN_FAILED', 'COOKIES_FILE_INVALID', 'PROFILE_NOT_FOUND'] satisfies ErrorCode[]);
 
 /**
  * What kind of thing a crawl's log event says (the controller's `log` events, the notes start-up
@@ -355,6 +373,12 @@ export const CRAWL_LOG_CODES = [
   'CRAWL_RESTARTING',
   /** A live exclusion was added to the running crawl (its queued matches dropped). */
   'EXCLUDE_ADDED',
+  /** The crawl carries a login: cookies from a profile or a cookies.txt (how many, for which sites). */
+  'LOGIN_LOADED',
+  /** A page of the login's site lacked the --logged-in-check: the crawl pauses as logged out. */
+  'LOGGED_OUT',
+  /** The profile was refreshed with the cookies the site set during the crawl (--save-profile). */
+  'PROFILE_SAVED',
 ] as const;
 
 export type CrawlLogCode = (typeof CRAWL_LOG_CODES)[number];

@@ -40,6 +40,11 @@ export const Outcome = {
   ROBOTS_PRECLUDED: -9998,
   /** The URL is longer than the configured maximum (2083 by default). */
   URL_TOO_LONG: -7001,
+  /**
+   * Trove's own: a response of the login's site said the login had ended (--logged-in-check).
+   * Nothing was archived; the URI went back to the queue and is fetched again on resume.
+   */
+  LOGGED_OUT: -7002,
 } as const;
 
 export type OutcomeCode = (typeof Outcome)[keyof typeof Outcome] | number;

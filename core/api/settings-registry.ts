@@ -11,7 +11,7 @@
  * imports it. Checks that need the rest of the core (a seed URL that parses, a regex that
  * compiles, a file that exists) are named here (`check`) and done by validate-settings.ts.
  */
-import { DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, RETRY_BACKOFF_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES, type HostOverride, type ScopeRuleConfig } from './setting-choices.ts';
+import { DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, PROFILE_NAME, RETRY_BACKOFF_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES, type HostOverride, type ScopeRuleConfig } from './setting-choices.ts';
 import type { FieldUnit, SettingUnit } from './setting-units.ts';
 import { DEFAULT_USER_AGENT } from './trove-version.ts';
 
@@ -31,15 +31,16 @@ export const POLITENESS_PRESETS: Record<(typeof POLITENESS_PRESET_NAMES)[number]
  * Where a setting belongs: the group its flag is listed under in the CLI's help (and, roughly,
  * the form's card). The Scope settings are also checked together, by building the scope.
  */
-export type SettingSection = 'Crawl' | 'Scope' | 'Politeness' | 'Robots' | 'Identity' | 'Fetching' | 'WARC files' | 'Limits' | 'Browser capture';
+export type SettingSection = 'Crawl' | 'Scope' | 'Politeness' | 'Robots' | 'Identity' | 'Fetching' | 'WARC files' | 'Limits' | 'Browser capture' | 'Login';
 
 /**
  * Checks that need more of the core than bounds and patterns; validate-settings.ts does each.
  * `seed-urls`: every seed normalises; `regex-lines`: every line compiles (with the scope);
  * `scope-rules`: every extra rule builds; `host-overrides`: each override's host and its fields;
- * `existing-paths`: every path exists; `existing-file-if-enabled`: the file exists when its group is enabled.
+ * `existing-paths`: every path exists; `existing-file-if-enabled`: the file exists when its group is enabled;
+ * `cookies-file`: the file is a readable Netscape cookies.txt.
  */
-export type DeepCheck = 'seed-urls' | 'regex-lines' | 'scope-rules' | 'host-overrides' | 'existing-paths' | 'existing-file-if-enabled';
+export type DeepCheck = 'seed-urls' | 'regex-lines' | 'scope-rules' | 'host-overrides' | 'existing-paths' | 'existing-file-if-enabled' | 'cookies-file';
 
 /** How the CLI takes a setting. */
 export interface CliSpec {
@@ -225,6 +226,11 @@ export const SETTING_ROWS = [
     section: 'Scope', default: 20, unit: 'count', min: 0, max: 1_000_000, whole: true, label: 'Max path depth', resume,
     help: 'URLs with more path segments than this are rejected (Heritrix: TooManyPathSegmentsDecideRule).',
     cli: { flag: '--max-path-depth', arg: '<n>', help: 'reject URLs with more path segments' },
+  }),
+  boolean('fetchLogoutUrls', {
+    section: 'Scope', default: false, label: 'Follow log-out links', resume,
+    help: 'Log-out links (logout, log-out, signout, sign-out, logoff in the path or query, and forms posting there) are never fetched unless this is on: fetching one would end the crawl’s login session.',
+    cli: { flag: '--fetch-logout-urls', help: 'also fetch log-out links (by default URLs with logout, log-out, signout, sign-out or logoff in the path or query are rejected)' },
   }),
   number('maxUrlLength', {
     section: 'Scope', default: 2083, unit: 'count', min: 0, max: 1_000_000, whole: true, label: 'Max URL length', resume,
@@ -440,6 +446,32 @@ export const SETTING_ROWS = [
     section: 'Limits', default: GiB, unit: 'bytes', min: 0, max: MAX_COUNT, whole: true, zero: 'no check', field: 'GiB', label: 'Min free disk', resume,
     help: 'The crawl pauses when the disk’s free space falls under this; 0 = no check.',
     cli: { flag: '--min-free-disk', arg: '<size>', help: 'pause when free disk falls under this' },
+  }),
+  optionalString('profile', {
+    section: 'Login', maxLength: 64, line: true, label: 'Browser profile', resume,
+    pattern: { regex: PROFILE_NAME.source, message: 'must be a profile name (letters, digits, . _ -)' },
+    help: 'A saved login (trove profile create): its cookies go with every matching request, and browser tabs start from it.',
+    cli: { flag: '--profile', arg: '<name>', help: 'crawl logged in: a browser profile of the library (trove profile list)' },
+  }),
+  notFromApp(optionalString('cookiesFile', {
+    section: 'Login', maxLength: 4096, path: true, label: 'Cookies file', resume, check: 'cookies-file',
+    help: 'A Netscape cookies.txt (as wget, curl and yt-dlp write it) whose cookies go with every matching request.',
+    cli: { flag: '--cookies', arg: '<file>', help: 'send the cookies of a Netscape cookies.txt (wget, curl, yt-dlp) with matching requests' },
+  }), 'a file the main process would read'),
+  boolean('saveProfile', {
+    section: 'Login', default: false, label: 'Refresh the profile after the crawl', resume,
+    help: 'When the crawl ends, the profile keeps the cookies the site set during it (a refreshed session).',
+    cli: { flag: '--save-profile', help: 'refresh --profile with the cookies the site set during the crawl' },
+  }),
+  optionalString('loggedInCheck', {
+    section: 'Login', maxLength: 1000, line: true, label: 'Logged-in check', resume,
+    help: 'Text (or a CSS selector, in browser capture) every page of the login’s site shows when logged in; a page without it counts as logged out and pauses the crawl.',
+    cli: { flag: '--logged-in-check', arg: '<text|selector>', help: 'a page of the login’s site lacking this text (or, in browser capture, this CSS selector) pauses the crawl as logged out' },
+  }),
+  boolean('redactCredentials', {
+    section: 'Login', default: false, label: 'Redact credentials', resume,
+    help: 'Request records get a fixed marker instead of the values of Cookie, Authorization and Proxy-Authorization, so the archive can be shared without the session.',
+    cli: { flag: '--redact-credentials', help: 'write a marker instead of Cookie/Authorization values in request records' },
   }),
   boolean('browser.enabled', {
     section: 'Browser capture', default: false, label: 'Capture pages with a browser', resume,

@@ -45,6 +45,8 @@ export interface CrawlRunnerOptions {
   openTab?: OpenTab;
   /** Where the relay's own failures go (a tab that would not close). */
   log?: (message: string, err?: unknown) => void;
+  /** The library's browser profiles (`--profile`), passed to the crawl worker. */
+  profilesDir?: string;
 }
 
 /** A worker that has said `finished` but not exited after this long is terminated. */
@@ -75,7 +77,7 @@ export class CrawlRunner {
   start(id: string, dir: string, settings: Partial<CrawlSettings>): Promise<void> {
     if (this.running.has(id)) return Promise.reject(new TroveError('CRAWL_RUNNING', `${id} is already running`, { id }));
     const relay = this.opts.openTab ? new MessageChannel() : null;
-    const data: CrawlWorkerData = { dir, settings, ...(relay ? { tabPort: relay.port2 } : {}) };
+    const data: CrawlWorkerData = { dir, settings, ...(relay ? { tabPort: relay.port2 } : {}), ...(this.opts.profilesDir ? { profilesDir: this.opts.profilesDir } : {}) };
     if (relay) serveTabs(relay.port1, this.opts.openTab!, this.opts.log);
     holdSqliteAddon();
     const worker = new Worker(this.opts.workerUrl ?? new URL('./crawl-worker.ts', import.meta.url), {

@@ -23,6 +23,7 @@ import { TroveError } from '../errors.ts';
 import type { Archive } from '../archive/archive-dir.ts';
 import { WARCS_FOLDER } from '../archive/archive-dir.ts';
 import type { CdpSession } from '../browser/cdp-session.ts';
+import { readTabState } from '../browser/tab-state.ts';
 import type { RecordedExchange, RecordSink } from '../browser/recorded-exchange.ts';
 import { PageRecorder } from '../browser/page-recorder.ts';
 import { exchangeCaptureInput } from '../crawl/exchange-records.ts';
@@ -176,6 +177,11 @@ export class RecordSession {
     if (this.#state !== 'recording') throw new TroveError('RECORD_NOT_RUNNING', 'the recording has stopped');
     // A page that cannot load (DNS, refused) is the archivist's to see in the window, not an error here.
     await this.#tab.session.send('Page.navigate', { url: checkRecordUrl(url) });
+  }
+
+  /** The Record window's browser session (cookies, the page's storage) for a profile (issue 36). */
+  browserState(): ReturnType<typeof readTabState> {
+    return readTabState(this.#tab.session);
   }
 
   status(): RecordStatus {

@@ -54,7 +54,7 @@ interface IndexedRecord {
 type Level = 'error' | 'warning';
 
 export async function checkWaczFile(file: string, opts: CheckOptions = {}): Promise<CheckResult> {
-  const result: CheckResult = { file, records: 0, errors: 0, warnings: 0, problems: [], valid: true, chunkedDigests: { entity: 0, transfer: 0 } };
+  const result: CheckResult = { file, records: 0, errors: 0, warnings: 0, problems: [], valid: true, chunkedDigests: { entity: 0, transfer: 0 }, credentials: 0 };
   const max = opts.maxProblems ?? 10_000;
   const push = (p: CheckProblem): void => {
     if (p.level === 'error') result.errors++;
@@ -297,6 +297,7 @@ async function checkWarcs(ctx: Ctx, opts: CheckOptions): Promise<Map<string, Ind
     ctx.result.records += r.records;
     ctx.result.chunkedDigests.entity += r.chunkedDigests.entity;
     ctx.result.chunkedDigests.transfer += r.chunkedDigests.transfer;
+    ctx.result.credentials += r.credentials;
     const filename = path.posix.basename(entry.name);
     try {
       for await (const e of indexFile(copy, { filename })) {

@@ -1,7 +1,8 @@
 /**
  * `trove check <file...>`: validate WARC/ARC files and WACZ packages (by a `.wacz` name or ZIP
  * magic bytes; see core/archive/wacz-check.ts). One line per problem on stdout
- * (`<file>:<offset>: <level> <code> <message>`), a summary per file on stderr.
+ * (`<file>:<offset>: <level> <code> <message>`), a summary per file on stderr, which also says
+ * whether request records hold credentials (Cookie/Authorization values; --redact-credentials).
  * Exit code 0 when every file is valid (warnings allowed), 1 when one is not (an empty file, a
  * package that is no ZIP), 2 for bad usage (including a file that cannot be opened).
  */
@@ -31,7 +32,7 @@ export function registerCheckCommand(program: Command): void {
     .option('--errors-only', 'do not print warnings')
     .action(async (files: string[], opts: { errorsOnly?: boolean }) => {
       // The checkers load when `trove check` runs: every command imports this file.
-      const [{ checkWaczFile }, { checkWarcFile, formatChunkedDigests, formatProblem }] = await Promise.all([import('../archive/wacz-check.ts'), import('../warc/check-warc.ts')]);
+      const [{ checkWaczFile }, { checkWarcFile, formatChunkedDigests, formatCredentials, formatProblem }] = await Promise.all([import('../archive/wacz-check.ts'), import('../warc/check-warc.ts')]);
       let exit = 0;
       for (const file of files) {
         const check = (await isPackage(file)) ? checkWaczFile : checkWarcFile;
@@ -40,7 +41,7 @@ export function registerCheckCommand(program: Command): void {
             if (p.level === 'error' || !opts.errorsOnly) process.stdout.write(formatProblem(p) + '\n');
           },
         });
-        process.stderr.write(`${file}: ${result.records} records, ${result.errors} errors, ${result.warnings} warnings${formatChunkedDigests(result.chunkedDigests)}${result.valid ? '' : ' (INVALID)'}\n`);
+        process.stderr.write(`${file}: ${result.records} records, ${result.errors} errors, ${result.warnings} warnings${formatChunkedDigests(result.chunkedDigests)}${formatCredentials(result.credentials)}${result.valid ? '' : ' (INVALID)'}\n`);
         // A file that could not be opened exits as its error code does; an invalid one, 1.
         const unreadable = result.problems.map((p) => p.code).find((c): c is ErrorCode => c === 'WARC_OPEN_FAILED' || c === 'WACZ_OPEN_FAILED');
         exit = Math.max(exit, unreadable ? exitCodeFor(unreadable) : result.valid ? 0 : 1);

@@ -97,7 +97,12 @@ async function run(io: CommandIo, opts: Record<string, unknown>, start: () => Pr
   for (const n of crawl.startNotes) progress.message(`trove: ${n.message}`);
   const off = crawl.on((e) => {
     if (e.type === 'snapshot') progress.update(e.snapshot);
-    else if (e.type === 'log' && e.level !== 'info') progress.message(`trove: ${e.message}`);
+    else if (e.type === 'log' && e.code === 'LOGGED_OUT') {
+      // Nobody can resume a paused CLI crawl: it stops (in-flight fetches finish), and
+      // `trove resume` goes on once the profile is refreshed; the logged-out pages are queued again.
+      progress.message(`trove: ${e.message}`);
+      crawl.stop({ reason: 'logged-out' });
+    } else if (e.type === 'log' && e.level !== 'info') progress.message(`trove: ${e.message}`);
     else if (e.type === 'log') progress.message(`trove: ${e.message}`);
   });
   // The crawl may have paused (disk guard) before this listener was attached: say why now.
@@ -116,6 +121,10 @@ async function run(io: CommandIo, opts: Record<string, unknown>, start: () => Pr
     progress.stop();
     for (const line of formatSummary(final)) io.stdout.write(line + '\n');
     if (final.state === 'failed') process.exitCode = 1;
+    if (final.finishReason === 'logged-out') {
+      io.stderr.write(`trove: logged out: refresh the profile (trove profile create NAME --url LOGIN_URL --update), then: trove resume ${final.dir}\n`);
+      process.exitCode = 1;
+    }
     // The controller said why the URI limit left no page (robots.txt counts); say how to go on.
     if (final.finishReason === 'limit-uris' && final.pages === 0) {
       io.stderr.write(`trove: to go on: trove resume ${final.dir} --limit-uris N (or --no-limit-uris)\n`);

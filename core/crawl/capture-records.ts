@@ -14,6 +14,7 @@ import { childRecordId } from '../warc/child-record-id.ts';
 import type { RecordInput } from '../warc/write-record-input.ts';
 import type { BlockSource } from '../warc/write-record.ts';
 import type { Outlink } from '../extract/outlink.ts';
+import { redactCredentials } from '../formats/redact-credentials.ts';
 
 export const REVISIT_PROFILE_IDENTICAL = 'http://netpreserve.org/warc/1.1/revisit/identical-payload-digest';
 export const REVISIT_PROFILE_NOT_MODIFIED = 'http://netpreserve.org/warc/1.1/revisit/server-not-modified';
@@ -41,6 +42,8 @@ export interface CaptureGroupInput {
    * compresses the record in one call instead of streaming it (large bodies stay spooled).
    */
   bodyBuffer?: Buffer | null;
+  /** --redact-credentials: the request record gets a marker for Cookie/Authorization values (formats/redact-credentials.ts). */
+  redactCredentials?: boolean;
 }
 
 export interface CaptureGroup {
@@ -122,7 +125,7 @@ export function buildCaptureGroup(g: CaptureGroupInput): CaptureGroup {
       contentType: 'application/http; msgtype=request',
       ...(requestId ? { recordId: requestId } : {}),
       fields: responseId ? [['WARC-Concurrent-To', responseId]] : [],
-      blockParts: [f.requestHead],
+      blockParts: [g.redactCredentials ? redactCredentials(f.requestHead) : f.requestHead],
     });
   }
 

@@ -7,6 +7,8 @@ import type { CrawlSettings } from '../api/settings.ts';
 import type { CaptureIndex } from '../archive/capture-index.ts';
 import type { ExtractPool } from '../extract/extract-pool.ts';
 import type { Fetcher } from '../fetch/fetcher.ts';
+import type { CrawlCookieJar } from '../fetch/cookie-jar.ts';
+import type { LoggedInCheck } from './logged-in-check.ts';
 import type { Frontier } from '../frontier/frontier.ts';
 import type { WarcWriter } from '../warc/warc-writer.ts';
 import type { CandidateChain } from './candidate-chain.ts';
@@ -47,6 +49,8 @@ export interface CrawlContext {
   captures: CaptureIndex;
   writer: WarcWriter;
   fetcher: Fetcher;
+  /** The login's cookie jar (--profile, --cookies), or null when the crawl carries none (crawl-login.ts). */
+  cookies?: CrawlCookieJar | null;
   extractor: ExtractPool;
   robots: RobotsGate;
   /** Scopes and queues the links found (the candidate chain). */
@@ -72,6 +76,11 @@ export interface CrawlContext {
    * the URLs already queued, not only those discovered from then on.
    */
   excluded?(url: string): string | null;
+  /**
+   * --logged-in-check: the check, and what to do when a response says the login ended (the
+   * controller pauses the crawl with the reason). Absent without the setting.
+   */
+  loggedIn?: { check: LoggedInCheck; onLoggedOut(url: string, why: string): void };
   /** A seed redirected: its target becomes a seed too (Heritrix seedsRedirectNewSeeds). */
   addRedirectSeed(url: string): void;
 }

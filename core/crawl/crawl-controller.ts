@@ -115,6 +115,8 @@ export class CrawlController {
   private stopRequested = false;
   private pauseRequested = false;
   private diskPaused = false;
+  /** Paused by loggedOut: what to do on resume (read the refreshed profile). */
+  private loginPaused: (() => void) | null = null;
   private needsReconcile = false;
   private reconciling = false;
   private hardAbort: AbortController;
@@ -212,8 +214,27 @@ export class CrawlController {
     this.poke();
   }
 
+  /**
+   * A response said the login ended (--logged-in-check, chain/check-logged-in.ts): pause with
+   * the reason in the snapshot's message and the log, once; `onResume` reads the refreshed
+   * profile before the crawl goes on.
+   */
+  loggedOut(url: string, why: string, onResume: () => void): void {
+    if (this.loginPaused || this.stopRequested) return;
+    this.loginPaused = onResume;
+    this.message = `paused: logged out (${url}: ${why}); refresh the profile (trove profile create NAME --url LOGIN_URL --update), then resume`;
+    this.pause();
+    this.log('warn', 'LOGGED_OUT', this.message);
+    this.emitSnapshot();
+  }
+
   resume(): void {
     if (this._state !== 'paused' && this._state !== 'pausing') return;
+    if (this.loginPaused) {
+      this.loginPaused();
+      this.loginPaused = null;
+      this.message = null;
+    }
     this.pauseRequested = false;
     this.diskPaused = false;
     this.ctx.group.open();

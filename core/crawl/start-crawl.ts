@@ -23,6 +23,9 @@ import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
 import { compileRegexes } from '../scope/standard-rules.ts';
 import { parseRobots } from '../robots/parse-robots.ts';
 import { createFetcher } from '../fetch/fetcher.ts';
+import { openCrawlLogin, type CrawlLogin } from './crawl-login.ts';
+import { createLoggedInCheck } from './logged-in-check.ts';
+import type { ProfileState } from '../api/profile-types.ts';
 import { ExtractPool } from '../extract/extract-pool.ts';
 import { WarcWriter } from '../warc/warc-writer.ts';
 import { listOpenWarcs, recoverOpenWarc } from '../warc/recover-open-warc.ts';
@@ -80,6 +83,8 @@ export interface StartCrawlOptions {
   tabSource?: TabSource;
   /** The crawl's clock (CrawlContext.now): tests inject one to read countdowns and averages exactly. Default Date.now. */
   clock?: () => number;
+  /** Where `--profile` names are found (the library's `.profiles`); default the CLI's library (crawl-login.ts). */
+  profilesDir?: string;
 }
 
 export { CrawlController } from './crawl-controller.ts';
@@ -108,7 +113,8 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     const { settings, customRobotsText } = resolveSettings(db, given);
     const redirectSeeds = getMeta<string[]>(db, 'redirectSeeds') ?? [];
     const scope = buildScope(scopeSettingsFrom(settings), [...settings.seeds, ...redirectSeeds]);
-    await startBrowser(settings, opts.tabSource, browser);
+    const login = openCrawlLogin(settings, opts.profilesDir);
+    await startBrowser(settings, opts.tabSource, browser, login.profile);
     claimCrawlDir(db, settings, customRobotsText);
     const stores = await openStores(db, paths, settings, opts.frontier);
     const services = buildServices(db, paths, settings, scope, customRobotsText, stores, opts.robotsStore);
@@ -118,7 +124,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       prior = new PriorCaptures(db);
       stores.notes.push(...(await prior.load(settings.dedupFrom)));
     }
-    const parts: CrawlParts = { ...stores, ...services, db, paths, settings, scope, pageText, prior };
+    const parts: CrawlParts = { ...stores, ...services, db, paths, settings, scope, pageText, prior, login };
     const { ctx, hardAbort, excludes } = buildContext(parts, opts.clock);
 
     // Seeds (new ones only: the seen-set makes rescheduling harmless on resume).
@@ -133,7 +139,11 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       releaseLock,
       opts,
     });
-    controller.startNotes.push(...stores.notes);
+    controller.startNotes.push(...stores.notes, ...login.notes);
+    if (settings.loggedInCheck) {
+      const check = createLoggedInCheck(settings.loggedInCheck, { cookieDomains: login.jar?.cookies().map((c) => c.domain) ?? [], seeds: settings.seeds, loginUrl: login.loginUrl });
+      ctx.loggedIn = { check, onLoggedOut: (url, why) => controller.loggedOut(url, why, () => login.reload()) };
+    }
     return controller;
   } catch (err) {
     await (browser.tabs ? browser.tabs.close() : opts.tabSource?.close());
@@ -191,6 +201,7 @@ interface CrawlParts extends CrawlStores, CrawlServices {
   scope: Scope;
   pageText: PageTextBuffer;
   prior: PriorCaptures | null;
+  login: CrawlLogin;
 }
 
 /** The stored settings with the given ones over them (seeds added to the stored ones), validated, and the custom robots.txt text. */
@@ -218,10 +229,17 @@ function resolveSettings(db: Database.Database, given: Partial<CrawlSettings>): 
  * crawl and robots.txt is read for it. Its modules load here, only for a browser crawl: an
  * HTTP-only crawl never touches them (and closes a tab source it was given).
  */
-async function startBrowser(settings: CrawlSettings, tabSource: TabSource | undefined, into: BrowserParts): Promise<void> {
+async function startBrowser(settings: CrawlSettings, tabSource: TabSource | undefined, into: BrowserParts, profile: ProfileState | null = null): Promise<void> {
   if (settings.browser?.enabled) {
     const [{ TabPool }, { findChromium }] = await Promise.all([import('../browser/tab-pool.ts'), import('../browser/find-chromium.ts')]);
     ({ fetchBrowser: into.fetchBrowser } = await import('./chain/fetch-browser.ts'));
+    if (profile) {
+      // Tabs start from the login's profile (browser/profile-tab-source.ts).
+      const [{ launchChromiumTabs }, { profileTabSource }] = await Promise.all([import('../browser/chromium-tab-source.ts'), import('../browser/profile-tab-source.ts')]);
+      const inner = tabSource ?? (await launchChromiumTabs({ executablePath: findChromium({ path: settings.browser.path }), userAgent: settings.userAgent }));
+      into.tabs = await TabPool.open(profileTabSource(inner, profile), settings.browser.tabs, { userAgent: settings.userAgent });
+      return;
+    }
     into.tabs = tabSource
       ? await TabPool.open(tabSource, settings.browser.tabs, { userAgent: settings.userAgent })
       : await TabPool.launch({ executablePath: findChromium({ path: settings.browser.path }), tabs: settings.browser.tabs, userAgent: settings.userAgent });
@@ -394,6 +412,7 @@ function buildContext(p: CrawlParts, clock: (() => number) | undefined): { ctx: 
     captures: p.captures,
     writer: p.writer,
     fetcher: p.fetcher,
+    cookies: p.login.jar,
     extractor: p.extractor,
     robots: p.robots,
     chain: p.chain,
@@ -481,6 +500,7 @@ function makeController(p: CrawlParts, ctx: CrawlContext, hardAbort: AbortContro
         await p.sealer.settle();
         await p.fetcher.close();
         await p.extractor.close();
+        p.login.save();
         p.prior?.close();
       },
       closeStore: async (final) => {

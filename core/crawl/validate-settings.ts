@@ -16,6 +16,7 @@ import type { CrawlSettings, HostOverride, ScopeRuleConfig } from '../api/settin
 import { settingRow, SETTING_ROWS, type NumberRow, type SettingRow, type StructuredRow } from '../api/settings-registry.ts';
 import { numberProblem, type NumberRule } from '../api/setting-bounds.ts';
 import { normalizeUrl } from '../scope/normalize-url.ts';
+import { parseCookiesTxt } from '../formats/cookies-txt.ts';
 import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
 import { compileRegex } from '../scope/standard-rules.ts';
 import { buildExtraRule, compileAfterFetchRules, isAfterFetchRule } from '../scope/extra-rules.ts';
@@ -153,6 +154,15 @@ function deepProblems(row: SettingRow, v: unknown, s: CrawlSettings, out: Settin
       return;
     case 'existing-paths':
       for (const p of (v as string[] | undefined) ?? []) if (!fs.existsSync(p)) add(row.key, `${p}: no such crawl directory or CDXJ file`);
+      return;
+    case 'cookies-file':
+      if (typeof v === 'string') {
+        try {
+          parseCookiesTxt(fs.readFileSync(v, 'utf8'), v);
+        } catch (e) {
+          add(row.key, isTroveError(e) ? e.message : `${v}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+        }
+      }
       return;
     case 'existing-file-if-enabled': {
       const group = valueAt(s, row.key.split('.')[0]!) as { enabled?: unknown } | undefined;

@@ -30,6 +30,7 @@ import { ProgressThrottle } from './export-types.ts';
 import type { ProgressFn } from './export-types.ts';
 import { recordChunks } from './record-bytes.ts';
 import { materializeRevisit } from './warc-subset-materialize.ts';
+import { redactedRequest } from './warc-subset-redact.ts';
 import { SubsetSelection } from './warc-subset-select.ts';
 import type { RecordDbRow, WarcSubsetFilter } from './warc-subset-select.ts';
 
@@ -41,6 +42,8 @@ export interface WarcSubsetOptions extends WarcSubsetFilter {
   onProgress?: ProgressFn;
   /** WARC-Date of the warcinfo record (default now). */
   now?: Date;
+  /** Request records get a marker for Cookie/Authorization values (warc-subset-redact.ts). */
+  redactCredentials?: boolean;
 }
 
 export interface WarcSubsetResult {
@@ -55,6 +58,8 @@ export interface WarcSubsetResult {
   materialized: number;
   /** Revisits whose original the archive does not hold (copied as they are). */
   unresolvedRevisits: number;
+  /** Request records written with their credentials redacted (--redact-credentials). */
+  redacted: number;
 }
 
 export async function exportWarcSubset(archive: Archive, out: string, opts: WarcSubsetOptions = {}): Promise<WarcSubsetResult> {
@@ -69,13 +74,19 @@ export async function exportWarcSubset(archive: Archive, out: string, opts: Warc
   } catch (err) {
     throw new TroveError('EXPORT_WRITE_FAILED', `cannot create ${part}: ${(err as Error).message}`, { path: part }, { cause: err });
   }
-  const result: WarcSubsetResult = { path: out, bytes: 0, records: 0, captures: 0, siblings: 0, materialized: 0, unresolvedRevisits: 0 };
+  const result: WarcSubsetResult = { path: out, bytes: 0, records: 0, captures: 0, siblings: 0, materialized: 0, unresolvedRevisits: 0, redacted: 0 };
   let pos = 0;
   const writeBytes = async (bytes: RecordBytes): Promise<void> => {
     pos += await writeRecordAt(fh, pos, bytes, { gzip, gzipLevel: 6 });
     result.records++;
   };
   const copy = async (row: RecordDbRow): Promise<void> => {
+    const redacted = opts.redactCredentials && row.record_type === 'request' ? await redactedRequest(archive, row) : null;
+    if (redacted) {
+      await writeBytes(redacted);
+      result.redacted++;
+      return;
+    }
     const file = archive.resolveFile({ filePath: row.file_path });
     for await (const chunk of recordChunks(file, row.offset, row.length, gzip)) {
       await writeAll(fh, chunk, pos);

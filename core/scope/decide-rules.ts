@@ -15,6 +15,7 @@
  *   .  url-length          REJECT URLs over maxUrlLength
  *   .  prerequisite        ACCEPT robots.txt & co. whatever came before
  *   .  scheme              REJECT anything that is not http/https
+ *   .  logout-guard        REJECT log-out URLs (unless fetchLogoutUrls): a login must survive the crawl
  *
  * As in Heritrix, transclusion comes after the hop limit, so the embeds of a page at the limit
  * are still captured.
@@ -24,6 +25,7 @@ import { isOneOf, SCOPE_PRESET_NAMES } from '../api/settings.ts';
 import type { CrawlSettings } from '../api/settings.ts';
 import { parseUrl } from './normalize-url.ts';
 import { buildExtraRule, compileAfterFetchRules, describeAfterFetchRules, isAfterFetchRule } from './extra-rules.ts';
+import { logoutRule } from './logout-rule.ts';
 import { seedScopeRule } from './scope-presets.ts';
 import type { SeedScopeRule } from './scope-presets.ts';
 import {
@@ -103,6 +105,9 @@ export function buildScope(settings: ScopeSettings, seeds: string[]): Scope {
     urlLengthRule(settings.maxUrlLength),
     prerequisiteRule(),
     schemeRule(),
+    // Last, so it has the final word (a log-out URL is refused even as a prerequisite or a seed);
+    // after the fixed rules so their numbers stay as Heritrix users know them.
+    ...(settings.fetchLogoutUrls ? [] : [logoutRule()]),
   ];
   const afterFetch = describeAfterFetchRules(settings.rules ?? []);
 
@@ -124,8 +129,8 @@ export function buildScope(settings: ScopeSettings, seeds: string[]): Scope {
 
 /** The scope part of a crawl's settings. */
 export function scopeSettingsFrom(settings: CrawlSettings): ScopeSettings {
-  const { scope, include, exclude, maxHops, transHops, maxPathRepeats, maxPathDepth, maxUrlLength } = settings;
-  return { scope, include, exclude, maxHops, transHops, maxPathRepeats, maxPathDepth, maxUrlLength, rules: settings.scopeRules ?? [] };
+  const { scope, include, exclude, maxHops, transHops, maxPathRepeats, maxPathDepth, maxUrlLength, fetchLogoutUrls } = settings;
+  return { scope, include, exclude, maxHops, transHops, maxPathRepeats, maxPathDepth, maxUrlLength, fetchLogoutUrls, rules: settings.scopeRules ?? [] };
 }
 
 function runRules(rules: readonly DecideRule[], candidate: ScopeCandidate): Decision {

@@ -39,7 +39,7 @@ export type ExtraRuleConfig = ScopeRuleConfig;
 export type ScopeSettings = Pick<
   CrawlSettings,
   'scope' | 'include' | 'exclude' | 'maxHops' | 'transHops' | 'maxPathRepeats' | 'maxPathDepth' | 'maxUrlLength'
-> & { rules?: ExtraRuleConfig[] };
+> & { rules?: ExtraRuleConfig[]; /** Absent or false: the log-out guard rejects log-out URLs. */ fetchLogoutUrls?: boolean };
 
 /** What a rule sees: the candidate plus the parsed URL (null when WHATWG cannot parse it). */
 export interface RuleInput {

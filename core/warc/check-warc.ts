@@ -8,6 +8,7 @@
  * (a missing record separator, a target record kept in another file, wget's `<uri>`).
  */
 import { isTroveError } from '../errors.ts';
+import { credentialHeaders } from '../formats/redact-credentials.ts';
 import { RecordDigests } from './check-digests.ts';
 import { checkRecordFields } from './check-fields.ts';
 import type { WarcWarningCode } from './read-errors.ts';
@@ -35,6 +36,8 @@ export interface CheckResult {
    * entity (WARC 1.1 §6.2; Trove, Heritrix) or the bytes as transferred (wget, warcprox, warcio).
    */
   chunkedDigests: { entity: number; transfer: number };
+  /** Request records whose Cookie, Authorization or Proxy-Authorization holds a value (not redacted). */
+  credentials: number;
 }
 
 export interface CheckOptions {
@@ -67,9 +70,28 @@ export function formatChunkedDigests(c: CheckResult['chunkedDigests']): string {
   return `; chunked payload digests: ${c.entity} over the de-chunked entity (WARC 1.1 §6.2), ${c.transfer} over the bytes as transferred`;
 }
 
+/** The summary's note on credentials in request records (always said: an archive to share must have none). */
+export function formatCredentials(n: number): string {
+  return n === 0 ? '; no credentials in request records' : `; credentials (Cookie/Authorization values) in ${n} request record${n === 1 ? '' : 's'}`;
+}
+
+/** The first 64 KiB of a request record's block: enough for its head. */
+class RequestHead {
+  private parts: Buffer[] = [];
+  private size = 0;
+  add(chunk: Buffer): void {
+    if (this.size >= 65536) return;
+    this.parts.push(chunk);
+    this.size += chunk.length;
+  }
+  holdsCredentials(): boolean {
+    return credentialHeaders(Buffer.concat(this.parts)).length > 0;
+  }
+}
+
 /** Check one file. Never throws for a broken file: every defect becomes a problem. */
 export async function checkWarcFile(path: string, opts: CheckOptions = {}): Promise<CheckResult> {
-  const result: CheckResult = { file: path, records: 0, errors: 0, warnings: 0, problems: [], valid: true, chunkedDigests: { entity: 0, transfer: 0 } };
+  const result: CheckResult = { file: path, records: 0, errors: 0, warnings: 0, problems: [], valid: true, chunkedDigests: { entity: 0, transfer: 0 }, credentials: 0 };
   const max = opts.maxProblems ?? 10_000;
   const report = (offset: number, level: 'error' | 'warning', code: string, message: string): void => {
     const p: CheckProblem = { file: path, offset, level, code, message };
@@ -105,9 +127,14 @@ export async function checkWarcFile(path: string, opts: CheckOptions = {}): Prom
         for (const v of r.getAll(field)) refs.push({ id: v.trim(), field, offset: r.offset });
       }
       const digests = new RecordDigests(r);
-      if (!digests.idle) {
-        for await (const chunk of r.block()) digests.update(chunk);
+      const head = r.get('WARC-Type') === 'request' ? new RequestHead() : null;
+      if (!digests.idle || head) {
+        for await (const chunk of r.block()) {
+          if (!digests.idle) digests.update(chunk);
+          head?.add(chunk);
+        }
       }
+      if (head?.holdsCredentials()) result.credentials++;
       for (const p of digests.finish()) report(r.offset, p.level, p.code, p.message);
       if (digests.chunkedConvention) result.chunkedDigests[digests.chunkedConvention]++;
     }

@@ -40,9 +40,12 @@ const EXIT_2: Record<string, 'usage' | 'not done'> = {
   SCOPE_BAD_SETTING: 'usage',
   URL_INVALID: 'usage',
   URL_UNSUPPORTED_SCHEME: 'usage',
+  PROFILE_BAD_NAME: 'usage',
   CRAWL_DIR_LOCKED: 'not done',
   WARC_OPEN_FAILED: 'not done',
   WACZ_OPEN_FAILED: 'not done',
+  COOKIES_FILE_INVALID: 'not done',
+  PROFILE_NOT_FOUND: 'not done',
 };
 
 describe('the error catalogue', () => {

@@ -42,12 +42,13 @@ describe('the default sequence', () => {
       'url-length',
       'prerequisite',
       'scheme',
+      'logout-guard',
     ]);
   });
 
   it('traces every rule, and the last non-PASS answer wins', () => {
     const d = judge('https://example.com/docs/a.html');
-    expect(d.trace.length).toBe(11);
+    expect(d.trace.length).toBe(12);
     expect(d.trace[0]).toMatchObject({ rule: 'reject-all', result: 'REJECT' });
     expect(d.trace[1]).toMatchObject({ rule: 'scope-prefix', result: 'ACCEPT' });
     expect(d.trace.slice(2).every((t) => t.result === 'PASS')).toBe(true);
@@ -278,7 +279,7 @@ describe('formatDecision', () => {
     expect(lines[0]).toBe('REJECT');
     expect(lines[1]).toBe('REJECT by exclude-regex: matched /\\/calendar\\// (rule 6)');
     expect(lines[2]).toBe('trace:');
-    expect(lines.length).toBe(3 + 11);
+    expect(lines.length).toBe(3 + 12);
     expect(lines[3]).toMatch(/^ {3}1\. reject-all +REJECT  nothing has accepted this URL yet$/);
     expect(lines.filter((l) => l.startsWith('>'))).toEqual([expect.stringMatching(/^> {2}6\. exclude-regex +REJECT  matched/)]);
   });

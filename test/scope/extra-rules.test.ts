@@ -49,9 +49,10 @@ describe('where extra rules go', () => {
       'url-length',
       'prerequisite',
       'scheme',
+      'logout-guard',
       'mime',
     ]);
-    expect(lines[13]).toBe('14. mime (after fetch): REJECT responses whose MIME type matches /^video\\//');
+    expect(lines[14]).toBe('15. mime (after fetch): REJECT responses whose MIME type matches /^video\\//');
   });
 });
 

@@ -99,7 +99,19 @@ describe('trove scope test', () => {
     const first = blocks(r.out)[0]!;
     expect(first[0]).toBe('rules:');
     expect(first[1]).toBe('  1. reject-all: REJECT every URL unless a later rule accepts it');
-    expect(first.length).toBe(12);
+    expect(first.length).toBe(13);
+    expect(first[12]).toMatch(/^  12\. logout-guard: REJECT log-out URLs/);
+  });
+
+  it('rejects log-out URLs with the logout-guard, and --fetch-logout-urls turns it off', async () => {
+    const r = await trove('scope', 'test', 'https://example.com/account/sign-out', 'https://example.com/x?do=LogOff', '--seed', 'https://example.com/', '--explain');
+    expect(r.code).toBe(1);
+    const [a, b] = blocks(r.out);
+    expect(a![2]).toBe('REJECT by logout-guard: a log-out URL ("sign-out" in the path): fetching it would end the login session (rule 12)');
+    expect(b![2]).toMatch(/^REJECT by logout-guard: a log-out URL \("LogOff" in the query\)/);
+    expect(a!.some((l) => /^> +12\. logout-guard +REJECT/.test(l))).toBe(true);
+    const off = await trove('scope', 'test', 'https://example.com/account/sign-out', '--seed', 'https://example.com/', '--fetch-logout-urls');
+    expect(off.code).toBe(0);
   });
 
   it('judges a non-http URL (REJECT by scheme) without failing', async () => {

@@ -81,7 +81,7 @@ describe('trove check on WACZ packages', () => {
     const ok = await run('check', corpusPath('wacz', 'valid_example_1.wacz'));
     expect(ok.code).toBe(0);
     expect(ok.out).toBe('');
-    expect(ok.err).toBe(`${corpusPath('wacz', 'valid_example_1.wacz')}: 4 records, 0 errors, 0 warnings\n`);
+    expect(ok.err).toBe(`${corpusPath('wacz', 'valid_example_1.wacz')}: 4 records, 0 errors, 0 warnings; no credentials in request records\n`);
     const bad = await run('check', '--errors-only', corpusPath('wacz', 'invalid_example_1.wacz'));
     expect(bad.code).toBe(1);
     expect(bad.out).toContain(`${corpusPath('wacz', 'invalid_example_1.wacz')}!/data/indexes/index.cdx.gz:0: error WACZ_RESOURCE_MISSING `);

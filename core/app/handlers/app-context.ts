@@ -18,6 +18,7 @@ import { Library } from '../library.ts';
 import { ExportRunner } from '../export-runner.ts';
 import { ImportRunner } from '../import-runner.ts';
 import { appSigningKeyFile } from '../signing-key.ts';
+import { profilesDirOf } from '../../storage/profile-store.ts';
 import type { RecordSession } from '../record-session.ts';
 
 export type AppHandlers = Handlers<CoreCommandName>;
@@ -70,7 +71,7 @@ export interface AppContextOptions {
 export function createAppContext(opts: AppContextOptions): AppContext {
   const library = new Library(opts.libraryDir);
   const emit = opts.emit;
-  const runner = new CrawlRunner({ workerUrl: opts.crawlWorkerUrl, openTab: opts.openCrawlTab, onEvent: crawlEventSink(library, emit) });
+  const runner = new CrawlRunner({ workerUrl: opts.crawlWorkerUrl, openTab: opts.openCrawlTab, onEvent: crawlEventSink(library, emit), profilesDir: profilesDirOf(library.dir) });
   const ctx: AppContext = {
     library,
     runner,

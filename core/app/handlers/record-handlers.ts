@@ -10,6 +10,7 @@ import { TroveError } from '../../errors.ts';
 import { openArchive } from '../../archive/archive-dir.ts';
 import { checkRecordUrl, recoverRecordings, RecordSession, type OpenRecordTab } from '../record-session.ts';
 import type { AppContext, RoomHandlers } from './app-context.ts';
+import { ProfileStore, profilesDirOf } from '../../storage/profile-store.ts';
 
 /** The archive to record into: the given entry (not while it crawls), or a new one, created and opened. */
 function recordTarget(ctx: AppContext, archiveId: string | undefined, newArchiveName: string | undefined): { id: string; created: boolean } {
@@ -28,7 +29,7 @@ function recordTarget(ctx: AppContext, archiveId: string | undefined, newArchive
   return { id, created: true };
 }
 
-export function recordHandlers(ctx: AppContext, openRecordTab: OpenRecordTab | undefined): RoomHandlers<'record'> {
+export function recordHandlers(ctx: AppContext, openRecordTab: OpenRecordTab | undefined): RoomHandlers<'record' | 'profile'> {
   const { library, emit } = ctx;
   return {
     'record.start': async ({ archiveId, newArchiveName, url }) => {
@@ -82,5 +83,13 @@ export function recordHandlers(ctx: AppContext, openRecordTab: OpenRecordTab | u
     },
     'record.stop': async () => (ctx.recording ? ctx.recording.stop() : null),
     'record.status': () => ctx.recording?.status() ?? null,
+    'record.saveProfile': async ({ name }) => {
+      if (!ctx.recording || ctx.recording.status().state !== 'recording') throw new TroveError('RECORD_NOT_RUNNING', 'nothing is being recorded: a profile is saved from an open Record window');
+      const store = new ProfileStore(profilesDirOf(library.dir));
+      const { state, url } = await ctx.recording.browserState();
+      store.save(name, state, { url });
+      return store.list().find((p) => p.name === name)!;
+    },
+    'profile.list': () => new ProfileStore(profilesDirOf(library.dir)).list(),
   };
 }

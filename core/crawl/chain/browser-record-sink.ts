@@ -77,7 +77,7 @@ export class BrowserRecordSink implements RecordSink {
       this.bytes += f.bytesReceived;
       const d: RevisitDecision = dedupApplies(ctx, f, x.status) ? await revisitFor(ctx, x.url, f.payloadDigest!) : { revisitOf: null, annotation: null, originalClaim: null };
       claim = d.originalClaim;
-      const group = buildCaptureGroup({ ...input, revisitOf: d.revisitOf, bodyBuffer: d.revisitOf ? null : input.bodyBuffer });
+      const group = buildCaptureGroup({ ...input, revisitOf: d.revisitOf, bodyBuffer: d.revisitOf ? null : input.bodyBuffer, redactCredentials: ctx.settings.redactCredentials });
       const written = await ctx.writer.writeGroup(group.records);
       if (x.isPageDocument) {
         this.documents.push({ url: x.url, doc: { fetch: f, written, responseId: group.responseId, revisitOf: d.revisitOf, originalClaim: claim, annotation: d.annotation } });

@@ -50,7 +50,7 @@ const HTML = /^(text\/html|application\/xhtml\+xml)$/;
 export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Processor {
   return {
     name: 'fetch-browser',
-    reads: { settings: ['crawlDelayCapS', 'dedup', 'delayFactor', 'fetchTimeoutS', 'maxDelayMs', 'maxKbpsPerHost', 'minDelayMs', 'operator', 'overrides', 'perHost', 'robots', 'userAgent'], services: ['addRedirectSeed', 'captures', 'db', 'fetcher', 'fileIds', 'frontier', 'hardStop', 'paths', 'pendingOriginals', 'prior', 'now', 'robots', 'stats', 'writer'] },
+    reads: { settings: ['crawlDelayCapS', 'dedup', 'delayFactor', 'fetchTimeoutS', 'maxDelayMs', 'maxKbpsPerHost', 'minDelayMs', 'operator', 'overrides', 'perHost', 'redactCredentials', 'robots', 'userAgent'], services: ['addRedirectSeed', 'captures', 'cookies', 'db', 'fetcher', 'fileIds', 'frontier', 'hardStop', 'paths', 'pendingOriginals', 'prior', 'now', 'robots', 'stats', 'writer'] },
     async process(ctx, curi): Promise<ProcessResult> {
       const { uri } = curi;
       const tab = await pool.acquire();

@@ -10,7 +10,7 @@ import { requestHeaders } from './request-headers.ts';
 
 export const fetchHttp: Processor = {
   name: 'fetch-http',
-  reads: { settings: ['dedup', 'operator'], services: ['fetcher', 'frontier', 'hardStop', 'prior'] },
+  reads: { settings: ['dedup', 'operator'], services: ['cookies', 'fetcher', 'frontier', 'hardStop', 'prior'] },
   async process(ctx, curi) {
     const { uri } = curi;
     // Across crawls: a URL an earlier crawl holds is asked for conditionally.
@@ -20,7 +20,12 @@ export const fetchHttp: Processor = {
       if (curi.prior) conditional.push(...(await ctx.prior.conditionalHeaders(curi.prior)));
     }
     const parsed = claimedUrl(curi) ?? undefined;
-    const f = await ctx.fetcher.fetch({ url: uri.url, parsed, headers: [...requestHeaders(ctx, curi.hs, curi.sendAgent), ...conditional], signal: ctx.hardStop });
+    // A login's cookies that match this request, as a browser would send them (fetch/cookie-jar.ts).
+    const cookieRequest = { url: uri.url, via: uri.via, hopsPath: uri.hopsPath };
+    const cookie = ctx.cookies?.header(cookieRequest) ?? null;
+    const headers: [string, string][] = [...requestHeaders(ctx, curi.hs, curi.sendAgent), ...conditional, ...(cookie !== null ? [['Cookie', cookie] as [string, string]] : [])];
+    const f = await ctx.fetcher.fetch({ url: uri.url, parsed, headers, signal: ctx.hardStop });
+    if (ctx.cookies && f.responseHead) ctx.cookies.keep(cookieRequest, f.headers);
     if (f.error?.code === 'FETCH_SPOOL_FAILED') {
       // The spool is in the crawl directory: a body it could not hold means the crawl's disk
       // refused a write, not that the URI failed. The controller pauses and fetches it again.

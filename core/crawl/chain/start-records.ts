@@ -9,7 +9,7 @@ import type { ProcessResult, Processor } from './crawl-uri.ts';
 
 export const startRecords: Processor = {
   name: 'start-records',
-  reads: { settings: [], services: ['writer'] },
+  reads: { settings: ['redactCredentials'], services: ['writer'] },
   shouldProcess: (_ctx, curi) => curi.fetch !== undefined && !curi.captured,
   process(ctx, curi): ProcessResult {
     const f = curi.fetch!;
@@ -19,7 +19,7 @@ export const startRecords: Processor = {
       curi.annotations.push('duplicate:server-not-modified');
     }
     // An in-memory body goes into the record as the spool's pieces (buildCaptureGroup).
-    curi.head = buildCaptureGroup({ url: curi.uri.url, date: new Date(f.startedAt), fetch: f, revisitOf: curi.revisitOf, metadata: null });
+    curi.head = buildCaptureGroup({ url: curi.uri.url, date: new Date(f.startedAt), fetch: f, revisitOf: curi.revisitOf, metadata: null, redactCredentials: ctx.settings.redactCredentials });
     curi.precompressed = ctx.writer.precompress(curi.head.records);
     curi.precompressed.catch(() => {}); // its error, if any, surfaces where write-records awaits it
     return 'proceed';

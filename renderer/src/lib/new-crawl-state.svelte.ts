@@ -13,6 +13,7 @@ import type {
   SettingsIssue,
 } from '../../../core/api/app-types.ts';
 import type { CrawlSettings, PolitenessPreset } from '../../../core/api/settings.ts';
+import type { ProfileInfo } from '../../../core/api/profile-types.ts';
 import { SETTING_ROWS, type POLITENESS_PRESETS } from '../../../core/api/settings-registry.ts';
 import { unwrap, type TroveApi } from './bridge.ts';
 import { attempt } from './attempt.ts';
@@ -52,6 +53,8 @@ export class NewCrawlState {
   robotsError = $state<string | null>(null);
   starting = $state(false);
   startError = $state<string | null>(null);
+  /** The library's browser profiles (saved logins) the crawl may start from. */
+  profiles = $state.raw<ProfileInfo[]>([]);
 
   readonly api: TroveApi;
   readonly presets: Presets;
@@ -120,6 +123,12 @@ export class NewCrawlState {
   issueFor(field: string): string | null {
     const found = this.issues.filter((i) => i.field === field).map((i) => this.messageOf(i));
     return found.length ? [...new Set(found)].join('; ') : null;
+  }
+
+  /** Read the library's profiles (for the Login card's choice). */
+  async loadProfiles(): Promise<void> {
+    const r = await attempt(this.api.profile.list({}));
+    if (r.ok) this.profiles = r.value;
   }
 
   async runCheck(): Promise<void> {

@@ -69,6 +69,21 @@ export class RecordState {
     else this.error = r.message;
   }
 
+  /** The name to save the Record window's session under, and what the last save said. */
+  profileName = $state('');
+  profileSaved = $state<string | null>(null);
+
+  /** Save the Record window's session (cookies, the page's storage) as a browser profile of the library. */
+  async saveProfile(): Promise<void> {
+    const name = this.profileName.trim();
+    if (!this.recording || name === '') return;
+    this.error = null;
+    this.profileSaved = null;
+    const r = await attempt(this.api.record.saveProfile({ name }));
+    if (r.ok) this.profileSaved = `Saved profile ${r.value.name}: ${r.value.cookies} cookies${r.value.sites.length ? ` for ${r.value.sites.join(', ')}` : ''}. A new crawl can start from it (Login card).`;
+    else this.error = r.message;
+  }
+
   async stop(): Promise<RecordStatus | null> {
     const r = await attempt(this.api.record.stop(), (on) => (this.busy = on));
     if (!r.ok) {
