@@ -155,6 +155,8 @@ export const CRAWL_ERRORS = [
   'EXCLUDE_NOT_TAKEN',
   'DEDUP_SOURCE_INVALID',
   'SETTINGS_INVALID',
+  /** A recrawl schedule that is not daily, weekly or a cron expression croner reads. */
+  'SCHEDULE_INVALID',
 ] as const;
 
 /** WACZ, CDXJ, WARC-subset, mirror and report exports (core/export). */
@@ -301,6 +303,7 @@ const USAGE_CODES = new Set<string>([
   'SETTINGS_INVALID',
   'CRAWL_OUT_INVALID',
   'CRAWL_NOT_FOUND',
+  'SCHEDULE_INVALID',
   'ARCHIVE_NOT_FOUND',
   'ARCHIVE_NOT_A_DIRECTORY',
   'ROBOTS_AGENT_INVALID',

@@ -17,6 +17,8 @@ import { registerImportCommand } from './import-command.ts';
 import { exitCodeFor } from '../api/error-codes.ts';
 import { registerSharedCrawlCommands } from './shared-crawl-command.ts';
 import { registerExcludeCommand } from './exclude-command.ts';
+import { registerRecrawlCommand } from './recrawl-command.ts';
+import { registerChangesCommand } from './changes-command.ts';
 import { CliExit, codeOfCommanderError, formatCliError, formatSettingsProblems } from './cli-errors.ts';
 
 const processIo: CommandIo = { stdout: process.stdout, stderr: process.stderr };
@@ -40,6 +42,8 @@ export function buildProgram(io: CommandIo = processIo): Command {
   registerExportCommand(program);
   registerSharedCrawlCommands(program, io);
   registerExcludeCommand(program, io);
+  registerRecrawlCommand(program, io);
+  registerChangesCommand(program, io);
   return program;
 }
 

@@ -19,6 +19,7 @@ import { getMeta, setMeta } from '../storage/meta.ts';
 import { createSqliteFrontier } from '../frontier/sqlite-frontier.ts';
 import type { Frontier } from '../frontier/frontier.ts';
 import { createCaptureIndex } from '../archive/capture-index.ts';
+import { RECRAWL_OF_META } from '../archive/archive-dir.ts';
 import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
 import { compileRegexes } from '../scope/standard-rules.ts';
 import { parseRobots } from '../robots/parse-robots.ts';
@@ -80,6 +81,8 @@ export interface StartCrawlOptions {
   tabSource?: TabSource;
   /** The crawl's clock (CrawlContext.now): tests inject one to read countdowns and averages exactly. Default Date.now. */
   clock?: () => number;
+  /** A new crawl that repeats this earlier crawl directory (`trove recrawl`): stored as its link (RECRAWL_OF_META). */
+  recrawlOf?: string;
 }
 
 export { CrawlController } from './crawl-controller.ts';
@@ -110,6 +113,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     const scope = buildScope(scopeSettingsFrom(settings), [...settings.seeds, ...redirectSeeds]);
     await startBrowser(settings, opts.tabSource, browser);
     claimCrawlDir(db, settings, customRobotsText);
+    if (opts.recrawlOf && !getMeta(db, RECRAWL_OF_META)) setMeta(db, RECRAWL_OF_META, path.resolve(opts.recrawlOf));
     const stores = await openStores(db, paths, settings, opts.frontier);
     const services = buildServices(db, paths, settings, scope, customRobotsText, stores, opts.robotsStore);
     const pageText = new PageTextBuffer(stores.captures, stores.group);

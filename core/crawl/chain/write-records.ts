@@ -9,7 +9,7 @@
  */
 import { mayBePage } from '../../frontier/page-hops.ts';
 import { captureRows } from '../capture-rows.ts';
-import { metadataRecord } from '../capture-records.ts';
+import { metadataOfCapture, metadataRecord } from '../capture-records.ts';
 import type { ProcessResult, Processor } from './crawl-uri.ts';
 
 export const writeRecords: Processor = {
@@ -22,7 +22,7 @@ export const writeRecords: Processor = {
     const head = curi.head!;
     const date = new Date(f.startedAt);
     const meta = head.responseId
-      ? [metadataRecord(uri.url, date, head.responseId, { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: f.durationMs, outlinks: curi.outlinks })]
+      ? [metadataRecord(uri.url, date, head.responseId, metadataOfCapture(uri.url, curi.revisitOf, { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: f.durationMs, outlinks: curi.outlinks }))]
       : [];
     const written = await ctx.writer.writeGroup([...(await curi.precompressed!), ...meta]);
     // Until complete-uri adds the rows, the file waits for them before it may close.
