@@ -41,6 +41,13 @@ export interface CaptureGroupInput {
    * compresses the record in one call instead of streaming it (large bodies stay spooled).
    */
   bodyBuffer?: Buffer | null;
+  /** A revisit of the same URL is written alone, without its request record (settings.revisitRequests off). */
+  revisitAlone?: boolean;
+}
+
+/** Whether a capture is a revisit of its own URL written alone (no request or metadata record). */
+export function writtenAlone(url: string, revisitOf: RevisitOf | null, revisitRequests: boolean): boolean {
+  return !revisitRequests && revisitOf !== null && revisitOf.targetUri === url;
 }
 
 export interface CaptureGroup {
@@ -112,7 +119,7 @@ export function buildCaptureGroup(g: CaptureGroupInput): CaptureGroup {
     }
   }
 
-  if (f.requestHead.length > 0) {
+  if (f.requestHead.length > 0 && !(g.revisitAlone && g.revisitOf)) {
     // Derived from the response's, so the capture index need not store it (child-record-id.ts).
     const requestId = childRecordId(responseId, 'request');
     records.push({

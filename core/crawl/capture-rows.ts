@@ -44,7 +44,7 @@ export function captureRows(
       offset: w.offset,
       length: w.length,
       http,
-      page: page && w.type === 'response' ? { title } : null,
+      page: page && (w.type === 'response' || w.type === 'revisit') ? { title } : null,
     });
   });
   // The response takes its request's method, as an import links them (a crawl sends no bodies).
