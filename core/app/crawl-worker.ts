@@ -29,6 +29,8 @@ export interface CrawlWorkerData {
    * Without it a browser crawl launches a Chromium of the system, as the CLI does.
    */
   tabPort?: MessagePort;
+  /** A recrawl: the crawl directory it repeats (StartCrawlOptions.recrawlOf). */
+  recrawlOf?: string;
 }
 
 export type WorkerDown = { type: 'pause' } | { type: 'resume' } | { type: 'stop'; now: boolean } | { type: 'exclude'; requestId: number; pattern: string };
@@ -52,7 +54,7 @@ async function main(): Promise<void> {
   const tabSource = data.tabPort ? new RelayedTabSource(data.tabPort) : undefined;
   let crawl;
   try {
-    crawl = await startCrawl({ dir: data.dir, settings: data.settings, tabSource });
+    crawl = await startCrawl({ dir: data.dir, settings: data.settings, tabSource, ...(data.recrawlOf ? { recrawlOf: data.recrawlOf } : {}) });
   } catch (err) {
     await tabSource?.close();
     post({ type: 'start-failed', error: toAppError(err) });

@@ -101,7 +101,7 @@ export async function normalizedTextAt(archive: Archive, url: string, ts: string
   return normalizePageText(await visibleTextAt(archive, url, ts));
 }
 
-async function visibleTextAt(archive: Archive, url: string, ts: string): Promise<string> {
+export async function visibleTextAt(archive: Archive, url: string, ts: string): Promise<string> {
   const r = await replay(archive, { url, at: ts });
   if (r.kind !== 'archived') return '';
   const contentType = r.headers.find(([k]) => k.toLowerCase() === 'content-type')?.[1];
