@@ -58,6 +58,7 @@ export const BENCHES: Bench[] = [
   { name: 'js-hot', file: 'js-hot-bench.ts', what: "the crawl thread's hot JavaScript (trap detector, text fingerprint, WARC headers), a base revision vs this tree: µs per URI (--base=REV)", namedOnly: true },
   { name: 'records-reader', file: 'records-reader-bench.ts', what: 'the readers of every record (records browser, subsets, CDXJ rows, lookups) on a kept crawl, vs a baseline tree: ms per call', namedOnly: true },
   { name: 'touch-rss', file: 'touch-rss-probe.ts', what: 'resident memory one call or import costs a fresh process with the CLI flags (Intl, TextDecoder, modules): file-backed and anonymous', namedOnly: true },
+  { name: 'recrawl', file: 'recrawl-bench.ts', what: 'the Python docs on nginx crawled, 5% edited, 1% deleted, 1% added, 20% touched, recrawled: change report exactness, recrawl WARC bytes vs the first crawl, 304s, replay identical to live (--section=/howto/)', namedOnly: true },
   { name: 'fuzz', file: 'fuzz.ts', what: 'long fuzz runs of the WARC, CDXJ and WACZ readers: failures, heap growth, peak RSS (also `npm run fuzz`)', namedOnly: true },
 ];
 
@@ -68,7 +69,8 @@ export const TOOLS: Bench[] = [
 ];
 
 export const HELPERS: Helper[] = [
-  { file: 'bench-nginx.ts', role: 'module', what: "Debian's nginx serving a folder on loopback", usedBy: ['crawl', 'crawl100k', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'index', 'traps', 'page-limit', 'browser'] },
+  { file: 'bench-nginx.ts', role: 'module', what: "Debian's nginx serving a folder on loopback", usedBy: ['crawl', 'crawl100k', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'index', 'traps', 'page-limit', 'browser', 'recrawl'] },
+  { file: 'recrawl-scenario.ts', role: 'module', what: 'issue 38 measured: a docs copy edited, deleted, added and touched between a crawl and its recrawl', usedBy: ['recrawl'] },
   { file: 'cli-node-flags.ts', role: 'module', what: "the CLI shebang's Node flags and environment, for bench children", usedBy: ['crawl', 'index', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'touch-rss'] },
   { file: 'time-v.ts', role: 'module', what: "a command timed as a whole process by GNU time -v", usedBy: ['crawl', 'index'] },
   { file: 'synthetic-warc.ts', role: 'module', what: 'a 2,000-page WARC written by Trove', usedBy: ['index', 'check-wacz'] },
