@@ -149,15 +149,20 @@ export function openArchive(dir: string, opts: OpenArchiveOptions = {}): Archive
 function openChain(self: string, first: string | undefined): Archive[] {
   const out: Archive[] = [];
   const seen = new Set([self]);
+  let from = self;
   for (let next = first; next && !seen.has(next) && out.length < MAX_CHAIN; ) {
     seen.add(next);
+    // The link is absolute; a series moved together is found beside the crawl that links to it.
+    const beside = path.join(path.dirname(from), path.basename(next));
+    const dir = fs.existsSync(next) ? next : beside;
     let a: Archive;
     try {
-      a = openArchive(next, { create: false });
+      a = openArchive(dir, { create: false });
     } catch {
       break; // A link to a directory that is gone ends the chain there.
     }
     out.push(a);
+    from = a.dir;
     next = a.meta<string>(RECRAWL_OF_META);
   }
   return out;

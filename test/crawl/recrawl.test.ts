@@ -182,6 +182,25 @@ describe('trove recrawl and trove changes', () => {
     expect(normalizePageUrl('http://x.test/a.html?_=17&id=3&v=2')).toBe('http://x.test/a.html?id=3');
   });
 
+  it('finds the chain again when the whole series is moved to another folder', async () => {
+    const moved = path.join(root, 'moved');
+    fs.mkdirSync(moved);
+    const there = dirs.map((d) => path.join(moved, path.basename(d)));
+    dirs.forEach((d, i) => fs.renameSync(d, there[i]!));
+    try {
+      const c = openArchive(there[2]!, { create: false });
+      try {
+        expect(c.earlier().map((e) => e.dir)).toEqual([there[1], there[0]]);
+        const got = await replay(c, { url: site.origin + '/etag.html' });
+        expect(got.kind === 'archived' && got.body.toString('utf8')).toContain('Validated by an entity tag.');
+      } finally {
+        c.close();
+      }
+    } finally {
+      there.forEach((d, i) => fs.renameSync(d, dirs[i]!));
+    }
+  });
+
   it('trove changes prints the report as text, JSON and CSV, and a page diff', async () => {
     const run = async (...args: string[]) => {
       let out = '';
