@@ -59,6 +59,7 @@ export const BENCHES: Bench[] = [
   { name: 'js-hot', file: 'js-hot-bench.ts', what: "the crawl thread's hot JavaScript (trap detector, text fingerprint, WARC headers), a base revision vs this tree: µs per URI (--base=REV)", namedOnly: true },
   { name: 'records-reader', file: 'records-reader-bench.ts', what: 'the readers of every record (records browser, subsets, CDXJ rows, lookups) on a kept crawl, vs a baseline tree: ms per call', namedOnly: true },
   { name: 'touch-rss', file: 'touch-rss-probe.ts', what: 'resident memory one call or import costs a fresh process with the CLI flags (Intl, TextDecoder, modules): file-backed and anonymous', namedOnly: true },
+  { name: 'recrawl', file: 'recrawl-bench.ts', what: 'the Python docs on nginx crawled, 5% edited, 1% deleted, 1% added, 20% touched, recrawled: change report exactness, recrawl WARC bytes vs the first crawl, 304s, replay identical to live (--section=/howto/)', namedOnly: true },
   { name: 'fuzz', file: 'fuzz.ts', what: 'long fuzz runs of the WARC, CDXJ and WACZ readers: failures, heap growth, peak RSS (also `npm run fuzz`)', namedOnly: true },
 ];
 
@@ -69,9 +70,10 @@ export const TOOLS: Bench[] = [
 ];
 
 export const HELPERS: Helper[] = [
-  { file: 'bench-nginx.ts', role: 'module', what: "Debian's nginx serving a folder on loopback", usedBy: ['crawl', 'small-pages', 'crawl100k', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'index', 'traps', 'page-limit', 'browser'] },
   { file: 'cli-node-flags.ts', role: 'module', what: "the CLI shebang's Node flags and environment, for bench children", usedBy: ['crawl', 'small-pages', 'index', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'touch-rss'] },
   { file: 'time-v.ts', role: 'module', what: "a command timed as a whole process by GNU time -v", usedBy: ['crawl', 'small-pages', 'index'] },
+  { file: 'bench-nginx.ts', role: 'module', what: "Debian's nginx serving a folder on loopback", usedBy: ['crawl', 'small-pages', 'crawl100k', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'index', 'traps', 'page-limit', 'browser', 'recrawl'] },
+  { file: 'recrawl-scenario.ts', role: 'module', what: 'issue 38 measured: a docs copy edited, deleted, added and touched between a crawl and its recrawl', usedBy: ['recrawl'] },
   { file: 'synthetic-warc.ts', role: 'module', what: 'a 2,000-page WARC written by Trove', usedBy: ['index', 'check-wacz'] },
   { file: 'thread-cpu.js', role: 'module', what: "CPU by thread name from /proc/self/task", usedBy: ['crawl-ab'] },
   { file: 'memory-detail.js', role: 'module', what: 'resident memory grouped from /proc/self/smaps, V8 figures beside it', usedBy: ['crawl100k', 'cli-rss'] },

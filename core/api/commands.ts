@@ -55,9 +55,10 @@ import type {
 } from './app-types.ts';
 import type { ProfileInfo } from './profile-types.ts';
 import { PROFILE_NAME } from './profile-types.ts';
+import type { PageCompare, ScheduleState, SeriesDetail } from './series-types.ts';
 import { settingsPatch } from './settings-payload.ts';
 import { ROBOTS_POLICY_NAMES } from './settings.ts';
-import { arr, bool, empty, int, num, obj, oneOf, optional, str, type Validator } from './validate.ts';
+import { arr, bool, empty, int, nullable, num, obj, oneOf, optional, str, type Validator } from './validate.ts';
 
 export type Side = 'core' | 'shell';
 
@@ -219,6 +220,19 @@ export const COMMANDS = {
   'records.screenshot': cmd<{ archiveId: string; pageId?: number }, PageScreenshot | null>()(
     'core',
     obj({ archiveId: id(), pageId: optional(int({ min: 1 })) }),
+  ),
+
+  // ── a crawl over time (issue 38): crawl again, the series, its schedule, compare two captures ──
+  /** Crawl again: a recrawl of the series' latest crawl (same seeds and settings, conditional requests), a new library entry. */
+  'series.recrawl': cmd<{ id: string }, CrawlStarted>()('core', obj({ id: id() })),
+  /** The crawl's series: each crawl with its change summary against the one before, the schedule and its runs. */
+  'series.detail': cmd<{ id: string }, SeriesDetail>()('core', obj({ id: id() })),
+  /** Run the series again daily, weekly or on a cron expression while the app runs (null: no schedule). */
+  'series.setSchedule': cmd<{ id: string; spec: string | null }, ScheduleState | null>()('core', obj({ id: id(), spec: nullable(str({ min: 1, max: 200 })) })),
+  /** One page at two captures (two crawls of a series, or two times): texts, their line diff, screenshots. */
+  'series.compare': cmd<{ url: string; a: { archiveId: string; ts?: string }; b: { archiveId: string; ts?: string } }, PageCompare>()(
+    'core',
+    obj({ url: url(), a: obj({ archiveId: id(), ts: optional(ts()) }), b: obj({ archiveId: id(), ts: optional(ts()) }) }),
   ),
 
   'export.run': cmd<ExportRequest, ExportResult>()('core', exportRequest),

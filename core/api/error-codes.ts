@@ -157,6 +157,8 @@ export const CRAWL_ERRORS = [
   'EXCLUDE_NOT_TAKEN',
   'DEDUP_SOURCE_INVALID',
   'SETTINGS_INVALID',
+  /** A recrawl schedule that is not daily, weekly or a cron expression croner reads. */
+  'SCHEDULE_INVALID',
 ] as const;
 
 /** WACZ, CDXJ, WARC-subset, mirror and report exports (core/export). */
@@ -318,6 +320,7 @@ const USAGE_CODES = new Set<string>([
   'SETTINGS_INVALID',
   'CRAWL_OUT_INVALID',
   'CRAWL_NOT_FOUND',
+  'SCHEDULE_INVALID',
   'ARCHIVE_NOT_FOUND',
   'ARCHIVE_NOT_A_DIRECTORY',
   'ROBOTS_AGENT_INVALID',

@@ -407,6 +407,11 @@ export const SETTING_ROWS = [
     help: 'A payload already archived is written as a short revisit record instead of again in full (digest: same payload anywhere; url: same URL and payload).',
     cli: { flag: '--dedup', arg: '<mode>', help: 'write revisit records for duplicate payloads' },
   }),
+  boolean('revisitRequests', {
+    section: 'WARC files', default: false, label: 'Revisit details', resume,
+    help: 'Also write the request and metadata records of a revisit of the same URL (a page unchanged since an earlier crawl); off, the revisit is written alone and crawl.log keeps its hops and timing.',
+    cli: { flag: '--revisit-requests', help: 'write the request and metadata records of same-URL revisits too (off: the revisit record alone, about a third of the bytes)' },
+  }),
   notFromApp(list('dedupFrom', {
     section: 'WARC files', default: [], itemMaxLength: 4096, maxItems: 1000, path: true, label: 'Deduplicate against', resume, check: 'existing-paths',
     help: 'Earlier crawls (folders) or CDXJ files whose captures count as already archived.',

@@ -20,6 +20,8 @@ import { crawlHandlers } from './handlers/crawl-handlers.ts';
 import { recordsHandlers } from './handlers/records-handlers.ts';
 import { exportArchive, exportHandlers } from './handlers/export-handlers.ts';
 import { recordHandlers } from './handlers/record-handlers.ts';
+import { seriesHandlers } from './handlers/series-handlers.ts';
+import type { SchedulerClock } from './recrawl-scheduler.ts';
 
 export type { AppHandlers } from './handlers/app-context.ts';
 
@@ -31,6 +33,8 @@ export interface AppServiceOptions extends AppContextOptions {
    * harness: a Chromium page). Without it `record.*` answers NOT_AVAILABLE.
    */
   openRecordTab?: OpenRecordTab;
+  /** The schedules' clock (tests inject one); default the system's. */
+  scheduleClock?: SchedulerClock;
 }
 
 export interface AppService {
@@ -46,6 +50,7 @@ export interface AppService {
 
 export function createAppService(opts: AppServiceOptions): AppService {
   const ctx = createAppContext(opts);
+  const series = seriesHandlers(ctx, opts.scheduleClock);
   const handlers: AppHandlers = {
     'app.info': () => ({
       version: TROVE_VERSION,
@@ -60,7 +65,10 @@ export function createAppService(opts: AppServiceOptions): AppService {
     ...recordsHandlers(ctx),
     ...exportHandlers(ctx),
     ...recordHandlers(ctx, opts.openRecordTab),
+    ...series.handlers,
   };
+  // Scheduled recrawls: what fell due while the app was closed starts now (once), then on time.
+  series.scheduler.start();
 
   return {
     handlers,
@@ -68,6 +76,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
     archive: (id: string) => ctx.archive(id),
     exportTo: (req: ExportRequest, outDir: string) => exportArchive(ctx, req, outDir),
     async close() {
+      series.scheduler.stop();
       await Promise.all([ctx.runner.close(), ctx.exports.close(), ctx.imports.close(), ctx.recording?.stop()]);
       for (const id of [...ctx.archives.keys()]) ctx.closeArchive(id);
     },

@@ -74,10 +74,16 @@ export class CrawlRunner {
   }
 
   /** Start (or continue) the crawl in `dir`; resolves once the engine has opened it, rejects if it cannot. */
-  start(id: string, dir: string, settings: Partial<CrawlSettings>): Promise<void> {
+  start(id: string, dir: string, settings: Partial<CrawlSettings>, recrawlOf?: string): Promise<void> {
     if (this.running.has(id)) return Promise.reject(new TroveError('CRAWL_RUNNING', `${id} is already running`, { id }));
     const relay = this.opts.openTab ? new MessageChannel() : null;
-    const data: CrawlWorkerData = { dir, settings, ...(relay ? { tabPort: relay.port2 } : {}), ...(this.opts.profilesDir ? { profilesDir: this.opts.profilesDir } : {}) };
+    const data: CrawlWorkerData = {
+      dir,
+      settings,
+      ...(relay ? { tabPort: relay.port2 } : {}),
+      ...(this.opts.profilesDir ? { profilesDir: this.opts.profilesDir } : {}),
+      ...(recrawlOf ? { recrawlOf } : {}),
+    };
     if (relay) serveTabs(relay.port1, this.opts.openTab!, this.opts.log);
     holdSqliteAddon();
     const worker = new Worker(this.opts.workerUrl ?? new URL('./crawl-worker.ts', import.meta.url), {

@@ -31,6 +31,8 @@ export interface CrawlWorkerData {
   tabPort?: MessagePort;
   /** Where the crawl finds the library's browser profiles (`settings.profile`). */
   profilesDir?: string;
+  /** A recrawl: the crawl directory it repeats (StartCrawlOptions.recrawlOf). */
+  recrawlOf?: string;
 }
 
 export type WorkerDown = { type: 'pause' } | { type: 'resume' } | { type: 'stop'; now: boolean } | { type: 'exclude'; requestId: number; pattern: string };
@@ -54,7 +56,13 @@ async function main(): Promise<void> {
   const tabSource = data.tabPort ? new RelayedTabSource(data.tabPort) : undefined;
   let crawl;
   try {
-    crawl = await startCrawl({ dir: data.dir, settings: data.settings, tabSource, ...(data.profilesDir ? { profilesDir: data.profilesDir } : {}) });
+    crawl = await startCrawl({
+      dir: data.dir,
+      settings: data.settings,
+      tabSource,
+      ...(data.profilesDir ? { profilesDir: data.profilesDir } : {}),
+      ...(data.recrawlOf ? { recrawlOf: data.recrawlOf } : {}),
+    });
   } catch (err) {
     await tabSource?.close();
     post({ type: 'start-failed', error: toAppError(err) });

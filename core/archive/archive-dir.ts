@@ -63,8 +63,19 @@ export interface Archive {
   waczEntry(storedPath: string): WaczEntryLocation | null;
   /** Record that `storedPath` is a stored WACZ entry (the import calls this). */
   setWaczEntry(storedPath: string, loc: WaczEntryLocation): void;
+  /**
+   * The earlier crawls this one repeats (`trove recrawl`), nearest first, opened on first ask and
+   * closed with this archive; a crawl directory of the chain that is gone is left out.
+   */
+  earlier(): readonly Archive[];
   close(): void;
 }
+
+/** meta key of a recrawl's link to the crawl directory it repeats: the one home of the chain. */
+export const RECRAWL_OF_META = 'recrawlOf';
+
+/** Links followed at most: a chain longer than this is cut (and a loop ends). */
+const MAX_CHAIN = 1000;
 
 export interface OpenArchiveOptions {
   /** Create the directory (and database) when missing. Default true. */
@@ -103,6 +114,7 @@ export function openArchive(dir: string, opts: OpenArchiveOptions = {}): Archive
     return loc;
   };
 
+  let earlier: Archive[] | null = null;
   const archive: Archive = {
     dir: abs,
     index,
@@ -119,12 +131,41 @@ export function openArchive(dir: string, opts: OpenArchiveOptions = {}): Archive
       setMeta(db, WACZ_ENTRY_META + storedPath, loc);
       entries.set(storedPath, loc);
     },
+    earlier() {
+      earlier ??= openChain(abs, getMeta<string>(db, RECRAWL_OF_META));
+      return earlier;
+    },
     close() {
+      for (const e of earlier ?? []) e.close();
+      earlier = [];
       closeDatabase(db);
     },
   };
   databases.set(archive, db);
   return archive;
+}
+
+/** The crawls a recrawl's link leads to, each followed by its own link, nearest first, no loops. */
+function openChain(self: string, first: string | undefined): Archive[] {
+  const out: Archive[] = [];
+  const seen = new Set([self]);
+  let from = self;
+  for (let next = first; next && !seen.has(next) && out.length < MAX_CHAIN; ) {
+    seen.add(next);
+    // The link is absolute; a series moved together is found beside the crawl that links to it.
+    const beside = path.join(path.dirname(from), path.basename(next));
+    const dir = fs.existsSync(next) ? next : beside;
+    let a: Archive;
+    try {
+      a = openArchive(dir, { create: false });
+    } catch {
+      break; // A link to a directory that is gone ends the chain there.
+    }
+    out.push(a);
+    from = a.dir;
+    next = a.meta<string>(RECRAWL_OF_META);
+  }
+  return out;
 }
 
 const databases = new WeakMap<Archive, Database.Database>();

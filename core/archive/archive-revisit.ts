@@ -7,9 +7,11 @@
  * 3. the payload digest (the earliest response with the same digest; this is also how
  *    URL-agnostic revisits from ia-web-commons find their original).
  *
- * An original that is itself a revisit is followed again, a few steps at most (no loops).
+ * An original that is itself a revisit is followed again, a few steps at most (no loops). A
+ * recrawl's revisits may point into the earlier crawls it repeats: resolveRevisitInChain looks there.
  */
 import { surtKey } from '../scope/surt.ts';
+import type { Archive } from './archive-dir.ts';
 import type { CaptureIndex, CaptureRow } from './capture-index.ts';
 import { timestampSeconds } from './capture-timestamp.ts';
 import { timestamp14 } from './archive-warc-date.ts';
@@ -62,6 +64,24 @@ export function resolveRevisit(index: CaptureIndex, revisit: CaptureRow): Captur
     if (hasPayload(next)) return next;
     seen.add(next.id);
     current = next;
+  }
+  return null;
+}
+
+/**
+ * A revisit's original in this archive or, for a recrawl, in the earlier crawls of its chain
+ * (Archive.earlier), nearest first. An original found in an earlier crawl comes back with its
+ * file as an absolute path (so `archive.resolveFile` reads it where it is) and a negative id (so
+ * it is never taken for a row of this archive).
+ */
+export function resolveRevisitInChain(archive: Archive, revisit: CaptureRow): CaptureRow | null {
+  const own = resolveRevisit(archive.index, revisit);
+  if (own) return own;
+  const earlier = archive.earlier();
+  for (let i = 0; i < earlier.length; i++) {
+    const e = earlier[i]!;
+    const found = resolveRevisit(e.index, { ...revisit, id: -1 });
+    if (found) return { ...found, filePath: e.resolveFile(found), id: -(i + 1) * 2 ** 40 - found.id };
   }
   return null;
 }

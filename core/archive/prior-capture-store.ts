@@ -39,6 +39,7 @@ export class PriorCaptureStore {
   readonly #db: Database.Database;
   readonly #insert: Database.Statement<PriorCaptureInsert>;
   readonly #latest: Database.Statement<[string], PriorCaptureRow>;
+  readonly #latestOfUrl: Database.Statement<[string, string], PriorCaptureRow>;
   readonly #byDigest: Database.Statement<[string], PriorCaptureRow>;
   readonly #byDigestUrl: Database.Statement<[string, string], PriorCaptureRow>;
   readonly #deleteSource: Database.Statement<[string]>;
@@ -49,6 +50,7 @@ export class PriorCaptureStore {
       'INSERT INTO prior_captures (source, urlkey, url, ts, date, status, digest, record_id, file, offset, length) VALUES (?,?,?,?,?,?,?,?,?,?,?)',
     );
     this.#latest = db.prepare(`SELECT ${COLS} FROM prior_captures WHERE urlkey = +? AND status BETWEEN 200 AND 299 ORDER BY ts DESC LIMIT 1`);
+    this.#latestOfUrl = db.prepare(`SELECT ${COLS} FROM prior_captures WHERE urlkey = +? AND url = +? AND status BETWEEN 200 AND 299 ORDER BY ts DESC LIMIT 1`);
     this.#byDigest = db.prepare(`SELECT ${COLS} FROM prior_captures WHERE digest = +? ORDER BY ts LIMIT 1`);
     this.#byDigestUrl = db.prepare(`SELECT ${COLS} FROM prior_captures WHERE digest = +? AND url = +? ORDER BY ts LIMIT 1`);
     this.#deleteSource = db.prepare('DELETE FROM prior_captures WHERE source = ?');
@@ -69,6 +71,11 @@ export class PriorCaptureStore {
   /** The latest 2xx capture with this URL key. */
   latest(urlkey: string): PriorCaptureRow | null {
     return this.#latest.get(urlkey) ?? null;
+  }
+
+  /** The latest 2xx capture of exactly this URL among those with its URL key (http and https share one). */
+  latestOfUrl(urlkey: string, url: string): PriorCaptureRow | null {
+    return this.#latestOfUrl.get(urlkey, url) ?? null;
   }
 
   /** The earliest capture with this payload digest (of this URL only, when given). */

@@ -13,7 +13,7 @@ import { databaseOf } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
 import { isHtmlType, mediaType } from '../formats/media-type.ts';
 import { decodePayload, readStoredPayload } from './archive-payload.ts';
-import { resolveRevisit } from './archive-revisit.ts';
+import { resolveRevisitInChain } from './archive-revisit.ts';
 import type { BodyPreview, RecordDetail, RecordSummary } from '../api/archive-types.ts';
 import type { CaptureDbRow } from './capture-statements.ts';
 import { recordSummary, SELECT_RECORD, summaryOfCapture } from './record-query-sql.ts';
@@ -59,7 +59,7 @@ export async function recordDetail(archive: Archive, id: number): Promise<Record
   };
   if (row.type === 'revisit') {
     const self = archive.index.byId(id);
-    const original = self ? resolveRevisit(archive.index, self) : null;
+    const original = self ? resolveRevisitInChain(archive, self) : null;
     if (original) detail.original = summaryOfCapture(original);
   }
   return detail;

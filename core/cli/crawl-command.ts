@@ -86,6 +86,9 @@ function outDirError(err: unknown, dir: string | undefined): unknown {
   return why[e.code] ? new TroveError('CRAWL_OUT_INVALID', `cannot write the crawl in ${dir}: ${why[e.code]} (${e.path})`, { dir }) : err;
 }
 
+/** Run a crawl in the foreground with the progress line (`trove recrawl` shares it). */
+export const runCrawlInForeground = (io: CommandIo, opts: Record<string, unknown>, start: () => Promise<CrawlController>, dir?: string): Promise<void> => run(io, opts, start, dir);
+
 async function run(io: CommandIo, opts: Record<string, unknown>, start: () => Promise<CrawlController>, dir?: string): Promise<void> {
   let crawl: CrawlController;
   try {

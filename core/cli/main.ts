@@ -18,6 +18,8 @@ import { exitCodeFor } from '../api/error-codes.ts';
 import { registerSharedCrawlCommands } from './shared-crawl-command.ts';
 import { registerExcludeCommand } from './exclude-command.ts';
 import { registerProfileCommand } from './profile-command.ts';
+import { registerRecrawlCommand } from './recrawl-command.ts';
+import { registerChangesCommand } from './changes-command.ts';
 import { CliExit, codeOfCommanderError, formatCliError, formatSettingsProblems } from './cli-errors.ts';
 
 const processIo: CommandIo = { stdout: process.stdout, stderr: process.stderr };
@@ -42,6 +44,8 @@ export function buildProgram(io: CommandIo = processIo): Command {
   registerSharedCrawlCommands(program, io);
   registerExcludeCommand(program, io);
   registerProfileCommand(program, io);
+  registerRecrawlCommand(program, io);
+  registerChangesCommand(program, io);
   return program;
 }
 

@@ -44,6 +44,13 @@ export interface CaptureGroupInput {
   bodyBuffer?: Buffer | null;
   /** --redact-credentials: the request record gets a marker for Cookie/Authorization values (formats/redact-credentials.ts). */
   redactCredentials?: boolean;
+  /** A revisit of the same URL is written alone, without its request record (settings.revisitRequests off). */
+  revisitAlone?: boolean;
+}
+
+/** Whether a capture is a revisit of its own URL written alone (no request or metadata record). */
+export function writtenAlone(url: string, revisitOf: RevisitOf | null, revisitRequests: boolean): boolean {
+  return !revisitRequests && revisitOf !== null && revisitOf.targetUri === url;
 }
 
 export interface CaptureGroup {
@@ -115,7 +122,7 @@ export function buildCaptureGroup(g: CaptureGroupInput): CaptureGroup {
     }
   }
 
-  if (f.requestHead.length > 0) {
+  if (f.requestHead.length > 0 && !(g.revisitAlone && g.revisitOf)) {
     // Derived from the response's, so the capture index need not store it (child-record-id.ts).
     const requestId = childRecordId(responseId, 'request');
     records.push({
@@ -129,8 +136,20 @@ export function buildCaptureGroup(g: CaptureGroupInput): CaptureGroup {
     });
   }
 
-  if (g.metadata && responseId) records.push(metadataRecord(g.url, g.date, responseId, g.metadata));
+  if (g.metadata && responseId) records.push(metadataRecord(g.url, g.date, responseId, metadataOfCapture(g.url, g.revisitOf, g.metadata)));
   return { records, responseId };
+}
+
+type CaptureMetadata = { via: string | null; hopsPath: string; fetchTimeMs: number; outlinks: Outlink[]; notes?: string[] };
+
+/**
+ * What a capture's metadata record says. A revisit of the same URL has the links of the capture
+ * it revisits, so it names their count instead of listing them again: the lists were most of a
+ * recrawl's bytes (issue 38: 55 of 170 KB on a docs section where nothing changed).
+ */
+export function metadataOfCapture(url: string, revisitOf: RevisitOf | null, m: CaptureMetadata): CaptureMetadata {
+  if (!revisitOf || revisitOf.targetUri !== url || m.outlinks.length === 0) return m;
+  return { ...m, outlinks: [], notes: [...(m.notes ?? []), `outlinks: ${m.outlinks.length}, as in the record revisited`] };
 }
 
 /** The metadata record of a capture: via, hops, fetch time and every outlink (Heritrix's fields). */

@@ -16,23 +16,27 @@ import type { CrawlContext } from './crawl-context.ts';
 import type { RevisitOf } from './capture-records.ts';
 
 /**
- * `title` and `page` describe an HTML 200 response (a page, listed with its title); a revisit
- * is not a new page. `url`, `date` and `revisitOf` are in the written fields already and kept
- * in the signature for the caller.
+ * `title` and `page` describe an HTML 200 response (a page, listed with its title), or a
+ * revisit of the same URL (a recrawl's unchanged page, a 304 included); a revisit of another
+ * URL's payload is not a page. `date` is in the written fields already and kept in the
+ * signature for the caller.
  */
 export function captureRows(
   ctx: Pick<CrawlContext, 'fileIds'>,
-  _url: string,
+  url: string,
   _date: Date,
   f: FetchResult,
   written: WrittenRecord[],
   title: string | null,
-  _revisitOf: RevisitOf | null,
+  revisitOf: RevisitOf | null,
   page = false,
 ): RecordRow[] {
   // Read the heads as an importer reads them from the block; the fetcher's parse is stricter.
   const response = f.responseHead ? parseHttpHead(f.responseHead, { blockEnd: true }) : null;
   const request = f.requestHead.length > 0 ? parseHttpHead(f.requestHead, { blockEnd: true }) : null;
+  // A revisit of its own URL (a recrawl's unchanged page) is that page again; one of another URL's
+  // payload is not listed (an import of the WARC, which cannot tell, lists neither).
+  const sameUrlRevisit = revisitOf !== null && revisitOf.targetUri === url;
   const rows = written.map((w): RecordRow => {
     const record = headOfWrittenFields(w.fields, { offset: w.offset, length: w.length, compressed: w.filename.endsWith('.gz') });
     let http: IndexedHttp | null = null;
@@ -44,7 +48,7 @@ export function captureRows(
       offset: w.offset,
       length: w.length,
       http,
-      page: page && w.type === 'response' ? { title } : null,
+      page: page && (w.type === 'response' || (w.type === 'revisit' && sameUrlRevisit)) ? { title } : null,
     });
   });
   // The response takes its request's method, as an import links them (a crawl sends no bodies).

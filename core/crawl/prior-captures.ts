@@ -112,7 +112,9 @@ export class PriorCaptures {
   /** The latest successful earlier capture of a URL (by its SURT key). */
   latest(urlkey: string, url: string): PriorCapture | null {
     const r = this.store.latest(urlkey);
-    return r && r.url === url ? r : null;
+    if (!r || r.url === url) return r;
+    // Another URL with the same key (its http or https twin): this URL's own capture, if any.
+    return this.store.latestOfUrl(urlkey, url);
   }
 
   /** The earliest earlier capture with this payload digest (optionally of this URL only). */

@@ -19,6 +19,7 @@ import { getMeta, setMeta } from '../storage/meta.ts';
 import { createSqliteFrontier } from '../frontier/sqlite-frontier.ts';
 import type { Frontier } from '../frontier/frontier.ts';
 import { createCaptureIndex } from '../archive/capture-index.ts';
+import { RECRAWL_OF_META } from '../archive/archive-dir.ts';
 import { buildScope, scopeSettingsFrom } from '../scope/decide-rules.ts';
 import { compileRegexes } from '../scope/standard-rules.ts';
 import { parseRobots } from '../robots/parse-robots.ts';
@@ -85,6 +86,8 @@ export interface StartCrawlOptions {
   clock?: () => number;
   /** Where `--profile` names are found (the library's `.profiles`); default the CLI's library (crawl-login.ts). */
   profilesDir?: string;
+  /** A new crawl that repeats this earlier crawl directory (`trove recrawl`): stored as its link (RECRAWL_OF_META). */
+  recrawlOf?: string;
 }
 
 export { CrawlController } from './crawl-controller.ts';
@@ -116,6 +119,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     const login = openCrawlLogin(settings, opts.profilesDir);
     await startBrowser(settings, opts.tabSource, browser, login.profile);
     claimCrawlDir(db, settings, customRobotsText);
+    if (opts.recrawlOf && !getMeta(db, RECRAWL_OF_META)) setMeta(db, RECRAWL_OF_META, path.resolve(opts.recrawlOf));
     const stores = await openStores(db, paths, settings, opts.frontier);
     const services = buildServices(db, paths, settings, scope, customRobotsText, stores, opts.robotsStore);
     const pageText = new PageTextBuffer(stores.captures, stores.group);

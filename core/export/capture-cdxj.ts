@@ -42,7 +42,7 @@ export function* captureCdxjLines(archive: Archive, warcs: readonly ExportWarc[]
   }
 }
 
-function cdxjEntry(r: CdxjSourceRow, w: ExportWarc): CdxjEntry | null {
+export function cdxjEntry(r: CdxjSourceRow, w: Pick<ExportWarc, 'start' | 'name'>): CdxjEntry | null {
   if (!r.targetUri || !r.urlkey || !r.ts || !(r.length > 0)) return null;
   const media = mediaType(r.mime);
   if ((r.recordType === 'metadata' || r.recordType === 'resource') && media === 'application/warc-fields') return null;

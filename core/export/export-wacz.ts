@@ -3,6 +3,7 @@
  * another Trove. In one pass over the WARC bytes, memory flat:
  *
  *   archive/<name>.warc.gz        every WARC, STORED (byte for byte, so offsets stay valid)
+ *   archive/earlier-payloads.warc.gz  a recrawl's originals held by its earlier crawls (wacz-earlier-payloads.ts)
  *   indexes/index.cdx.gz          ZipNum CDXJ blocks, STORED, for every archive size
  *   indexes/index.idx             one line per block (zipnum-index.ts)
  *   pages/pages.jsonl             one line per HTML 200 page
@@ -50,6 +51,7 @@ import { signHash, signingKeyWarning } from '../archive/wacz-sign.ts';
 import { ZipNumBlocks } from './zipnum-index.ts';
 import { readFileRange } from './file-range.ts';
 import { ZipWriter } from './zip-writer.ts';
+import { EARLIER_PAYLOADS_WARC, writeEarlierPayloads, type EarlierPayloads } from './wacz-earlier-payloads.ts';
 import type { ZipEntryInfo } from './zip-writer.ts';
 
 export const WACZ_VERSION = '1.1.1';
@@ -151,10 +153,17 @@ export async function exportWacz(archive: Archive, out: string, opts: WaczExport
       changedSinceRecorded.push(w.name);
     }
 
+    // 1b. A recrawl's payloads that its earlier crawls hold, so the package stands alone.
+    const earlier = await addEarlierPayloads(archive, zip, out);
+
     // 2. The index, from the capture index, sorted.
     const rows = countCaptureRows(archive);
     let read = 0;
-    const unsorted = captureCdxjLines(archive, warcs, () => progress.report('index', ++read, rows, zip.bytesWritten));
+    const own = captureCdxjLines(archive, warcs, () => progress.report('index', ++read, rows, zip.bytesWritten));
+    const unsorted = earlier ? (function* () {
+      yield* own;
+      yield* earlier.cdxj;
+    })() : own;
     const sorted = sortLines(unsorted, { tmpDir: opts.tmpDir ?? `${out}.sort-tmp`, ...(opts.maxRunBytes ? { maxRunBytes: opts.maxRunBytes } : {}) });
     const blocks = new ZipNumBlocks(opts.zipnumBlockLines);
     await zip.addStream('indexes/index.cdx.gz', blocks.blocks(sorted));
@@ -201,11 +210,24 @@ export async function exportWacz(archive: Archive, out: string, opts: WaczExport
     progress.report('finish', 1, 1, bytes);
     progress.flush();
     const signingWarning = opts.signingKey ? signingKeyWarning(opts.signingKey) : undefined;
-    return { path: out, bytes, warcs: warcs.length, captures, pages, index: 'zipnum', signed: opts.signingKey !== undefined, ...(signingWarning ? { signingWarning } : {}), resources, fixity, changedSinceRecorded };
+    return { path: out, bytes, warcs: warcs.length + (earlier ? 1 : 0), captures, pages, index: 'zipnum', signed: opts.signingKey !== undefined, ...(signingWarning ? { signingWarning } : {}), resources, fixity, changedSinceRecorded };
   } catch (err) {
     await zip.abort();
     throw err;
   }
+}
+
+/** Pack the WARC of a recrawl's earlier payloads (wacz-earlier-payloads.ts), if it needs one. */
+async function addEarlierPayloads(archive: Archive, zip: ZipWriter, out: string): Promise<EarlierPayloads | null> {
+  const tmp = `${out}.earlier.warc.gz`;
+  const earlier = await writeEarlierPayloads(archive, tmp);
+  if (!earlier) return null;
+  try {
+    await zip.addStream(`archive/${EARLIER_PAYLOADS_WARC}`, readFileRange(tmp, 0, earlier.size), { size: earlier.size });
+  } finally {
+    await fsp.rm(tmp, { force: true });
+  }
+  return earlier;
 }
 
 function resourceOf(e: ZipEntryInfo, taken: Set<string>): WaczResourceEntry {

@@ -19,7 +19,7 @@ import fsp from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Archive } from '../archive/archive-dir.ts';
-import { resolveRevisit } from '../archive/archive-revisit.ts';
+import { resolveRevisitInChain } from '../archive/archive-revisit.ts';
 import { TROVE_VERSION } from '../api/settings.ts';
 import { TroveError } from '../errors.ts';
 import { buildRecordHeader, warcFields } from '../warc/record-header.ts';
@@ -110,7 +110,7 @@ export async function exportWarcSubset(archive: Archive, out: string, opts: Warc
           await copy(row);
           continue;
         }
-        const original = resolveRevisit(archive.index, archive.index.byId(row.id)!);
+        const original = resolveRevisitInChain(archive, archive.index.byId(row.id)!);
         if (original && selection.includes(original.id)) {
           await copy(row);
         } else if (!original) {

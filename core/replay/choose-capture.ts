@@ -11,7 +11,7 @@
 import type { Archive } from '../archive/archive-dir.ts';
 import type { CaptureRow } from '../archive/capture-index.ts';
 import type { FuzzyCandidate } from '../archive/capture-scans.ts';
-import { resolveRevisit } from '../archive/archive-revisit.ts';
+import { resolveRevisitInChain } from '../archive/archive-revisit.ts';
 import { readStoredPayload } from '../archive/archive-payload.ts';
 import { padTimestamp, timestampSeconds } from '../archive/capture-timestamp.ts';
 import { prefixEnd, surtHost } from '../archive/record-query-sql.ts';
@@ -80,7 +80,7 @@ type Verdict = { ok: true; payload: CaptureRow } | { ok: false; selfRedirectTo?:
 async function check(archive: Archive, t: Target, row: CaptureRow): Promise<Verdict> {
   let payload = row;
   if (row.recordType === 'revisit') {
-    const original = resolveRevisit(archive.index, row);
+    const original = resolveRevisitInChain(archive, row);
     if (!original) return { ok: false };
     payload = original;
   }

@@ -27,6 +27,7 @@ const EXIT_2: Record<string, 'usage' | 'not done'> = {
   SETTINGS_INVALID: 'usage',
   CRAWL_OUT_INVALID: 'usage',
   CRAWL_NOT_FOUND: 'usage',
+  SCHEDULE_INVALID: 'usage',
   ARCHIVE_NOT_FOUND: 'usage',
   ARCHIVE_NOT_A_DIRECTORY: 'usage',
   ROBOTS_AGENT_INVALID: 'usage',

@@ -116,6 +116,14 @@ describe.skipIf(!chromium)('Replay features in Chromium', () => {
       .toBe('New B');
     expect(await byTestId('replay-capture').inputValue()).toBe('20240601090002');
     await shot('15-replay-capture-picker');
+    // Compare on the timeline (issue 38): the June capture's text against March's, in place of the page.
+    await byTestId('replay-compare').click();
+    await expect.poll(() => byTestId('compare-view').isVisible(), { timeout: 10_000 }).toBe(true);
+    expect(await byTestId('compare-before').textContent()).toContain('Old B');
+    expect(await byTestId('compare-after').textContent()).toContain('New B');
+    expect(await page.locator('[data-testid=compare-after] .added').count()).toBeGreaterThan(0);
+    await byTestId('replay-compare-close').click();
+    await expect.poll(() => byTestId('compare-view').count()).toBe(0);
   });
 
   it('a URL not in the archive: the banner says so and never ARCHIVED', async () => {

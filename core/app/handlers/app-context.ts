@@ -50,7 +50,8 @@ export interface AppContext {
    * would go on writing into a folder being removed (the WARC it copies was seen left behind).
    */
   checkNotImporting(id: string, doing: string): void;
-  startWorker(id: string, dir: string, settings: Partial<CrawlSettings>): Promise<void>;
+  /** Start (or continue) a crawl's worker; `recrawlOf` makes it a recrawl of that crawl directory. */
+  startWorker(id: string, dir: string, settings: Partial<CrawlSettings>, recrawlOf?: string): Promise<void>;
 }
 
 /** What the context is built from (the part of AppServiceOptions it takes). */
@@ -110,8 +111,8 @@ export function createAppContext(opts: AppContextOptions): AppContext {
       if (ctx.importing.has(id)) throw new TroveError('IMPORT_RUNNING', `wait for the import into ${id} to finish before ${doing}`, { id });
     },
 
-    async startWorker(id, dir, settings) {
-      await runner.start(id, dir, settings);
+    async startWorker(id, dir, settings, recrawlOf) {
+      await runner.start(id, dir, settings, recrawlOf);
       emit('library.changed', { id });
     },
   };

@@ -29,6 +29,8 @@ export const extractLinks: Processor = {
       const ex = await ctx.extractor.run({ url: uri.url, status: notModified.status, headers: notModified.headers, body: notModified.body, mime: mimeOf(notModified.headers) ?? '', maxLinks: ctx.settings.maxLinksPerDocument });
       curi.outlinks = ex.outlinks;
       curi.title = ex.title;
+      // A page still: a recrawl lists it among its pages (write-records.ts), as the one it stands for.
+      curi.isHtml = ex.isHtml;
       curi.annotations.push('links-from-earlier-capture');
     } else if (status >= 200 && status < 400) {
       let body: Buffer = Buffer.alloc(0);

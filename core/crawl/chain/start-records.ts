@@ -4,12 +4,12 @@
  * extracted; write-records adds the metadata record and writes the group. A 304 to a
  * conditional request is a server-not-modified revisit of the earlier crawl's capture.
  */
-import { buildCaptureGroup, REVISIT_PROFILE_NOT_MODIFIED } from '../capture-records.ts';
+import { buildCaptureGroup, REVISIT_PROFILE_NOT_MODIFIED, writtenAlone } from '../capture-records.ts';
 import type { ProcessResult, Processor } from './crawl-uri.ts';
 
 export const startRecords: Processor = {
   name: 'start-records',
-  reads: { settings: ['redactCredentials'], services: ['writer'] },
+  reads: { settings: ['redactCredentials', 'revisitRequests'], services: ['writer'] },
   shouldProcess: (_ctx, curi) => curi.fetch !== undefined && !curi.captured,
   process(ctx, curi): ProcessResult {
     const f = curi.fetch!;
@@ -19,7 +19,9 @@ export const startRecords: Processor = {
       curi.annotations.push('duplicate:server-not-modified');
     }
     // An in-memory body goes into the record as the spool's pieces (buildCaptureGroup).
-    curi.head = buildCaptureGroup({ url: curi.uri.url, date: new Date(f.startedAt), fetch: f, revisitOf: curi.revisitOf, metadata: null, redactCredentials: ctx.settings.redactCredentials });
+    // A revisit of its own URL is written alone unless asked otherwise (issue 38: a recrawl's bytes).
+    const revisitAlone = writtenAlone(curi.uri.url, curi.revisitOf, ctx.settings.revisitRequests);
+    curi.head = buildCaptureGroup({ url: curi.uri.url, date: new Date(f.startedAt), fetch: f, revisitOf: curi.revisitOf, metadata: null, revisitAlone, redactCredentials: ctx.settings.redactCredentials });
     curi.precompressed = ctx.writer.precompress(curi.head.records);
     curi.precompressed.catch(() => {}); // its error, if any, surfaces where write-records awaits it
     return 'proceed';
