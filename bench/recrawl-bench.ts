@@ -31,21 +31,26 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-recrawl-bench-'));
 const section = process.argv.find((a) => a.startsWith('--section='))?.slice(10) ?? '/';
 try {
   console.log(`load before: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  const t0 = Date.now();
-  const r = await runRecrawlScenario({ work, section, random: prng(38) });
-  const wall = Date.now() - t0;
-  const paths = (kind: string) => r.report.pages.filter((p) => p.kind === kind).map((p) => new URL(p.url).pathname).sort();
-  const same = (a: string[], b: string[]) => a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
-  const touchedChanged = r.touched.filter((t) => paths('changed').includes(t)).length;
-  const alone = r.recrawlRequests.filter(([p]) => p.endsWith('.html') && ![...r.edited, ...r.touched, ...r.deleted, ...r.added].includes(p));
-  const replayed = await replayMismatches(r);
-  await r.nginx.close();
-  console.log(`section ${section}: ${r.pages} pages; first crawl ${r.first.downloaded} URIs, recrawl ${r.second.downloaded} URIs; both crawls and the report in ${(wall / 1000).toFixed(1)} s`);
-  console.log(`edited ${r.edited.length}, deleted ${r.deleted.length}, added ${r.added.length}, touched ${r.touched.length}`);
-  console.log(`report: changed ${paths('changed').length} (exactly the edited: ${same(paths('changed'), r.edited)}), removed ${paths('removed').length} (exactly the deleted: ${same(paths('removed'), r.deleted)}), added ${paths('added').length} (exactly the added: ${same(paths('added'), r.added)}), changed among touched ${touchedChanged}, unchanged ${paths('unchanged').length}`);
-  console.log(`WARC bytes: first ${r.firstWarcBytes}, recrawl ${r.secondWarcBytes} = ${((100 * r.secondWarcBytes) / r.firstWarcBytes).toFixed(1)}% (target <= 10%)`);
-  console.log(`nginx: ${r.recrawlRequests.filter(([, s]) => s === 304).length} of ${r.recrawlRequests.length} recrawl requests answered 304; HTML files left alone answered 304: ${alone.filter(([, s]) => s === 304).length} of ${alone.length}`);
-  console.log(`replay from the recrawl: ${replayed.compared - replayed.differ.length} of ${replayed.compared} URLs identical to the live body${replayed.differ.length ? ` (differ: ${replayed.differ.slice(0, 5).join(' ')})` : ''}`);
+  for (const revisitAlone of [false, true]) {
+    const t0 = Date.now();
+    const runDir = path.join(work, revisitAlone ? 'alone' : 'default');
+    fs.mkdirSync(runDir);
+    const r = await runRecrawlScenario({ work: runDir, section, random: prng(38), revisitAlone });
+    console.log(`\n${revisitAlone ? 'with --revisit-alone (same-URL revisits without request and metadata records)' : 'default (same-URL revisits keep their request and metadata records)'}:`);
+    const wall = Date.now() - t0;
+    const paths = (kind: string) => r.report.pages.filter((p) => p.kind === kind).map((p) => new URL(p.url).pathname).sort();
+    const same = (a: string[], b: string[]) => a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
+    const touchedChanged = r.touched.filter((t) => paths('changed').includes(t)).length;
+    const alone = r.recrawlRequests.filter(([p]) => p.endsWith('.html') && ![...r.edited, ...r.touched, ...r.deleted, ...r.added].includes(p));
+    const replayed = await replayMismatches(r);
+    await r.nginx.close();
+    console.log(`section ${section}: ${r.pages} pages; first crawl ${r.first.downloaded} URIs, recrawl ${r.second.downloaded} URIs; both crawls and the report in ${(wall / 1000).toFixed(1)} s`);
+    console.log(`edited ${r.edited.length}, deleted ${r.deleted.length}, added ${r.added.length}, touched ${r.touched.length}`);
+    console.log(`report: changed ${paths('changed').length} (exactly the edited: ${same(paths('changed'), r.edited)}), removed ${paths('removed').length} (exactly the deleted: ${same(paths('removed'), r.deleted)}), added ${paths('added').length} (exactly the added: ${same(paths('added'), r.added)}), changed among touched ${touchedChanged}, unchanged ${paths('unchanged').length}`);
+    console.log(`WARC bytes: first ${r.firstWarcBytes}, recrawl ${r.secondWarcBytes} = ${((100 * r.secondWarcBytes) / r.firstWarcBytes).toFixed(1)}% (issue 38's target <= 10%)`);
+    console.log(`nginx: ${r.recrawlRequests.filter(([, s]) => s === 304).length} of ${r.recrawlRequests.length} recrawl requests answered 304; HTML files left alone answered 304: ${alone.filter(([, s]) => s === 304).length} of ${alone.length}`);
+    console.log(`replay from the recrawl: ${replayed.compared - replayed.differ.length} of ${replayed.compared} URLs identical to the live body${replayed.differ.length ? ` (differ: ${replayed.differ.slice(0, 5).join(' ')})` : ''}`);
+  }
   console.log(`load after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 } finally {
   fs.rmSync(work, { recursive: true, force: true });

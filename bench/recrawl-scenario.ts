@@ -24,6 +24,8 @@ export interface ScenarioOptions {
   section: string;
   /** Deterministic choice of pages. */
   random: () => number;
+  /** --revisit-alone: same-URL revisits without their request and metadata records. */
+  revisitAlone?: boolean;
 }
 
 export interface ScenarioResult {
@@ -109,7 +111,8 @@ export async function runRecrawlScenario(opts: ScenarioOptions): Promise<Scenari
   const nginx = await startNginx(site, `access_log ${log};`);
   const firstDir = path.join(opts.work, 'docs');
   const seed = nginx.origin + opts.section;
-  const a = await startCrawl({ dir: firstDir, settings: { ...fast, seeds: [seed] } });
+  // The recrawl takes its settings from this crawl: --revisit-alone reaches it from here.
+  const a = await startCrawl({ dir: firstDir, settings: { ...fast, seeds: [seed], revisitAlone: opts.revisitAlone ?? false } });
   const first = await a.finished();
   const changed = changeSite(site, opts.section, opts.random);
   const logBefore = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').length : 0;

@@ -407,10 +407,10 @@ export const SETTING_ROWS = [
     help: 'A payload already archived is written as a short revisit record instead of again in full (digest: same payload anywhere; url: same URL and payload).',
     cli: { flag: '--dedup', arg: '<mode>', help: 'write revisit records for duplicate payloads' },
   }),
-  boolean('revisitRequests', {
-    section: 'WARC files', default: false, label: 'Revisit details', resume,
-    help: 'Also write the request and metadata records of a revisit of the same URL (a page unchanged since an earlier crawl); off, the revisit is written alone and crawl.log keeps its hops and timing.',
-    cli: { flag: '--revisit-requests', help: 'write the request and metadata records of same-URL revisits too (off: the revisit record alone, about a third of the bytes)' },
+  boolean('revisitAlone', {
+    section: 'WARC files', default: false, label: 'Revisits alone', resume,
+    help: 'Write a revisit of the same URL (a page unchanged since an earlier crawl) without its request and metadata records: about a third of the bytes, but the conditional request sent is not kept (crawl.log keeps its hops and timing).',
+    cli: { flag: '--revisit-alone', help: 'write same-URL revisits without their request and metadata records (about a third of the bytes; the request sent is not kept)' },
   }),
   notFromApp(list('dedupFrom', {
     section: 'WARC files', default: [], itemMaxLength: 4096, maxItems: 1000, path: true, label: 'Deduplicate against', resume, check: 'existing-paths',

@@ -44,13 +44,13 @@ export interface CaptureGroupInput {
   bodyBuffer?: Buffer | null;
   /** --redact-credentials: the request record gets a marker for Cookie/Authorization values (formats/redact-credentials.ts). */
   redactCredentials?: boolean;
-  /** A revisit of the same URL is written alone, without its request record (settings.revisitRequests off). */
+  /** A revisit of the same URL is written alone, without its request record (settings.revisitAlone). */
   revisitAlone?: boolean;
 }
 
 /** Whether a capture is a revisit of its own URL written alone (no request or metadata record). */
-export function writtenAlone(url: string, revisitOf: RevisitOf | null, revisitRequests: boolean): boolean {
-  return !revisitRequests && revisitOf !== null && revisitOf.targetUri === url;
+export function writtenAlone(url: string, revisitOf: RevisitOf | null, revisitAlone: boolean): boolean {
+  return revisitAlone && revisitOf !== null && revisitOf.targetUri === url;
 }
 
 export interface CaptureGroup {

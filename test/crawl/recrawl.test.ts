@@ -118,8 +118,11 @@ describe('trove recrawl and trove changes', () => {
     expect([plain.type, plain.status, plain.warcHeaders['WARC-Profile']]).toEqual(['revisit', 200, IDENTICAL]);
     expect(plain.warcHeaders['WARC-Refers-To']).toBe(of(first, '/plain.html').recordId);
     expect(plain.warcHeaders['WARC-Refers-To-Date']).toBe(of(first, '/plain.html').date);
-    // Written alone: no request or metadata record beside a same-URL revisit.
-    expect(third.filter((r) => r.targetUri === site.origin + '/plain.html').map((r) => r.type)).toEqual(['revisit']);
+    // By default a same-URL revisit keeps its request record (the conditional request sent, the
+    // evidence for a 304) and a metadata record naming the outlink count.
+    const etag = third.filter((r) => r.targetUri === site.origin + '/etag.html');
+    expect(etag.map((r) => r.type).sort()).toEqual(['metadata', 'request', 'revisit']);
+    expect(etag.find((r) => r.type === 'request')!.httpHeaders).toContainEqual(['If-None-Match', '"e1"']);
   });
 
   it('replays every page of the last recrawl from it alone, through its chain, as the site serves it', async () => {

@@ -9,7 +9,7 @@ import type { ProcessResult, Processor } from './crawl-uri.ts';
 
 export const startRecords: Processor = {
   name: 'start-records',
-  reads: { settings: ['redactCredentials', 'revisitRequests'], services: ['writer'] },
+  reads: { settings: ['redactCredentials', 'revisitAlone'], services: ['writer'] },
   shouldProcess: (_ctx, curi) => curi.fetch !== undefined && !curi.captured,
   process(ctx, curi): ProcessResult {
     const f = curi.fetch!;
@@ -19,8 +19,8 @@ export const startRecords: Processor = {
       curi.annotations.push('duplicate:server-not-modified');
     }
     // An in-memory body goes into the record as the spool's pieces (buildCaptureGroup).
-    // A revisit of its own URL is written alone unless asked otherwise (issue 38: a recrawl's bytes).
-    const revisitAlone = writtenAlone(curi.uri.url, curi.revisitOf, ctx.settings.revisitRequests);
+    // A revisit of its own URL is written alone only when asked (--revisit-alone: a recrawl's bytes).
+    const revisitAlone = writtenAlone(curi.uri.url, curi.revisitOf, ctx.settings.revisitAlone);
     curi.head = buildCaptureGroup({ url: curi.uri.url, date: new Date(f.startedAt), fetch: f, revisitOf: curi.revisitOf, metadata: null, revisitAlone, redactCredentials: ctx.settings.redactCredentials });
     curi.precompressed = ctx.writer.precompress(curi.head.records);
     curi.precompressed.catch(() => {}); // its error, if any, surfaces where write-records awaits it

@@ -15,14 +15,14 @@ import type { ProcessResult, Processor } from './crawl-uri.ts';
 
 export const writeRecords: Processor = {
   name: 'write-records',
-  reads: { settings: ['revisitRequests'], services: ['fileIds', 'rowsInFlight', 'writer'] },
+  reads: { settings: ['revisitAlone'], services: ['fileIds', 'rowsInFlight', 'writer'] },
   shouldProcess: (_ctx, curi) => curi.fetch !== undefined && curi.head !== undefined,
   async process(ctx, curi): Promise<ProcessResult> {
     const { uri } = curi;
     const f = curi.fetch!;
     const head = curi.head!;
     const date = new Date(f.startedAt);
-    const meta = head.responseId && !writtenAlone(uri.url, curi.revisitOf, ctx.settings.revisitRequests)
+    const meta = head.responseId && !writtenAlone(uri.url, curi.revisitOf, ctx.settings.revisitAlone)
       ? [metadataRecord(uri.url, date, head.responseId, metadataOfCapture(uri.url, curi.revisitOf, { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: f.durationMs, outlinks: curi.outlinks }))]
       : [];
     const written = await ctx.writer.writeGroup([...(await curi.precompressed!), ...meta]);
