@@ -10,6 +10,7 @@ export const ROBOTS_POLICY_NAMES = ['obey', 'ignore', 'custom', 'most-favored', 
 export const POLITENESS_PRESET_NAMES = ['polite', 'moderate', 'fast'] as const;
 export const DEDUP_MODE_NAMES = ['off', 'url', 'digest'] as const;
 export const RETRY_BACKOFF_NAMES = ['exponential', 'fixed'] as const;
+export const MEDIA_RENDITION_NAMES = ['used', 'all'] as const;
 
 
 /**
