@@ -111,8 +111,24 @@ function parseHls(text: string, url: string): StreamManifest {
   return out;
 }
 
+/**
+ * mpd-parser's XML parser (xmldom) reports a malformed document on the console, where a crawl's
+ * progress line is, with no option to stop it: the parse is synchronous, so the console is quiet
+ * for its length only. A manifest that does not parse gives no URLs, as said above.
+ */
+function quietly<T>(parse: () => T): T {
+  const { error, warn } = console;
+  console.error = console.warn = () => {};
+  try {
+    return parse();
+  } finally {
+    console.error = error;
+    console.warn = warn;
+  }
+}
+
 function parseDash(text: string, url: string): StreamManifest {
-  const m = parseMpd(text, { manifestUri: url });
+  const m = quietly(() => parseMpd(text, { manifestUri: url }));
   const out: StreamManifest = { kind: 'dash', playlists: [], renditions: [] };
   const add = (p: ParsedPlaylist, type: Rendition['type'], n: number): void => {
     const name = String(p.attributes?.NAME ?? n);
