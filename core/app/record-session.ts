@@ -287,7 +287,7 @@ export class RecordSession {
       if (!x.isPageDocument && f.payloadDigest && status >= 200 && status < 300 && status !== 206 && !f.truncated && (f.entity?.size ?? 0) > 0) {
         const original = index
           .findCaptures(surtKey(x.url))
-          .find((c) => c.recordType === 'response' && c.targetUri === x.url && c.payloadDigest === f.payloadDigest);
+          .find((c) => c.recordType === 'response' && c.status !== 206 && c.targetUri === x.url && c.payloadDigest === f.payloadDigest);
         if (original?.recordId && original.date) {
           revisitOf = { recordId: original.recordId, targetUri: x.url, date: original.date, profile: REVISIT_PROFILE_IDENTICAL };
         }

@@ -11,9 +11,22 @@ import { parseStreamManifest, type StreamKind } from '../../core/formats/media-m
 import type { MediaFixtures } from './media-fixtures.ts';
 import type { ReadRecord } from './read-warcs.ts';
 
-/** The whole 200 response record of `url` (not cut), or undefined. */
+const whole = (r: ReadRecord | undefined): boolean => r?.type === 'response' && r.status === 200 && !r.warcHeaders['WARC-Truncated'];
+
+/**
+ * The whole 200 response record of `url` (not cut), or undefined. A 200 revisit of `url` counts
+ * when the record it refers to is a whole 200 (the same bytes fetched by another page): the
+ * original's record is returned, its payload being the one replay serves.
+ */
 export function wholeRecord(records: ReadRecord[], url: string): ReadRecord | undefined {
-  return records.find((r) => r.type === 'response' && r.targetUri === url && r.status === 200 && !r.warcHeaders['WARC-Truncated']);
+  const own = records.find((r) => r.targetUri === url && whole(r));
+  if (own) return own;
+  for (const r of records) {
+    if (r.type !== 'revisit' || r.targetUri !== url || r.status !== 200) continue;
+    const original = records.find((o) => o.recordId === r.warcHeaders['WARC-Refers-To']);
+    if (whole(original)) return original;
+  }
+  return undefined;
 }
 
 /** A whole 200 record of the fixture file `rel` (served as /media/<rel>), byte for byte. */
