@@ -63,7 +63,7 @@ async function crawl(dir: string, site: MediaSiteServer, pages: string[], settin
     },
   });
   const final = await c.finished();
-  return { dir, records: await readWarcDir(path.join(dir, 'warcs')), log: fs.readFileSync(path.join(dir, 'logs', 'crawl.log'), 'utf8').split('\n').filter(Boolean), finishReason: final.finishReason };
+  return { dir, records: await readWarcDir(path.join(dir, 'warcs')), log: fs.readFileSync(path.join(dir, 'logs', 'crawl.log'), 'utf8').split('\n').filter(Boolean), finishReason: final.finishReason ?? '' };
 }
 
 describe.skipIf(!chromium || !hasFfmpeg())('media: whole records, streams, limits, and replay in Chromium', () => {
