@@ -100,8 +100,8 @@ export const MEDIA_PAGES: Record<string, string> = {
 export interface MediaSiteServer {
   origin: string;
   fixtures: MediaFixtures;
-  /** Every request: method, path, Range header (or null). */
-  hits: { method: string; url: string; range: string | null }[];
+  /** Every request: method, path, and its Range, Cookie, User-Agent and Accept-Encoding headers (or null). */
+  hits: { method: string; url: string; range: string | null; cookie: string | null; userAgent: string | null; acceptEncoding: string | null }[];
   close(): Promise<void>;
 }
 
@@ -111,7 +111,7 @@ export async function startMediaSite(): Promise<MediaSiteServer> {
   const server = await startHttpServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const range = req.headers.range ?? null;
-    hits.push({ method: req.method ?? 'GET', url: url.pathname, range });
+    hits.push({ method: req.method ?? 'GET', url: url.pathname, range, cookie: req.headers.cookie ?? null, userAgent: req.headers['user-agent'] ?? null, acceptEncoding: req.headers['accept-encoding'] ?? null });
     const html = MEDIA_PAGES[url.pathname];
     if (html) {
       res.writeHead(200, { 'content-type': TYPES['.html']! });
