@@ -16,6 +16,9 @@
  * captures and large bodies stream to a spool file as any fetch's do. A URL the page already got
  * whole (a 200) is not fetched again, nor one this page already fetched.
  *
+ * The page's request gate holds for these fetches too (robots.txt in a crawl: a segment the
+ * player never asked for was never asked of it), and a hard stop (`signal`) ends them.
+ *
  * Limits: `maxResourceBytes` per file and `maxPageBytes` for all of one page's. A file cut at
  * either is written truncated (`WARC-Truncated: length`) and reported in `limited` with outcome
  * OVER_SIZE_LIMIT (−51); once the page's budget is spent the rest is reported, not fetched.
@@ -41,6 +44,10 @@ export interface MediaCaptureOptions {
   maxPageBytes: number;
   /** Capture time of a fetched record (tests inject one). */
   now?: () => Date;
+  /** The page's request gate (robots.txt in a crawl): a URL it refuses is not fetched. */
+  allowRequest?: (url: string, resourceType: string) => boolean | Promise<boolean>;
+  /** Stops the fetches (a crawl's hard stop). */
+  signal?: AbortSignal;
 }
 
 /** A whole fetch cut (or skipped) at a limit. */
@@ -59,6 +66,8 @@ export interface MediaReport {
   limited: MediaLimitHit[];
   /** Fetches that failed (no response): the page's own records stand. */
   failed: { url: string; message: string }[];
+  /** URLs the request gate refused (a stream segment robots.txt forbids…): not fetched. */
+  refused: string[];
 }
 
 /** A manifest larger than this is not read (a live one gone wrong). */
@@ -85,7 +94,7 @@ function bodyText(body: RecordedExchange['body']): string {
 }
 
 export class MediaCompleter {
-  readonly report: MediaReport = { fetched: [], limited: [], failed: [] };
+  readonly report: MediaReport = { fetched: [], limited: [], failed: [], refused: [] };
   readonly #sink: RecordSink;
   readonly #o: MediaCaptureOptions;
   /** Every http(s) URL the page requested. */
@@ -146,7 +155,7 @@ export class MediaCompleter {
       }
     };
     await readManifests();
-    for (let i = 0; i < jobs.length; i++) {
+    for (let i = 0; i < jobs.length && !this.#o.signal?.aborted; i++) {
       const job = jobs[i]!;
       if (this.#done.has(job.url)) continue;
       this.#done.add(job.url);
@@ -180,9 +189,13 @@ export class MediaCompleter {
       this.report.limited.push({ url: job.url, limit: 'page', code: Outcome.OVER_SIZE_LIMIT, stored: 0 });
       return;
     }
+    if (this.#o.allowRequest && !(await Promise.resolve(this.#o.allowRequest(job.url, 'Media')).catch(() => false))) {
+      this.report.refused.push(job.url);
+      return;
+    }
     const cap = Math.min(this.#o.maxResourceBytes, left);
     const date = (this.#o.now ?? (() => new Date()))();
-    const f = await this.#o.fetcher.fetch({ url: job.url, headers: job.headers, maxBodyBytes: cap });
+    const f = await this.#o.fetcher.fetch({ url: job.url, headers: job.headers, maxBodyBytes: cap, ...(this.#o.signal ? { signal: this.#o.signal } : {}) });
     if (!f.responseHead || f.status === null) {
       this.report.failed.push({ url: job.url, message: f.error?.message ?? 'no response' });
       await dispose(f);

@@ -123,7 +123,7 @@ export class PageRecorder {
     this.#maxInMemory = opts.maxInMemory ?? DEFAULT_MAX_IN_MEMORY;
     this.#now = opts.now ?? (() => new Date());
     this.#root = this;
-    this.#media = opts.media ? new MediaCompleter(sink, { now: this.#now, ...opts.media }) : null;
+    this.#media = opts.media ? new MediaCompleter(sink, { now: this.#now, ...(opts.allowRequest ? { allowRequest: opts.allowRequest } : {}), ...opts.media }) : null;
   }
 
   /** What the whole-media fetches did, once stopped; null without `media`. */

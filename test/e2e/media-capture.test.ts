@@ -12,13 +12,15 @@
  * - each fixture page replayed in Chromium from the archive with the live site shut (every
  *   request paused over CDP and answered by `replayResponse`, as the app's replay protocol does):
  *   played at 16× its `currentTime` reaches its duration, a seek to 80% plays on, and every
- *   request is answered from the archive.
+ *   request is answered from the archive;
+ * - the same in ReplayWeb.page after `trove export --wacz` (the real CLI).
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import type { Browser, Frame } from 'playwright-core';
 import { openArchive, type Archive } from '../../core/archive/archive-dir.ts';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
 import { replayResponse } from '../../core/app/replay-bridge.ts';
@@ -29,6 +31,8 @@ import { startMediaSite, MEDIA_PAGES, type MediaSiteServer } from '../helpers/me
 import { expectWholeFile, renditionsArchived, wholeRecord } from '../helpers/media-records.ts';
 import { readWarcDir, type ReadRecord } from '../helpers/read-warcs.ts';
 import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM_MESSAGE } from './harness.ts';
+import { repoRoot } from '../helpers/corpus.ts';
+import { serveReplayWebPage, type ReplayWebPageServer } from './replaywebpage-server.ts';
 
 const chromium = findChromium();
 if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
@@ -202,6 +206,42 @@ describe.skipIf(!chromium || !hasFfmpeg())('media: whole records, streams, limit
         await context.close();
       }
     }, 90_000);
+  });
+
+  describe('ReplayWeb.page, after trove export --wacz', () => {
+    let server: ReplayWebPageServer;
+    let source = '';
+    beforeAll(async () => {
+      const wacz = path.join(tmp, 'media.wacz');
+      const exported = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'trove.js'), 'export', used.dir, '--wacz', wacz], { encoding: 'utf8' });
+      expect(exported.status, exported.stderr).toBe(0);
+      server = await serveReplayWebPage();
+      source = server.addWacz('media.wacz', wacz);
+    }, 120_000);
+    afterAll(async () => server?.close());
+
+    it.each(PAGES)('%s: plays to its end at 16×, a seek to 80 percent plays on', async (p) => {
+      const context = await browser.newContext();
+      try {
+        const page = await context.newPage();
+        await page.goto(`${server.origin}/?source=${encodeURIComponent(source)}#view=pages`);
+        const url = site.origin + p;
+        await page.locator('wr-page-entry').filter({ has: page.locator(`keyword-mark[title="${url}"]`) }).locator('a').first().click({ timeout: 30_000 });
+        let frame: Frame | undefined;
+        await expect
+          .poll(() => (frame = page.frames().find((f) => /\/w\/[^/]+\/.*\d{14}mp_\//.test(f.url()) && f.url().endsWith('mp_/' + url))) !== undefined, { timeout: 30_000 })
+          .toBe(true);
+        await frame!.waitForFunction(() => document.readyState === 'complete', undefined, { timeout: 30_000 });
+        const seen = await frame!.evaluate(PLAY_THROUGH, { seconds: MEDIA_SECONDS });
+        const said = `${p} ${JSON.stringify(seen)}`;
+        expect(seen.error, said).toBeNull();
+        expect(seen.duration, said).toBeGreaterThan(MEDIA_SECONDS - 1);
+        expect(seen.endTime, said).toBeGreaterThanOrEqual(seen.duration - 0.05);
+        expect(seen.afterSeek, said).toBeGreaterThan(seen.seekedTo + 0.2);
+      } finally {
+        await context.close();
+      }
+    }, 120_000);
   });
 });
 

@@ -73,7 +73,7 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
           // robots.txt before the request is sent, not after (browser-record-sink.ts).
           allowRequest: sink.requestGate(uri.url),
           // Whole media files and stream renditions, through the crawl's fetcher (media-completer.ts).
-          media: { fetcher: ctx.fetcher, renditions: ctx.settings.mediaRenditions, maxResourceBytes: ctx.settings.maxMediaBytes, maxPageBytes: ctx.settings.maxPageMediaBytes },
+          media: { fetcher: ctx.fetcher, renditions: ctx.settings.mediaRenditions, maxResourceBytes: ctx.settings.maxMediaBytes, maxPageBytes: ctx.settings.maxPageMediaBytes, signal: ctx.hardStop },
         });
       } catch (err) {
         failure = err;

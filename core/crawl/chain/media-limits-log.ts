@@ -14,6 +14,7 @@ export function logMediaReport(ctx: CrawlContext, curi: CrawlUri, report: MediaR
   if (report.fetched.length > 0) curi.annotations.push(`media-whole:${report.fetched.length}`);
   if (report.limited.length > 0) curi.annotations.push(`media-over-limit:${report.limited.length}`);
   if (report.failed.length > 0) curi.annotations.push(`media-failed:${report.failed.length}`);
+  if (report.refused.length > 0) curi.annotations.push(`media-refused:${report.refused.length}`);
   for (const hit of report.limited) {
     ctx.crawlLog.write(
       formatCrawlLogLine({
