@@ -119,11 +119,17 @@ export class MediaCompleter {
     const url = x.url.split('#')[0]!;
     this.#requested.add(url);
     if (x.status === 200) {
-      this.#done.add(url);
-      this.#ranged.delete(url);
       const type = (headerValue(x.responseHeaders, 'content-type') ?? '').split(';')[0]!.trim();
       const head = Buffer.isBuffer(x.body) ? x.body.subarray(0, 512) : undefined;
       const kind = streamKind(url, type, head);
+      const empty = Buffer.isBuffer(x.body) ? x.body.length === 0 : x.body.size === 0;
+      if (kind && empty) {
+        // A manifest whose body the browser did not hand over: fetched whole, then read.
+        if (!this.#done.has(url)) this.#ranged.set(url, x.requestHeaders);
+        return;
+      }
+      this.#done.add(url);
+      this.#ranged.delete(url);
       if (kind) this.#manifests.push({ kind, url, text: bodyText(x.body), headers: x.requestHeaders });
     } else if (x.status === 206 && (isMedia(x) || streamKind(url, (headerValue(x.responseHeaders, 'content-type') ?? '').split(';')[0]!.trim())) && !this.#done.has(url) && !this.#ranged.has(url)) {
       this.#ranged.set(url, x.requestHeaders);
