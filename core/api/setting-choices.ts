@@ -12,6 +12,7 @@ export const DEDUP_MODE_NAMES = ['off', 'url', 'digest'] as const;
 export const RETRY_BACKOFF_NAMES = ['exponential', 'fixed'] as const;
 /** A browser profile's name (the `profile` setting, `trove profile`): what a person types, safe as one directory name. */
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const MEDIA_RENDITION_NAMES = ['used', 'all'] as const;
 
 
 /**

@@ -11,11 +11,11 @@
  * imports it. Checks that need the rest of the core (a seed URL that parses, a regex that
  * compiles, a file that exists) are named here (`check`) and done by validate-settings.ts.
  */
-import { DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, PROFILE_NAME, RETRY_BACKOFF_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES, type HostOverride, type ScopeRuleConfig } from './setting-choices.ts';
+import { DEDUP_MODE_NAMES, MEDIA_RENDITION_NAMES, POLITENESS_PRESET_NAMES, PROFILE_NAME, RETRY_BACKOFF_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES, type HostOverride, type ScopeRuleConfig } from './setting-choices.ts';
 import type { FieldUnit, SettingUnit } from './setting-units.ts';
 import { DEFAULT_USER_AGENT } from './trove-version.ts';
 
-export { DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, RETRY_BACKOFF_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES };
+export { DEDUP_MODE_NAMES, MEDIA_RENDITION_NAMES, POLITENESS_PRESET_NAMES, RETRY_BACKOFF_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES };
 
 type PolitenessValues = { delayFactor: number; minDelayMs: number; maxDelayMs: number; perHost: number };
 /** What each politeness preset sets (choosing one on the CLI or in the form sets these four). */
@@ -477,6 +477,21 @@ export const SETTING_ROWS = [
     section: 'Login', default: false, label: 'Redact credentials', resume,
     help: 'Request records get a fixed marker instead of the values of Cookie, Authorization and Proxy-Authorization, so the archive can be shared without the session.',
     cli: { flag: '--redact-credentials', help: 'write a marker instead of Cookie/Authorization values in request records' },
+  }),
+  choice('mediaRenditions', {
+    section: 'Browser capture', default: 'used', choices: MEDIA_RENDITION_NAMES, label: 'Stream renditions', resume,
+    help: 'For an HLS or DASH stream: every segment of each rendition the page’s player used (used), or of every rendition (all). A crawl without a browser has no player, so it queues every rendition either way.',
+    cli: { flag: '--media-renditions', arg: '<which>', help: 'HLS/DASH streams: every segment of the renditions the player used (used), or of all renditions (all); HTTP-only crawls have no player and always queue all' },
+  }),
+  number('maxMediaBytes', {
+    section: 'Browser capture', default: GiB, unit: 'bytes', min: 0, max: MAX_COUNT, whole: true, field: 'MiB', label: 'Max media file', resume,
+    help: 'A whole audio or video file (or stream segment) fetched beside a browser page is cut past this size (WARC-Truncated: length, logged −51).',
+    cli: { flag: '--max-media-bytes', arg: '<size>', help: 'per media file fetched whole beside a browser page: cut past this, WARC-Truncated: length, logged -51' },
+  }),
+  number('maxPageMediaBytes', {
+    section: 'Browser capture', default: 4 * GiB, unit: 'bytes', min: 0, max: MAX_COUNT, whole: true, field: 'MiB', label: 'Max media per page', resume,
+    help: 'All the media Trove fetches whole beside one browser page together: past this, the file being fetched is cut and the rest not fetched (logged −51).',
+    cli: { flag: '--max-page-media-bytes', arg: '<size>', help: 'all media fetched whole beside one browser page: past this the file is cut and the rest skipped, logged -51' },
   }),
   boolean('browser.enabled', {
     section: 'Browser capture', default: false, label: 'Capture pages with a browser', resume,

@@ -39,6 +39,8 @@ import { extractDocument } from '../extract/extract-document.ts';
 import { surtKey } from '../scope/surt.ts';
 import { normalizeUrl } from '../scope/normalize-url.ts';
 import { WarcWriter } from '../warc/warc-writer.ts';
+import { createFetcher } from '../fetch/fetcher.ts';
+import type { Fetcher } from '../fetch/fetch-types.ts';
 import { headOfWrittenFields } from '../warc/read-record.ts';
 import { indexRow } from '../archive/index-row.ts';
 import { screenshotRecord } from '../browser/page-resource-records.ts';
@@ -80,6 +82,7 @@ export class RecordSession {
   readonly #writer: WarcWriter;
   readonly #sealer: WarcSealer;
   readonly #recorder: PageRecorder;
+  readonly #mediaFetcher: Fetcher;
   readonly #spoolDir: string;
   readonly #fileIds = new Map<string, number>();
   readonly #pages: RecordedPage[] = [];
@@ -153,7 +156,24 @@ export class RecordSession {
       },
     });
     const sink: RecordSink = { exchange: (x) => this.#enqueue(() => this.#write(x)) };
-    this.#recorder = new PageRecorder(opts.tab.session, sink, { spoolDir: this.#spoolDir });
+    // Whole media files and stream renditions the tab played, fetched when the recording stops
+    // (core/browser/media-completer.ts), with the crawl defaults' timeouts and media limits (the
+    // page budget is the recording's).
+    const s = defaultSettings();
+    this.#mediaFetcher = createFetcher({
+      connectTimeoutMs: s.connectTimeoutS * 1000,
+      headersTimeoutMs: s.headersTimeoutS * 1000,
+      idleTimeoutMs: s.idleTimeoutS * 1000,
+      fetchTimeoutMs: s.fetchTimeoutS * 1000,
+      maxBodyBytes: s.maxBodyBytes,
+      maxHeaderBytes: s.maxHeaderBytes,
+      spoolDir: this.#spoolDir,
+      maxConnections: 1,
+    });
+    this.#recorder = new PageRecorder(opts.tab.session, sink, {
+      spoolDir: this.#spoolDir,
+      media: { fetcher: this.#mediaFetcher, renditions: s.mediaRenditions, maxResourceBytes: s.maxMediaBytes, maxPageBytes: s.maxPageMediaBytes },
+    });
     opts.tab.onClosed(() => void this.stop('the Record window was closed'));
   }
 
@@ -232,6 +252,7 @@ export class RecordSession {
     } finally {
       if (this.#progressTimer) clearTimeout(this.#progressTimer);
       this.#progressTimer = null;
+      await this.#mediaFetcher.close().catch(() => {});
       fs.rmSync(this.#spoolDir, { recursive: true, force: true });
       await this.#tab.close().catch(() => {});
       this.#state = 'stopped';
@@ -265,13 +286,14 @@ export class RecordSession {
       const index = this.#archive.index;
       // The same payload already captured at this URL (a reload, a shared script): a revisit, as
       // a crawl in its `url` dedup mode writes one. Not for the page itself: every page the
-      // archivist opens is a page of the archive, and a page is a response.
+      // archivist opens is a page of the archive, and a page is a response. Not a 206 (a part of a
+      // video: its whole 200 must not be a revisit of it) nor a cut body.
       let revisitOf: RevisitOf | null = null;
       const status = f.status ?? 0;
-      if (!x.isPageDocument && f.payloadDigest && status >= 200 && status < 300 && (f.entity?.size ?? 0) > 0) {
+      if (!x.isPageDocument && f.payloadDigest && status >= 200 && status < 300 && status !== 206 && !f.truncated && (f.entity?.size ?? 0) > 0) {
         const original = index
           .findCaptures(surtKey(x.url))
-          .find((c) => c.recordType === 'response' && c.targetUri === x.url && c.payloadDigest === f.payloadDigest);
+          .find((c) => c.recordType === 'response' && c.status !== 206 && c.targetUri === x.url && c.payloadDigest === f.payloadDigest);
         if (original?.recordId && original.date) {
           revisitOf = { recordId: original.recordId, targetUri: x.url, date: original.date, profile: REVISIT_PROFILE_IDENTICAL };
         }

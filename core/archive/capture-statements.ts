@@ -164,10 +164,11 @@ export function prepareCaptureStatements(db: Database.Database) {
       `SELECT r.id FROM records r WHERE r.payload_digest = +? AND r.record_type = ${recordTypeCode('response')} ORDER BY r.ts, r.id LIMIT 1`,
     ),
     // The same, leaving out responses marked WARC-Truncated: a cut payload is no original for a
-    // revisit (Heritrix never dedups against a truncated capture). Rows sharing a digest are few,
-    // so the extra condition is read from those rows only.
+    // revisit (Heritrix never dedups against a truncated capture), nor a 206, which holds a part
+    // of a resource (a browser's Range request of a video) even when its bytes are all of it.
+    // Rows sharing a digest are few, so the extra conditions are read from those rows only.
     originalIdByDigest: db.prepare<[string | Buffer], { id: number }>(
-      `SELECT r.id FROM records r WHERE r.payload_digest = +? AND r.record_type = ${recordTypeCode('response')} AND r.truncated IS NULL ORDER BY r.ts, r.id LIMIT 1`,
+      `SELECT r.id FROM records r WHERE r.payload_digest = +? AND r.record_type = ${recordTypeCode('response')} AND r.truncated IS NULL AND (r.status IS NULL OR r.status <> 206) ORDER BY r.ts, r.id LIMIT 1`,
     ),
     captureById: db.prepare<[number], CaptureDbRow>(`${SELECT_CAPTURE} WHERE r.id = ?`),
     // Whether a row exists (page text is added to a row the crawl has just indexed).

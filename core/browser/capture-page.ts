@@ -16,6 +16,7 @@ import { NetworkActivity } from './network-activity.ts';
 import { DEFAULT_BEHAVIORS, evaluate, runBehaviors, type BehaviorOptions, type BehaviorReport } from './page-behaviors.ts';
 import { PageRecorder } from './page-recorder.ts';
 import type { RecordSink } from './recorded-exchange.ts';
+import type { MediaCaptureOptions, MediaReport } from './media-completer.ts';
 
 export type { BehaviorOptions } from './page-behaviors.ts';
 
@@ -38,6 +39,8 @@ export interface PageCapture {
   behaviors: BehaviorReport;
   /** Exchanges the recorder could not keep whole (a body the browser would not hand out). */
   problems: { url: string; message: string }[];
+  /** What the whole-media fetches did (with `media`). */
+  media?: MediaReport;
 }
 
 export interface CapturePageOptions {
@@ -49,6 +52,8 @@ export interface CapturePageOptions {
   maxInMemory?: number;
   /** Asked before each request goes out; false fails it unsent (PageRecorder's allowRequest). */
   allowRequest?: (url: string, resourceType: string) => boolean | Promise<boolean>;
+  /** Whole media beside the page (PageRecorder's media, media-completer.ts). */
+  media?: MediaCaptureOptions;
 }
 
 // Links as the live DOM has them: resolved by the browser against the document's base URL.
@@ -70,6 +75,7 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
     ...(opts.maxInMemory !== undefined ? { maxInMemory: opts.maxInMemory } : {}),
     now: () => new Date(clock.now()),
     ...(opts.allowRequest ? { allowRequest: opts.allowRequest } : {}),
+    ...(opts.media ? { media: opts.media } : {}),
     // A cross-site iframe's requests count for "the network is quiet" too.
     onTarget: (child) => net.watch(child),
   });
@@ -146,6 +152,7 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
       blocked: [...recorder.blocked],
       behaviors,
       problems: recorder.problems,
+      ...(recorder.media ? { media: recorder.media } : {}),
     };
   } catch (err) {
     // A wait cut short by the signal rejects with its AbortError: the capture was stopped.

@@ -34,6 +34,7 @@ import type { CdpSession } from './cdp-session.ts';
 import type { RecordedExchange, RecordSink } from './recorded-exchange.ts';
 import { headerList, storedBodyHeaders } from './stored-body-headers.ts';
 import { TargetSession } from './target-session.ts';
+import { MediaCompleter, type MediaCaptureOptions, type MediaReport } from './media-completer.ts';
 
 // Only the reason phrases of node:http are needed, taken without an ES `import`: importing a
 // builtin as an ES module builds its facade by reading every export, and node:http's WebSocket
@@ -56,6 +57,11 @@ export interface PageRecorderOptions {
    * XHR…); false fails the request unsent. A gate that throws refuses too (fail closed).
    */
   allowRequest?: (url: string, resourceType: string) => boolean | Promise<boolean>;
+  /**
+   * Whole media beside the page (media-completer.ts): each file the page loaded by Range, and the
+   * segments of the stream renditions it played, fetched when the recorder stops.
+   */
+  media?: MediaCaptureOptions;
 }
 
 /**
@@ -106,6 +112,8 @@ export class PageRecorder {
   /** The tab's recorder: child targets' recorders report requests and problems to it. */
   #root: PageRecorder;
   readonly #children = new Map<string, { session: TargetSession; recorder: PageRecorder | null }>();
+  /** The tab's whole-media fetcher (the root recorder's; children report to it). */
+  readonly #media: MediaCompleter | null;
 
   constructor(session: CdpSession, sink: RecordSink, opts: PageRecorderOptions = {}) {
     this.#session = session;
@@ -115,11 +123,18 @@ export class PageRecorder {
     this.#maxInMemory = opts.maxInMemory ?? DEFAULT_MAX_IN_MEMORY;
     this.#now = opts.now ?? (() => new Date());
     this.#root = this;
+    this.#media = opts.media ? new MediaCompleter(sink, { now: this.#now, ...(opts.allowRequest ? { allowRequest: opts.allowRequest } : {}), ...opts.media }) : null;
+  }
+
+  /** What the whole-media fetches did, once stopped; null without `media`. */
+  get media(): MediaReport | null {
+    return this.#media?.report ?? null;
   }
 
   /** A recorder for a child target of `root`'s tab. */
   static #child(session: CdpSession, root: PageRecorder): PageRecorder {
-    const r = new PageRecorder(session, root.#sink, root.#opts);
+    const { media: _, ...opts } = root.#opts;
+    const r = new PageRecorder(session, root.#sink, opts);
     r.#root = root;
     return r;
   }
@@ -193,7 +208,10 @@ export class PageRecorder {
     }
   }
 
-  /** Stop intercepting; resolves once every exchange already paused has reached the sink. */
+  /**
+   * Stop intercepting; resolves once every exchange already paused has reached the sink, and the
+   * whole media (with `media`) too.
+   */
   async stop(): Promise<void> {
     this.#stopping = true;
     // No more targets held at start for a recorder that is going away.
@@ -204,6 +222,8 @@ export class PageRecorder {
     for (const [event, l] of this.#listening) this.#session.off(event, l);
     this.#listening = [];
     await this.#session.send('Fetch.disable').catch(() => {});
+    // Once the page's own exchanges are all in: which renditions it played is known.
+    await this.#media?.finish();
   }
 
   #listen(event: string, listener: (p: any) => void): void {
@@ -302,6 +322,7 @@ export class PageRecorder {
       resourceType: p.resourceType ?? 'Other',
       isPageDocument: this.#root === this && p.resourceType === 'Document' && this.#mainFrameId !== null && p.frameId === this.#mainFrameId,
     };
+    this.#root.#media?.observe(exchange);
     await this.#sink.exchange(exchange);
   }
 

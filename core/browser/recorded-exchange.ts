@@ -3,6 +3,7 @@
  * to whatever stores it (the crawl's WARC writer through core/crawl/exchange-records.ts, the app's Record
  * window, a test). Bodies are the browser's: already content-decoded (see docs/FORMATS.md).
  */
+import type { FetchResult } from '../fetch/fetch-types.ts';
 
 export interface RecordedExchange {
   url: string;
@@ -30,6 +31,12 @@ export interface RecordedExchange {
    * hop of a redirecting navigation is one (the last is the page; its status is the page's).
    */
   isPageDocument: boolean;
+  /**
+   * Set when Trove fetched this itself beside the page (a whole media file, a stream segment:
+   * media-completer.ts): the HTTP fetcher's wire-exact result, written as an HTTP capture is,
+   * in place of the fields above. `body` is then empty; the result's spools are the sink's.
+   */
+  fetched?: FetchResult;
 }
 
 export interface RecordSink {

@@ -99,6 +99,8 @@ export async function exchangeCaptureInput(
   x: RecordedExchange,
   opts: { revisitOf?: RevisitOf | null; metadata?: CaptureGroupInput['metadata'] } = {},
 ): Promise<CaptureGroupInput> {
+  // Fetched by Trove beside the page (whole media, stream segments): already a wire-exact capture.
+  if (x.fetched) return { url: x.url.split('#')[0]!, date: x.date, fetch: x.fetched, revisitOf: opts.revisitOf ?? null, metadata: opts.metadata ?? null, bodyBuffer: null };
   const fetch = await exchangeFetchResult(x);
   return {
     // A fragment is never sent; CDP reports it apart, but a page-made URL may still carry one.

@@ -13,6 +13,7 @@ import { isHtmlType, mediaType } from '../formats/media-type.ts';
 import { OutlinkList, type Outlink } from './outlink.ts';
 import { extractFromHeaders } from './header-links.ts';
 import { looksLikeSitemapUrl, sniffSitemapRoot } from './sitemap.ts';
+import { streamKind } from '../formats/stream-kind.ts';
 import { parseRobotsDirectives } from '../robots/meta-robots.ts';
 
 const GZIP_MIMES = new Set(['application/gzip', 'application/x-gzip', 'application/gzip-compressed', 'application/x-gunzip']);
@@ -22,6 +23,8 @@ export function documentKind(mime: string, input: DocumentInput): DocumentKind {
   if (isHtmlType(mime)) return 'html';
   if (mime === 'text/css') return 'css';
   if (input.body.length === 0) return 'other';
+  // Before the sitemap sniff: a DASH manifest is XML too.
+  if (streamKind(input.url, mime, input.body) !== null) return 'stream';
   const xmlish = mime === 'text/xml' || mime === 'application/xml' || mime.endsWith('+xml') || GZIP_MIMES.has(mime);
   if ((xmlish || looksLikeSitemapUrl(input.url)) && sniffSitemapRoot(input.body) !== 'unknown') return 'sitemap';
   return 'other';

@@ -4,7 +4,8 @@
  *
  * Dispatch: text/html and application/xhtml+xml → HTML; text/css → CSS; XML (or gzip, or a URL
  * that looks like a sitemap) whose root is `<urlset>`/`<sitemapindex>` → sitemap (hop M);
- * anything else → header links only.
+ * an HLS or DASH manifest (by type, extension or first bytes) → its playlists and segments
+ * (stream-links.ts, hop E); anything else → header links only.
  *
  * nofollow (meta robots or X-Robots-Tag, `nofollow`/`none`, unscoped or for our agent token):
  * Heritrix's ExtractorHTML with obey-meta-robots stops extracting links altogether. Trove keeps
@@ -22,6 +23,8 @@ import type { Outlink } from './outlink.ts';
 import { extractHtml } from './html-links.ts';
 import { extractCss } from './css-links.ts';
 import { extractSitemap } from './sitemap.ts';
+import { extractStream } from './stream-links.ts';
+import { streamKind } from '../formats/stream-kind.ts';
 import { charsetParam, canonicalEncoding } from './html-charset.ts';
 import { documentKind, finishExtraction } from './document-headers.ts';
 import type { DocumentExtraction, DocumentInput } from './extraction-types.ts';
@@ -61,6 +64,10 @@ export function extractDocument(input: DocumentInput): DocumentExtraction {
       ];
       result.truncatedLinks = sm.truncated;
       if (sm.error !== undefined) result.error = sm.error;
+    } else if (kind === 'stream') {
+      const st = extractStream(streamKind(input.url, mime, input.body)!, input.body, input.url, input.maxLinks);
+      body = st.outlinks;
+      result.truncatedLinks = st.truncated;
     }
   } catch (err) {
     result.error = `${kind} extraction failed: ${err instanceof Error ? err.message : String(err)}`;

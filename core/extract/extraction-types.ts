@@ -19,7 +19,8 @@ export interface DocumentInput {
   agentToken?: string;
 }
 
-export type DocumentKind = 'html' | 'css' | 'sitemap' | 'other';
+/** `stream`: an HLS or DASH manifest (stream-links.ts). */
+export type DocumentKind = 'html' | 'css' | 'sitemap' | 'stream' | 'other';
 
 export interface DocumentExtraction {
   outlinks: Outlink[];

@@ -55,6 +55,8 @@ export interface FetchRequest {
    */
   headers: [string, string][];
   signal?: AbortSignal;
+  /** A lower body cut than the fetcher's `maxBodyBytes` for this request (media limits). */
+  maxBodyBytes?: number;
 }
 
 export interface FetchResult {

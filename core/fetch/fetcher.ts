@@ -127,7 +127,7 @@ function attempt(f: FetcherState, req: FetchRequest, dispatch: Dispatcher.Dispat
       method: dispatch.method,
       maxHeaderBytes: opts.maxHeaderBytes,
       maxHeaderCount: opts.maxHeaderCount ?? DEFAULT_MAX_HEADER_COUNT,
-      maxBodyBytes: opts.maxBodyBytes,
+      maxBodyBytes: Math.min(opts.maxBodyBytes, req.maxBodyBytes ?? Infinity),
       spoolDir: opts.spoolDir,
       spoolMemoryBytes: opts.spoolMemoryBytes,
       onStop: (reason) => stop(reason),

@@ -2,7 +2,8 @@
  * Which capture answers (url, time), following docs/FORMATS.md "Replay resolution":
  *
  * 1. Captures with the URL's exact SURT key (which already ignores http/https and `www.`),
- *    closest in time first (latest first when no time is given). A capture is skipped when it
+ *    closest in time first (latest first when no time is given); a whole 200 before a 206
+ *    partial response of the same URL. A capture is skipped when it
  *    is a revisit whose original the archive does not hold, or a redirect to its own URL (an
  *    http → https redirect, say), so the loop a browser would fall into never starts.
  * 2. No usable exact capture: fuzzy candidates sharing the URL up to `?` (fuzzy-match.ts).
@@ -54,7 +55,7 @@ export async function chooseCapture(archive: Archive, url: string, at: string | 
     method: m,
   };
   const exact = await chooseExact(archive, t, at === undefined ? undefined : padTimestamp(at));
-  if (exact) return withSchemeNote(exact, url);
+  if (exact) return withSchemeNote(await preferWhole(archive, t, exact), url);
   const fuzzy = await chooseFuzzy(archive, t);
   if ('capture' in fuzzy) return withSchemeNote(fuzzy, url);
   return fuzzy;
@@ -129,6 +130,25 @@ async function chooseExact(archive: Archive, t: Target, at: string | undefined):
     consider(row, verdict);
   }
   return fallback;
+}
+
+/**
+ * A 206 partial capture (what a browser's Range requests of a video leave) gives way to a whole
+ * 200 capture of the same URL, nearest in time, when the archive holds one (Trove fetches media
+ * whole beside a browser page: core/browser/media-completer.ts): replay answers any Range from the
+ * whole body (replay.ts), where the partial record holds only the bytes one request asked for.
+ */
+async function preferWhole(archive: Archive, t: Target, c: Choice): Promise<Choice> {
+  if ((c.capture.status ?? c.payload.status) !== 206) return c;
+  const whole = archive.index
+    .findCaptures(t.key)
+    .filter((r) => r.status === 200)
+    .sort((a, b) => distance(t, a) - distance(t, b));
+  for (const row of whole.slice(0, MAX_CHECKS)) {
+    const v = await check(archive, t, row);
+    if (v.ok) return { capture: row, payload: v.payload };
+  }
+  return c;
 }
 
 async function chooseFuzzy(archive: Archive, t: Target): Promise<Choice | NoChoice> {

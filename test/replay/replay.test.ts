@@ -248,6 +248,28 @@ describe('replay: requests', () => {
     expect(header(head, 'content-length')).toBe('10');
   });
 
+  it('prefers a whole 200 over a 206 partial of the same URL, even one closer in time, and answers Ranges from it', async () => {
+    const file = path.join(tempDir('trove-warc-'), 'media.warc.gz');
+    await writeWarc(file, [
+      // What a browser's Range request left (at the page's time), then Trove's whole fetch, later.
+      { url: 'http://m.test/v.mp4', date: '2021-01-01T00:00:00Z', status: 206, statusText: 'Partial Content', headers: [['Content-Type', 'video/mp4'], ['Content-Range', 'bytes 0-3/10']], body: Buffer.from('0123') },
+      { url: 'http://m.test/v.mp4', date: '2021-01-01T00:00:30Z', headers: [['Content-Type', 'video/mp4']], body: Buffer.from('0123456789') },
+    ]);
+    const a = await archiveWith([file]);
+    for (const at of [undefined, '20210101000000']) {
+      const whole = archived(await replay(a, { url: 'http://m.test/v.mp4', ...(at ? { at } : {}) }));
+      expect(whole.status, at).toBe(200);
+      expect(whole.body.toString(), at).toBe('0123456789');
+      const part = archived(await replay(a, { url: 'http://m.test/v.mp4', ...(at ? { at } : {}), headers: [['Range', 'bytes=8-']] }));
+      expect(part.status, at).toBe(206);
+      expect(part.body.toString(), at).toBe('89');
+      expect(header(part, 'content-range'), at).toBe('bytes 8-9/10');
+      const past = archived(await replay(a, { url: 'http://m.test/v.mp4', ...(at ? { at } : {}), headers: [['Range', 'bytes=10-']] }));
+      expect(past.status, at).toBe(416);
+      expect(header(past, 'content-range'), at).toBe('bytes */10');
+    }
+  });
+
   it('replays a POST by URL among the POST captures, and not for a GET', async () => {
     const a = await archiveWith([corpusPath('warc/warcio/post-test.warc.gz')]);
     const r = archived(await replay(a, { url: 'http://httpbin.org/post?foo=bar', method: 'POST' }));

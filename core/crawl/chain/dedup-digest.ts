@@ -18,9 +18,14 @@ export interface RevisitDecision {
   originalClaim: Extract<OriginalClaim, { kind: 'original' }> | null;
 }
 
-/** Whether a response can be a revisit or an original at all (a whole 2xx with a payload). */
+/**
+ * Whether a response can be a revisit or an original at all (a whole 2xx with a payload). Not a
+ * 206: it holds a part of a resource (a browser's Range request of a video), so a whole 200 of the
+ * same bytes must not be written as a revisit of it (replay and other tools would serve the part's
+ * record for the whole), nor a part as a revisit of the whole.
+ */
 export function dedupApplies(ctx: CrawlContext, f: FetchResult, status: number): boolean {
-  return ctx.settings.dedup !== 'off' && !!f.payloadDigest && status >= 200 && status < 300 && (f.entity?.size ?? 0) > 0 && !f.truncated;
+  return ctx.settings.dedup !== 'off' && !!f.payloadDigest && status >= 200 && status < 300 && status !== 206 && (f.entity?.size ?? 0) > 0 && !f.truncated;
 }
 
 export async function revisitFor(ctx: CrawlContext, url: string, digest: string): Promise<RevisitDecision> {

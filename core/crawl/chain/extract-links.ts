@@ -11,6 +11,7 @@ import { extractHeadersOnly } from '../../extract/document-headers.ts';
 import { fieldValue as headerValue, listFieldValue } from '../../formats/http-fields.ts';
 import { headMediaType as mimeOf } from '../../formats/media-type.ts';
 import { mayBeSitemapBody } from '../sitemap-seeder.ts';
+import { streamKind } from '../../formats/stream-kind.ts';
 import type { ProcessResult, Processor } from './crawl-uri.ts';
 
 const EXTRACTABLE = /^(text\/html|application\/xhtml\+xml|text\/css|application\/xml|text\/xml)$/;
@@ -35,7 +36,7 @@ export const extractLinks: Processor = {
     } else if (status >= 200 && status < 400) {
       let body: Buffer = Buffer.alloc(0);
       const mime = curi.mime;
-      if (f.entity && mime && (EXTRACTABLE.test(mime) || mayBeSitemapBody(uri.url, uri.hopsPath, mime))) {
+      if (f.entity && mime && (EXTRACTABLE.test(mime) || mayBeSitemapBody(uri.url, uri.hopsPath, mime) || streamKind(uri.url, mime) !== null)) {
         const decoded = await extractInput(f.entity, listFieldValue(f.headers, 'content-encoding') ?? undefined, ctx.settings.maxExtractBytes);
         body = decoded.body;
         if (decoded.truncated) curi.annotations.push('extract-capped');

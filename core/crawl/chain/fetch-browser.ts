@@ -44,13 +44,14 @@ import type { CrawlUri, ProcessResult, Processor } from './crawl-uri.ts';
 import { BrowserRecordSink } from './browser-record-sink.ts';
 import { fetchHttp } from './fetch-http.ts';
 import { disposeFetch } from './dispose-fetch.ts';
+import { logMediaReport } from './media-limits-log.ts';
 
 const HTML = /^(text\/html|application\/xhtml\+xml)$/;
 
 export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Processor {
   return {
     name: 'fetch-browser',
-    reads: { settings: ['crawlDelayCapS', 'dedup', 'delayFactor', 'fetchTimeoutS', 'maxDelayMs', 'maxKbpsPerHost', 'minDelayMs', 'operator', 'overrides', 'perHost', 'redactCredentials', 'robots', 'userAgent'], services: ['addRedirectSeed', 'captures', 'cookies', 'db', 'fetcher', 'fileIds', 'frontier', 'hardStop', 'paths', 'pendingOriginals', 'prior', 'now', 'robots', 'stats', 'writer'] },
+    reads: { settings: ['crawlDelayCapS', 'dedup', 'delayFactor', 'fetchTimeoutS', 'maxDelayMs', 'maxKbpsPerHost', 'maxMediaBytes', 'maxPageMediaBytes', 'mediaRenditions', 'minDelayMs', 'operator', 'overrides', 'perHost', 'redactCredentials', 'robots', 'userAgent'], services: ['addRedirectSeed', 'captures', 'cookies', 'crawlLog', 'db', 'fetcher', 'fileIds', 'frontier', 'hardStop', 'now', 'paths', 'pendingOriginals', 'prior', 'robots', 'stats', 'writer'] },
     async process(ctx, curi): Promise<ProcessResult> {
       const { uri } = curi;
       const tab = await pool.acquire();
@@ -71,6 +72,8 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
           behaviors: { screenshot: true, ...behaviors },
           // robots.txt before the request is sent, not after (browser-record-sink.ts).
           allowRequest: sink.requestGate(uri.url),
+          // Whole media files and stream renditions, through the crawl's fetcher (media-completer.ts).
+          media: { fetcher: ctx.fetcher, renditions: ctx.settings.mediaRenditions, maxResourceBytes: ctx.settings.maxMediaBytes, maxPageBytes: ctx.settings.maxPageMediaBytes, signal: ctx.hardStop },
         });
       } catch (err) {
         failure = err;
@@ -103,6 +106,7 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
         return fetchHttp.process(ctx, curi);
       }
       await finishCapture(ctx, curi, sink, capture, doc, Date.now() - started);
+      logMediaReport(ctx, curi, capture.media);
       return 'proceed';
     },
   };
