@@ -198,6 +198,8 @@ export const APP_ERRORS = [
   'NOT_AVAILABLE',
   'NOT_A_CRAWL',
   'PAYLOAD_INVALID',
+  /** A QA run or patch is already under way on the archive (one at a time). */
+  'QA_RUNNING',
   'RECORDING',
   'RECORD_BAD_URL',
   'RECORD_NOT_RUNNING',

@@ -4,7 +4,7 @@
  * process wraps them in its IPC gate; the e2e harness binds them into a real browser page; tests
  * call them directly. Nothing here imports electron.
  *
- * The handlers live by room in handlers/ (library, crawl, records and replay, export, record),
+ * The handlers live by room in handlers/ (library, crawl, records and replay, export, record, qa),
  * each given the one shared AppContext (handlers/app-context.ts); this file builds the context and
  * assembles them. Crawls run in worker threads (crawl-runner.ts); archives are opened on demand
  * and kept open (one read connection per library entry) until deleted or the service closes.
@@ -20,6 +20,7 @@ import { crawlHandlers } from './handlers/crawl-handlers.ts';
 import { recordsHandlers } from './handlers/records-handlers.ts';
 import { exportArchive, exportHandlers } from './handlers/export-handlers.ts';
 import { recordHandlers } from './handlers/record-handlers.ts';
+import { qaHandlers } from './handlers/qa-handlers.ts';
 
 export type { AppHandlers } from './handlers/app-context.ts';
 
@@ -60,6 +61,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
     ...recordsHandlers(ctx),
     ...exportHandlers(ctx),
     ...recordHandlers(ctx, opts.openRecordTab),
+    ...qaHandlers(ctx),
   };
 
   return {
@@ -68,6 +70,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
     archive: (id: string) => ctx.archive(id),
     exportTo: (req: ExportRequest, outDir: string) => exportArchive(ctx, req, outDir),
     async close() {
+      ctx.qaJobs.close();
       await Promise.all([ctx.runner.close(), ctx.exports.close(), ctx.imports.close(), ctx.recording?.stop()]);
       for (const id of [...ctx.archives.keys()]) ctx.closeArchive(id);
     },

@@ -19,6 +19,8 @@ import { ExportRunner } from '../export-runner.ts';
 import { ImportRunner } from '../import-runner.ts';
 import { appSigningKeyFile } from '../signing-key.ts';
 import type { RecordSession } from '../record-session.ts';
+import { QaJobs } from '../qa-jobs.ts';
+import { qaEngine, type QaEngine } from '../qa-engine.ts';
 
 export type AppHandlers = Handlers<CoreCommandName>;
 
@@ -38,6 +40,10 @@ export interface AppContext {
   importing: Set<string>;
   /** The recording under way (one Record window at a time), or the last one, stopped. */
   recording: RecordSession | null;
+  /** The QA runs and patches under way, one per archive at most. */
+  qaJobs: QaJobs;
+  /** The QA engine and the archive's QA store (qa-engine.ts). */
+  qaEngine: QaEngine;
   /** The open archive of a library entry, opened on first use. */
   archive(id: string): Archive;
   closeArchive(id: string): void;
@@ -80,6 +86,8 @@ export function createAppContext(opts: AppContextOptions): AppContext {
     archives: new Map(),
     importing: new Set(),
     recording: null,
+    qaJobs: new QaJobs(emit),
+    qaEngine,
 
     archive(id) {
       let a = ctx.archives.get(id);
