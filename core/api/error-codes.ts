@@ -218,6 +218,22 @@ export const BROWSER_ERRORS = [
   'BROWSER_NOT_FOUND',
 ] as const;
 
+/** Quality assurance of an archive and its patch crawl (core/qa, core/archive/qa-store.ts). */
+export const QA_ERRORS = [
+  /** The pages asked for (filters, --pages) are none: nothing to score. */
+  'QA_NO_PAGES',
+  /** `trove qa` results asked for before any run. */
+  'QA_NO_RESULTS',
+  /** A run stopped by its signal. */
+  'QA_ABORTED',
+  /** The QA results file cannot be opened or read. */
+  'QA_STORE_FAILED',
+  /** A patch of an archive that is not a crawl (an import): not done yet. */
+  'QA_PATCH_NOT_A_CRAWL',
+  /** A part of QA that is not built yet. */
+  'QA_NOT_YET',
+] as const;
+
 /** The `trove` command line (core/cli): commander's usage errors and a bad --out. */
 export const CLI_ERRORS = ['CLI_USAGE', 'CRAWL_OUT_INVALID'] as const;
 
@@ -234,6 +250,7 @@ export type CrawlErrorCode = (typeof CRAWL_ERRORS)[number];
 export type ExportErrorCode = (typeof EXPORT_ERRORS)[number];
 export type AppErrorCode = (typeof APP_ERRORS)[number];
 export type BrowserErrorCode = (typeof BROWSER_ERRORS)[number];
+export type QaErrorCode = (typeof QA_ERRORS)[number];
 export type CliErrorCode = (typeof CLI_ERRORS)[number];
 
 /** Every code a TroveError may carry. */
@@ -251,6 +268,7 @@ export type ErrorCode =
   | ExportErrorCode
   | AppErrorCode
   | BrowserErrorCode
+  | QaErrorCode
   | CliErrorCode;
 
 export const ERROR_CODES: readonly ErrorCode[] = [
@@ -267,6 +285,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   ...EXPORT_ERRORS,
   ...APP_ERRORS,
   ...BROWSER_ERRORS,
+  ...QA_ERRORS,
   ...CLI_ERRORS,
 ];
 
