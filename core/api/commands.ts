@@ -53,8 +53,8 @@ import type {
   PageScreenshot,
   ThemeSource,
 } from './app-types.ts';
-import type { QaPageResult, QaRunInfo } from './qa-types.ts';
-import type { QaJobStatus, QaPageList, QaPageRequest, QaPatchResult, QaReview, QaReviewRequest, QaRunRequest, QaShots } from './qa-view-types.ts';
+import type { QaPageResult, QaPatchResult, QaRunInfo, QaShots } from './qa-types.ts';
+import type { QaJobStatus, QaPageList, QaPageRequest, QaReview, QaReviewRequest, QaRunRequest } from './qa-view-types.ts';
 import { settingsPatch } from './settings-payload.ts';
 import { ROBOTS_POLICY_NAMES } from './settings.ts';
 import { arr, bool, empty, int, nullable, num, obj, oneOf, optional, str, type Validator } from './validate.ts';
@@ -81,7 +81,7 @@ const settings = settingsPatch();
 const customRobots = () => optional(str({ max: 512 * 1024 }));
 
 /** A page of a QA run: its URL and its 14-digit capture time. */
-const qaPage = () => ({ archiveId: id(), runId: optional(int({ min: 1 })), url: url(), ts: str({ min: 14, max: 14, pattern: /^\d{14}$/ }) });
+const qaPage = () => ({ archiveId: id(), url: url(), ts: str({ min: 14, max: 14, pattern: /^\d{14}$/ }) });
 
 const recordFilter: Validator<RecordFilter> = obj({
   type: optional(arr(str({ max: 40 }), { max: 20 })),
@@ -274,14 +274,14 @@ export const COMMANDS = {
   'qa.status': cmd<{ archiveId: string }, QaJobStatus | null>()('core', obj({ archiveId: id() })),
   /** The archive's QA runs, newest first. */
   'qa.runs': cmd<{ archiveId: string }, QaRunInfo[]>()('core', obj({ archiveId: id() })),
-  /** A run's page results (default: the newest run), worst first. */
-  'qa.pages': cmd<{ archiveId: string; runId?: number; limit: number; offset?: number }, QaPageList>()(
+  /** The pages' current results (each page's newest scoring), worst first. */
+  'qa.pages': cmd<{ archiveId: string; limit: number; offset?: number }, QaPageList>()(
     'core',
-    obj({ archiveId: id(), runId: optional(int({ min: 1 })), limit: int({ min: 1, max: 1000 }), offset: optional(int({ min: 0, max: Number.MAX_SAFE_INTEGER })) }),
+    obj({ archiveId: id(), limit: int({ min: 1, max: 1000 }), offset: optional(int({ min: 0, max: Number.MAX_SAFE_INTEGER })) }),
   ),
-  /** One page's result in a run, or null. */
+  /** One page's current result, or null when it was never scored. */
   'qa.page': cmd<QaPageRequest, QaPageResult | null>()('core', obj(qaPage())),
-  /** One page's reference, replay and diff screenshots in a run. */
+  /** One page's reference, replay and diff screenshots of its latest scoring. */
   'qa.shots': cmd<QaPageRequest, QaShots>()('core', obj(qaPage())),
   /** Approve or reject a page and leave a note (kept with the archive, across runs). */
   'qa.review': cmd<QaReviewRequest, QaReview>()(

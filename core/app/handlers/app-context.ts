@@ -20,7 +20,6 @@ import { ImportRunner } from '../import-runner.ts';
 import { appSigningKeyFile } from '../signing-key.ts';
 import type { RecordSession } from '../record-session.ts';
 import { QaJobs } from '../qa-jobs.ts';
-import { qaEngine, type QaEngine } from '../qa-engine.ts';
 
 export type AppHandlers = Handlers<CoreCommandName>;
 
@@ -42,8 +41,6 @@ export interface AppContext {
   recording: RecordSession | null;
   /** The QA runs and patches under way, one per archive at most. */
   qaJobs: QaJobs;
-  /** The QA engine and the archive's QA store (qa-engine.ts). */
-  qaEngine: QaEngine;
   /** The open archive of a library entry, opened on first use. */
   archive(id: string): Archive;
   closeArchive(id: string): void;
@@ -87,7 +84,6 @@ export function createAppContext(opts: AppContextOptions): AppContext {
     importing: new Set(),
     recording: null,
     qaJobs: new QaJobs(emit),
-    qaEngine,
 
     archive(id) {
       let a = ctx.archives.get(id);

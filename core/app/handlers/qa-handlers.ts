@@ -1,20 +1,17 @@
 /**
- * The QA view's commands (`qa.*`): run QA or a patch on an archive (one job at a time per
- * archive, with progress events and Cancel, app/qa-jobs.ts), and read what is kept with the
- * archive: its runs, a run's pages worst-first, one page with its three screenshots, the reviews.
- * The engine and the store are reached through app/qa-engine.ts. A patch writes into the archive
- * and a QA run reads it whole, so neither starts while a crawl or a recording writes into it.
+ * The QA view's commands (`qa.*`): run QA or a patch on an archive (runQa, patchFromQa; one job
+ * at a time per archive, with progress events and Cancel, app/qa-jobs.ts), and read what is kept
+ * with the archive (core/archive/qa-store.ts): its runs, the pages' current results worst-first,
+ * one page with its three screenshots, the reviews. A patch writes into the archive and a QA run
+ * reads it whole, so neither starts while a crawl, an import or a recording writes into it.
  */
-import fs from 'node:fs';
-import type { QaRunInfo } from '../../api/qa-types.ts';
-import type { QaShots } from '../../api/qa-view-types.ts';
-import type { Archive } from '../../archive/archive-dir.ts';
+import type { QaBand, QaPageResult } from '../../api/qa-types.ts';
+import type { QaReview } from '../../api/qa-view-types.ts';
 import { TroveError } from '../../errors.ts';
-import type { QaShotSources } from '../qa-engine.ts';
+import { currentQaBands, listQaPages, listQaRuns, qaPage, readQaShots, setReview } from '../../archive/qa-store.ts';
+import { runQa } from '../../qa/qa-run.ts';
+import { patchFromQa } from '../../qa/qa-patch.ts';
 import type { AppContext, RoomHandlers } from './app-context.ts';
-
-/** A screenshot larger than this is not handed to the renderer (a viewport PNG is a few hundred KB). */
-const SHOT_MAX_BYTES = 8 << 20;
 
 function checkIdle(ctx: AppContext, id: string, doing: string): void {
   ctx.checkNotImporting(id, doing);
@@ -22,77 +19,56 @@ function checkIdle(ctx: AppContext, id: string, doing: string): void {
   if (ctx.isRecordingInto(id)) throw new TroveError('RECORDING', `stop recording into “${id}” before ${doing}`, { id });
 }
 
-/** The run asked for, or the newest; null when the archive has never been checked. */
-function chooseRun(ctx: AppContext, archive: Archive, runId: number | undefined): QaRunInfo | null {
-  const runs = ctx.qaEngine.runs(archive);
-  if (runId === undefined) return runs[0] ?? null;
-  const run = runs.find((r) => r.id === runId);
-  if (!run) throw new TroveError('NOT_AVAILABLE', `no QA run ${runId} in this archive`, { runId });
-  return run;
-}
-
-/** A PNG (a path or its bytes) as a data: URL, or null when missing, unreadable or too large. */
-function dataUrl(source: string | Buffer | null): string | null {
-  if (source === null) return null;
-  let bytes: Buffer;
-  if (typeof source === 'string') {
-    const st = fs.statSync(source, { throwIfNoEntry: false });
-    if (!st?.isFile() || st.size > SHOT_MAX_BYTES) return null;
-    bytes = fs.readFileSync(source);
-  } else bytes = source;
-  if (bytes.length === 0 || bytes.length > SHOT_MAX_BYTES) return null;
-  return `data:image/png;base64,${bytes.toString('base64')}`;
-}
-
-function shotsOf(s: QaShotSources): QaShots {
-  return { reference: dataUrl(s.reference), replay: dataUrl(s.replay), diff: dataUrl(s.diff) };
-}
+const total = (bands: Record<QaBand, number>) => bands.good + bands.moderate + bands.severe;
+const reviewed = (p: QaPageResult): QaReview => ({ url: p.url, ts: p.ts, verdict: p.verdict, note: p.note });
 
 export function qaHandlers(ctx: AppContext): RoomHandlers<'qa'> {
-  const { qaEngine: engine, qaJobs: jobs } = ctx;
-  const archive = (id: string) => ctx.archive(id);
+  const jobs = ctx.qaJobs;
+  const dirOf = (id: string) => ctx.library.requireEntry(id);
   return {
-    'qa.run': ({ archiveId, ...req }) => {
+    'qa.run': ({ archiveId, ...options }) => {
       checkIdle(ctx, archiveId, 'checking it');
-      const dir = ctx.library.requireEntry(archiveId);
-      return jobs.run(archiveId, 'qa', (hooks) => engine.run(archive(archiveId), dir, req, hooks));
+      const dir = dirOf(archiveId);
+      return jobs.run(archiveId, 'qa', ({ signal, progress }) => runQa(dir, options, { signal, onProgress: (p) => progress(p) }));
     },
     'qa.patch': async ({ archiveId }) => {
       checkIdle(ctx, archiveId, 'patching it');
-      const dir = ctx.library.requireEntry(archiveId);
-      const result = await jobs.run(archiveId, 'patch', (hooks) => engine.patch(archive(archiveId), dir, hooks));
-      // The patch added WARCs and captures: the library's sizes and counts changed.
-      ctx.emit('library.changed', { id: archiveId });
-      return result;
+      const dir = dirOf(archiveId);
+      try {
+        return await jobs.run(archiveId, 'patch', ({ signal, progress }) =>
+          patchFromQa(dir, {}, { signal, onProgress: ({ phase, ...p }) => progress(p, phase === 'crawl' ? 'crawl' : 'qa') }),
+        );
+      } finally {
+        // The patch added WARCs and captures: the next read opens the archive afresh, and the
+        // library's sizes and counts changed.
+        ctx.closeArchive(archiveId);
+        ctx.emit('library.changed', { id: archiveId });
+      }
     },
     'qa.cancel': ({ archiveId }) => {
       jobs.cancel(archiveId);
       return null;
     },
     'qa.status': ({ archiveId }) => jobs.status(archiveId),
-    'qa.runs': ({ archiveId }) => engine.runs(archive(archiveId)),
-    'qa.pages': ({ archiveId, runId, limit, offset = 0 }) => {
-      const a = archive(archiveId);
-      const run = chooseRun(ctx, a, runId);
-      if (!run) return { run: null, rows: [], total: 0, offset };
-      const { rows, total } = engine.pages(a, run.id, limit, offset);
-      return { run, rows, total, offset };
+    'qa.runs': ({ archiveId }) => listQaRuns(dirOf(archiveId)),
+    'qa.pages': ({ archiveId, limit, offset = 0 }) => {
+      const dir = dirOf(archiveId);
+      const bands = currentQaBands(dir);
+      const run = listQaRuns(dir)[0] ?? null;
+      return { run, bands, rows: listQaPages(dir, { limit, offset }), total: total(bands), offset };
     },
-    'qa.page': ({ archiveId, runId, url, ts }) => {
-      const a = archive(archiveId);
-      const run = chooseRun(ctx, a, runId);
-      return run ? engine.page(a, run.id, { url, ts }) : null;
-    },
-    'qa.shots': async ({ archiveId, runId, url, ts }) => {
-      const a = archive(archiveId);
-      const run = chooseRun(ctx, a, runId);
-      return run ? shotsOf(await engine.shots(a, run.id, { url, ts })) : { reference: null, replay: null, diff: null };
-    },
+    'qa.page': ({ archiveId, url, ts }) => qaPage(dirOf(archiveId), url, ts),
+    'qa.shots': ({ archiveId, url, ts }) => readQaShots(dirOf(archiveId), url, ts),
     'qa.review': ({ archiveId, url, ts, verdict, note }) => {
       const clean = note === null || note.trim() === '' ? null : note.trim();
-      engine.setReview(archive(archiveId), { url, ts, verdict, note: clean });
+      setReview(dirOf(archiveId), url, ts, verdict, clean);
       return { url, ts, verdict, note: clean };
     },
-    'qa.reviews': ({ archiveId }) => engine.reviews(archive(archiveId)),
+    // The store keeps reviews beside the results they were made on: the reviewed pages are those
+    // of the current results with a verdict or a note.
+    'qa.reviews': ({ archiveId }) =>
+      listQaPages(dirOf(archiveId))
+        .filter((p) => p.verdict !== null || p.note !== null)
+        .map(reviewed),
   };
 }

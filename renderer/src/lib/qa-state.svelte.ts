@@ -1,12 +1,12 @@
 /**
- * The QA view of the WARC browser: an archive's newest QA run, its pages worst-first, the page
+ * The QA view of the WARC browser: an archive's QA results, its pages worst-first, the page
  * opened side by side (its three screenshots), the archivist's verdict and note on it, and the
  * QA run or patch under way with its progress (from `qa.progress` events; a view opened mid-run
  * asks `qa.status`). Everything shown is read back from the archive, where the core keeps it,
  * so closing and reopening the app loses nothing.
  */
-import type { QaPageResult, QaRunInfo, QaVerdict } from '../../../core/api/qa-types.ts';
-import type { QaJobStatus, QaPatchResult, QaShots } from '../../../core/api/qa-view-types.ts';
+import type { QaBand, QaPageResult, QaPatchResult, QaRunInfo, QaShots, QaVerdict } from '../../../core/api/qa-types.ts';
+import type { QaJobStatus } from '../../../core/api/qa-view-types.ts';
 import type { Events } from '../../../core/api/channels.ts';
 import { unwrap, type TroveApi } from './bridge.ts';
 import { attempt } from './attempt.ts';
@@ -16,7 +16,9 @@ export const QA_PAGES_LIMIT = 200;
 
 export class QaState {
   archiveId = $state<string | null>(null);
+  /** The newest run, and the bands of the pages' current results (each page's newest scoring). */
   run = $state.raw<QaRunInfo | null>(null);
+  bands = $state.raw<Record<QaBand, number>>({ good: 0, moderate: 0, severe: 0 });
   rows = $state.raw<QaPageResult[]>([]);
   total = $state(0);
   loading = $state(false);
@@ -52,6 +54,7 @@ export class QaState {
     this.rows = [];
     this.total = 0;
     this.run = null;
+    this.bands = { good: 0, moderate: 0, severe: 0 };
     this.job = null;
     this.lastPatch = null;
     this.close();
@@ -61,7 +64,7 @@ export class QaState {
     await this.load();
   }
 
-  /** The newest run's first pages worst-first (or more of them). */
+  /** The first pages of the current results worst-first (or more of them). */
   async load(more = false): Promise<void> {
     const archiveId = this.archiveId;
     if (!archiveId) return;
@@ -71,6 +74,7 @@ export class QaState {
       const list = await unwrap(this.api.qa.pages({ archiveId, limit: QA_PAGES_LIMIT, offset }));
       if (n !== this.seq) return;
       this.run = list.run;
+      this.bands = list.bands;
       this.rows = more ? [...this.rows, ...list.rows] : list.rows;
       this.total = list.total;
       this.error = null;
@@ -78,7 +82,7 @@ export class QaState {
     if (!r.ok && n === this.seq) this.error = r.message;
   }
 
-  /** Open a page side by side: its result in the newest run and its three screenshots. */
+  /** Open a page side by side: its current result and its three screenshots. */
   async select(row: { url: string; ts: string }): Promise<void> {
     const archiveId = this.archiveId;
     if (!archiveId) return;
@@ -97,7 +101,6 @@ export class QaState {
       this.pageError = r.message;
       return;
     }
-    // A page the newest run did not score (a patch re-scores only what it touched) keeps its last result.
     this.selected = r.value.page ?? known;
     if (this.selected) this.note = this.selected.note ?? '';
     this.shots = r.value.shots;
@@ -162,7 +165,7 @@ export class QaState {
     await this.afterJob();
   }
 
-  /** Results changed: the list again, and the open page in the newest run. */
+  /** Results changed: the list again, and the open page's new result and pictures. */
   private async afterJob(): Promise<void> {
     await this.load();
     if (this.selected) await this.select(this.selected);
