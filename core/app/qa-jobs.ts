@@ -46,15 +46,15 @@ export class QaJobs {
       throw new TroveError('QA_RUNNING', `a ${other === 'qa' ? 'QA run' : 'patch'} is already under way on ${archiveId}: wait for it or cancel it`, { id: archiveId });
     }
     const abort = new AbortController();
-    const status: QaJobStatus = { archiveId, job, startedAt: this.now(), progress: { done: 0, total: 0, url: null }, phase: job === 'patch' ? 'crawl' : 'qa' };
-    this.running.set(archiveId, { status, abort });
-    this.emit('qa.progress', status);
+    const running: Running = { status: { archiveId, job, startedAt: this.now(), progress: { done: 0, total: 0, url: null }, phase: job === 'patch' ? 'crawl' : 'qa' }, abort };
+    this.running.set(archiveId, running);
+    this.emit('qa.progress', running.status);
     const hooks: QaJobHooks = {
       signal: abort.signal,
       progress: (p, phase) => {
-        const next: QaJobStatus = { ...status, progress: { ...p }, phase: phase ?? status.phase };
-        Object.assign(status, next);
-        this.emit('qa.progress', next);
+        // A new object each time: an event already sent keeps what it said.
+        running.status = { ...running.status, progress: { ...p }, phase: phase ?? running.status.phase };
+        this.emit('qa.progress', running.status);
       },
     };
     try {
