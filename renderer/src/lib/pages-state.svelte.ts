@@ -90,7 +90,7 @@ export class PagesState {
     const offset = more ? this.rows.length : 0;
     const limit = more ? PAGES_LIMIT : Math.max(PAGES_LIMIT, Math.min(this.rows.length, 1000));
     const r = await attempt(async () => {
-      const [page] = await Promise.all([unwrap(this.api.records.sortedPages({ archiveId, sort: this.sort, desc: this.desc, q: this.q, limit, offset })), this.loadReviews(archiveId, n)]);
+      const [, page] = await Promise.all([this.loadReviews(archiveId, n), unwrap(this.api.records.sortedPages({ archiveId, sort: this.sort, desc: this.desc, q: this.q, limit, offset }))]);
       if (n !== this.seq) return; // a newer load was asked for meanwhile
       this.rows = more ? [...this.rows, ...page.rows] : page.rows;
       this.total = page.total;

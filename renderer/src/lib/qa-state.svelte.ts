@@ -22,7 +22,9 @@ export class QaState {
   rows = $state.raw<QaPageResult[]>([]);
   total = $state(0);
   loading = $state(false);
+  /** Reading the results failed; or the last QA run or patch failed (jobError, kept until the next). */
   error = $state<string | null>(null);
+  jobError = $state<string | null>(null);
   /** The page opened side by side, its pictures, and what went wrong reading or reviewing it. */
   selected = $state.raw<QaPageResult | null>(null);
   shots = $state.raw<QaShots | null>(null);
@@ -56,6 +58,7 @@ export class QaState {
     this.run = null;
     this.bands = { good: 0, moderate: 0, severe: 0 };
     this.job = null;
+    this.jobError = null;
     this.lastPatch = null;
     this.close();
     if (!archiveId) return;
@@ -155,13 +158,13 @@ export class QaState {
   private async startJob(job: QaJobStatus['job'], call: (archiveId: string) => ReturnType<TroveApi['qa']['cancel']>): Promise<void> {
     const archiveId = this.archiveId;
     if (!archiveId || this.job) return;
-    this.error = null;
+    this.jobError = null;
     if (job === 'patch') this.lastPatch = null;
     this.setJob({ archiveId, job, startedAt: this.now(), progress: { done: 0, total: 0, url: null }, phase: job === 'patch' ? 'crawl' : 'qa' });
     const r = await attempt(call(archiveId));
     if (archiveId !== this.archiveId) return;
     this.job = null;
-    if (!r.ok) this.error = r.message;
+    if (!r.ok) this.jobError = r.message;
     await this.afterJob();
   }
 
@@ -183,7 +186,7 @@ export class QaState {
   /** A job this view did not start (another window, or one under way when the view opened) ended. */
   onDone(p: Events['qa.done']): void {
     if (p.archiveId !== this.archiveId || !this.job) return;
-    if (!p.ok && !p.cancelled && p.message) this.error = p.message;
+    if (!p.ok && !p.cancelled && p.message) this.jobError = p.message;
     this.job = null;
     void this.afterJob();
   }
