@@ -4,7 +4,8 @@
  *
  * - `qa/qa.sqlite`: tables `qa_runs`, `qa_pages` (one row per page per run: re-running keeps
  *   the old runs, and a page's *current* result is its row of the newest run that scored it, so
- *   a patch that re-scores ten pages leaves the others' results as they were) and `qa_reviews`
+ *   a patch that re-scores ten pages leaves the others' results as they were; QA scores the
+ *   latest capture of each page URL, so "page" here is a URL) and `qa_reviews`
  *   (keyed by page URL + capture timestamp, not by run, so reviews survive re-runs).
  *   A file apart from crawl.sqlite on purpose: QA writes while a patch crawl holds the crawl's
  *   database and lock, its schema moves on its own, and deleting `qa/` forgets QA and nothing else.
@@ -70,9 +71,10 @@ CREATE TABLE IF NOT EXISTS qa_reviews (
 );
 `;
 
-// A page's current result: its row of the newest run that scored it.
+// A page's current result: the row of the newest run that scored its URL (a patch that captured
+// the page again scores the new capture, whose timestamp is not the old one's).
 const CURRENT = `SELECT p.*, r.verdict AS verdict, r.note AS note FROM qa_pages p
-  JOIN (SELECT url, ts, MAX(run_id) AS run_id FROM qa_pages GROUP BY url, ts) m ON m.url = p.url AND m.ts = p.ts AND m.run_id = p.run_id
+  JOIN (SELECT url, MAX(run_id) AS run_id FROM qa_pages GROUP BY url) m ON m.url = p.url AND m.run_id = p.run_id
   LEFT JOIN qa_reviews r ON r.url = p.url AND r.ts = p.ts`;
 
 interface PageDbRow {

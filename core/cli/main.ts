@@ -17,6 +17,7 @@ import { registerImportCommand } from './import-command.ts';
 import { exitCodeFor } from '../api/error-codes.ts';
 import { registerSharedCrawlCommands } from './shared-crawl-command.ts';
 import { registerExcludeCommand } from './exclude-command.ts';
+import { registerQaCommand } from './qa-command.ts';
 import { CliExit, codeOfCommanderError, formatCliError, formatSettingsProblems } from './cli-errors.ts';
 
 const processIo: CommandIo = { stdout: process.stdout, stderr: process.stderr };
@@ -40,6 +41,7 @@ export function buildProgram(io: CommandIo = processIo): Command {
   registerExportCommand(program);
   registerSharedCrawlCommands(program, io);
   registerExcludeCommand(program, io);
+  registerQaCommand(program, io);
   return program;
 }
 
