@@ -10,6 +10,7 @@ import type { QaJobStatus } from '../../../core/api/qa-view-types.ts';
 import type { Events } from '../../../core/api/channels.ts';
 import { unwrap, type TroveApi } from './bridge.ts';
 import { attempt } from './attempt.ts';
+import type { Result } from '../../../core/api/result.ts';
 import { etaMs, pageKey } from './qa-format.ts';
 
 export const QA_PAGES_LIMIT = 200;
@@ -155,16 +156,17 @@ export class QaState {
     if (this.archiveId) await attempt(this.api.qa.cancel({ archiveId: this.archiveId }));
   }
 
-  private async startJob(job: QaJobStatus['job'], call: (archiveId: string) => ReturnType<TroveApi['qa']['cancel']>): Promise<void> {
+  private async startJob(job: QaJobStatus['job'], call: (archiveId: string) => Promise<Result<null>>): Promise<void> {
     const archiveId = this.archiveId;
     if (!archiveId || this.job) return;
     this.jobError = null;
     if (job === 'patch') this.lastPatch = null;
     this.setJob({ archiveId, job, startedAt: this.now(), progress: { done: 0, total: 0, url: null }, phase: job === 'patch' ? 'crawl' : 'qa' });
-    const r = await attempt(call(archiveId));
+    const r = await call(archiveId).catch((err: unknown) => ({ ok: false as const, error: { code: 'INTERNAL', message: String(err) } }));
     if (archiveId !== this.archiveId) return;
     this.job = null;
-    if (!r.ok) this.jobError = r.message;
+    // Cancel is not a failure: what was scored so far is kept and shown.
+    if (!r.ok && r.error.code !== 'QA_ABORTED') this.jobError = r.error.message;
     await this.afterJob();
   }
 
