@@ -1,7 +1,8 @@
 /**
  * The QA view's commands over the real app service and the real QA store (SQLite and PNG files
  * in the archive's qa/ folder): results worst-first with the current bands, one page with its
- * three screenshots, reviews that survive closing and reopening the service, payloads refused
+ * three screenshots, reviews that survive closing and reopening the service and go into the
+ * exported reports (qa-pages.csv / .json), payloads refused
  * at the gate, and the job rules (one QA run or patch per archive, progress events, Cancel
  * raising the engine's signal, qa.done however it ends).
  */
@@ -96,6 +97,13 @@ describe('qa.* commands', () => {
     expect(reviews.value).toEqual([{ url: 'http://a/severe/', ts: TS, verdict: 'rejected', note: 'stylesheet gone' }]);
     const rows = await call<{ rows: QaPageResult[] }>(service, 'qa.pages', { archiveId: 'Site', limit: 10 });
     expect(rows.value.rows[0]).toMatchObject({ url: 'http://a/severe/', verdict: 'rejected', note: 'stylesheet gone' });
+    // The review is in the exported reports, beside each page's scores.
+    const report = await call<{ path: string }>(service, 'export.run', { archiveId: 'Site', format: 'report' });
+    expect(report.ok, JSON.stringify(report.error)).toBe(true);
+    const csv = fs.readFileSync(path.join(report.value.path, 'qa-pages.csv'), 'utf8').split('\r\n');
+    expect(csv[0]).toBe('url,ts,band,reference,screenshotScore,textScore,resourceScore,captured,missing,errors,verdict,note,checkedAt');
+    expect(csv[1]).toMatch(/^http:\/\/a\/severe\/,20260101000000,severe,capture,0\.2,1,0\.5,2,2,0,rejected,stylesheet gone,\d{4}-/);
+    expect(JSON.parse(fs.readFileSync(path.join(report.value.path, 'qa-pages.json'), 'utf8'))).toHaveLength(3);
     // Clearing both forgets the review.
     await call(service, 'qa.review', { archiveId: 'Site', url: 'http://a/severe/', ts: TS, verdict: null, note: '' });
     expect((await call(service, 'qa.reviews', { archiveId: 'Site' })).value).toEqual([]);

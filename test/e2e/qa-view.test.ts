@@ -33,7 +33,7 @@ describe.skipIf(!chromium)('the QA view', () => {
   let app: Harness;
   let page: Page;
   const byTestId = (t: string) => page.getByTestId(t);
-  const rowUrls = () => page.locator('[data-testid=qa-row-url]').allTextContents().then((t) => t.map((s) => s.trim().split(/\s+/).at(-1)!));
+  const rowUrls = () => page.locator('[data-testid=qa-row]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-url')));
   const rowBands = () => page.locator('[data-testid=qa-row]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-band')));
   const text = (testid: string) => page.getByTestId(testid).first().textContent().then((t) => (t ?? '').trim());
   const decoded = (testid: string) => page.getByTestId(testid).evaluate((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth);

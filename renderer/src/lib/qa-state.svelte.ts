@@ -35,6 +35,8 @@ export class QaState {
   /** The QA run or patch under way on this archive, and when its last progress came. */
   job = $state.raw<QaJobStatus | null>(null);
   jobAt = $state(0);
+  /** Score pages with no capture-time screenshot against the live site (an imported archive's pages). */
+  againstLive = $state(false);
   /** How the last patch went (before → after), until the next job. */
   lastPatch = $state.raw<QaPatchResult | null>(null);
 
@@ -140,7 +142,7 @@ export class QaState {
   }
 
   async runQa(): Promise<void> {
-    await this.startJob('qa', (archiveId) => this.api.qa.run({ archiveId }).then((r) => (r.ok ? { ok: true as const, value: null } : r)));
+    await this.startJob('qa', (archiveId) => this.api.qa.run({ archiveId, ...(this.againstLive ? { againstLive: true } : {}) }).then((r) => (r.ok ? { ok: true as const, value: null } : r)));
   }
 
   async patch(): Promise<void> {
