@@ -91,6 +91,9 @@ describe.skipIf(!chromium)('the QA view', () => {
     await byTestId('qa-empty').waitFor();
     await byTestId('qa-run').click();
     await byTestId('qa-progress').waitFor();
+    // Pages done of the total, as soon as the engine has counted them.
+    await expect.poll(() => text('qa-progress-count'), { timeout: 60_000 }).toMatch(/^\d \/ 4$/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'qa00-progress-1440.png') });
     await expect.poll(async () => (await page.locator('[data-testid=qa-row]').count()) || (await text('qa-job-error')), { timeout: 180_000, interval: 500 }).toBe(4);
     await byTestId('qa-progress').waitFor({ state: 'detached' });
 
@@ -143,9 +146,16 @@ describe.skipIf(!chromium)('the QA view', () => {
     await rejected.click();
     await expect.poll(() => byTestId('qa-note').inputValue()).toBe('stylesheet missing: patch while the site is up');
     await expect.poll(() => byTestId('qa-reject').getAttribute('aria-pressed')).toBe('true');
+    // A run cancelled part way is not an error, and the results stay listed.
+    await byTestId('qa-run').click();
+    await byTestId('qa-progress').waitFor();
+    await byTestId('qa-cancel').click();
+    await byTestId('qa-progress').waitFor({ state: 'detached', timeout: 120_000 });
+    expect(await byTestId('qa-job-error').count(), await text('qa-view')).toBe(0);
+    expect(await page.locator('[data-testid=qa-row]').count()).toBe(4);
     // The verdict and the note in the Pages view too.
     await byTestId('view-pages').click();
     await expect.poll(() => page.locator('[data-testid=page-row]', { hasText: 'rejected' }).count()).toBe(1);
     await expect.poll(() => text('page-note')).toContain('stylesheet missing');
-  }, 60_000);
+  }, 180_000);
 });

@@ -12,8 +12,11 @@ import { unwrap, type TroveApi } from './bridge.ts';
 import { attempt } from './attempt.ts';
 import type { Result } from '../../../core/api/result.ts';
 import { etaMs, pageKey } from './qa-format.ts';
+import { atMostEvery } from './at-most-every.ts';
 
 export const QA_PAGES_LIMIT = 200;
+/** While a run scores pages, the list is read again at most this often (results are written as each page is scored). */
+export const QA_LIVE_MS = 1000;
 
 export class QaState {
   archiveId = $state<string | null>(null);
@@ -183,8 +186,12 @@ export class QaState {
     this.jobAt = this.now();
   }
 
+  private readonly live = atMostEvery(() => void this.load(), QA_LIVE_MS);
+
   onProgress(p: Events['qa.progress']): void {
-    if (p.archiveId === this.archiveId) this.setJob(p);
+    if (p.archiveId !== this.archiveId) return;
+    this.setJob(p);
+    if (p.progress.done > 0) this.live();
   }
 
   /** A job this view did not start (another window, or one under way when the view opened) ended. */
