@@ -80,6 +80,12 @@ export interface StartCrawlOptions {
   tabSource?: TabSource;
   /** The crawl's clock (CrawlContext.now): tests inject one to read countdowns and averages exactly. Default Date.now. */
   clock?: () => number;
+  /**
+   * URLs to fetch again though seen before (`trove qa --patch`): a page (no `via`) is scheduled as
+   * the crawl scheduled it; a resource of a page (`via`: the page) is decided by the crawl's scope
+   * as an embed (hop E) of it, and one the scope refuses is passed to `onRefused`, not fetched.
+   */
+  refetch?: { urls: readonly { url: string; via: string | null }[]; onRefused?(url: string, reason: string): void };
 }
 
 export { CrawlController } from './crawl-controller.ts';
@@ -123,6 +129,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
 
     // Seeds (new ones only: the seen-set makes rescheduling harmless on resume).
     stores.frontier.schedule(settings.seeds.map((s) => services.chain.seed(s)));
+    if (opts.refetch) scheduleRefetch(services.chain, stores.frontier, opts.refetch);
 
     const persist = wireCommitHooks(parts);
     const controller = makeController(parts, ctx, hardAbort, {
@@ -191,6 +198,21 @@ interface CrawlParts extends CrawlStores, CrawlServices {
   scope: Scope;
   pageText: PageTextBuffer;
   prior: PriorCaptures | null;
+}
+
+/** The forced re-fetches of a patch (StartCrawlOptions.refetch), through the crawl's own candidate chain and scope. */
+function scheduleRefetch(chain: CandidateChain, frontier: Frontier, refetch: NonNullable<StartCrawlOptions['refetch']>): void {
+  for (const r of refetch.urls) {
+    try {
+      const c = r.via
+        ? chain.fromOutlinks({ url: r.via, hopsPath: '', seed: false }, [{ url: r.url, hop: 'E', context: 'qa-patch' }], false)[0]
+        : chain.seed(r.url);
+      if (c) frontier.forceSchedule(c);
+      else refetch.onRefused?.(r.url, 'out of the crawl\'s scope');
+    } catch (err) {
+      refetch.onRefused?.(r.url, (err as Error).message);
+    }
+  }
 }
 
 /** The stored settings with the given ones over them (seeds added to the stored ones), validated, and the custom robots.txt text. */

@@ -4,14 +4,15 @@
  * only where the site's robots.txt allows Trove (RFC 9309: a robots.txt that cannot be reached
  * means disallow; 4xx means allow) and politely: one live page per host at a time, at least one
  * second apart, longer when robots.txt asks for a crawl delay. A page that is refused, or does
- * not load, has no live reference (the page is then scored on replay alone).
+ * not load, has no live reference (the page is then scored on replay alone). One live tab,
+ * opened on first use, serves the run: live loads are few and paced anyway.
  */
 import type { Browser } from 'playwright-core';
 import { DEFAULT_USER_AGENT } from '../api/trove-version.ts';
 import { agentToken } from '../robots/agent-token.ts';
 import { parseRobots, type RobotsTxt } from '../robots/parse-robots.ts';
 import type { PageReference } from './qa-reference.ts';
-import { viewPage } from './qa-replay-tab.ts';
+import { QaTab } from './qa-replay-tab.ts';
 
 const MIN_GAP_MS = 1000;
 const ROBOTS_TIMEOUT_MS = 10_000;
@@ -23,6 +24,9 @@ export class LiveReferences {
   /** Per host: the end of the last live load, chained so loads of one host run one at a time. */
   readonly #hostTurn = new Map<string, Promise<number>>();
   readonly #agent = agentToken(DEFAULT_USER_AGENT);
+  #tab: Promise<QaTab> | null = null;
+  /** The live tab loads one page at a time. */
+  #tabTurn: Promise<unknown> = Promise.resolve();
 
   constructor(browser: Browser, viewport: { width: number; height: number }) {
     this.#browser = browser;
@@ -48,7 +52,7 @@ export class LiveReferences {
     const turn = previous.then(async (lastEnd) => {
       const wait = lastEnd + gap - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const view = await viewPage(this.#browser, url, { viewport: this.#viewport, behaviors: false, ...(signal ? { signal } : {}) }, async () => {}).catch(() => null);
+      const view = await this.#inTab((tab) => tab.view(url, { behaviors: false, ...(signal ? { signal } : {}) })).catch(() => null);
       return { view, end: Date.now() };
     });
     this.#hostTurn.set(
@@ -58,6 +62,17 @@ export class LiveReferences {
     const { view } = await turn;
     if (!view || view.pageFailed) return null;
     return { screenshot: view.screenshot, text: view.text };
+  }
+
+  async close(): Promise<void> {
+    if (this.#tab) await (await this.#tab.catch(() => null))?.close();
+  }
+
+  #inTab<T>(f: (tab: QaTab) => Promise<T>): Promise<T> {
+    this.#tab ??= QaTab.open(this.#browser, this.#viewport, false);
+    const run = this.#tabTurn.then(async () => f(await this.#tab!));
+    this.#tabTurn = run.catch(() => {});
+    return run;
   }
 
   #robotsOf(origin: string): Promise<RobotsTxt | 'allow-all' | 'disallow-all'> {

@@ -9,7 +9,6 @@
  * none, and the band says what replay alone shows (qa-score.ts pageBand). Pages are replayed
  * `tabs` at a time, each in a fresh browser context; results are written as each page is scored.
  */
-import type { Browser } from 'playwright-core';
 import type { QaOptions, QaPageResult, QaProgress, QaReference, QaRunInfo } from '../api/qa-types.ts';
 import { TroveError } from '../errors.ts';
 import { openArchive, type Archive } from '../archive/archive-dir.ts';
@@ -17,7 +16,7 @@ import { QaRunWriter, writeQaShot } from '../archive/qa-store.ts';
 import { launchQaBrowser } from './qa-browser.ts';
 import { selectPages, type QaPage } from './qa-pages.ts';
 import { captureReference, type PageReference } from './qa-reference.ts';
-import { replayPage } from './qa-replay-tab.ts';
+import { QaTab } from './qa-replay-tab.ts';
 import { isBlank, pageBand, resourceScore, screenshotMatch, textMatch } from './qa-score.ts';
 import { LiveReferences } from './qa-live.ts';
 
@@ -42,11 +41,15 @@ export async function runQa(archiveDir: string, options: QaOptions, events: QaEv
     const writer = new QaRunWriter(archive.dir, kept, options.afterPatchOf ?? null);
     try {
       const live = options.againstLive ? new LiveReferences(browser, options.viewport ?? QA_VIEWPORT) : null;
-      await forEachPage(pages, options.tabs ?? QA_DEFAULT_TABS, events, async (page) => {
-        const result = await scorePage(browser, archive, page, options, live, events.signal);
-        writer.add(result);
-        return result;
-      });
+      try {
+        await forEachPage(pages, options.tabs ?? QA_DEFAULT_TABS, events, () => QaTab.open(browser, options.viewport ?? QA_VIEWPORT, true), async (tab, page) => {
+          const result = await scorePage(tab, archive, page, live, events.signal);
+          writer.add(result);
+          return result;
+        });
+      } finally {
+        await live?.close();
+      }
       if (events.signal?.aborted) {
         writer.finish();
         throw new TroveError('QA_ABORTED', `QA of ${archive.dir} stopped`, { dir: archive.dir, run: writer.id });
@@ -66,18 +69,29 @@ function filtersSaid(o: QaOptions): string {
   return f.length ? ` with ${f.join(' ')}` : '';
 }
 
-/** Run `score` over the pages, `tabs` at once, reporting progress after each. */
-async function forEachPage(pages: QaPage[], tabs: number, events: QaEvents, score: (p: QaPage) => Promise<QaPageResult>): Promise<void> {
+/** Run `score` over the pages in `tabs` tabs at once, reporting progress after each. */
+async function forEachPage(
+  pages: QaPage[],
+  tabs: number,
+  events: QaEvents,
+  openTab: () => Promise<QaTab>,
+  score: (tab: QaTab, p: QaPage) => Promise<QaPageResult>,
+): Promise<void> {
   let next = 0;
   let done = 0;
   const total = pages.length;
   events.onProgress?.({ done, total, url: null });
   const worker = async (): Promise<void> => {
-    while (next < pages.length && !events.signal?.aborted) {
-      const page = pages[next++]!;
-      const r = await score(page);
-      done++;
-      events.onProgress?.({ done, total, url: page.url, band: r.band });
+    const tab = await openTab();
+    try {
+      while (next < pages.length && !events.signal?.aborted) {
+        const page = pages[next++]!;
+        const r = await score(tab, page);
+        done++;
+        events.onProgress?.({ done, total, url: page.url, band: r.band });
+      }
+    } finally {
+      await tab.close();
     }
   };
   const n = Math.max(1, Math.min(QA_MAX_TABS, Math.floor(tabs), pages.length));
@@ -85,15 +99,14 @@ async function forEachPage(pages: QaPage[], tabs: number, events: QaEvents, scor
 }
 
 /** Replay one page, compare it with its reference, keep its screenshots, and score it. */
-export async function scorePage(browser: Browser, archive: Archive, page: QaPage, o: QaOptions, live: LiveReferences | null, signal?: AbortSignal): Promise<QaPageResult> {
-  const viewport = o.viewport ?? QA_VIEWPORT;
+export async function scorePage(tab: QaTab, archive: Archive, page: QaPage, live: LiveReferences | null, signal?: AbortSignal): Promise<QaPageResult> {
   let ref: PageReference | null = await captureReference(archive, page.id);
   let reference: QaReference = ref ? 'capture' : 'replay-only';
   if (!ref && live) {
     ref = await live.load(page.url, signal);
     if (ref) reference = 'live';
   }
-  const seen = await replayPage(browser, archive, page, { viewport, behaviors: reference === 'capture', ...(signal ? { signal } : {}) });
+  const seen = await tab.replay(archive, page, { behaviors: reference === 'capture', ...(signal ? { signal } : {}) });
   let screenshotScore: number | null = null;
   let diff: Buffer | null = null;
   if (ref?.screenshot && seen.screenshot) {

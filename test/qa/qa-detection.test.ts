@@ -5,6 +5,8 @@
  * font (test/helpers/qa-damage.ts). `trove qa` (real Chromium, Trove's replay) must flag at least
  * 95% of the damaged pages as moderate or severe and at most 2% of the others; precision and
  * recall are printed. The CLI's JSON, its exit status and the kept results are checked on the way.
+ * Then ("Measured: patch"), with the site still up, the patch crawl fetches what was lost, every
+ * damaged page turns good, a second `trove qa` agrees (exit 0), and warcio reads the new records.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,6 +18,8 @@ import { runCli } from '../../core/cli/main.ts';
 import { runCrawl, type CrawlRun } from '../helpers/run-crawl.ts';
 import { ALT_CSS_PAGES, FONT_PAGES, QA_SITE_PAGES, SCRIPT_PAGES, startQaSite, type QaSite } from '../helpers/qa-site.ts';
 import { damagedCopy } from '../helpers/qa-damage.ts';
+import { patchFromQa } from '../../core/qa/qa-patch.ts';
+import { readWarcDir } from '../helpers/read-warcs.ts';
 import { findChromium, NO_CHROMIUM_MESSAGE } from '../e2e/harness.ts';
 
 const chromium = findChromium();
@@ -108,4 +112,33 @@ describe.skipIf(!chromium)('trove qa finds the pages a damaged archive lost', ()
     expect(ok).toBe(0);
     expect(out).toContain('url,ts,band,reference');
   }, 120_000);
+
+  it('trove qa --patch: the lost records are fetched again, every damaged page turns good, a second qa agrees', async () => {
+    const hitsBefore = new Map(site.hits);
+    const progress: string[] = [];
+    const r = await patchFromQa(damaged, { tabs: 2, chromiumPath: chromium! }, { onProgress: (p) => progress.push(p.phase) });
+    const fetched = [...site.hits].filter(([p, n]) => n > (hitsBefore.get(p) ?? 0)).map(([p]) => p).sort();
+    console.log(`QA patch: asked ${r.requested.length} URL(s), ${r.outOfScope.length} out of scope; the site served ${fetched.join(' ')}; ` +
+      `pages ${r.pages.length}: ${r.pages.filter((p) => p.after === 'good').length} now good`);
+    // Exactly what was lost (and robots.txt, which the continuation may look at again).
+    expect(fetched.filter((p) => p !== '/robots.txt')).toEqual(['/css/alt.css', '/fonts/fixture-mono.ttf', ...IMAGE_PAGES.map((n) => `/img/${n}.png`), '/js/build.js'].sort());
+    expect(r.outOfScope).toEqual([]);
+    expect(progress).toContain('crawl');
+    expect(progress).toContain('rescore');
+    expect(new Set(r.pages.map((p) => p.url))).toEqual(damagedPages);
+    for (const p of r.pages) expect(`${p.url} ${p.after}`).toBe(`${p.url} good`);
+    expect(r.after.afterPatchOf).toBe(r.before.id);
+
+    // A second trove qa over every page agrees: all good, exit 0.
+    let out = '';
+    const io = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: () => true } };
+    expect(await runCli(['qa', damaged, '--tabs', '2', '--browser-path', chromium!], io as never)).toBe(0);
+    expect(out).toContain(`severe 0 · moderate 0 · good ${QA_SITE_PAGES + 1}`);
+
+    // warcio reads the patch's records in the archive's WARCs.
+    const records = await readWarcDir(path.join(damaged, 'warcs'));
+    for (const u of ['/css/alt.css', '/fonts/fixture-mono.ttf', '/js/build.js', '/img/14.png']) {
+      expect(records.some((x) => x.type === 'response' && x.targetUri === site.origin + u && x.status === 200 && x.payload.length > 0), u).toBe(true);
+    }
+  }, 900_000);
 });
