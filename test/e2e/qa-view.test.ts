@@ -17,6 +17,7 @@ import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, CHROMIUM_ARGS, findChromium, NO_CHROMIUM_MESSAGE, openApp, rendererDir, serveStatic, tempLibrary, type Harness, type StaticServer } from './harness.ts';
 import { startQaSite, type QaSite } from '../helpers/qa-site.ts';
 import { damagedCopy } from '../helpers/qa-damage.ts';
+import { expectNothingCutOff } from './layout-checks.ts';
 
 const chromium = findChromium();
 if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
@@ -157,5 +158,13 @@ describe.skipIf(!chromium)('the QA view', () => {
     await byTestId('view-pages').click();
     await expect.poll(() => page.locator('[data-testid=page-row]', { hasText: 'rejected' }).count()).toBe(1);
     await expect.poll(() => text('page-note')).toContain('stylesheet missing');
+
+    // A smaller window: the list, its buttons and the page side by side still fit.
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await byTestId('view-qa').click();
+    await page.locator('[data-testid=qa-row]').first().click();
+    await byTestId('qa-detail').waitFor();
+    await expectNothingCutOff(page, '[data-testid=qa-view] button, [data-testid=qa-view] input, [data-testid=qa-detail] button, [data-testid=qa-detail] textarea');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'qa03-reopened-1024.png') });
   }, 180_000);
 });
