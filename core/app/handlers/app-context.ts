@@ -1,9 +1,10 @@
 /**
  * The state the app service's handlers share (the library, the crawl/export/import runners, the
  * open archives, the entries being imported into, the recording under way, the QA runs and
- * patches under way) and the few checks several rooms make, as one declared context: each handler
- * file (library-, crawl-, records-, export-, record-, qa-handlers.ts) takes it and nothing else, so what a handler may touch is written
- * here once. app-service.ts builds it and assembles the handlers.
+ * patches under way) and the few checks several rooms make, as one declared context: each
+ * handler file (library-, crawl-, records-, export-, record-, qa-handlers.ts) takes it and
+ * nothing else, so what a handler may touch is written here once. app-service.ts builds it and
+ * assembles the handlers.
  */
 import type { CrawlSettings } from '../../api/settings.ts';
 import type { CoreCommandName, Handlers } from '../../api/commands.ts';
