@@ -230,8 +230,6 @@ export const QA_ERRORS = [
   'QA_STORE_FAILED',
   /** A patch of an archive that is not a crawl (an import): not done yet. */
   'QA_PATCH_NOT_A_CRAWL',
-  /** A part of QA that is not built yet. */
-  'QA_NOT_YET',
 ] as const;
 
 /** The `trove` command line (core/cli): commander's usage errors and a bad --out. */

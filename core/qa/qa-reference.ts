@@ -1,7 +1,12 @@
 /**
  * A page's capture-time reference: the screenshot (`urn:view:`) and text (`urn:text:`) records a
  * browser capture (a browser crawl, the Record window, a Browsertrix crawl) wrote beside the page.
- * Null when the page has neither: it was fetched over HTTP, or imported from a tool that keeps none.
+ * A Trove browser crawl keeps the page's text (innerText after the behaviors) in the archive's
+ * page-text index rather than a `urn:text:` record: with a capture screenshot and no text
+ * record, that text is the reference (without a screenshot the indexed text is what an HTTP
+ * crawl extracted from the HTML, not what a browser showed, and is not used).
+ * Null when the page has no screenshot and no text record: it was fetched over HTTP, or imported
+ * from a tool that keeps none.
  */
 import type { Archive } from '../archive/archive-dir.ts';
 import { pageResourceBytes } from '../archive/page-screenshot.ts';
@@ -18,7 +23,8 @@ export async function captureReference(archive: Archive, pageId: number): Promis
   const screenshot = await pageResourceBytes(archive, pageId, SCREENSHOT_URN_PREFIX);
   const text = await pageResourceBytes(archive, pageId, TEXT_URN_PREFIX, TEXT_MAX_BYTES);
   if (!screenshot && !text) return null;
-  return { screenshot: screenshot && isPng(screenshot) ? screenshot : null, text: text ? text.toString('utf8') : null };
+  const indexed = !text && screenshot ? archive.index.pageText(pageId) : null;
+  return { screenshot: screenshot && isPng(screenshot) ? screenshot : null, text: text ? text.toString('utf8') : indexed };
 }
 
 function isPng(b: Buffer): boolean {
