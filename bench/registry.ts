@@ -49,6 +49,7 @@ export const BENCHES: Bench[] = [
   { name: 'traps', file: 'trap-bench.ts', what: 'trap detector precision and recall on fixture sites and the Python docs' },
   { name: 'pg', file: 'pg-frontier-bench.ts', what: 'PostgreSQL frontier vs SQLite: bulk load, claim + complete per second (--uris N)' },
   { name: 'browser', file: 'browser-bench.ts', what: 'browser crawl vs HTTP-only: coverage of what pages request live, pages/s, CPU and RSS with 1/2/4 tabs' },
+  { name: 'qa', file: 'qa-bench.ts', what: 'trove qa pages/s on the Python docs with 1/2/4 tabs, beside the pages/s of the crawl that made the archive (--pages=N, --tabs=1,2,4)' },
   { name: 'pg-crawl', file: 'pg-crawl-bench.ts', what: '20-host crawl with 1/2/4 workers on PostgreSQL vs one SQLite crawl' },
   { name: 'pg-5000', file: 'pg-5000-bench.ts', what: "three workers, 5,000 pages on 20 hosts, one killed: the shared crawl's done-when conditions" },
   { name: 'request-gate', file: 'request-gate-bench.ts', what: "the browser recorder's robots.txt request gate vs no gate, one page of 200 images: wall and CPU" },
@@ -72,7 +73,7 @@ export const TOOLS: Bench[] = [
 export const HELPERS: Helper[] = [
   { file: 'cli-node-flags.ts', role: 'module', what: "the CLI shebang's Node flags and environment, for bench children", usedBy: ['crawl', 'small-pages', 'index', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'touch-rss'] },
   { file: 'time-v.ts', role: 'module', what: "a command timed as a whole process by GNU time -v", usedBy: ['crawl', 'small-pages', 'index'] },
-  { file: 'bench-nginx.ts', role: 'module', what: "Debian's nginx serving a folder on loopback", usedBy: ['crawl', 'small-pages', 'crawl100k', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'index', 'traps', 'page-limit', 'browser', 'recrawl'] },
+  { file: 'bench-nginx.ts', role: 'module', what: "Debian's nginx serving a folder on loopback", usedBy: ['crawl', 'small-pages', 'crawl100k', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'index', 'traps', 'page-limit', 'browser', 'recrawl', 'qa'] },
   { file: 'recrawl-scenario.ts', role: 'module', what: 'issue 38 measured: a docs copy edited, deleted, added and touched between a crawl and its recrawl', usedBy: ['recrawl'] },
   { file: 'synthetic-warc.ts', role: 'module', what: 'a 2,000-page WARC written by Trove', usedBy: ['index', 'check-wacz'] },
   { file: 'thread-cpu.js', role: 'module', what: "CPU by thread name from /proc/self/task", usedBy: ['crawl-ab'] },

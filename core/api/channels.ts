@@ -10,6 +10,7 @@
 import type { CrawlSnapshot, CrawlState, FinishReason } from './crawl-snapshot.ts';
 import type { ExportProgressInfo, ImportProgress, MenuAction, RecordStatus, ReplayInfo, ReplayMissing } from './app-types.ts';
 import type { CommandName, PayloadOf, ResultOf } from './commands.ts';
+import type { QaJobKind, QaJobStatus } from './qa-view-types.ts';
 import type { CrawlLogCode } from './error-codes.ts';
 import type { Result } from './result.ts';
 
@@ -40,6 +41,10 @@ export interface Events {
   'replay.missing': ReplayMissing;
   /** The recording's progress: after each page and every few exchanges, and when it stops. */
   'record.progress': RecordStatus;
+  /** A QA run's or patch's progress on an archive: after each page scored (and each patch fetch). */
+  'qa.progress': QaJobStatus;
+  /** A QA run or patch ended (done, cancelled or failed); its results are in the archive. */
+  'qa.done': { archiveId: string; job: QaJobKind; ok: boolean; cancelled: boolean; message: string | null };
   /** A native menu item or its shortcut. */
   menu: { action: MenuAction };
 }
@@ -56,6 +61,8 @@ const EVENT_LIST = [
   'replay.navigated',
   'replay.missing',
   'record.progress',
+  'qa.progress',
+  'qa.done',
   'menu',
 ] as const satisfies readonly EventName[];
 

@@ -56,6 +56,8 @@ import type {
 import type { ProfileInfo } from './profile-types.ts';
 import { PROFILE_NAME } from './profile-types.ts';
 import type { PageCompare, ScheduleState, SeriesDetail } from './series-types.ts';
+import type { QaPageResult, QaPatchResult, QaRunInfo, QaShots } from './qa-types.ts';
+import type { QaJobStatus, QaPageList, QaPageRequest, QaReview, QaReviewRequest, QaRunRequest } from './qa-view-types.ts';
 import { settingsPatch } from './settings-payload.ts';
 import { ROBOTS_POLICY_NAMES } from './settings.ts';
 import { arr, bool, empty, int, nullable, num, obj, oneOf, optional, str, type Validator } from './validate.ts';
@@ -80,6 +82,9 @@ const url = () => str({ min: 1, max: 8192 });
 const ts = () => str({ min: 1, max: 14, pattern: /^\d{1,14}$/ });
 const settings = settingsPatch();
 const customRobots = () => optional(str({ max: 512 * 1024 }));
+
+/** A page of a QA run: its URL and its 14-digit capture time. */
+const qaPage = () => ({ archiveId: id(), url: url(), ts: str({ min: 14, max: 14, pattern: /^\d{14}$/ }) });
 
 const recordFilter: Validator<RecordFilter> = obj({
   type: optional(arr(str({ max: 40 }), { max: 20 })),
@@ -269,6 +274,50 @@ export const COMMANDS = {
   // ── browser profiles (issue 36): saved logins a crawl starts from ──
   /** The library's profiles (names, cookie counts, sites; never the values). */
   'profile.list': cmd<Record<string, never>, ProfileInfo[]>()('core', empty()),
+
+  // ── quality assurance (issue #34 item 5: the QA view) ──
+  /** Replay every page (or those asked for) and score it; progress as `qa.progress` events; the run's summary when done. */
+  'qa.run': cmd<QaRunRequest, QaRunInfo>()(
+    'core',
+    obj({
+      archiveId: id(),
+      tabs: optional(int({ min: 1, max: 16 })),
+      pages: optional(int({ min: 1, max: 10_000_000 })),
+      urlPrefix: optional(str({ min: 1, max: 8192 })),
+      host: optional(str({ min: 1, max: 300 })),
+      againstLive: optional(bool()),
+    }),
+  ),
+  /** Fetch what the newest run found missing (and its severe pages) and score the pages it touched again. */
+  'qa.patch': cmd<{ archiveId: string }, QaPatchResult>()('core', obj({ archiveId: id() })),
+  /** Stop the QA run or patch under way on the archive (what was scored so far is kept). */
+  'qa.cancel': cmd<{ archiveId: string }, null>()('core', obj({ archiveId: id() })),
+  /** The QA run or patch under way on the archive, or null. */
+  'qa.status': cmd<{ archiveId: string }, QaJobStatus | null>()('core', obj({ archiveId: id() })),
+  /** The archive's QA runs, newest first. */
+  'qa.runs': cmd<{ archiveId: string }, QaRunInfo[]>()('core', obj({ archiveId: id() })),
+  /** The pages' current results (each page's newest scoring), worst first. */
+  'qa.pages': cmd<{ archiveId: string; limit: number; offset?: number }, QaPageList>()(
+    'core',
+    obj({ archiveId: id(), limit: int({ min: 1, max: 1000 }), offset: optional(int({ min: 0, max: Number.MAX_SAFE_INTEGER })) }),
+  ),
+  /** One page's current result, or null when it was never scored. */
+  'qa.page': cmd<QaPageRequest, QaPageResult | null>()('core', obj(qaPage())),
+  /** One page's reference, replay and diff screenshots of its latest scoring. */
+  'qa.shots': cmd<QaPageRequest, QaShots>()('core', obj(qaPage())),
+  /** Approve or reject a page and leave a note (kept with the archive, across runs). */
+  'qa.review': cmd<QaReviewRequest, QaReview>()(
+    'core',
+    obj({
+      archiveId: id(),
+      url: url(),
+      ts: str({ min: 14, max: 14, pattern: /^\d{14}$/ }),
+      verdict: nullable(oneOf(['approved', 'rejected'] as const)),
+      note: nullable(str({ max: 5000 })),
+    }),
+  ),
+  /** The archive's reviewed pages (the Pages view's verdict column). */
+  'qa.reviews': cmd<{ archiveId: string }, QaReview[]>()('core', obj({ archiveId: id() })),
 
   'shell.chooseFiles': cmd<{ purpose: FilePurpose }, string[]>()('shell', obj({ purpose: oneOf(['import', 'seeds', 'robots'] as const) })),
   'shell.setTheme': cmd<{ theme: ThemeSource }, null>()('shell', obj({ theme: oneOf(['system', 'light', 'dark'] as const) })),

@@ -202,6 +202,8 @@ export const APP_ERRORS = [
   'NOT_AVAILABLE',
   'NOT_A_CRAWL',
   'PAYLOAD_INVALID',
+  /** A QA run or patch is already under way on the archive (one at a time). */
+  'QA_RUNNING',
   'RECORDING',
   'RECORD_BAD_URL',
   'RECORD_NOT_RUNNING',
@@ -232,6 +234,20 @@ export const PROFILE_ERRORS = [
   'PROFILE_NO_DISPLAY',
 ] as const;
 
+/** Quality assurance of an archive and its patch crawl (core/qa, core/archive/qa-store.ts). */
+export const QA_ERRORS = [
+  /** The pages asked for (filters, --pages) are none: nothing to score. */
+  'QA_NO_PAGES',
+  /** `trove qa` results asked for before any run. */
+  'QA_NO_RESULTS',
+  /** A run stopped by its signal. */
+  'QA_ABORTED',
+  /** The QA results file cannot be opened or read. */
+  'QA_STORE_FAILED',
+  /** A patch of an archive that is not a crawl (an import): not done yet. */
+  'QA_PATCH_NOT_A_CRAWL',
+] as const;
+
 /** The `trove` command line (core/cli): commander's usage errors and a bad --out. */
 export const CLI_ERRORS = ['CLI_USAGE', 'CRAWL_OUT_INVALID'] as const;
 
@@ -248,6 +264,7 @@ export type CrawlErrorCode = (typeof CRAWL_ERRORS)[number];
 export type ExportErrorCode = (typeof EXPORT_ERRORS)[number];
 export type AppErrorCode = (typeof APP_ERRORS)[number];
 export type BrowserErrorCode = (typeof BROWSER_ERRORS)[number];
+export type QaErrorCode = (typeof QA_ERRORS)[number];
 export type CliErrorCode = (typeof CLI_ERRORS)[number];
 export type ProfileErrorCode = (typeof PROFILE_ERRORS)[number];
 
@@ -267,6 +284,7 @@ export type ErrorCode =
   | AppErrorCode
   | BrowserErrorCode
   | ProfileErrorCode
+  | QaErrorCode
   | CliErrorCode;
 
 export const ERROR_CODES: readonly ErrorCode[] = [
@@ -284,6 +302,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   ...APP_ERRORS,
   ...BROWSER_ERRORS,
   ...PROFILE_ERRORS,
+  ...QA_ERRORS,
   ...CLI_ERRORS,
 ];
 

@@ -40,6 +40,11 @@ export interface QaPageResult {
   /** The archivist's review, if any. */
   verdict: QaVerdict | null;
   note: string | null;
+  /** The run that produced this result, and when the page was scored (ISO 8601 UTC). */
+  runId?: number;
+  checkedAt?: string;
+  /** The page's title in replay. */
+  title?: string;
 }
 
 export interface QaRunInfo {
@@ -60,4 +65,82 @@ export interface QaProgress {
   total: number;
   /** The page just scored. */
   url: string | null;
+  /** Its band, once scored. */
+  band?: QaBand;
+}
+
+/** What `runQa` is asked to do (the `trove qa` flags, the app's QA form). */
+export interface QaOptions {
+  /** Score at most this many pages (in the archive's page order). */
+  pages?: number;
+  /** Only pages whose URL starts with this. */
+  urlPrefix?: string;
+  /** Only pages of this host (exact, case-insensitive). */
+  host?: string;
+  /** Pages replayed at once, each in its own tab (browser context). Default 2. */
+  tabs?: number;
+  /** For pages with no capture-time reference: load the live page as the reference (robots obeyed). */
+  againstLive?: boolean;
+  /** Chromium to drive; found as a browser crawl finds it when absent. */
+  chromiumPath?: string;
+  /** Viewport of every screenshot (replay, live). Default 1280×800, the browser crawl's. */
+  viewport?: { width: number; height: number };
+  /** Only these pages (url + ts): the patch's re-scoring uses it. */
+  only?: { url: string; ts: string }[];
+  /** Set by the patch: the run this one re-scores after a patch crawl. */
+  afterPatchOf?: number;
+}
+
+/** Which current page results to list (qa-store.ts listQaPages). */
+export interface QaPageQuery {
+  band?: QaBand;
+  reference?: QaReference;
+  /** 'none': pages not reviewed yet. */
+  verdict?: QaVerdict | 'none';
+  /** Substring of the URL. */
+  urlContains?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** A page's screenshots as `data:` URLs for the app (null when there is none). */
+export interface QaShots {
+  reference: string | null;
+  replay: string | null;
+  /** pixelmatch's diff image: mismatched pixels red over a faded replay. */
+  diff: string | null;
+}
+
+export interface QaPatchOptions {
+  /** Tabs for the re-scoring (the crawl's own browser tabs come from its settings). */
+  tabs?: number;
+  chromiumPath?: string;
+  /** Patch only these pages (url + ts); all pages that are not good when absent. */
+  only?: { url: string; ts: string }[];
+}
+
+export interface QaPatchProgress {
+  phase: 'crawl' | 'rescore';
+  done: number;
+  total: number;
+  url: string | null;
+}
+
+/** A page's band before and after a patch. */
+export interface QaPatchedPage {
+  url: string;
+  ts: string;
+  before: QaBand;
+  after: QaBand;
+}
+
+export interface QaPatchResult {
+  /** URLs the continuation crawl was given (missing resources, pages scored severe). */
+  requested: string[];
+  /** Of those, the ones the crawl's scope refused (not fetched). */
+  outOfScope: string[];
+  /** The run whose results were patched, and the run that re-scored the affected pages. */
+  before: QaRunInfo;
+  after: QaRunInfo;
+  pages: QaPatchedPage[];
 }

@@ -4,7 +4,7 @@
  * process wraps them in its IPC gate; the e2e harness binds them into a real browser page; tests
  * call them directly. Nothing here imports electron.
  *
- * The handlers live by room in handlers/ (library, crawl, records and replay, export, record),
+ * The handlers live by room in handlers/ (library, crawl, records and replay, export, record, qa),
  * each given the one shared AppContext (handlers/app-context.ts); this file builds the context and
  * assembles them. Crawls run in worker threads (crawl-runner.ts); archives are opened on demand
  * and kept open (one read connection per library entry) until deleted or the service closes.
@@ -22,6 +22,7 @@ import { exportArchive, exportHandlers } from './handlers/export-handlers.ts';
 import { recordHandlers } from './handlers/record-handlers.ts';
 import { seriesHandlers } from './handlers/series-handlers.ts';
 import type { SchedulerClock } from './recrawl-scheduler.ts';
+import { qaHandlers } from './handlers/qa-handlers.ts';
 
 export type { AppHandlers } from './handlers/app-context.ts';
 
@@ -66,6 +67,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
     ...exportHandlers(ctx),
     ...recordHandlers(ctx, opts.openRecordTab),
     ...series.handlers,
+    ...qaHandlers(ctx),
   };
   // Scheduled recrawls: what fell due while the app was closed starts now (once), then on time.
   series.scheduler.start();
@@ -77,6 +79,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
     exportTo: (req: ExportRequest, outDir: string) => exportArchive(ctx, req, outDir),
     async close() {
       series.scheduler.stop();
+      ctx.qaJobs.close();
       await Promise.all([ctx.runner.close(), ctx.exports.close(), ctx.imports.close(), ctx.recording?.stop()]);
       for (const id of [...ctx.archives.keys()]) ctx.closeArchive(id);
     },

@@ -60,7 +60,21 @@ export async function latestScreenshot(archive: Archive): Promise<PageScreenshot
   return row ? readScreenshot(archive, row) : null;
 }
 
-function findPageScreenshot(archive: Archive, pageId: number): ShotRow | null {
+/**
+ * The bytes of a `resource` record a browser capture wrote beside the page a record holds, by the
+ * prefix of its target URI (`urn:view:` screenshot, `urn:text:` text), chosen as `pageScreenshot`
+ * chooses; null when there is none or it is larger than `maxBytes`. QA reads its capture-time
+ * reference with it.
+ */
+export async function pageResourceBytes(archive: Archive, pageId: number, prefix: string, maxBytes = SCREENSHOT_MAX_BYTES): Promise<Buffer | null> {
+  const row = findPageScreenshot(archive, pageId, prefix);
+  if (!row) return null;
+  const record = await readRecordAt(archive.resolveFile({ path: row.file_path }), row.offset, row.length);
+  const { stored, cut } = await readStoredPayload(record, maxBytes);
+  return cut ? null : stored;
+}
+
+function findPageScreenshot(archive: Archive, pageId: number, prefix = SCREENSHOT_URN_PREFIX): ShotRow | null {
   const db = databaseOf(archive);
   const page = db.prepare(`SELECT target_uri, ${tsSql('ts')} AS ts, ${recordIdSql('record_id')} AS record_id FROM records WHERE id = ?`).get(pageId) as
     | { target_uri: string | null; ts: string | null; record_id: string | null }
@@ -72,7 +86,7 @@ function findPageScreenshot(archive: Archive, pageId: number): ShotRow | null {
   // would walk every resource row; the URL is the selective key.
   const shots = db
     .prepare(`${SELECT_SHOT.replace('FROM records r', 'FROM records r INDEXED BY records_target_uri')} WHERE r.target_uri = ? AND r.record_type = ${RESOURCE} ORDER BY r.id LIMIT ?`)
-    .all(SCREENSHOT_URN_PREFIX + page.target_uri, CANDIDATES) as ShotRow[];
+    .all(prefix + page.target_uri, CANDIDATES) as ShotRow[];
   if (shots.length === 0) return null;
   const tied = page.record_id ? shots.find((s) => s.concurrent_to === page.record_id) : undefined;
   if (tied) return tied;

@@ -20,6 +20,7 @@ import { registerExcludeCommand } from './exclude-command.ts';
 import { registerProfileCommand } from './profile-command.ts';
 import { registerRecrawlCommand } from './recrawl-command.ts';
 import { registerChangesCommand } from './changes-command.ts';
+import { registerQaCommand } from './qa-command.ts';
 import { CliExit, codeOfCommanderError, formatCliError, formatSettingsProblems } from './cli-errors.ts';
 
 const processIo: CommandIo = { stdout: process.stdout, stderr: process.stderr };
@@ -46,6 +47,7 @@ export function buildProgram(io: CommandIo = processIo): Command {
   registerProfileCommand(program, io);
   registerRecrawlCommand(program, io);
   registerChangesCommand(program, io);
+  registerQaCommand(program, io);
   return program;
 }
 

@@ -88,6 +88,12 @@ export interface StartCrawlOptions {
   profilesDir?: string;
   /** A new crawl that repeats this earlier crawl directory (`trove recrawl`): stored as its link (RECRAWL_OF_META). */
   recrawlOf?: string;
+  /**
+   * URLs to fetch again though seen before (`trove qa --patch`): a page (no `via`) is scheduled as
+   * the crawl scheduled it; a resource of a page (`via`: the page) is decided by the crawl's scope
+   * as an embed (hop E) of it, and one the scope refuses is passed to `onRefused`, not fetched.
+   */
+  refetch?: { urls: readonly { url: string; via: string | null }[]; onRefused?(url: string, reason: string): void };
 }
 
 export { CrawlController } from './crawl-controller.ts';
@@ -133,6 +139,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
 
     // Seeds (new ones only: the seen-set makes rescheduling harmless on resume).
     stores.frontier.schedule(settings.seeds.map((s) => services.chain.seed(s)));
+    if (opts.refetch) scheduleRefetch(services.chain, stores.frontier, opts.refetch);
 
     const persist = wireCommitHooks(parts);
     const controller = makeController(parts, ctx, hardAbort, {
@@ -206,6 +213,21 @@ interface CrawlParts extends CrawlStores, CrawlServices {
   pageText: PageTextBuffer;
   prior: PriorCaptures | null;
   login: CrawlLogin;
+}
+
+/** The forced re-fetches of a patch (StartCrawlOptions.refetch), through the crawl's own candidate chain and scope. */
+function scheduleRefetch(chain: CandidateChain, frontier: Frontier, refetch: NonNullable<StartCrawlOptions['refetch']>): void {
+  for (const r of refetch.urls) {
+    try {
+      const c = r.via
+        ? chain.fromOutlinks({ url: r.via, hopsPath: '', seed: false }, [{ url: r.url, hop: 'E', context: 'qa-patch' }], false)[0]
+        : chain.seed(r.url);
+      if (c) frontier.forceSchedule(c);
+      else refetch.onRefused?.(r.url, 'out of the crawl\'s scope');
+    } catch (err) {
+      refetch.onRefused?.(r.url, (err as Error).message);
+    }
+  }
 }
 
 /** The stored settings with the given ones over them (seeds added to the stored ones), validated, and the custom robots.txt text. */

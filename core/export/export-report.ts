@@ -2,7 +2,8 @@
  * `trove export --report DIR`: the crawl's reports as files an archivist can keep next to the
  * WARCs and open in a spreadsheet: summary, seeds, hosts, MIME types, status codes and scope
  * rejections per rule, each as CSV (RFC 4180, header row) and JSON; plus Heritrix 3's five text
- * reports (report-heritrix.ts) for scripts that read those.
+ * reports (report-heritrix.ts) for scripts that read those; and, once the archive has been
+ * through QA, each page's current QA result with the archivist's verdict and note (qa-pages).
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -13,6 +14,34 @@ import { gatherReport } from './report-data.ts';
 import type { ReportData } from './report-data.ts';
 import { pausedMsOf } from './report-paused-time.ts';
 import { crawlReport, hostsReport, mimetypeReport, responsecodeReport, seedsReport } from './report-heritrix.ts';
+import { listQaPages } from '../archive/qa-store.ts';
+
+/** The QA report's columns: a page's current result flattened, with its review. */
+const QA_COLUMNS = ['url', 'ts', 'band', 'reference', 'screenshotScore', 'textScore', 'resourceScore', 'captured', 'missing', 'errors', 'verdict', 'note', 'checkedAt'] as const;
+
+function qaReportFiles(archive: Archive): [string, string][] {
+  const pages = listQaPages(archive.dir);
+  if (pages.length === 0) return [];
+  const rows = pages.map((p) => ({
+    url: p.url,
+    ts: p.ts,
+    band: p.band,
+    reference: p.reference,
+    screenshotScore: p.screenshotScore,
+    textScore: p.textScore,
+    resourceScore: p.resourceScore,
+    captured: p.resources.captured,
+    missing: p.resources.missing,
+    errors: p.resources.errors,
+    verdict: p.verdict,
+    note: p.note,
+    checkedAt: p.checkedAt ?? null,
+  }));
+  return [
+    ['qa-pages.json', JSON.stringify(pages, null, 2) + '\n'],
+    ['qa-pages.csv', toCsv(rows, [...QA_COLUMNS])],
+  ];
+}
 
 export interface ReportExportOptions {
   onProgress?: ProgressFn;
@@ -64,6 +93,7 @@ export async function exportReport(archive: Archive, dir: string, opts: ReportEx
     ['hosts-report.txt', hostsReport(data)],
     ['mimetype-report.txt', mimetypeReport(data)],
     ['responsecode-report.txt', responsecodeReport(data)],
+    ...qaReportFiles(archive),
   ];
   let bytes = 0;
   for (const [i, [name, text]] of files.entries()) {

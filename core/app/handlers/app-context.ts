@@ -1,9 +1,10 @@
 /**
  * The state the app service's handlers share (the library, the crawl/export/import runners, the
- * open archives, the entries being imported into, the recording under way) and the few checks
- * several rooms make, as one declared context: each handler file (library-, crawl-, records-,
- * export-, record-handlers.ts) takes it and nothing else, so what a handler may touch is written
- * here once. app-service.ts builds it and assembles the handlers.
+ * open archives, the entries being imported into, the recording under way, the QA runs and
+ * patches under way) and the few checks several rooms make, as one declared context: each
+ * handler file (library-, crawl-, records-, export-, record-, qa-handlers.ts) takes it and
+ * nothing else, so what a handler may touch is written here once. app-service.ts builds it and
+ * assembles the handlers.
  */
 import type { CrawlSettings } from '../../api/settings.ts';
 import type { CoreCommandName, Handlers } from '../../api/commands.ts';
@@ -20,6 +21,7 @@ import { ImportRunner } from '../import-runner.ts';
 import { appSigningKeyFile } from '../signing-key.ts';
 import { profilesDirOf } from '../../storage/profile-store.ts';
 import type { RecordSession } from '../record-session.ts';
+import { QaJobs } from '../qa-jobs.ts';
 
 export type AppHandlers = Handlers<CoreCommandName>;
 
@@ -39,6 +41,8 @@ export interface AppContext {
   importing: Set<string>;
   /** The recording under way (one Record window at a time), or the last one, stopped. */
   recording: RecordSession | null;
+  /** The QA runs and patches under way, one per archive at most. */
+  qaJobs: QaJobs;
   /** The open archive of a library entry, opened on first use. */
   archive(id: string): Archive;
   closeArchive(id: string): void;
@@ -82,6 +86,7 @@ export function createAppContext(opts: AppContextOptions): AppContext {
     archives: new Map(),
     importing: new Set(),
     recording: null,
+    qaJobs: new QaJobs(emit),
 
     archive(id) {
       let a = ctx.archives.get(id);

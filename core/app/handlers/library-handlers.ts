@@ -29,11 +29,12 @@ async function waczTitle(file: string): Promise<string | null> {
   }
 }
 
-/** An entry may be deleted when nothing writes into it: no import, no recording, no crawl. */
+/** An entry may be deleted when nothing writes into it or reads it whole: no import, no recording, no crawl, no QA. */
 function checkDeletable(ctx: AppContext, id: string): void {
   ctx.checkNotImporting(id, 'deleting it');
   if (ctx.isRecordingInto(id)) throw new TroveError('RECORDING', `stop recording into ${id} before deleting it`, { id });
   if (ctx.runner.isRunning(id)) throw new TroveError('CRAWL_RUNNING', `stop the crawl ${id} before deleting it`, { id });
+  if (ctx.qaJobs.isRunning(id)) throw new TroveError('QA_RUNNING', `cancel the QA run or patch on ${id} before deleting it`, { id });
 }
 
 export function libraryHandlers(ctx: AppContext): RoomHandlers<'library'> {

@@ -1,10 +1,13 @@
 /**
  * The Pages view of the WARC browser (as ReplayWeb.page's): the archive's HTML pages with their
  * titles, sortable by title, URL or time and narrowed by a search over title and URL, from the
- * core's capture index (records.sortedPages). While the crawl shown runs, the list is asked
- * afresh at most once a second.
+ * core's capture index (records.sortedPages), each with the archivist's QA verdict and note when
+ * the page was reviewed (qa.reviews). While the crawl shown runs, the list is asked afresh at
+ * most once a second.
  */
 import type { PageSummary } from '../../../core/api/app-types.ts';
+import type { QaReview } from '../../../core/api/qa-view-types.ts';
+import { pageKey } from './qa-format.ts';
 import { unwrap, type TroveApi } from './bridge.ts';
 import { attempt } from './attempt.ts';
 import { atMostEvery } from './at-most-every.ts';
@@ -35,6 +38,8 @@ export class PagesState {
   error = $state<string | null>(null);
   /** Set when the archive has no pages at all (not only none matching a search). */
   holdings = $state.raw<Holdings | null>(null);
+  /** The QA reviews of the archive's pages, by pageKey (URL and capture time). */
+  reviews = $state.raw<Map<string, QaReview>>(new Map());
 
   readonly api: TroveApi;
   /** The rows' thumbnails, kept across the live reloads. */
@@ -52,7 +57,19 @@ export class PagesState {
     this.rows = [];
     this.total = 0;
     this.holdings = null;
+    this.reviews = new Map();
     await this.load();
+  }
+
+  /** The page's review, if it has one. */
+  review(p: { url: string; ts: string }): QaReview | undefined {
+    return this.reviews.get(pageKey(p));
+  }
+
+  /** The reviews, asked afresh with each load (a review is made in the QA view). No QA yet: none. */
+  private async loadReviews(archiveId: string, n: number): Promise<void> {
+    const r = await attempt(this.api.qa.reviews({ archiveId }));
+    if (n === this.seq && r.ok) this.reviews = new Map(r.value.filter((v) => v.verdict !== null || v.note !== null).map((v) => [pageKey(v), v]));
   }
 
   /** Click on a column head: sort by it, or flip the direction when it is already the sort. */
@@ -73,7 +90,7 @@ export class PagesState {
     const offset = more ? this.rows.length : 0;
     const limit = more ? PAGES_LIMIT : Math.max(PAGES_LIMIT, Math.min(this.rows.length, 1000));
     const r = await attempt(async () => {
-      const page = await unwrap(this.api.records.sortedPages({ archiveId, sort: this.sort, desc: this.desc, q: this.q, limit, offset }));
+      const [, page] = await Promise.all([this.loadReviews(archiveId, n), unwrap(this.api.records.sortedPages({ archiveId, sort: this.sort, desc: this.desc, q: this.q, limit, offset }))]);
       if (n !== this.seq) return; // a newer load was asked for meanwhile
       this.rows = more ? [...this.rows, ...page.rows] : page.rows;
       this.total = page.total;

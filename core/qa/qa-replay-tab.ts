@@ -1,0 +1,181 @@
+/**
+ * A QA tab: one browser context and page that replays page after page (a new context per page
+ * cost 1.5–2.5 s on a loaded two-core machine, more than the replay itself). Every http(s)
+ * request the page makes is paused over CDP (Fetch) and answered by `replayResponse`, the handler
+ * the app's replay view uses, so the replay policy (CSP, guard script, no service workers) is in
+ * force and nothing reaches the live web; any other scheme the policy does not allow is failed.
+ * The HTTP cache is off, so every request of every page comes to the handler and is counted by
+ * how replay answered it: captured (2xx/3xx), missing (not archived), error (4xx/5xx).
+ *
+ * Then the page's text and a viewport screenshot, taken as a browser capture takes them
+ * (Page.captureScreenshot after the network went quiet, and after the behaviors when the
+ * reference was captured after them), so the two compare. A live tab (no interception) serves
+ * `--against-live` the same way.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Archive } from '../archive/archive-dir.ts';
+import { replayResponse } from '../app/replay-bridge.ts';
+import { replaySchemeAllowed } from '../replay/replay-policy.ts';
+import { realClock } from '../browser/browser-clock.ts';
+import type { CdpSession } from '../browser/cdp-session.ts';
+import { NetworkActivity } from '../browser/network-activity.ts';
+import { DEFAULT_BEHAVIORS, runBehaviors } from '../browser/page-behaviors.ts';
+
+export interface PageView {
+  /** The page document itself was not archived, or answered 4xx/5xx (or, live, failed to load). */
+  pageFailed: boolean;
+  title: string;
+  text: string;
+  screenshot: Buffer | null;
+  captured: number;
+  missingUrls: string[];
+  errorUrls: { url: string; status: number }[];
+  scriptErrors: string[];
+}
+
+export interface ViewOptions {
+  /** Run the browser crawl's behaviors (scroll, load more…) before reading the page. */
+  behaviors: boolean;
+  signal?: AbortSignal;
+}
+
+/** Quiet network for this long = the page is done (the crawl waits 500 ms; replay answers locally). */
+const QUIET_MS = 300;
+const QUIET_MAX_MS = 8_000;
+const LOAD_TIMEOUT_MS = 30_000;
+/** Script errors kept per page. */
+const SCRIPT_ERRORS_MAX = 20;
+
+/** Chromium asks for /favicon.ico by itself: no page asked for it, so it counts for nothing. */
+export function isAutoRequest(url: string): boolean {
+  try {
+    return new URL(url).pathname === '/favicon.ico';
+  } catch {
+    return false;
+  }
+}
+
+/** How the page being replayed asked and was answered. */
+interface Answers {
+  archive: Archive;
+  page: { url: string; ts: string };
+  outcome: Map<string, number | 'missing'>;
+  pageFailed: boolean;
+}
+
+export class QaTab {
+  readonly #context: BrowserContext;
+  readonly #tab: Page;
+  readonly #session: CdpSession;
+  readonly #net: NetworkActivity;
+  #scriptErrors: string[] = [];
+  #answers: Answers | null = null;
+
+  private constructor(context: BrowserContext, tab: Page, session: CdpSession) {
+    this.#context = context;
+    this.#tab = tab;
+    this.#session = session;
+    this.#net = new NetworkActivity(session, realClock);
+    tab.on('pageerror', (err) => {
+      if (this.#scriptErrors.length < SCRIPT_ERRORS_MAX) this.#scriptErrors.push(err.message.split('\n')[0]!.slice(0, 300));
+    });
+  }
+
+  /** A tab; with `replay`, one whose every request is answered from an archive. */
+  static async open(browser: Browser, viewport: { width: number; height: number }, replay: boolean): Promise<QaTab> {
+    const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
+    try {
+      const tab = await context.newPage();
+      const session = (await context.newCDPSession(tab)) as unknown as CdpSession;
+      const t = new QaTab(context, tab, session);
+      await session.send('Network.enable');
+      await session.send('Network.setCacheDisabled', { cacheDisabled: true });
+      t.#net.start();
+      if (replay) {
+        await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+        session.on('Fetch.requestPaused', (e) => void t.#answer(e).catch(() => session.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Failed' }).catch(() => {})));
+      }
+      return t;
+    } catch (err) {
+      await context.close().catch(() => {});
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#net.stop();
+    await this.#context.close().catch(() => {});
+  }
+
+  async #answer(e: any): Promise<void> {
+    const url: string = e.request.url;
+    const a = this.#answers;
+    if (!/^https?:/i.test(url) || !a) {
+      // Outside a replay nothing is answered from the archive, and nothing goes out.
+      if (a && replaySchemeAllowed(url)) await this.#session.send('Fetch.continueRequest', { requestId: e.requestId });
+      else await this.#session.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' });
+      return;
+    }
+    const headers = Object.entries(e.request.headers as Record<string, string>);
+    const r = await replayResponse(a.archive, { url, at: a.page.ts, method: e.request.method, headers });
+    const isPage = e.resourceType === 'Document' && url.split('#')[0] === a.page.url;
+    if (isPage && (r.info.kind === 'not-archived' || r.status >= 400)) a.pageFailed = true;
+    if (!isPage && !isAutoRequest(url)) a.outcome.set(url, r.info.kind === 'not-archived' ? 'missing' : r.status);
+    await this.#session
+      .send('Fetch.fulfillRequest', {
+        requestId: e.requestId,
+        responseCode: r.status,
+        ...(r.statusText ? { responsePhrase: r.statusText } : {}),
+        responseHeaders: r.headers.map(([name, value]) => ({ name, value })),
+        body: r.body.toString('base64'),
+      })
+      .catch(() => {});
+  }
+
+  /** Replay one page of `archive` (a tab opened with `replay`). */
+  async replay(archive: Archive, page: { url: string; ts: string }, opts: ViewOptions): Promise<PageView> {
+    const answers: Answers = { archive, page, outcome: new Map(), pageFailed: false };
+    this.#answers = answers;
+    let view: Omit<PageView, 'captured' | 'missingUrls' | 'errorUrls'>;
+    try {
+      view = await this.view(page.url, opts);
+    } finally {
+      this.#answers = null;
+    }
+    const missingUrls: string[] = [];
+    const errorUrls: { url: string; status: number }[] = [];
+    let captured = 0;
+    for (const [url, o] of answers.outcome) {
+      if (o === 'missing') missingUrls.push(url);
+      else if (o >= 400) errorUrls.push({ url, status: o });
+      else captured++;
+    }
+    return { ...view, pageFailed: answers.pageFailed || view.pageFailed, captured, missingUrls, errorUrls };
+  }
+
+  /**
+   * Open `url`, wait for the load and a quiet network, run the behaviors when asked, and read
+   * title, text and a viewport screenshot. The next page is opened from this one: the network was
+   * quiet before the read, and navigating cancels whatever the page still had in flight.
+   */
+  async view(url: string, opts: ViewOptions): Promise<Omit<PageView, 'captured' | 'missingUrls' | 'errorUrls'>> {
+    this.#scriptErrors = [];
+    let pageFailed = false;
+    try {
+      const res = await this.#tab.goto(url, { waitUntil: 'load', timeout: LOAD_TIMEOUT_MS });
+      if (!res || res.status() >= 400) pageFailed = true;
+    } catch {
+      pageFailed = true;
+    }
+    await this.#net.waitForQuiet({ quietMs: QUIET_MS, maxMs: QUIET_MAX_MS, ...(opts.signal ? { signal: opts.signal } : {}) }).catch(() => false);
+    if (opts.behaviors && !opts.signal?.aborted) {
+      await runBehaviors(this.#session, this.#net, realClock, { ...DEFAULT_BEHAVIORS, screenshot: false }, opts.signal).catch(() => undefined);
+    }
+    const seen = await this.#tab
+      .evaluate(() => ({ title: document.title, text: document.body ? document.body.innerText : '' }))
+      .catch(() => ({ title: '', text: '' }));
+    // optimizeForSpeed: a faster PNG encoding of the same pixels (lossless either way).
+    const shot = await this.#session.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true }).catch(() => null);
+    return { pageFailed, title: seen.title, text: seen.text, screenshot: shot ? Buffer.from(shot.data as string, 'base64') : null, scriptErrors: [...this.#scriptErrors] };
+  }
+}
