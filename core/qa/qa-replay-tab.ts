@@ -14,7 +14,7 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Archive } from '../archive/archive-dir.ts';
-import { replayResponse } from '../app/replay-bridge.ts';
+import { replayResponse } from '../replay/replay-response.ts';
 import { replaySchemeAllowed } from '../replay/replay-policy.ts';
 import { realClock } from '../browser/browser-clock.ts';
 import type { CdpSession } from '../browser/cdp-session.ts';
