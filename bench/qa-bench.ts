@@ -14,6 +14,7 @@ import path from 'node:path';
 import { nginxAvailable, startNginx } from './bench-nginx.ts';
 import { startCrawl } from '../core/crawl/start-crawl.ts';
 import { runQa } from '../core/qa/qa-run.ts';
+import { listQaPages } from '../core/archive/qa-store.ts';
 import { findChromium } from '../core/browser/find-chromium.ts';
 
 const DOCS = '/usr/share/doc/python3-doc/html';
@@ -58,6 +59,9 @@ async function main(): Promise<void> {
           `severe ${run.bands.severe} moderate ${run.bands.moderate} good ${run.bands.good}   load ${loadAverage()}`,
       );
       console.log(rows.at(-1));
+      for (const p of listQaPages(dir).filter((x) => x.band !== 'good' && x.runId === run.id)) {
+        console.log(`        ${p.band} ${p.url} missing ${p.missingUrls.slice(0, 3).join(' ') || '-'} errors ${p.errorUrls.length} script errors ${p.scriptErrors.length}`);
+      }
     }
     console.log(`\n  tabs  pages  seconds  pages/s  bands (and load average after)`);
     for (const r of rows) console.log(r);

@@ -60,7 +60,8 @@ export class LiveReferences {
       turn.then((t) => t.end, () => Date.now()),
     );
     const { view } = await turn;
-    if (!view || view.pageFailed) return null;
+    // A live page that did not load in time is no reference to hold replay to.
+    if (!view || view.pageFailed || view.timedOut) return null;
     return { screenshot: view.screenshot, text: view.text };
   }
 

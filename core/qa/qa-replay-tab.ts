@@ -14,7 +14,7 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Archive } from '../archive/archive-dir.ts';
-import { replayResponse } from '../app/replay-bridge.ts';
+import { replayResponse } from '../replay/replay-response.ts';
 import { replaySchemeAllowed } from '../replay/replay-policy.ts';
 import { realClock } from '../browser/browser-clock.ts';
 import type { CdpSession } from '../browser/cdp-session.ts';
@@ -24,6 +24,8 @@ import { DEFAULT_BEHAVIORS, runBehaviors } from '../browser/page-behaviors.ts';
 export interface PageView {
   /** The page document itself was not archived, or answered 4xx/5xx (or, live, failed to load). */
   pageFailed: boolean;
+  /** The load event did not come within LOAD_TIMEOUT_MS (the page was read as it was then). */
+  timedOut: boolean;
   title: string;
   text: string;
   screenshot: Buffer | null;
@@ -161,11 +163,15 @@ export class QaTab {
   async view(url: string, opts: ViewOptions): Promise<Omit<PageView, 'captured' | 'missingUrls' | 'errorUrls'>> {
     this.#scriptErrors = [];
     let pageFailed = false;
+    let timedOut = false;
     try {
       const res = await this.#tab.goto(url, { waitUntil: 'load', timeout: LOAD_TIMEOUT_MS });
       if (!res || res.status() >= 400) pageFailed = true;
-    } catch {
-      pageFailed = true;
+    } catch (err) {
+      // A load event that did not come in time is a slow page (or a loaded machine), not a failed
+      // one: what the page shows by then is read and scored like any other.
+      if ((err as Error).name === 'TimeoutError') timedOut = true;
+      else pageFailed = true;
     }
     await this.#net.waitForQuiet({ quietMs: QUIET_MS, maxMs: QUIET_MAX_MS, ...(opts.signal ? { signal: opts.signal } : {}) }).catch(() => false);
     if (opts.behaviors && !opts.signal?.aborted) {
@@ -176,6 +182,6 @@ export class QaTab {
       .catch(() => ({ title: '', text: '' }));
     // optimizeForSpeed: a faster PNG encoding of the same pixels (lossless either way).
     const shot = await this.#session.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true }).catch(() => null);
-    return { pageFailed, title: seen.title, text: seen.text, screenshot: shot ? Buffer.from(shot.data as string, 'base64') : null, scriptErrors: [...this.#scriptErrors] };
+    return { pageFailed, timedOut, title: seen.title, text: seen.text, screenshot: shot ? Buffer.from(shot.data as string, 'base64') : null, scriptErrors: [...this.#scriptErrors] };
   }
 }

@@ -46,7 +46,8 @@ function imports(file: string): { statement: string; from: string }[] {
  * shares (header fields, media types, digests, chunked coding, timestamps, byte sizes); the
  * storage, record and network rooms (storage, warc, fetch,
  * scope) stand on api alone; robots, extract and frontier on those; archive and replay read what
- * was written; export and crawl sit on everything they use; app and cli are the two tops.
+ * was written; export and crawl sit on everything they use; qa (replay scored, and the patch
+ * crawl) on crawl and replay; app and cli are the two tops.
  */
 const LAYERS: Record<string, readonly string[]> = {
   api: [],
@@ -64,8 +65,9 @@ const LAYERS: Record<string, readonly string[]> = {
   replay: ['api', 'errors', 'formats', 'storage', 'warc', 'scope', 'extract', 'archive'],
   export: ['api', 'errors', 'formats', 'storage', 'warc', 'scope', 'extract', 'archive', 'replay'],
   crawl: ['api', 'errors', 'formats', 'storage', 'warc', 'fetch', 'browser', 'scope', 'robots', 'extract', 'frontier', 'archive'],
-  app: ['api', 'errors', 'formats', 'storage', 'warc', 'fetch', 'browser', 'scope', 'robots', 'extract', 'frontier', 'archive', 'replay', 'export', 'crawl'],
-  cli: ['api', 'errors', 'formats', 'storage', 'warc', 'fetch', 'browser', 'scope', 'robots', 'extract', 'frontier', 'archive', 'replay', 'export', 'crawl'],
+  qa: ['api', 'errors', 'formats', 'storage', 'warc', 'fetch', 'browser', 'scope', 'robots', 'extract', 'frontier', 'archive', 'replay', 'crawl'],
+  app: ['api', 'errors', 'formats', 'storage', 'warc', 'fetch', 'browser', 'scope', 'robots', 'extract', 'frontier', 'archive', 'replay', 'export', 'crawl', 'qa'],
+  cli: ['api', 'errors', 'formats', 'storage', 'warc', 'fetch', 'browser', 'scope', 'robots', 'extract', 'frontier', 'archive', 'replay', 'export', 'crawl', 'qa'],
 };
 
 /** Single imports the table does not allow yet, each with the change that removes it. */

@@ -82,7 +82,8 @@ body, h1, .lead, li { font-family: "Fixture Mono", monospace; font-size: 22px; }
 const BUILD_JS = `(() => { const ul = document.getElementById('list'); const n = ul.dataset.page;
 for (let i = 1; i <= 12; i++) { const li = document.createElement('li'); li.textContent = 'Built item ' + i + ' of page ' + n; ul.appendChild(li); } })();`;
 
-export async function startQaSite(): Promise<QaSite> {
+/** `robots`: the site's robots.txt (default: everything allowed). */
+export async function startQaSite(opts: { robots?: string } = {}): Promise<QaSite> {
   const hits = new Map<string, number>();
   const font = fs.readFileSync(BROWSER_SITE_DIR + 'fonts/fixture-mono.ttf');
   const images = new Map<number, Buffer>();
@@ -106,7 +107,7 @@ export async function startQaSite(): Promise<QaSite> {
     if (p === '/css/font.css') return send('text/css; charset=utf-8', FONT_CSS);
     if (p === '/fonts/fixture-mono.ttf') return send('font/ttf', font);
     if (p === '/js/build.js') return send('text/javascript; charset=utf-8', BUILD_JS);
-    if (p === '/robots.txt') return send('text/plain', 'User-agent: *\nAllow: /\n');
+    if (p === '/robots.txt') return send('text/plain', opts.robots ?? 'User-agent: *\nAllow: /\n');
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('not found');
   });

@@ -20,6 +20,7 @@ import { ALT_CSS_PAGES, FONT_PAGES, QA_SITE_PAGES, SCRIPT_PAGES, startQaSite, ty
 import { damagedCopy } from '../helpers/qa-damage.ts';
 import { patchFromQa } from '../../core/qa/qa-patch.ts';
 import { readWarcDir } from '../helpers/read-warcs.ts';
+import { importFiles } from '../../core/archive/import-warc.ts';
 import { findChromium, NO_CHROMIUM_MESSAGE } from '../e2e/harness.ts';
 
 const chromium = findChromium();
@@ -141,4 +142,17 @@ describe.skipIf(!chromium)('trove qa finds the pages a damaged archive lost', ()
       expect(records.some((x) => x.type === 'response' && x.targetUri === site.origin + u && x.status === 200 && x.payload.length > 0), u).toBe(true);
     }
   }, 900_000);
+
+  it('QA of an archive made by importing a WACZ: replay-only scores; --patch says it cannot patch an import yet', async () => {
+    const wacz = path.join(tmp, 'site.wacz');
+    const io = { stdout: { write: () => true }, stderr: { write: () => true } };
+    expect(await runCli(['export', crawl.dir, '--wacz', wacz], io as never)).toBe(0);
+    const imported = path.join(tmp, 'imported');
+    await importFiles(imported, [wacz]);
+    const run = await runQa(imported, { pages: 6, tabs: 2, chromiumPath: chromium! });
+    expect(run.pages).toBe(6);
+    expect(run.references).toEqual({ 'replay-only': 6 });
+    expect(run.bands.good).toBe(6);
+    await expect(patchFromQa(imported, { chromiumPath: chromium! })).rejects.toMatchObject({ code: 'QA_PATCH_NOT_A_CRAWL' });
+  }, 300_000);
 });
