@@ -19,7 +19,7 @@ import { chromium as pw } from 'playwright-core';
 import { nginxAvailable, startNginx } from './bench-nginx.ts';
 import { cliNodeFlags } from './cli-node-flags.ts';
 import { findChromium } from '../core/browser/find-chromium.ts';
-import { capturePage } from '../core/browser/capture-page.ts';
+import { capturePage, type CapturePhase, type PageCapture } from '../core/browser/capture-page.ts';
 import type { CdpSession } from '../core/browser/cdp-session.ts';
 import { startBrowserSite, BROWSER_SITE_PAGES } from '../test/helpers/browser-site-server.ts';
 
@@ -78,6 +78,40 @@ async function liveRequests(executablePath: string, origin: string): Promise<Map
     await browser.close();
   }
   return out;
+}
+
+/** Python docs pages for the phase table: long reference pages, tutorials and indexes. */
+const DOCS_PHASE_PAGES = ['/index.html', '/library/os.html', '/library/functions.html', '/tutorial/index.html', '/tutorial/classes.html', '/reference/datamodel.html', '/howto/logging.html', '/genindex.html'];
+const PHASES: CapturePhase[] = ['start', 'navigate', 'load', 'quiet', 'details', 'media', 'scroll', 'load-more', 'read', 'screenshot', 'records'];
+
+/**
+ * Where a page's time goes: each page loaded in turn in one reused tab, as the crawl does, and
+ * the mean ms of each capture phase printed (navigation, load, network quiet, each behavior,
+ * reading the DOM, the screenshot, the last records handed over).
+ */
+export async function phaseTable(executablePath: string, label: string, urls: string[]): Promise<void> {
+  const browser = await pw.launch({ executablePath, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+  const caps: PageCapture[] = [];
+  const spool = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-phases-'));
+  const wall: number[] = [];
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
+    const page = await context.newPage();
+    const session = (await context.newCDPSession(page)) as unknown as CdpSession;
+    for (const url of urls) {
+      const t0 = performance.now();
+      caps.push(await capturePage(session, url, { sink: { exchange: async () => {} }, spoolDir: spool, behaviors: { screenshot: true } }));
+      wall.push(performance.now() - t0);
+    }
+  } finally {
+    await browser.close();
+    fs.rmSync(spool, { recursive: true, force: true });
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  console.log(`
+phases, ${label}: mean ms per page over ${caps.length} pages, one tab (${os.loadavg()[0]!.toFixed(2)} load)`);
+  console.log('  ' + PHASES.map((p) => p.padStart(11)).join('') + 'total'.padStart(9) + 'scrolls'.padStart(9));
+  console.log('  ' + PHASES.map((p) => mean(caps.map((c) => c.timings?.[p] ?? 0)).toFixed(0).padStart(11)).join('') + mean(wall).toFixed(0).padStart(9) + mean(caps.map((c) => c.behaviors.scrolls)).toFixed(1).padStart(9));
 }
 
 const pct = (a: number, b: number) => (b === 0 ? '-' : `${((100 * a) / b).toFixed(0)}%`);

@@ -10,6 +10,8 @@ export const ROBOTS_POLICY_NAMES = ['obey', 'ignore', 'custom', 'most-favored', 
 export const POLITENESS_PRESET_NAMES = ['polite', 'moderate', 'fast'] as const;
 export const DEDUP_MODE_NAMES = ['off', 'url', 'digest'] as const;
 export const RETRY_BACKOFF_NAMES = ['exponential', 'fixed'] as const;
+/** How pages are fetched: over HTTP only, in a browser when evidence says they need one, or all in a browser. */
+export const CAPTURE_MODE_NAMES = ['http', 'auto', 'browser'] as const;
 
 
 /**
