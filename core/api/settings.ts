@@ -16,18 +16,7 @@ export type ScopePreset = (typeof SCOPE_PRESET_NAMES)[number];
 export type RobotsPolicy = (typeof ROBOTS_POLICY_NAMES)[number];
 export type PolitenessPreset = (typeof POLITENESS_PRESET_NAMES)[number];
 export type DedupMode = (typeof DEDUP_MODE_NAMES)[number];
-export type CaptureMode = (typeof CAPTURE_MODE_NAMES)[number];
-
-/**
- * How the crawl fetches pages: `capture`, or the older `browser.enabled` (`--browser`,
- * and what --browser-tabs and --browser-path imply) read as `browser` when `capture` is left at
- * `http`, so old configs, flags and stored crawls keep their mode.
- */
-export function captureModeOf(settings: Pick<CrawlSettings, 'browser' | 'capture'>): CaptureMode {
-  if (settings.capture && settings.capture !== 'http') return settings.capture;
-  return settings.browser?.enabled ? 'browser' : 'http';
-}
-
+export { captureModeOf, type CaptureMode } from './capture-mode.ts';
 /** Whether `value` is one of `names` (narrowing it). */
 export function isOneOf<T extends string>(names: readonly T[], value: unknown): value is T {
   return (names as readonly unknown[]).includes(value);

@@ -72,6 +72,30 @@ const LINKS = `(() => {
   return [...out];
 })()`;
 
+/** The phases' stopwatch: `lap(phase)` adds the time since the last lap to `phase` (null: to none). */
+function phaseClock(): { timings: PhaseTimings; lap: (phase: CapturePhase | null) => void } {
+  const timings: PhaseTimings = {};
+  let t = performance.now();
+  return {
+    timings,
+    lap(phase) {
+      const now = performance.now();
+      if (phase) timings[phase] = (timings[phase] ?? 0) + (now - t);
+      t = now;
+    },
+  };
+}
+
+/**
+ * The viewport at half its size (a thumbnail and a look at the page, not a copy of it), scaled
+ * and encoded once by the browser, with its fast zlib level: PNG.
+ */
+async function viewportShot(session: CdpSession, v: { x: number; y: number; width: number; height: number }): Promise<Buffer> {
+  const clip = { x: v.x, y: v.y, width: v.width, height: v.height, scale: SCREENSHOT_SCALE };
+  const shot = await session.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true, clip });
+  return Buffer.from(shot.data, 'base64');
+}
+
 export async function capturePage(session: CdpSession, url: string, opts: CapturePageOptions): Promise<PageCapture> {
   const o = { ...DEFAULT_BEHAVIORS, ...opts.behaviors };
   const clock: BrowserClock = opts.behaviors?.clock ?? realClock;
@@ -105,13 +129,7 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
     if (opts.signal?.aborted) throw new TroveError('BROWSER_CAPTURE_ABORTED', `capture of ${url} stopped`, { url });
   };
 
-  const timings: PhaseTimings = {};
-  let t = performance.now();
-  const lap = (phase: CapturePhase): void => {
-    const now = performance.now();
-    timings[phase] = (timings[phase] ?? 0) + (now - t);
-    t = now;
-  };
+  const { timings, lap } = phaseClock();
   let watchScript: string | null = null;
 
   net.start();
@@ -143,13 +161,10 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
     }
     lap('quiet');
     if (!opts.signal?.aborted) {
-      const r = await runBehaviors(session, net, clock, o, opts.signal, timings);
-      t = performance.now();
-      behaviors.detailsOpened = r.detailsOpened;
-      behaviors.mediaPlayed = r.mediaPlayed;
-      behaviors.scrolls = r.scrolls;
-      behaviors.clicks = r.clicks;
-      behaviors.budgetsHit.push(...r.budgetsHit);
+      const { budgetsHit, ...r } = await runBehaviors(session, net, clock, o, opts.signal, timings);
+      lap(null);
+      Object.assign(behaviors, r);
+      behaviors.budgetsHit.push(...budgetsHit);
     }
 
     abortCheck();
@@ -159,15 +174,8 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
     );
     const outlinks = await evaluate<string[]>(session, LINKS);
     lap('read');
-    let screenshot: Buffer | undefined;
-    if (o.screenshot) {
-      // The viewport at half its size (a thumbnail and a look at the page, not a copy of it),
-      // scaled and encoded once by the browser, with its fast zlib level.
-      const clip = { x: page.x, y: page.y, width: page.width, height: page.height, scale: SCREENSHOT_SCALE };
-      const shot = await session.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true, clip });
-      screenshot = Buffer.from(shot.data, 'base64');
-      lap('screenshot');
-    }
+    const screenshot = o.screenshot ? await viewportShot(session, page) : undefined;
+    if (screenshot) lap('screenshot');
     await recorder.stop();
     lap('records');
     const self = new Set([url, page.href]);
