@@ -48,10 +48,7 @@ export const POLITENESS = choices<PolitenessPreset>({
 });
 
 export const CAPTURE_MODES = choices<CaptureMode>({
-  http: { title: 'Off', plain: 'Every page over HTTP: fastest; misses what scripts build (script-made links, lazy images, app pages).' },
-  auto: {
-    title: 'Automatic',
-    plain: 'Pages over HTTP; a sample of each kind of page is also rendered, and kinds that show more links or text in a browser are rendered.',
-  },
-  browser: { title: 'Every page', plain: 'Every page in a browser tab with its scripts, scrolling and media: most faithful, slowest.' },
+  http: { title: 'Off', plain: 'Every page over HTTP. Fastest; misses what scripts build.' },
+  auto: { title: 'Automatic', plain: 'HTTP first; in a browser only the kinds of page that need one.' },
+  browser: { title: 'Every page', plain: 'Every page in a browser tab. Most faithful, slowest.' },
 });
