@@ -447,7 +447,7 @@ export const SETTING_ROWS = [
     cli: {
       flag: '--capture',
       arg: '<mode>',
-      help: 'http: every page over HTTP; auto: every page over HTTP first, and in Chromium the pages whose template (URL pattern and page skeleton) shows more in-scope links or text when a sample is rendered (crawl.log says rendered:<reason>); browser: seeds and pages in Chromium tabs, like --browser',
+      help: 'http: every page over HTTP; auto: every page over HTTP first, and in Chromium the pages whose template (host and DOM skeleton) shows more in-scope links or text when a sample is rendered, or whose body shows an empty app root, <noscript> words or scripts without text (crawl.log says rendered:<reason>); browser: seeds and pages in Chromium tabs, like --browser',
     },
   }),
   boolean('browser.enabled', {
