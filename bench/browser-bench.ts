@@ -106,7 +106,7 @@ export async function phaseTable(executablePath: string, label: string, urls: st
     const session = (await context.newCDPSession(page)) as unknown as CdpSession;
     for (const url of urls) {
       const t0 = performance.now();
-      caps.push(await capturePage(session, url, { sink: { exchange: async () => {} }, spoolDir: spool, behaviors: { screenshot: true } }));
+      caps.push(await capturePage(session, url, { sink: { exchange: async () => {} }, spoolDir: spool, behaviors: { screenshot: true }, reuseCache: process.env.TROVE_REUSE_CACHE === '1' }));
       wall.push(performance.now() - t0);
     }
   } finally {

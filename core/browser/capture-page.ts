@@ -57,6 +57,13 @@ export interface CapturePageOptions {
   maxInMemory?: number;
   /** Asked before each request goes out; false fails it unsent (PageRecorder's allowRequest). */
   allowRequest?: (url: string, resourceType: string) => boolean | Promise<boolean>;
+  /**
+   * Let the tab's HTTP cache answer what an earlier page of this tab already loaded (and the
+   * recorder then captured): the crawl's tabs, whose earlier pages' resources are in the archive
+   * already. The recorder disables the cache; without this it stays disabled, and every resource
+   * of every page goes over the network and is recorded again.
+   */
+  reuseCache?: boolean;
 }
 
 /** The screenshot's size against the viewport's. */
@@ -139,6 +146,7 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
   try {
     abortCheck();
     await recorder.start();
+    if (opts.reuseCache) await session.send('Network.setCacheDisabled', { cacheDisabled: false });
     await session.send('Page.enable');
     // The behaviors' watch on timers and scroll observers, in every document before its scripts.
     watchScript = (await session.send('Page.addScriptToEvaluateOnNewDocument', { source: PAGE_WATCH }))?.identifier ?? null;

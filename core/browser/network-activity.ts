@@ -84,12 +84,22 @@ export class NetworkActivity {
    * it does not count. Polls every `pollMs`: CDP reports the events, but "nothing happened for
    * N ms" needs a timer either way.
    *
-   * With `settleMs` (shorter than `quietMs`) and `busy`, the wait may end sooner: once nothing
-   * awaits a response and nothing happened for `settleMs`, it ends as soon as `busy()` says the
-   * page has no work pending that could start a request (a short timer); `quietMs` stays the
-   * longest quiet asked for, so a page that keeps re-arming timers costs no more than before.
+   * With `settleMs` (shorter than `quietMs`) and `busy`, the wait may end sooner, or later:
+   * once nothing awaits a response and nothing happened for `settleMs`, it ends as soon as
+   * `busy()` says the page has no work pending; a short timer pending (`timer`) holds it until
+   * `quietMs`, as before, so a page that keeps re-arming timers costs no more than it did; a
+   * fetch or XHR whose answer the page is still waiting for or reading (`io`: a body of
+   * megabytes the recorder is still streaming to disk sends no event meanwhile) holds it until
+   * `maxMs`.
    */
-  async waitForQuiet(opts: { quietMs: number; maxMs: number; pollMs?: number; signal?: AbortSignal; settleMs?: number; busy?: () => Promise<boolean> }): Promise<boolean> {
+  async waitForQuiet(opts: {
+    quietMs: number;
+    maxMs: number;
+    pollMs?: number;
+    signal?: AbortSignal;
+    settleMs?: number;
+    busy?: () => Promise<'io' | 'timer' | null>;
+  }): Promise<boolean> {
     const start = this.#clock.now();
     const settle = Math.min(opts.settleMs ?? opts.quietMs, opts.quietMs);
     const poll = opts.pollMs ?? Math.max(10, Math.min(100, Math.floor(settle / 4)));
@@ -97,10 +107,13 @@ export class NetworkActivity {
       const now = this.#clock.now();
       const idle = now - Math.max(this.#lastEvent, start);
       if (this.awaitingResponse === 0 && idle >= settle) {
-        if (idle >= opts.quietMs) return true;
-        if (opts.busy && !(await opts.busy().catch(() => true))) {
+        if (!opts.busy) {
+          if (idle >= opts.quietMs) return true;
+        } else {
+          const busy = await opts.busy().catch(() => 'timer' as const);
           // Asked over CDP: a request may have started meanwhile.
-          if (this.awaitingResponse === 0 && this.#lastEvent <= now) return true;
+          const still = this.awaitingResponse === 0 && this.#lastEvent <= now;
+          if (still && (busy === null || (busy === 'timer' && idle >= opts.quietMs))) return true;
         }
       }
       if (now - start >= opts.maxMs) return false;

@@ -75,14 +75,15 @@ export async function evaluate<T>(session: CdpSession, expression: string): Prom
 
 /**
  * Run in every document before its own scripts (Page.addScriptToEvaluateOnNewDocument): counts
- * the short timers pending (setTimeout up to 1 s: a fetch about to start), and whether the page
+ * the short timers pending (setTimeout up to 1 s: a fetch about to start), the fetches and XHRs
+ * whose answers the page is still reading, and whether the page
  * watches scrolling (an IntersectionObserver observing, a scroll or wheel listener). Read back by
  * PAGE_BUSY and PAGE_SHAPE. Non-enumerable, and the page's own calls behave as before.
  */
 export const PAGE_WATCH = `(() => {
   if (window.__troveWatch) return;
   const live = new Set();
-  const w = { timers: () => live.size, observed: 0, scrollListeners: 0 };
+  const w = { timers: () => live.size, io: () => 0, observed: 0, scrollListeners: 0 };
   Object.defineProperty(window, '__troveWatch', { value: w });
   const st = window.setTimeout, ct = window.clearTimeout;
   window.setTimeout = function (fn, ms, ...args) {
@@ -96,6 +97,34 @@ export const PAGE_WATCH = `(() => {
     const observe = IntersectionObserver.prototype.observe;
     IntersectionObserver.prototype.observe = function (el) { w.observed++; return observe.call(this, el); };
   }
+  // Fetches and XHRs whose answer the page has not finished reading: its script still has work
+  // to do with them (a body of megabytes is read well after the network is done with it).
+  let io = 0;
+  w.io = () => io;
+  const track = (p) => {
+    io++;
+    const done = () => { io--; };
+    p.then(done, done);
+    return p;
+  };
+  if (window.fetch) {
+    const f = window.fetch;
+    window.fetch = function (...args) { return track(f.apply(this, args)); };
+  }
+  if (window.Response) {
+    for (const m of ['arrayBuffer', 'blob', 'json', 'text', 'formData']) {
+      const read = Response.prototype[m];
+      if (read) Response.prototype[m] = function (...args) { return track(read.apply(this, args)); };
+    }
+  }
+  if (window.XMLHttpRequest) {
+    const send = XMLHttpRequest.prototype.send;
+    XMLHttpRequest.prototype.send = function (...args) {
+      io++;
+      this.addEventListener('loadend', () => st(() => { io--; }, 0));
+      return send.apply(this, args);
+    };
+  }
   const add = EventTarget.prototype.addEventListener;
   EventTarget.prototype.addEventListener = function (type, l, o) {
     if (type === 'scroll' || type === 'wheel') w.scrollListeners++;
@@ -103,8 +132,8 @@ export const PAGE_WATCH = `(() => {
   };
 })()`;
 
-/** True while the page has a short timer pending (it may be about to fetch). */
-export const PAGE_BUSY = `(window.__troveWatch ? window.__troveWatch.timers() > 0 : false)`;
+/** `io` while the page waits for or reads an answer, `timer` while a short timer is pending (it may be about to fetch), else null. */
+export const PAGE_BUSY = `(window.__troveWatch ? (window.__troveWatch.io() > 0 ? 'io' : window.__troveWatch.timers() > 0 ? 'timer' : null) : 'timer')`;
 
 /** What the behaviors may have to do on this page. */
 const PAGE_SHAPE = `(() => {
@@ -160,7 +189,7 @@ const FIND_AND_CLICK_MORE = `(() => {
 
 /** Wait for quiet as the behaviors do: in-flight requests, then the page's short timers, within quietMs. */
 export function waitQuiet(session: CdpSession, net: NetworkActivity, o: Required<Omit<BehaviorOptions, 'clock'>>, signal?: AbortSignal): Promise<boolean> {
-  return net.waitForQuiet({ quietMs: o.quietMs, settleMs: o.settleMs, maxMs: o.quietMaxMs, signal, busy: () => evaluate<boolean>(session, PAGE_BUSY) });
+  return net.waitForQuiet({ quietMs: o.quietMs, settleMs: o.settleMs, maxMs: o.quietMaxMs, signal, busy: () => evaluate<'io' | 'timer' | null>(session, PAGE_BUSY) });
 }
 
 /**
