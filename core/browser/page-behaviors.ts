@@ -160,9 +160,13 @@ const PLAY_MEDIA = `(async () => {
   return media.length;
 })()`;
 
-const SCROLL_STEP = `(() => {
+// After the scroll, two frames and a task: the frame that computes what came into view, and
+// the IntersectionObserver callbacks it queues (which start the lazy loads the settle then
+// waits for), however slow a loaded machine makes them.
+const SCROLL_STEP = `(async () => {
   const el = document.scrollingElement || document.documentElement;
   window.scrollBy(0, Math.max(200, Math.floor(window.innerHeight * 0.8)));
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0))));
   return { bottom: Math.ceil(window.scrollY + window.innerHeight), height: el.scrollHeight };
 })()`;
 

@@ -71,6 +71,11 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
           behaviors: { screenshot: true, ...behaviors },
           // robots.txt before the request is sent, not after (browser-record-sink.ts).
           allowRequest: sink.requestGate(uri.url),
+          // What an earlier page of this tab loaded is archived already (recorded then): the tab's
+          // cache answers it, where each page used to fetch and record every stylesheet and
+          // script of a site again. A load the cache answers is queued as an E hop like any load
+          // not captured here (fetched once by HTTP if the crawl has not seen it).
+          reuseCache: true,
         });
       } catch (err) {
         failure = err;
