@@ -1,14 +1,18 @@
 /**
- * Browser crawl benchmark (issue 17). Two figures, each beside the HTTP-only crawl of the same
- * site measured in the same run:
+ * Browser crawl benchmark (issues 17 and 35). The three capture modes side by side, HTTP-only,
+ * auto and browser, on the browser fixture site and on the Python docs served by nginx (apt-get
+ * install nginx python3-doc; the first 40 pages, a page limit):
  *
- * - coverage per fixture page: each page of the browser fixture site is loaded live in Chromium
- *   with the same behaviors the crawl uses, every URL the browser requested is listed, and the
- *   share of them found in the archive (response or revisit records) of an HTTP-only crawl and
- *   of a `--browser` crawl is printed side by side;
- * - throughput: pages/s with 1, 2 and 4 tabs on the fixture site and on the Python docs served
- *   by nginx (apt-get install nginx python3-doc; the first 40 pages, a page limit), with CPU
- *   seconds per page and peak RSS, both including the browser's processes.
+ * - where a browser page's time goes: the mean ms of each capture phase (navigation, load,
+ *   network quiet, each behavior, reading the DOM, screenshot, last records) over a few pages of
+ *   each site loaded in turn in one reused tab (`--no-phases` leaves it out);
+ * - coverage per fixture page: each page is loaded live in Chromium with the crawl's behaviors,
+ *   every URL it requested is listed, and the share of them in each mode's archive (response or
+ *   revisit records) is printed; on the docs, coverage is the share of what the browser-mode
+ *   crawl archived;
+ * - throughput: pages, pages rendered in a browser, pages/s (and against HTTP-only), CPU seconds
+ *   per page and the peak PSS and RSS of the crawl's process tree, Chromium's included; browser
+ *   mode with 4 tabs (`--tabs=1,2,4` for more).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,7 +23,7 @@ import { chromium as pw } from 'playwright-core';
 import { nginxAvailable, startNginx } from './bench-nginx.ts';
 import { cliNodeFlags } from './cli-node-flags.ts';
 import { findChromium } from '../core/browser/find-chromium.ts';
-import { capturePage } from '../core/browser/capture-page.ts';
+import { capturePage, type CapturePhase, type PageCapture } from '../core/browser/capture-page.ts';
 import type { CdpSession } from '../core/browser/cdp-session.ts';
 import { startBrowserSite, BROWSER_SITE_PAGES } from '../test/helpers/browser-site-server.ts';
 
@@ -31,8 +35,10 @@ interface Child {
   ms: number;
   cpuMs: number;
   pages: number;
+  rendered: number;
   uris: number;
   peakRssMb: number;
+  peakPssMb: number;
   reason: string;
   archived: string[];
 }
@@ -80,9 +86,62 @@ async function liveRequests(executablePath: string, origin: string): Promise<Map
   return out;
 }
 
+/** Python docs pages for the phase table: long reference pages, tutorials and indexes. */
+const DOCS_PHASE_PAGES = ['/index.html', '/library/os.html', '/library/functions.html', '/tutorial/index.html', '/tutorial/classes.html', '/reference/datamodel.html', '/howto/logging.html', '/genindex.html'];
+const PHASES: CapturePhase[] = ['start', 'navigate', 'load', 'quiet', 'details', 'media', 'scroll', 'load-more', 'read', 'screenshot', 'records'];
+
+/**
+ * Where a page's time goes: each page loaded in turn in one reused tab, as the crawl does, and
+ * the mean ms of each capture phase printed (navigation, load, network quiet, each behavior,
+ * reading the DOM, the screenshot, the last records handed over).
+ */
+export async function phaseTable(executablePath: string, label: string, urls: string[]): Promise<void> {
+  const browser = await pw.launch({ executablePath, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+  const caps: PageCapture[] = [];
+  const spool = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-phases-'));
+  const wall: number[] = [];
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
+    const page = await context.newPage();
+    const session = (await context.newCDPSession(page)) as unknown as CdpSession;
+    for (const url of urls) {
+      const t0 = performance.now();
+      caps.push(await capturePage(session, url, { sink: { exchange: async () => {} }, spoolDir: spool, behaviors: { screenshot: true }, reuseCache: process.env.TROVE_REUSE_CACHE === '1' }));
+      wall.push(performance.now() - t0);
+    }
+  } finally {
+    await browser.close();
+    fs.rmSync(spool, { recursive: true, force: true });
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  console.log(`
+phases, ${label}: mean ms per page over ${caps.length} pages, one tab (${os.loadavg()[0]!.toFixed(2)} load)`);
+  console.log('  ' + PHASES.map((p) => p.padStart(11)).join('') + 'total'.padStart(9) + 'scrolls'.padStart(9));
+  console.log('  ' + PHASES.map((p) => mean(caps.map((c) => c.timings?.[p] ?? 0)).toFixed(0).padStart(11)).join('') + mean(wall).toFixed(0).padStart(9) + mean(caps.map((c) => c.behaviors.scrolls)).toFixed(1).padStart(9));
+}
+
 const pct = (a: number, b: number) => (b === 0 ? '-' : `${((100 * a) / b).toFixed(0)}%`);
 
-export async function runBrowserBench(): Promise<void> {
+interface Run {
+  site: 'fixture' | 'docs';
+  mode: string;
+  r: Child;
+}
+
+/** Settings of each capture mode at `tabs` tabs. */
+function modeSettings(mode: string, tabs: number, path: string): Record<string, unknown> {
+  if (mode === 'HTTP-only') return {};
+  const capture = mode.startsWith('auto') ? 'auto' : 'browser';
+  return { capture, browser: { enabled: false, tabs, path } };
+}
+
+/** `--tabs=1,2,4` (browser mode's tab counts; default 4) and `--no-phases`. */
+function benchArgs(argv: string[]): { tabs: number[]; phases: boolean } {
+  const t = argv.find((a) => a.startsWith('--tabs='));
+  return { tabs: t ? t.slice(7).split(',').map(Number) : [4], phases: !argv.includes('--no-phases') };
+}
+
+export async function runBrowserBench(argv: string[] = process.argv.slice(2)): Promise<void> {
   let executablePath: string;
   try {
     executablePath = findChromium();
@@ -90,63 +149,85 @@ export async function runBrowserBench(): Promise<void> {
     console.log(`browser bench skipped: ${(err as Error).message}`);
     return;
   }
+  const opts = benchArgs(argv);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-browser-bench-'));
   const site = await startBrowserSite();
   const fast = { perHost: 4, concurrency: 6, delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, minFreeDiskBytes: 0, name: 'bench' };
-  const browser = (tabs: number) => ({ browser: { enabled: true, tabs, path: executablePath } });
+  const modes = ['HTTP-only', 'auto, 4 tabs', ...opts.tabs.map((n) => `browser, ${n} tab${n === 1 ? '' : 's'}`)];
+  const tabsOf = (mode: string) => Number(/(\d+) tab/.exec(mode)?.[1] ?? 4);
+  console.log(`load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at the start (the machine is shared: figures are loaded-machine figures)`);
+  const runs: Run[] = [];
+  const nginx = nginxAvailable() && fs.existsSync(DOCS) ? await startNginx(fs.realpathSync(DOCS)) : null;
   try {
+    if (opts.phases) {
+      await phaseTable(executablePath, 'fixture pages', BROWSER_SITE_PAGES.map((p) => site.origin + p));
+      if (nginx) await phaseTable(executablePath, 'Python docs pages', DOCS_PHASE_PAGES.map((p) => nginx.origin + p));
+    }
     const seed = `${site.origin}/`;
     const live = await liveRequests(executablePath, site.origin);
-    const http = await crawl(path.join(work, 'http'), { ...fast, seeds: [seed] });
-    const runs: { tabs: number; r: Child }[] = [];
-    for (const tabs of [1, 2, 4]) runs.push({ tabs, r: await crawl(path.join(work, `browser-${tabs}`), { ...fast, ...browser(tabs), seeds: [seed] }) });
-
-    console.log(`\ncoverage: share of the URLs each fixture page requested live that are in the archive (${site.origin})`);
-    console.log('  page'.padEnd(22) + 'requested'.padStart(10) + 'HTTP-only'.padStart(12) + '--browser'.padStart(12));
-    const httpSet = new Set(http.archived);
-    const brSet = new Set(runs[1]!.r.archived);
-    let sumReq = 0;
-    let sumHttp = 0;
-    let sumBr = 0;
-    for (const [p, urls] of live) {
-      const h = urls.filter((u) => httpSet.has(u)).length;
-      const b = urls.filter((u) => brSet.has(u)).length;
-      sumReq += urls.length;
-      sumHttp += h;
-      sumBr += b;
-      console.log(`  ${p.padEnd(20)}${String(urls.length).padStart(10)}${pct(h, urls.length).padStart(12)}${pct(b, urls.length).padStart(12)}`);
-      const missing = urls.filter((u) => !brSet.has(u));
-      if (missing.length) console.log(`    not in the browser crawl: ${missing.join(' ')}`);
-    }
-    console.log(`  ${'all'.padEnd(20)}${String(sumReq).padStart(10)}${pct(sumHttp, sumReq).padStart(12)}${pct(sumBr, sumReq).padStart(12)}`);
-
-    const rows: [string, Child][] = [['fixture, HTTP-only', http], ...runs.map(({ tabs, r }): [string, Child] => [`fixture, --browser-tabs ${tabs}`, r])];
-    if (nginxAvailable() && fs.existsSync(DOCS)) {
-      const nginx = await startNginx(fs.realpathSync(DOCS));
-      try {
-        const docs = { ...fast, seeds: [`${nginx.origin}/`], limitPages: DOCS_PAGES };
-        rows.push([`Python docs (${DOCS_PAGES} pages), HTTP-only`, await crawl(path.join(work, 'docs-http'), docs)]);
-        for (const tabs of [1, 2, 4]) rows.push([`Python docs (${DOCS_PAGES} pages), --browser-tabs ${tabs}`, await crawl(path.join(work, `docs-browser-${tabs}`), { ...docs, ...browser(tabs) })]);
-      } finally {
-        await nginx.close();
-      }
+    for (const mode of modes) runs.push({ site: 'fixture', mode, r: await crawl(path.join(work, `fixture-${runs.length}`), { ...fast, ...modeSettings(mode, tabsOf(mode), executablePath), seeds: [seed] }) });
+    if (nginx) {
+      const docs = { ...fast, seeds: [`${nginx.origin}/`], limitPages: DOCS_PAGES };
+      for (const mode of modes) runs.push({ site: 'docs', mode, r: await crawl(path.join(work, `docs-${runs.length}`), { ...docs, ...modeSettings(mode, tabsOf(mode), executablePath) }) });
     } else {
-      console.log('Python docs throughput skipped: needs nginx and python3-doc (apt-get install nginx python3-doc)');
+      console.log('Python docs skipped: needs nginx and python3-doc (apt-get install nginx python3-doc)');
     }
-    console.log(`\nthroughput (${os.availableParallelism()} cores; CPU and peak RSS include Chromium's processes)`);
-    console.log('  run'.padEnd(46) + 'time'.padStart(9) + 'pages'.padStart(7) + 'URIs'.padStart(7) + 'pages/s'.padStart(9) + 'vs HTTP'.padStart(9) + 'CPU s/page'.padStart(12) + 'peak RSS'.padStart(10));
-    let base = 0;
-    for (const [name, r] of rows) {
-      const pps = r.pages / (r.ms / 1000);
-      if (name.endsWith('HTTP-only')) base = pps;
-      console.log(
-        `  ${name.padEnd(44)}${`${(r.ms / 1000).toFixed(1)} s`.padStart(9)}${String(r.pages).padStart(7)}${String(r.uris).padStart(7)}${pps.toFixed(2).padStart(9)}${`${(pps / base).toFixed(2)}×`.padStart(9)}${(r.cpuMs / 1000 / Math.max(1, r.pages)).toFixed(3).padStart(12)}${`${r.peakRssMb.toFixed(0)} MB`.padStart(10)}`,
-      );
-    }
+    printCoverage(live, runs.filter((r) => r.site === 'fixture'), site.origin);
+    printThroughput(runs, live);
   } finally {
+    await nginx?.close();
     await site.close();
     fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** Per fixture page: the share of the URLs it requested live that each mode archived. */
+function printCoverage(live: Map<string, string[]>, runs: Run[], origin: string): void {
+  console.log(`\ncoverage: share of the URLs each fixture page requested live that are in the archive (${origin})`);
+  console.log('  page'.padEnd(22) + 'requested'.padStart(10) + runs.map((r) => r.mode.padStart(16)).join(''));
+  const sets = runs.map((r) => new Set(r.r.archived));
+  const sums = runs.map(() => 0);
+  let sumReq = 0;
+  for (const [p, urls] of live) {
+    sumReq += urls.length;
+    const cells = sets.map((set, i) => {
+      const n = urls.filter((u) => set.has(u)).length;
+      sums[i]! += n;
+      return pct(n, urls.length).padStart(16);
+    });
+    console.log(`  ${p.padEnd(20)}${String(urls.length).padStart(10)}${cells.join('')}`);
+    for (const [i, r] of runs.entries()) {
+      const missing = r.mode === 'HTTP-only' ? [] : urls.filter((u) => !sets[i]!.has(u));
+      if (missing.length) console.log(`    not in the ${r.mode} crawl: ${missing.join(' ')}`);
+    }
+  }
+  console.log(`  ${'all'.padEnd(20)}${String(sumReq).padStart(10)}${sums.map((n) => pct(n, sumReq).padStart(16)).join('')}`);
+}
+
+/**
+ * Each run side by side: pages, pages rendered, pages/s against the HTTP-only crawl of the same
+ * site, coverage (fixture: of what its pages requested live; docs: of what the browser-mode crawl
+ * archived), CPU seconds per page and the peak PSS and RSS of the crawl's process tree.
+ */
+function printThroughput(runs: Run[], live: Map<string, string[]>): void {
+  console.log(`\nthroughput (${os.availableParallelism()} cores, load average ${os.loadavg()[0]!.toFixed(2)} now; CPU, PSS and RSS include Chromium's processes)`);
+  console.log('  run'.padEnd(34) + 'time'.padStart(9) + 'pages'.padStart(7) + 'rendered'.padStart(10) + 'URIs'.padStart(7) + 'pages/s'.padStart(9) + 'vs HTTP'.padStart(9) + 'coverage'.padStart(10) + 'CPU s/page'.padStart(12) + 'peak PSS'.padStart(10) + 'peak RSS'.padStart(10));
+  const liveUrls = [...new Set([...live.values()].flat())];
+  for (const site of ['fixture', 'docs'] as const) {
+    const mine = runs.filter((r) => r.site === site);
+    const base = mine.find((r) => r.mode === 'HTTP-only');
+    const ref = site === 'fixture' ? liveUrls : (mine.find((r) => r.mode.startsWith('browser'))?.r.archived ?? []);
+    for (const { mode, r } of mine) {
+      const pps = r.pages / (r.ms / 1000);
+      const basePps = base ? base.r.pages / (base.r.ms / 1000) : pps;
+      const have = new Set(r.archived);
+      const cov = pct(ref.filter((u) => have.has(u)).length, ref.length);
+      console.log(
+        `  ${`${site}, ${mode}`.padEnd(32)}${`${(r.ms / 1000).toFixed(1)} s`.padStart(9)}${String(r.pages).padStart(7)}${`${r.rendered} (${pct(r.rendered, r.pages)})`.padStart(10)}${String(r.uris).padStart(7)}${pps.toFixed(2).padStart(9)}${`${(pps / basePps).toFixed(2)}×`.padStart(9)}${cov.padStart(10)}${(r.cpuMs / 1000 / Math.max(1, r.pages)).toFixed(3).padStart(12)}${`${r.peakPssMb.toFixed(0)} MB`.padStart(10)}${`${r.peakRssMb.toFixed(0)} MB`.padStart(10)}`,
+      );
+    }
+  }
+  console.log('  targets (issue 35): docs browser 4 tabs >= 2.0 pages/s; docs auto >= 0.80× HTTP-only and <= 5% rendered; fixture auto 100% coverage');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runBrowserBench();

@@ -1,9 +1,12 @@
 /**
- * One crawl (HTTP-only or --browser) in a fresh process for the browser bench: `node
+ * One crawl (HTTP-only, auto or browser capture) in a fresh process for the browser bench: `node
  * bench/browser-crawl-child.js <dir> <settings-json>` prints one JSON line with the time, pages,
- * URIs, the peak RSS of this process *and every process under it* (Chromium's browser, GPU and
- * renderer processes), sampled every 50 ms from /proc, and the URLs archived. CPU time including
- * the browser is taken by the parent (bash `times` over this child, which waits for Chromium).
+ * pages rendered, URIs, the peak RSS of this process *and every process under it* (Chromium's
+ * browser, GPU and renderer processes), sampled every 50 ms from /proc, the peak PSS of the same
+ * tree (from /proc/<pid>/smaps_rollup, so pages shared between Chromium's processes count once;
+ * sampled every 250 ms, a walk of each process's page tables), and the URLs archived. CPU time
+ * including the browser is taken by the parent (bash `times` over this child, which waits for
+ * Chromium).
  */
 import fs from 'node:fs';
 import { enableCompileCache } from '../bin/compile-cache.js';
@@ -11,6 +14,42 @@ import { enableCompileCache } from '../bin/compile-cache.js';
 enableCompileCache();
 const { startCrawl } = await import('../core/crawl/start-crawl.ts');
 const { readWarcDir } = await import('../test/helpers/read-warcs.ts');
+
+/** The pids of `root` and all its descendants, from /proc (Linux). */
+function treePids(root) {
+  const children = new Map();
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const ppid = Number(/^PPid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${name}/status`, 'utf8'))?.[1] ?? 0);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(name));
+    } catch {
+      /* the process ended meanwhile */
+    }
+  }
+  const out = [];
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop();
+    out.push(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
+/** Proportional set size of `root` and its descendants: each shared page divided among its sharers. */
+function treePssBytes(root) {
+  let total = 0;
+  for (const pid of treePids(root)) {
+    try {
+      total += Number(/^Pss:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) * 1024;
+    } catch {
+      /* ended meanwhile */
+    }
+  }
+  return total;
+}
 
 /** Resident bytes of `root` and all its descendants, from /proc (Linux). */
 function treeRssBytes(root) {
@@ -42,11 +81,14 @@ function treeRssBytes(root) {
 const [dir, json] = process.argv.slice(2);
 let peak = 0;
 const sampler = setInterval(() => (peak = Math.max(peak, treeRssBytes(process.pid))), 50);
+let peakPss = 0;
+const pssSampler = setInterval(() => (peakPss = Math.max(peakPss, treePssBytes(process.pid))), 250);
 const t0 = performance.now();
 const crawl = await startCrawl({ dir, settings: JSON.parse(json) });
 const final = await crawl.finished();
 const ms = performance.now() - t0;
 clearInterval(sampler);
+clearInterval(pssSampler);
 const records = await readWarcDir(`${dir}/warcs`);
 const archived = [...new Set(records.filter((r) => r.type === 'response' || r.type === 'revisit').map((r) => r.targetUri))];
-process.stdout.write(JSON.stringify({ ms, pages: final.pages, uris: final.downloaded + final.failed, peakRssMb: peak / 1048576, state: final.state, reason: final.finishReason, archived }) + '\n');
+process.stdout.write(JSON.stringify({ ms, pages: final.pages, rendered: final.rendered ?? 0, uris: final.downloaded + final.failed, peakRssMb: peak / 1048576, peakPssMb: peakPss / 1048576, state: final.state, reason: final.finishReason, archived }) + '\n');

@@ -48,7 +48,7 @@ export const BENCHES: Bench[] = [
   { name: 'log-tail', file: 'log-tail-bench.ts', what: "the Monitor's crawl.log view on a 100 MB log vs tail -n and a plain read" },
   { name: 'traps', file: 'trap-bench.ts', what: 'trap detector precision and recall on fixture sites and the Python docs' },
   { name: 'pg', file: 'pg-frontier-bench.ts', what: 'PostgreSQL frontier vs SQLite: bulk load, claim + complete per second (--uris N)' },
-  { name: 'browser', file: 'browser-bench.ts', what: 'browser crawl vs HTTP-only: coverage of what pages request live, pages/s, CPU and RSS with 1/2/4 tabs' },
+  { name: 'browser', file: 'browser-bench.ts', what: 'capture modes HTTP-only, auto and browser side by side: phase timings, coverage of what pages request live, pages rendered, pages/s, CPU per page, PSS' },
   { name: 'qa', file: 'qa-bench.ts', what: 'trove qa pages/s on the Python docs with 1/2/4 tabs, beside the pages/s of the crawl that made the archive (--pages=N, --tabs=1,2,4)' },
   { name: 'pg-crawl', file: 'pg-crawl-bench.ts', what: '20-host crawl with 1/2/4 workers on PostgreSQL vs one SQLite crawl' },
   { name: 'pg-5000', file: 'pg-5000-bench.ts', what: "three workers, 5,000 pages on 20 hosts, one killed: the shared crawl's done-when conditions" },

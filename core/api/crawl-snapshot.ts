@@ -120,6 +120,8 @@ export interface CrawlSnapshot {
   downloaded: number;
   /** Of `downloaded`, what browser tabs loaded beside their pages: no URIs of the frontier, so not counted by --limit-uris. */
   browserLoads?: number;
+  /** URIs captured by rendering in a browser tab (every page with --capture browser, those that needed it with auto). Absent in older snapshots. */
+  rendered?: number;
   /** URIs with a final negative outcome. */
   failed: number;
   /** URIs not finished and not in flight: those waiting to be retried and held back by the page limit included. */

@@ -13,6 +13,8 @@ export const RETRY_BACKOFF_NAMES = ['exponential', 'fixed'] as const;
 /** A browser profile's name (the `profile` setting, `trove profile`): what a person types, safe as one directory name. */
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const MEDIA_RENDITION_NAMES = ['used', 'all'] as const;
+/** How pages are fetched: over HTTP only, in a browser when evidence says they need one, or all in a browser. */
+export const CAPTURE_MODE_NAMES = ['http', 'auto', 'browser'] as const;
 
 
 /**

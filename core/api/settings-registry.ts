@@ -11,11 +11,11 @@
  * imports it. Checks that need the rest of the core (a seed URL that parses, a regex that
  * compiles, a file that exists) are named here (`check`) and done by validate-settings.ts.
  */
-import { DEDUP_MODE_NAMES, MEDIA_RENDITION_NAMES, POLITENESS_PRESET_NAMES, PROFILE_NAME, RETRY_BACKOFF_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES, type HostOverride, type ScopeRuleConfig } from './setting-choices.ts';
+import { CAPTURE_MODE_NAMES, DEDUP_MODE_NAMES, MEDIA_RENDITION_NAMES, POLITENESS_PRESET_NAMES, PROFILE_NAME, RETRY_BACKOFF_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES, type HostOverride, type ScopeRuleConfig } from './setting-choices.ts';
 import type { FieldUnit, SettingUnit } from './setting-units.ts';
 import { DEFAULT_USER_AGENT } from './trove-version.ts';
 
-export { DEDUP_MODE_NAMES, MEDIA_RENDITION_NAMES, POLITENESS_PRESET_NAMES, RETRY_BACKOFF_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES };
+export { CAPTURE_MODE_NAMES, DEDUP_MODE_NAMES, MEDIA_RENDITION_NAMES, POLITENESS_PRESET_NAMES, RETRY_BACKOFF_NAMES, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES };
 
 type PolitenessValues = { delayFactor: number; minDelayMs: number; maxDelayMs: number; perHost: number };
 /** What each politeness preset sets (choosing one on the CLI or in the form sets these four). */
@@ -493,10 +493,19 @@ export const SETTING_ROWS = [
     help: 'All the media Trove fetches whole beside one browser page together: past this, the file being fetched is cut and the rest not fetched (logged −51).',
     cli: { flag: '--max-page-media-bytes', arg: '<size>', help: 'all media fetched whole beside one browser page: past this the file is cut and the rest skipped, logged -51' },
   }),
+  choice('capture', {
+    section: 'Browser capture', default: 'http', choices: CAPTURE_MODE_NAMES, label: 'Capture pages with a browser', resume,
+    help: 'Off: every page over HTTP. Automatic: pages over HTTP, and in a browser those whose kind of page shows more links or text when rendered. Every page: seeds and pages in browser tabs.',
+    cli: {
+      flag: '--capture',
+      arg: '<mode>',
+      help: 'http: every page over HTTP; auto: every page over HTTP first, and in Chromium the pages whose template (host and DOM skeleton) shows more in-scope links or text when a sample is rendered, or whose body shows an empty app root, <noscript> words or scripts without text (crawl.log says rendered:<reason>); browser: seeds and pages in Chromium tabs, like --browser',
+    },
+  }),
   boolean('browser.enabled', {
-    section: 'Browser capture', default: false, label: 'Capture pages with a browser', resume,
-    help: 'Seeds and pages load in browser tabs with their scripts, lazy images and media; everything else by HTTP.',
-    cli: { flag: '--browser', help: 'load seeds and pages in Chromium tabs (script-built content, lazy images, fonts…); embeds and everything else by HTTP' },
+    section: 'Browser capture', default: false, label: 'Every page in a browser (old setting)', resume,
+    help: 'The setting from before Capture pages with a browser had three choices: on is the same as Every page, unless that one says Automatic.',
+    cli: { flag: '--browser', help: 'same as --capture browser: load seeds and pages in Chromium tabs (script-built content, lazy images, fonts…); embeds and everything else by HTTP' },
   }),
   notFromApp(optionalString('browser.path', {
     section: 'Browser capture', maxLength: 4096, label: 'Browser executable', resume, check: 'existing-file-if-enabled',
@@ -507,6 +516,26 @@ export const SETTING_ROWS = [
     section: 'Browser capture', default: 2, unit: 'count', min: 1, max: 16, whole: true, label: 'Tabs', resume,
     help: 'Browser tabs at once; each is one connection to its page’s host.',
     cli: { flag: '--browser-tabs', arg: '<n>', help: 'browser tabs at once, each one connection to its page\'s host', implies: { key: 'browser.enabled', value: true } },
+  }),
+  number('browserSettleMs', {
+    section: 'Browser capture', default: 100, unit: 'milliseconds', min: 0, max: 500, whole: true, label: 'Settle time', resume,
+    help: 'After each step of a page (load, scroll, click), nothing in flight and no short timer pending for this long means the page is done; 500 ms of quiet is enough whatever its timers.',
+    cli: { flag: '--browser-settle-ms', arg: '<ms>', help: 'a page step is done once nothing was in flight and no short timer pending for this long (at most 500 ms, the quiet that ends a step whatever its timers)' },
+  }),
+  number('browserStepMaxS', {
+    section: 'Browser capture', default: 10, unit: 'seconds', min: 1, max: 10, whole: true, label: 'Step budget', resume,
+    help: 'Longest wait for a page to go quiet after one step (a page that polls for ever moves on).',
+    cli: { flag: '--browser-step-max', arg: '<s>', help: 'longest wait for a page to go quiet after one step' },
+  }),
+  number('browserScrollMaxS', {
+    section: 'Browser capture', default: 30, unit: 'seconds', min: 0, max: 30, whole: true, label: 'Scroll budget', resume,
+    help: 'Longest time spent scrolling one page (only pages taller than the window that load on scroll are scrolled); 0 = no scrolling.',
+    cli: { flag: '--browser-scroll-max', arg: '<s>', help: 'longest time spent scrolling one page; 0 = no scrolling' },
+  }),
+  number('browserMaxClicks', {
+    section: 'Browser capture', default: 20, unit: 'count', min: 0, max: 20, whole: true, label: '“Load more” clicks', resume,
+    help: 'Most “load more” buttons pressed on one page; 0 = none.',
+    cli: { flag: '--browser-max-clicks', arg: '<n>', help: 'most "load more" buttons pressed on one page; 0 = none' },
   }),
 ];
 

@@ -5,10 +5,10 @@
  * can import it.
  */
 
-import { DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, POLITENESS_PRESETS, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES, SETTING_ROWS, type SettingsShape } from './settings-registry.ts';
+import { CAPTURE_MODE_NAMES, DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, POLITENESS_PRESETS, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES, SETTING_ROWS, type SettingsShape } from './settings-registry.ts';
 
 // The named choices and presets live with their rows in the registry; re-exported for their readers.
-export { DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, POLITENESS_PRESETS, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES };
+export { CAPTURE_MODE_NAMES, DEDUP_MODE_NAMES, POLITENESS_PRESET_NAMES, POLITENESS_PRESETS, ROBOTS_POLICY_NAMES, SCOPE_PRESET_NAMES };
 export { DEFAULT_USER_AGENT, TROVE_VERSION } from './trove-version.ts';
 export type { HostOverride, ScopeRuleConfig } from './setting-choices.ts';
 
@@ -16,7 +16,7 @@ export type ScopePreset = (typeof SCOPE_PRESET_NAMES)[number];
 export type RobotsPolicy = (typeof ROBOTS_POLICY_NAMES)[number];
 export type PolitenessPreset = (typeof POLITENESS_PRESET_NAMES)[number];
 export type DedupMode = (typeof DEDUP_MODE_NAMES)[number];
-
+export { captureModeOf, type CaptureMode } from './capture-mode.ts';
 /** Whether `value` is one of `names` (narrowing it). */
 export function isOneOf<T extends string>(names: readonly T[], value: unknown): value is T {
   return (names as readonly unknown[]).includes(value);

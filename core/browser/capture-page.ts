@@ -13,10 +13,11 @@ import { TroveError } from '../errors.ts';
 import { realClock, type BrowserClock } from './browser-clock.ts';
 import type { CdpSession } from './cdp-session.ts';
 import { NetworkActivity } from './network-activity.ts';
-import { DEFAULT_BEHAVIORS, evaluate, runBehaviors, type BehaviorOptions, type BehaviorReport } from './page-behaviors.ts';
+import { DEFAULT_BEHAVIORS, evaluate, PAGE_WATCH, runBehaviors, waitQuiet, type BehaviorOptions, type BehaviorReport } from './page-behaviors.ts';
 import { PageRecorder } from './page-recorder.ts';
 import type { RecordSink } from './recorded-exchange.ts';
 import type { MediaCaptureOptions, MediaReport } from './media-completer.ts';
+import { viewportShot } from './viewport-shot.ts';
 
 export type { BehaviorOptions } from './page-behaviors.ts';
 
@@ -34,6 +35,8 @@ export interface PageCapture {
   /** PNG. */
   screenshot?: Buffer;
   requested: string[];
+  /** Of `requested`, the http(s) URLs the page's scripts asked for (what HTTP extraction cannot find). */
+  scripted: string[];
   /** URLs the request gate (`allowRequest`) refused: never sent, not recorded. */
   blocked: string[];
   behaviors: BehaviorReport;
@@ -41,7 +44,13 @@ export interface PageCapture {
   problems: { url: string; message: string }[];
   /** What the whole-media fetches did (with `media`). */
   media?: MediaReport;
+  /** Where the page's time went, ms per phase (the browser bench prints them). */
+  timings: PhaseTimings;
 }
+
+/** Milliseconds per phase of one capture, in the order they ran; a behavior that did not run is absent. */
+export type PhaseTimings = Partial<Record<CapturePhase, number>>;
+export type CapturePhase = 'start' | 'navigate' | 'load' | 'quiet' | 'details' | 'media' | 'scroll' | 'load-more' | 'read' | 'screenshot' | 'records';
 
 export interface CapturePageOptions {
   sink: RecordSink;
@@ -54,7 +63,17 @@ export interface CapturePageOptions {
   allowRequest?: (url: string, resourceType: string) => boolean | Promise<boolean>;
   /** Whole media beside the page (PageRecorder's media, media-completer.ts). */
   media?: MediaCaptureOptions;
+  /**
+   * Let the tab's HTTP cache answer what an earlier page of this tab already loaded (and the
+   * recorder then captured): the crawl's tabs, whose earlier pages' resources are in the archive
+   * already. The recorder disables the cache; without this it stays disabled, and every resource
+   * of every page goes over the network and is recorded again.
+   */
+  reuseCache?: boolean;
 }
+
+/** The screenshot's size against the viewport's: half (a thumbnail and a look at the page, not a copy of it). */
+const SCREENSHOT_SCALE = 0.5;
 
 // Links as the live DOM has them: resolved by the browser against the document's base URL.
 const LINKS = `(() => {
@@ -65,6 +84,20 @@ const LINKS = `(() => {
   }
   return [...out];
 })()`;
+
+/** The phases' stopwatch: `lap(phase)` adds the time since the last lap to `phase` (null: to none). */
+function phaseClock(): { timings: PhaseTimings; lap: (phase: CapturePhase | null) => void } {
+  const timings: PhaseTimings = {};
+  let t = performance.now();
+  return {
+    timings,
+    lap(phase) {
+      const now = performance.now();
+      if (phase) timings[phase] = (timings[phase] ?? 0) + (now - t);
+      t = now;
+    },
+  };
+}
 
 export async function capturePage(session: CdpSession, url: string, opts: CapturePageOptions): Promise<PageCapture> {
   const o = { ...DEFAULT_BEHAVIORS, ...opts.behaviors };
@@ -85,6 +118,10 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
   const onResponse = (p: any): void => {
     if (p.type === 'Document' && (mainFrame === null || p.frameId === mainFrame)) status = p.response?.status ?? status;
   };
+  const scripted = new Set<string>();
+  const onRequest = (p: any): void => {
+    if (p.initiator?.type === 'script' && /^https?:/i.test(p.request?.url ?? '')) scripted.add(String(p.request.url).split('#')[0]!);
+  };
   let loaded = false;
   let wakeLoad: (() => void) | null = null;
   const onLoad = (): void => {
@@ -96,16 +133,25 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
     if (opts.signal?.aborted) throw new TroveError('BROWSER_CAPTURE_ABORTED', `capture of ${url} stopped`, { url });
   };
 
+  const { timings, lap } = phaseClock();
+  let watchScript: string | null = null;
+
   net.start();
   session.on('Network.responseReceived', onResponse);
+  session.on('Network.requestWillBeSent', onRequest);
   session.on('Page.loadEventFired', onLoad);
   try {
     abortCheck();
     await recorder.start();
+    if (opts.reuseCache) await session.send('Network.setCacheDisabled', { cacheDisabled: false });
     await session.send('Page.enable');
+    // The behaviors' watch on timers and scroll observers, in every document before its scripts.
+    watchScript = (await session.send('Page.addScriptToEvaluateOnNewDocument', { source: PAGE_WATCH }))?.identifier ?? null;
     mainFrame = (await session.send('Page.getFrameTree'))?.frameTree?.frame?.id ?? null;
+    lap('start');
 
     const nav = await session.send('Page.navigate', { url });
+    lap('navigate');
     if (nav?.errorText) throw new TroveError('BROWSER_NAVIGATION_FAILED', `the browser could not load ${url}: ${nav.errorText}`, { url, errorText: nav.errorText });
     // The load event, within its budget (a page whose last image never arrives still gets captured).
     const loadBy = clock.now() + o.loadTimeoutMs;
@@ -113,31 +159,30 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
       await Promise.race([new Promise<void>((r) => (wakeLoad = r)), clock.sleep(Math.min(100, o.loadTimeoutMs), opts.signal).catch(() => {})]);
     }
     wakeLoad = null;
+    lap('load');
     const behaviors: BehaviorReport = { detailsOpened: 0, mediaPlayed: 0, scrolls: 0, clicks: 0, budgetsHit: loaded ? [] : ['load'] };
-    if (!opts.signal?.aborted && !(await net.waitForQuiet({ quietMs: o.quietMs, maxMs: o.quietMaxMs, signal: opts.signal }).catch(() => false))) {
+    if (!opts.signal?.aborted && !(await waitQuiet(session, net, o, opts.signal).catch(() => false))) {
       behaviors.budgetsHit.push('quiet');
     }
+    lap('quiet');
     if (!opts.signal?.aborted) {
-      const r = await runBehaviors(session, net, clock, o, opts.signal);
-      behaviors.detailsOpened = r.detailsOpened;
-      behaviors.mediaPlayed = r.mediaPlayed;
-      behaviors.scrolls = r.scrolls;
-      behaviors.clicks = r.clicks;
-      behaviors.budgetsHit.push(...r.budgetsHit);
+      const { budgetsHit, ...r } = await runBehaviors(session, net, clock, o, opts.signal, timings);
+      lap(null);
+      Object.assign(behaviors, r);
+      behaviors.budgetsHit.push(...budgetsHit);
     }
 
     abortCheck();
-    const page = await evaluate<{ href: string; title: string; text: string }>(
+    const page = await evaluate<{ href: string; title: string; text: string; width: number; height: number; x: number; y: number }>(
       session,
-      '({ href: location.href, title: document.title, text: document.body ? document.body.innerText : "" })',
+      '({ href: location.href, title: document.title, text: document.body ? document.body.innerText : "", width: innerWidth, height: innerHeight, x: scrollX, y: scrollY })',
     );
     const outlinks = await evaluate<string[]>(session, LINKS);
-    let screenshot: Buffer | undefined;
-    if (o.screenshot) {
-      const shot = await session.send('Page.captureScreenshot', { format: 'png' });
-      screenshot = Buffer.from(shot.data, 'base64');
-    }
+    lap('read');
+    const screenshot = o.screenshot ? await viewportShot(session, page, SCREENSHOT_SCALE) : undefined;
+    if (screenshot) lap('screenshot');
     await recorder.stop();
+    lap('records');
     const self = new Set([url, page.href]);
     return {
       url,
@@ -149,10 +194,12 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
       embeds: recorder.requested.filter((u) => !self.has(u)),
       ...(screenshot ? { screenshot } : {}),
       requested: [...recorder.requested],
+      scripted: [...scripted],
       blocked: [...recorder.blocked],
       behaviors,
       problems: recorder.problems,
       ...(recorder.media ? { media: recorder.media } : {}),
+      timings,
     };
   } catch (err) {
     // A wait cut short by the signal rejects with its AbortError: the capture was stopped.
@@ -161,8 +208,10 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
   } finally {
     // Idempotent after the stop above; on an error it still hands over what was paused.
     await recorder.stop().catch(() => {});
+    if (watchScript) await session.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: watchScript }).catch(() => {});
     net.stop();
     session.off('Network.responseReceived', onResponse);
+    session.off('Network.requestWillBeSent', onRequest);
     session.off('Page.loadEventFired', onLoad);
   }
 }

@@ -83,13 +83,39 @@ export class NetworkActivity {
    * just did (a scroll, a click) may start its requests a frame later, so an idle network before
    * it does not count. Polls every `pollMs`: CDP reports the events, but "nothing happened for
    * N ms" needs a timer either way.
+   *
+   * With `settleMs` (shorter than `quietMs`) and `busy`, the wait may end sooner, or later:
+   * once nothing awaits a response and nothing happened for `settleMs`, it ends as soon as
+   * `busy()` says the page has no work pending; a short timer pending (`timer`) holds it until
+   * `quietMs`, as before, so a page that keeps re-arming timers costs no more than it did; a
+   * fetch or XHR whose answer the page is still waiting for or reading (`io`: a body of
+   * megabytes the recorder is still streaming to disk sends no event meanwhile) holds it until
+   * `maxMs`.
    */
-  async waitForQuiet(opts: { quietMs: number; maxMs: number; pollMs?: number; signal?: AbortSignal }): Promise<boolean> {
+  async waitForQuiet(opts: {
+    quietMs: number;
+    maxMs: number;
+    pollMs?: number;
+    signal?: AbortSignal;
+    settleMs?: number;
+    busy?: () => Promise<'io' | 'timer' | null>;
+  }): Promise<boolean> {
     const start = this.#clock.now();
-    const poll = opts.pollMs ?? Math.max(10, Math.min(100, Math.floor(opts.quietMs / 4)));
+    const settle = Math.min(opts.settleMs ?? opts.quietMs, opts.quietMs);
+    const poll = opts.pollMs ?? Math.max(10, Math.min(100, Math.floor(settle / 4)));
     for (;;) {
       const now = this.#clock.now();
-      if (this.awaitingResponse === 0 && now - Math.max(this.#lastEvent, start) >= opts.quietMs) return true;
+      const idle = now - Math.max(this.#lastEvent, start);
+      if (this.awaitingResponse === 0 && idle >= settle) {
+        if (!opts.busy) {
+          if (idle >= opts.quietMs) return true;
+        } else {
+          const busy = await opts.busy().catch(() => 'timer' as const);
+          // Asked over CDP: a request may have started meanwhile.
+          const still = this.awaitingResponse === 0 && this.#lastEvent <= now;
+          if (still && (busy === null || (busy === 'timer' && idle >= opts.quietMs))) return true;
+        }
+      }
       if (now - start >= opts.maxMs) return false;
       await this.#clock.sleep(poll, opts.signal);
     }

@@ -174,6 +174,7 @@ function urisLine(s: CrawlSnapshot): string {
     ...(held > 0 ? [`${held} held back by the page limit`] : []),
     ...(rest > 0 || (retrying === 0 && held === 0) ? [`${rest} still queued`] : []),
     `${s.pages} HTML pages`,
+    ...(s.rendered ? [`${s.rendered} rendered in a browser`] : []),
   ].join(', ');
 }
 

@@ -117,6 +117,11 @@ export class CandidateChain {
     return out;
   }
 
+  /** Whether `link` found on `parent` is in scope (nothing queued, counted or remembered): `--capture auto`'s evidence. */
+  wouldAccept(parent: { url: string; hopsPath: string }, link: Outlink): boolean {
+    return this.decideLink(link, parent.hopsPath + link.hop, false, parent.url).kind === 'accept';
+  }
+
   /** One link through normalize → decide → canonicalize → fingerprint → queue key, parsed once. */
   private decideLink(link: Outlink, hopsPath: string, asSeed: boolean, via: string): Remembered {
     let parsed: URL;

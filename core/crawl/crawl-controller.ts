@@ -321,6 +321,7 @@ export class CrawlController {
       // What a browser tab loaded for its pages is archived beside them, outside the frontier.
       downloaded: c.done + stats.totals.browserLoads,
       browserLoads: stats.totals.browserLoads,
+      rendered: stats.totals.rendered,
       failed: c.failed,
       queued: c.pending,
       retrying: this.retrying(c.waiting, now),

@@ -21,6 +21,8 @@ export interface StatsTotals {
   retries: number;
   failed: number;
   pages: number;
+  /** Of the URIs, those captured by rendering in a browser tab (every page with --capture browser; those that needed it with auto). */
+  rendered: number;
   bytes: number;
   novelBytes: number;
   duplicateBytes: number;
@@ -34,7 +36,7 @@ export interface StatsTallies {
 }
 
 export class CrawlStats {
-  totals: StatsTotals = { downloaded: 0, browserLoads: 0, retries: 0, failed: 0, pages: 0, bytes: 0, novelBytes: 0, duplicateBytes: 0 };
+  totals: StatsTotals = { downloaded: 0, browserLoads: 0, retries: 0, failed: 0, pages: 0, rendered: 0, bytes: 0, novelBytes: 0, duplicateBytes: 0 };
   readonly statusCodes: Record<string, number> = {};
   readonly mimeTypes: Record<string, number> = {};
   readonly scopeRejections: Record<string, number> = {};
@@ -69,10 +71,11 @@ export class CrawlStats {
     }
   }
 
-  recordOutcome(u: RecentUri & { duplicate: boolean; page: boolean }): void {
+  recordOutcome(u: RecentUri & { duplicate: boolean; page: boolean; rendered?: boolean }): void {
     if (u.status > 0) this.totals.downloaded++;
     else this.totals.failed++;
     if (u.page) this.totals.pages++;
+    if (u.rendered) this.totals.rendered++;
     this.totals.bytes += u.bytes;
     if (u.duplicate) this.totals.duplicateBytes += u.bytes;
     else this.totals.novelBytes += u.bytes;

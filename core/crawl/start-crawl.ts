@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
-import { defaultSettings, TROVE_VERSION, type CrawlSettings } from '../api/settings.ts';
+import { captureModeOf, defaultSettings, TROVE_VERSION, type CrawlSettings } from '../api/settings.ts';
 import { TroveError } from '../errors.ts';
 import { openDatabase } from '../storage/open-database.ts';
 import { getMeta, setMeta } from '../storage/meta.ts';
@@ -60,6 +60,8 @@ import { buildUriChain } from './chain/uri-chain.ts';
 import { applyLiveExclude } from './live-exclude.ts';
 import { answerExcludeRequest, takeExcludeRequests } from './exclude-requests.ts';
 import type { fetchBrowser as FetchBrowser } from './chain/fetch-browser.ts';
+import type { fetchAuto as FetchAuto } from './chain/fetch-auto.ts';
+import type { RenderDecisions as RenderDecisionsClass } from './render-decisions.ts';
 import type { TabPool } from '../browser/tab-pool.ts';
 
 /** The largest document extracted on the crawl thread (see where the ExtractPool is made). */
@@ -146,7 +148,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
       persist,
       excludes,
       tabs: browser.tabs,
-      uriChain: buildUriChain(browser.tabs && browser.fetchBrowser ? { browser: browser.fetchBrowser(browser.tabs) } : {}),
+      uriChain: buildUriChain(pageFetchers(settings, db, browser)),
       releaseLock,
       opts,
     });
@@ -168,10 +170,31 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
   }
 }
 
+/**
+ * The page fetchers of the crawl's capture mode: none (HTTP only), the browser for every page,
+ * or (auto) HTTP first and the browser when the page's template or body says so, with the
+ * template decisions this crawl's database holds from earlier runs.
+ */
+function pageFetchers(settings: CrawlSettings, db: Database.Database, browser: BrowserParts): Parameters<typeof buildUriChain>[0] {
+  if (!browser.tabs || !browser.fetchBrowser || !browser.fetchAuto || !browser.RenderDecisions) return {};
+  const behaviors = {
+    settleMs: settings.browserSettleMs,
+    quietMaxMs: settings.browserStepMaxS * 1000,
+    scroll: settings.browserScrollMaxS > 0,
+    scrollMaxMs: settings.browserScrollMaxS * 1000,
+    clickLoadMore: settings.browserMaxClicks > 0,
+    maxClicks: settings.browserMaxClicks,
+  };
+  const fetchBrowser = browser.fetchBrowser(browser.tabs, behaviors);
+  return captureModeOf(settings) === 'auto' ? { browser: browser.fetchAuto(fetchBrowser, new browser.RenderDecisions(db)) } : { browser: fetchBrowser };
+}
+
 /** What the browser stage started: the catch path of startCrawl closes the tabs. */
 interface BrowserParts {
   tabs: TabPool | null;
   fetchBrowser: typeof FetchBrowser | null;
+  fetchAuto?: typeof FetchAuto;
+  RenderDecisions?: typeof RenderDecisionsClass;
 }
 
 /** The stores a crawl opens on its database and directory (openStores). */
@@ -248,7 +271,7 @@ function resolveSettings(db: Database.Database, given: Partial<CrawlSettings>): 
 }
 
 /**
- * Browser mode: Chromium is found and started before the crawl begins, so a missing one is said
+ * Browser and auto capture: Chromium is found and started before the crawl begins, so a missing one is said
  * at once (with the paths tried) rather than as a failure of every page, and before anything of
  * the crawl is written or started. The tabs send the crawl's User-Agent (on the page and
  * everything it loads), as the HTTP fetcher does, not Chromium's own: sites see one agent per
@@ -256,9 +279,11 @@ function resolveSettings(db: Database.Database, given: Partial<CrawlSettings>): 
  * HTTP-only crawl never touches them (and closes a tab source it was given).
  */
 async function startBrowser(settings: CrawlSettings, tabSource: TabSource | undefined, into: BrowserParts, profile: ProfileState | null = null): Promise<void> {
-  if (settings.browser?.enabled) {
+  if (captureModeOf(settings) !== 'http') {
     const [{ TabPool }, { findChromium }] = await Promise.all([import('../browser/tab-pool.ts'), import('../browser/find-chromium.ts')]);
     ({ fetchBrowser: into.fetchBrowser } = await import('./chain/fetch-browser.ts'));
+    ({ fetchAuto: into.fetchAuto } = await import('./chain/fetch-auto.ts'));
+    ({ RenderDecisions: into.RenderDecisions } = await import('./render-decisions.ts'));
     if (profile) {
       // Tabs start from the login's profile (browser/profile-tab-source.ts).
       const [{ launchChromiumTabs }, { profileTabSource }] = await Promise.all([import('../browser/chromium-tab-source.ts'), import('../browser/profile-tab-source.ts')]);

@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import { isTroveError, TroveError } from '../errors.ts';
-import { isOneOf } from '../api/settings.ts';
+import { captureModeOf, isOneOf } from '../api/settings.ts';
 import type { CrawlSettings, HostOverride, ScopeRuleConfig } from '../api/settings.ts';
 import { settingRow, SETTING_ROWS, type NumberRow, type SettingRow, type StructuredRow } from '../api/settings-registry.ts';
 import { numberProblem, type NumberRule } from '../api/setting-bounds.ts';
@@ -167,7 +167,7 @@ function deepProblems(row: SettingRow, v: unknown, s: CrawlSettings, out: Settin
     case 'existing-file-if-enabled': {
       const group = valueAt(s, row.key.split('.')[0]!) as { enabled?: unknown } | undefined;
       if (typeof v === 'string' && v.trim() === '') add(row.key, 'must be the path of a file');
-      else if (typeof v === 'string' && group?.enabled === true && !fs.existsSync(v)) add(row.key, `${v}: no such file`);
+      else if (typeof v === 'string' && (group?.enabled === true || captureModeOf(s) !== 'http') && !fs.existsSync(v)) add(row.key, `${v}: no such file`);
       return;
     }
     default:

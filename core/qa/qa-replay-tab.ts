@@ -20,6 +20,7 @@ import { realClock } from '../browser/browser-clock.ts';
 import type { CdpSession } from '../browser/cdp-session.ts';
 import { NetworkActivity } from '../browser/network-activity.ts';
 import { DEFAULT_BEHAVIORS, runBehaviors } from '../browser/page-behaviors.ts';
+import { VIEWPORT_BOX, viewportShot, type ViewportBox } from '../browser/viewport-shot.ts';
 
 export interface PageView {
   /** The page document itself was not archived, or answered 4xx/5xx (or, live, failed to load). */
@@ -38,6 +39,8 @@ export interface PageView {
 export interface ViewOptions {
   /** Run the browser crawl's behaviors (scroll, load more…) before reading the page. */
   behaviors: boolean;
+  /** The screenshot's size against the viewport's: the reference's, so the two compare pixel for pixel (1 when none). */
+  shotScale?: number;
   signal?: AbortSignal;
 }
 
@@ -180,8 +183,9 @@ export class QaTab {
     const seen = await this.#tab
       .evaluate(() => ({ title: document.title, text: document.body ? document.body.innerText : '' }))
       .catch(() => ({ title: '', text: '' }));
-    // optimizeForSpeed: a faster PNG encoding of the same pixels (lossless either way).
-    const shot = await this.#session.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true }).catch(() => null);
-    return { pageFailed, timedOut, title: seen.title, text: seen.text, screenshot: shot ? Buffer.from(shot.data as string, 'base64') : null, scriptErrors: [...this.#scriptErrors] };
+    // Taken as a browser capture takes its screenshot (browser/viewport-shot.ts), at the reference's scale.
+    const box = await this.#tab.evaluate<ViewportBox>(VIEWPORT_BOX).catch(() => null);
+    const shot = box ? await viewportShot(this.#session, box, opts.shotScale ?? 1).catch(() => null) : null;
+    return { pageFailed, timedOut, title: seen.title, text: seen.text, screenshot: shot, scriptErrors: [...this.#scriptErrors] };
   }
 }

@@ -19,6 +19,7 @@ import { captureReference, type PageReference } from './qa-reference.ts';
 import { QaTab } from './qa-replay-tab.ts';
 import { isBlank, pageBand, resourceScore, screenshotMatch, textMatch } from './qa-score.ts';
 import { LiveReferences } from './qa-live.ts';
+import { pngSize } from '../browser/viewport-shot.ts';
 
 export type { QaOptions } from '../api/qa-types.ts';
 
@@ -106,7 +107,11 @@ export async function scorePage(tab: QaTab, archive: Archive, page: QaPage, live
     ref = await live.load(page.url, signal);
     if (ref) reference = 'live';
   }
-  const seen = await tab.replay(archive, page, { behaviors: reference === 'capture', ...(signal ? { signal } : {}) });
+  // The replay is photographed at the reference's scale: a browser crawl keeps its screenshot at
+  // half the viewport, a recording at full size.
+  const refSize = ref?.screenshot ? pngSize(ref.screenshot) : null;
+  const shotScale = refSize ? Math.min(1, refSize.width / QA_VIEWPORT.width) : 1;
+  const seen = await tab.replay(archive, page, { behaviors: reference === 'capture', shotScale, ...(signal ? { signal } : {}) });
   let screenshotScore: number | null = null;
   let diff: Buffer | null = null;
   if (ref?.screenshot && seen.screenshot) {

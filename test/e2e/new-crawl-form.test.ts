@@ -141,14 +141,20 @@ describe.skipIf(!chromium)('New crawl form validation in Chromium', () => {
     await expect.poll(() => byTestId('start-crawl').isEnabled(), { timeout: 5000 }).toBe(true);
   });
 
-  it('Capture pages with a browser: the tabs count shows once on, checked by the core like any field', async () => {
+  it('Capture pages with a browser: Off / Automatic / Every page, each explained; the tabs count shows once not Off, checked by the core like any field', async () => {
     if ((await byTestId('browser-card').count()) === 0) {
       await byTestId('nav-new-crawl').click();
       await byTestId('seeds-input').fill('http://127.0.0.1:9/');
     }
     await expect.poll(() => byTestId('start-crawl').isEnabled(), { timeout: 5000 }).toBe(true);
+    for (const [id, title] of [['http', 'Off'], ['auto', 'Automatic'], ['browser', 'Every page']]) {
+      const text = (await byTestId(`capture-${id}`).textContent()) ?? '';
+      expect(text).toContain(title);
+      expect(text.length).toBeGreaterThan(title.length + 30);
+    }
+    expect(await byTestId('capture-http').locator('input').isChecked()).toBe(true);
     expect(await byTestId('browser-tabs').count()).toBe(0);
-    await byTestId('browser-enabled').check();
+    await byTestId('capture-browser').click();
     expect(await byTestId('browser-tabs').inputValue()).toBe('2');
     await byTestId('browser-tabs').fill('0');
     await expect.poll(() => errorOf('browser-tabs'), { timeout: 5000 }).toBe('must be 1 or more, not 0');
@@ -157,8 +163,11 @@ describe.skipIf(!chromium)('New crawl form validation in Chromium', () => {
     await expect.poll(() => errorOf('browser-tabs'), { timeout: 5000 }).toBe(null);
     await expect.poll(() => byTestId('start-crawl').isEnabled(), { timeout: 5000 }).toBe(true);
     expect(await byTestId('start-bar').textContent()).toContain('browser, 3 tabs');
+    await byTestId('capture-auto').click();
+    expect(await byTestId('start-bar').textContent()).toContain('browser when needed, 3 tabs');
     await byTestId('browser-card').scrollIntoViewIfNeeded();
     await shot('11-new-crawl-browser-capture');
-    await byTestId('browser-enabled').uncheck();
+    await byTestId('capture-http').click();
+    expect(await byTestId('browser-tabs').count()).toBe(0);
   });
 });

@@ -86,6 +86,8 @@ export interface CrawlUri {
   head?: CaptureGroup;
   precompressed?: Promise<PrecompressedRecord[]>;
   outlinks: Outlink[];
+  /** What a browser rendering found (fetch-browser.ts): live-DOM links, and the URLs its scripts requested. */
+  rendering?: { links: string[]; scripted: string[] };
   title: string | null;
   text: string;
   isHtml: boolean;

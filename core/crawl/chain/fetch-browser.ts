@@ -74,6 +74,11 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
           allowRequest: sink.requestGate(uri.url),
           // Whole media files and stream renditions, through the crawl's fetcher (media-completer.ts).
           media: { fetcher: ctx.fetcher, renditions: ctx.settings.mediaRenditions, maxResourceBytes: ctx.settings.maxMediaBytes, maxPageBytes: ctx.settings.maxPageMediaBytes, signal: ctx.hardStop },
+          // What an earlier page of this tab loaded is archived already (recorded then): the tab's
+          // cache answers it, where each page used to fetch and record every stylesheet and
+          // script of a site again. A load the cache answers is queued as an E hop like any load
+          // not captured here (fetched once by HTTP if the crawl has not seen it).
+          reuseCache: true,
         });
       } catch (err) {
         failure = err;
@@ -94,7 +99,7 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
         // not known yet, or forbidding it): the redirect the tab captured is the URI's response,
         // and its target is queued as an R hop behind the robots prerequisite, as an HTTP fetch
         // would queue it (not fetched twice).
-        const stub: PageCapture = { url: uri.url, finalUrl: refused, status: doc.doc.fetch.status ?? 0, title: '', text: '', outlinks: [], embeds: [], requested: [], blocked: [refused], behaviors: { detailsOpened: 0, mediaPlayed: 0, scrolls: 0, clicks: 0, budgetsHit: [] }, problems: [] };
+        const stub: PageCapture = { url: uri.url, finalUrl: refused, status: doc.doc.fetch.status ?? 0, title: '', text: '', outlinks: [], embeds: [], requested: [], scripted: [], blocked: [refused], behaviors: { detailsOpened: 0, mediaPlayed: 0, scrolls: 0, clicks: 0, budgetsHit: [] }, problems: [], timings: {} };
         await finishCapture(ctx, curi, sink, stub, doc, Date.now() - started, [{ url: refused, hop: 'R', context: 'browser/redirect' }]);
         curi.annotations.push('browser-redirect-refused');
         return 'proceed';
@@ -157,6 +162,7 @@ async function finishCapture(
   curi.page = curi.isHtml && f.status === 200 && mayBePage(uri.hopsPath);
   curi.title = capture.title || null;
   curi.text = capture.text;
+  curi.rendering = { links: capture.outlinks, scripted: capture.scripted };
 
   // Links from the live DOM lead on; the page's loads that the browser did not capture are
   // fetched by HTTP (the others are in the archive already).

@@ -44,6 +44,7 @@ export const logOutcome: Processor = {
       durationMs: f?.durationMs ?? 0,
       duplicate: d.duplicate,
       page: d.page,
+      rendered: curi.rendering !== undefined,
     });
     return 'proceed';
   },

@@ -1,9 +1,10 @@
 /**
- * Plain-words explanations shown next to choices (robots policies, scope presets, politeness).
+ * Plain-words explanations shown next to choices (robots policies, scope presets, politeness,
+ * capture modes).
  * The choices themselves are core's (core/api/settings.ts): each table is typed as a record over
  * core's names, so a choice added or renamed there fails the build here until it is explained.
  */
-import type { PolitenessPreset, RobotsPolicy, ScopePreset } from '../../../core/api/settings.ts';
+import type { CaptureMode, PolitenessPreset, RobotsPolicy, ScopePreset } from '../../../core/api/settings.ts';
 
 interface Explained {
   title: string;
@@ -44,4 +45,10 @@ export const POLITENESS = choices<PolitenessPreset>({
   polite: { title: 'Polite', plain: 'Heritrix defaults: wait 5× each fetch’s time, at least 3 s, one connection per host.' },
   moderate: { title: 'Moderate', plain: 'Wait 2× each fetch’s time, at least 1 s, one connection per host.' },
   fast: { title: 'Fast', plain: 'No waiting and 4 connections per host. Only for your own sites.' },
+});
+
+export const CAPTURE_MODES = choices<CaptureMode>({
+  http: { title: 'Off', plain: 'Every page over HTTP. Fastest; misses what scripts build.' },
+  auto: { title: 'Automatic', plain: 'HTTP first; in a browser only the kinds of page that need one.' },
+  browser: { title: 'Every page', plain: 'Every page in a browser tab. Most faithful, slowest.' },
 });
