@@ -141,6 +141,67 @@ const CLAIMABLE = 'pending > 0 AND in_flight < max_in_flight';
 /** A queue this worker ($me) may claim from: not leased, or leased to it. */
 const MINE = '(lease_owner IS NULL OR lease_owner = $me)';
 
+// Ids are drawn in discovery order, rows inserted in fingerprint order: two workers inserting
+// overlapping outlinks then wait on each other's unique keys in one order, never in a cycle.
+const CANDIDATES = `c AS MATERIALIZED (
+      SELECT nextval('uris_id_seq') AS id, t.* FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::smallint[], $5::bigint[],
+        $6::boolean[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[]) WITH ORDINALITY
+        AS t(fp, qid, st, dir, nb, seed, url, hops, via, vctx, refetch, ord))`;
+
+/** A URI's end in a trip: the URI finished or put back, its queue's counter changes into trip_delta. */
+function endInTrip(update: string, cols: string, values: string): string {
+  return `WITH f AS (${update} RETURNING queue_id, slot_released)
+    INSERT INTO trip_delta (queue_id, slots, ${cols}) SELECT queue_id, (NOT slot_released)::integer, ${values} FROM f`;
+}
+
+/**
+ * The statements of one-round-trip transactions (PostgresSession.trip): each writes what it
+ * changed per queue into the session's temp table `trip_delta`, and the trip ends by locking those
+ * queue rows in ascending id order (the one lock order) and applying the sums in one UPDATE.
+ */
+export const tripSql = {
+  deltaTable: `CREATE TEMP TABLE IF NOT EXISTS trip_delta (queue_id bigint NOT NULL, pending integer NOT NULL DEFAULT 0,
+      waiting integer NOT NULL DEFAULT 0, slots integer NOT NULL DEFAULT 0, done integer NOT NULL DEFAULT 0,
+      failed integer NOT NULL DEFAULT 0, seen integer NOT NULL DEFAULT 0, ready_at bigint) ON COMMIT DELETE ROWS`,
+  lockQueues: `SELECT id FROM queues WHERE id IN (SELECT queue_id FROM trip_delta) ORDER BY id FOR UPDATE`,
+  applyDeltas: `UPDATE queues q SET pending = q.pending + d.pending, waiting = q.waiting + d.waiting, in_flight = q.in_flight - d.slots,
+      done = q.done + d.done, failed = q.failed + d.failed, seen = q.seen + d.seen, ready_at = GREATEST(q.ready_at, d.ready_at),
+      lease_owner = CASE WHEN q.in_flight - d.slots <= 0 THEN NULL ELSE q.lease_owner END
+    FROM (SELECT queue_id, sum(pending)::integer AS pending, sum(waiting)::integer AS waiting, sum(slots)::integer AS slots,
+      sum(done)::integer AS done, sum(failed)::integer AS failed, sum(seen)::integer AS seen, max(ready_at) AS ready_at
+      FROM trip_delta GROUP BY queue_id) d WHERE q.id = d.queue_id`,
+  // Renew this worker's lease ($3) and count the workers whose lease ran out before $2: with any,
+  // the claim of this trip takes nothing and the claim runs again with their recovery first.
+  renewAndCountDead: `WITH renew AS (UPDATE workers SET lease_until = $3, heartbeat_at = $2 WHERE name = $1)
+    SELECT count(*)::integer AS dead FROM workers WHERE lease_until < $2 AND name <> $1`,
+  promoteDue: `WITH due AS (SELECT id FROM uris WHERE state = ${UriState.WAITING} AND not_before <= $1 ORDER BY not_before LIMIT $2 FOR UPDATE SKIP LOCKED),
+      pr AS (UPDATE uris u SET state = ${UriState.PENDING}, not_before = NULL FROM due WHERE u.id = due.id RETURNING u.queue_id)
+    INSERT INTO trip_delta (queue_id, pending, waiting) SELECT queue_id, 1, -1 FROM pr`,
+  claim: claimSql('true', 'false', true),
+  claimNonPage: claimSql(`NOT (${MAY_BE_PAGE_PG_SQL})`, 'false', true),
+  // $8 done, $9 failed, $10 the queue's ready time.
+  finish: endInTrip(
+    `UPDATE uris SET state = ${UriState.FINISHED}, status = $2, bytes = $3, mime = $4, digest = $5, note = $6, not_before = NULL, leased_by = NULL
+      WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $7`,
+    'done, failed, ready_at',
+    '$8, $9, $10::bigint',
+  ),
+  // $6 the queue's ready time.
+  requeue: endInTrip(
+    `UPDATE uris SET state = ${UriState.WAITING}, not_before = $2, attempts = attempts + 1, status = $3, note = $4, leased_by = NULL
+      WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $5`,
+    'waiting, ready_at',
+    '1, $6::bigint',
+  ),
+  // The outlinks of a URI this trip ended (none when it did not: trip_delta is then empty).
+  insertOutlinks: `WITH ${CANDIDATES},
+      ins AS (INSERT INTO uris (id, fingerprint, queue_id, state, directive, not_before, seed, url, hops_path, via, via_context, refetch_of)
+        SELECT id, fp, qid, st, dir, nb, seed, url, hops, via, vctx, refetch FROM c WHERE EXISTS (SELECT 1 FROM trip_delta) ORDER BY fp, ord
+        ON CONFLICT (fingerprint) DO NOTHING RETURNING queue_id, state)
+    INSERT INTO trip_delta (queue_id, pending, waiting, seen)
+      SELECT queue_id, (state = ${UriState.PENDING})::integer, (state = ${UriState.WAITING})::integer, 1 FROM ins`,
+} as const;
+
 /** Statements, with `$me` standing for the worker-name parameter number given. */
 export const sql = {
   getMeta: `SELECT value FROM meta WHERE key = $1`,
@@ -162,10 +223,7 @@ export const sql = {
   insertQueues: `INSERT INTO queues (key, max_in_flight) SELECT k, $2 FROM unnest($1::text[]) AS k ORDER BY k ON CONFLICT (key) DO NOTHING`,
   // Ids are drawn in discovery order, rows inserted in fingerprint order: two workers inserting
   // overlapping outlinks then wait on each other's unique keys in one order, never in a cycle.
-  insertUris: `WITH c AS MATERIALIZED (
-      SELECT nextval('uris_id_seq') AS id, t.* FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::smallint[], $5::bigint[],
-        $6::boolean[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[]) WITH ORDINALITY
-        AS t(fp, qid, st, dir, nb, seed, url, hops, via, vctx, refetch, ord))
+  insertUris: `WITH ${CANDIDATES}
     INSERT INTO uris (id, fingerprint, queue_id, state, directive, not_before, seed, url, hops_path, via, via_context, refetch_of)
     SELECT id, fp, qid, st, dir, nb, seed, url, hops, via, vctx, refetch FROM c ORDER BY fp, ord
     ON CONFLICT (fingerprint) DO NOTHING RETURNING queue_id, state`,
@@ -198,6 +256,11 @@ export const sql = {
     WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $3 RETURNING queue_id, slot_released`,
   releaseSlot: `UPDATE uris SET slot_released = true WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $2 AND NOT slot_released
     RETURNING queue_id`,
+  // The slot given back and the queue's counters in one statement (one queue: no lock order to keep).
+  releaseSlotOne: `WITH r AS (UPDATE uris SET slot_released = true WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $2 AND NOT slot_released
+        RETURNING queue_id)
+    UPDATE queues SET in_flight = in_flight - 1, ready_at = GREATEST(ready_at, $3::bigint),
+      lease_owner = CASE WHEN in_flight - 1 <= 0 THEN NULL ELSE lease_owner END FROM r WHERE queues.id = r.queue_id RETURNING queues.id`,
   isLeased: `SELECT slot_released FROM uris WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $2`,
 
   // Every lease of the given workers goes back to pending; returns per queue how many, and how
@@ -218,6 +281,9 @@ export const sql = {
   setControl: `UPDATE crawl_state SET control = $1, changed_at = $2 WHERE id = 1`,
   report: `INSERT INTO worker_stats (name, host, stats, updated_at) VALUES ($1, $2, $3, $4)
     ON CONFLICT (name) DO UPDATE SET host = EXCLUDED.host, stats = EXCLUDED.stats, updated_at = EXCLUDED.updated_at`,
+  reportAndControl: `WITH up AS (INSERT INTO worker_stats (name, host, stats, updated_at) VALUES ($1, $2, $3, $4)
+      ON CONFLICT (name) DO UPDATE SET host = EXCLUDED.host, stats = EXCLUDED.stats, updated_at = EXCLUDED.updated_at)
+    SELECT control FROM crawl_state WHERE id = 1`,
   workerStats: `SELECT name, host, stats, updated_at FROM worker_stats ORDER BY name`,
   lastCapture: `SELECT coalesce(max(id), 0)::bigint AS id FROM captures WHERE worker = $1`,
   addCaptures: `INSERT INTO captures (worker, id, warc_file, "offset", length, record_type, record_id, target_uri, urlkey, ts, mime, status, payload_digest, page)
@@ -255,11 +321,12 @@ export const sql = {
  * in its order, one row; as a join, the planner read and sorted every pending URI of the queue
  * (5,000 per claim at 1M URIs over 200 hosts).
  */
-function claimSql(uriFilter: string, pageSlot: string): string {
+function claimSql(uriFilter: string, pageSlot: string, unlessDead = false): string {
   const any = uriFilter === 'true' ? '' : `AND EXISTS (SELECT 1 FROM uris WHERE uris.queue_id = queues.id AND uris.state = ${UriState.PENDING} AND ${uriFilter})`;
   // Nothing is claimed while the operator has the whole crawl paused or stopped (crawl_state).
   return `WITH q AS (SELECT id, key FROM queues WHERE ${CLAIMABLE} AND ready_at <= $1 AND ${MINE.replace('$me', '$2')} ${any}
         AND (SELECT control FROM crawl_state WHERE id = 1) = 'running'
+        ${unlessDead ? 'AND NOT EXISTS (SELECT 1 FROM workers WHERE lease_until < $1 AND name <> $2)' : ''}
         ORDER BY ready_at, id LIMIT 1 FOR UPDATE SKIP LOCKED),
       u AS (SELECT (SELECT uris.id FROM uris WHERE uris.queue_id = q.id AND uris.state = ${UriState.PENDING} AND ${uriFilter}
         ORDER BY uris.directive DESC, uris.id LIMIT 1) AS id FROM q),

@@ -35,9 +35,9 @@ import { TroveError } from '../errors.ts';
 import type { Candidate, ClaimOptions, ClaimedUri, FrontierCounts, Outcome, QueueInfo, RetryWaiting } from './frontier.ts';
 import { checkLimit, checkOutcome, checkTime, notInFlight, checkCandidate } from './frontier-checks.ts';
 import type { QueueCounters } from './frontier-checks.ts';
-import { schemaSql, sql, UriState } from './postgres-frontier-statements.ts';
+import { schemaSql, sql, tripSql, UriState } from './postgres-frontier-statements.ts';
 import { PostgresSession } from './postgres-frontier-session.ts';
-import { delta, queueRows } from './postgres-queue-rows.ts';
+import { delta, PROMOTE_BATCH, queueRows } from './postgres-queue-rows.ts';
 import type { QueueDelta, QueueRows } from './postgres-queue-rows.ts';
 import type { CrawlControl, PostgresFrontierOptions, PostgresFrontierStore, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store-types.ts';
 
@@ -114,21 +114,75 @@ function schedulingMethods(s: PostgresSession, { insertUris, applyDeltas }: Queu
 /** Claims, and the ends of a claim's lease: complete, slot released, defer, recovery. */
 function claimMethods(
   s: PostgresSession,
-  { insertUris, applyDeltas, recover, promoteDue }: QueueRows,
+  { insertUris, applyDeltas, recover, promoteDue, candidateParams }: QueueRows,
   pageLimit: number,
 ): Pick<PostgresFrontierStore, 'claim' | 'complete' | 'releaseSlot' | 'defer' | 'recoverInFlight'> {
-  const { db, tx, me, leaseMs, toDb, nowToDb } = s;
+  const { db, tx, serial, trip, me, leaseMs, toDb, nowToDb } = s;
+  const claimedUri = (u: Record<string, never>): ClaimedUri | null => {
+    if (!u) return null;
+    if (u.id === null) throw new TroveError('FRONTIER_INCONSISTENT', `queue ${u.key} counts pending URIs but has none`, { queueKey: u.key });
+    return {
+      id: u.id,
+      url: u.url,
+      queueKey: u.key,
+      hopsPath: u.hops_path,
+      via: u.via,
+      viaContext: u.via_context,
+      seed: u.seed,
+      attempts: u.attempts,
+      directive: u.directive,
+    };
+  };
+
+  /**
+   * A claim without a page limit to hold, in one round trip: renew this worker's lease, promote
+   * due URIs, claim. It claims nothing when some worker's lease has run out (undefined then: the
+   * full claim recovers that worker's URIs first).
+   */
+  const claimInOneTrip = (t: number, pages: boolean): Promise<ClaimedUri | null | undefined> =>
+    serial(async () => {
+      const [dead, , , , claimed] = await trip([
+        [tripSql.renewAndCountDead, [me, t, t + leaseMs]],
+        [tripSql.promoteDue, [t, PROMOTE_BATCH]],
+        [tripSql.lockQueues, []],
+        [tripSql.applyDeltas, []],
+        [pages ? tripSql.claim : tripSql.claimNonPage, [t, me]],
+      ]);
+      if (dead!.rows[0].dead > 0) return undefined;
+      return claimedUri(claimed!.rows[0]);
+    });
+
+  /** A completion (not a page under a page limit) in one round trip, with its outlinks. */
+  const completeInOneTrip = (uri: ClaimedUri, outcome: Outcome, outlinks: readonly Candidate[] | undefined): Promise<void> =>
+    serial(async () => {
+      const links = outlinks && outlinks.length > 0 ? await candidateParams(outlinks) : null;
+      const readyAt = toDb(outcome.queueReadyAt);
+      const end: [string, unknown[]] =
+        outcome.retryAt !== undefined
+          ? [tripSql.requeue, [uri.id, toDb(outcome.retryAt), outcome.status, outcome.note ?? null, me, readyAt]]
+          : [
+              tripSql.finish,
+              [uri.id, outcome.status, outcome.bytes ?? null, outcome.mime ?? null, outcome.digest ?? null, outcome.note ?? null, me, outcome.status > 0 ? 1 : 0, outcome.status < 0 ? 1 : 0, readyAt],
+            ];
+      const [ended] = await trip([end, ...(links ? [[tripSql.insertOutlinks, links] as const] : []), [tripSql.lockQueues, []], [tripSql.applyDeltas, []]]);
+      if (ended!.rowCount === 0) throw notInFlight(uri);
+    });
+
   return {
     /**
      * Under a page limit a claim that may hand out a page first locks the crawl_state row (as a
      * page completion does, before anything else, so the two never wait on each other in a
      * cycle), counts pages plus slots held, and claims a page only with room left.
      */
-    claim: (now: number, opts: ClaimOptions = {}): Promise<ClaimedUri | null> => {
+    claim: async (now: number, opts: ClaimOptions = {}): Promise<ClaimedUri | null> => {
       checkTime(now, 'now');
       const t = nowToDb(now);
+      const limited = pageLimit > 0 && opts.pages !== false;
+      if (!limited) {
+        const fast = await claimInOneTrip(t, opts.pages !== false);
+        if (fast !== undefined) return fast;
+      }
       return tx(async () => {
-        const limited = pageLimit > 0 && opts.pages !== false;
         if (limited) await db.query(sql.lockPages);
         const dead = (await db.query<{ name: string }>(sql.renewAndReap, [me, t, t + leaseMs])).rows.map((r) => r.name);
         if (dead.length > 0) await recover(dead);
@@ -138,25 +192,13 @@ function claimMethods(
           const p = (await db.query<{ pages: number; held: number }>(sql.pagesHeld)).rows[0]!;
           pages = p.pages + p.held < pageLimit;
         }
-        const u = (await db.query(pages ? sql.claim : sql.claimNonPage, pages ? [t, me, limited] : [t, me])).rows[0];
-        if (!u) return null;
-        if (u.id === null) throw new TroveError('FRONTIER_INCONSISTENT', `queue ${u.key} counts pending URIs but has none`, { queueKey: u.key });
-        return {
-          id: u.id,
-          url: u.url,
-          queueKey: u.key,
-          hopsPath: u.hops_path,
-          via: u.via,
-          viaContext: u.via_context,
-          seed: u.seed,
-          attempts: u.attempts,
-          directive: u.directive,
-        };
+        return claimedUri((await db.query(pages ? sql.claim : sql.claimNonPage, pages ? [t, me, limited] : [t, me])).rows[0]);
       });
     },
 
     complete: (uri: ClaimedUri, outcome: Outcome, outlinks?: readonly Candidate[]): Promise<void> => {
       checkOutcome(outcome);
+      if (!(pageLimit > 0 && outcome.page && outcome.retryAt === undefined)) return completeInOneTrip(uri, outcome, outlinks);
       return tx(async () => {
         const retry = outcome.retryAt !== undefined;
         // A page under a page limit: its slot (this URI's page_slot) becomes a counted page.
@@ -180,17 +222,11 @@ function claimMethods(
 
     releaseSlot: (uri: ClaimedUri, queueReadyAt: number): Promise<boolean> => {
       checkTime(queueReadyAt, 'queueReadyAt');
-      return tx(async () => {
-        const row = (await db.query<{ queue_id: number }>(sql.releaseSlot, [uri.id, me])).rows[0];
-        if (!row) {
-          const leased = (await db.query<{ slot_released: boolean }>(sql.isLeased, [uri.id, me])).rows[0];
-          if (leased?.slot_released) return false;
-          throw notInFlight(uri);
-        }
-        const deltas = new Map<number, QueueDelta>();
-        Object.assign(delta(deltas, row.queue_id), { slots: 1, readyAt: toDb(queueReadyAt) });
-        await applyDeltas(deltas);
-        return true;
+      return serial(async () => {
+        if ((await db.query({ name: 'releaseSlot', text: sql.releaseSlotOne, values: [uri.id, me, toDb(queueReadyAt)] })).rowCount) return true;
+        const leased = (await db.query<{ slot_released: boolean }>(sql.isLeased, [uri.id, me])).rows[0];
+        if (leased?.slot_released) return false;
+        throw notInFlight(uri);
       });
     },
 
@@ -265,8 +301,7 @@ function controlMethods(s: PostgresSession): Pick<PostgresFrontierStore, 'contro
     },
     report: (stats: WorkerReport): Promise<CrawlControl> =>
       serial(async () => {
-        await db.query(sql.report, [me, os.hostname(), JSON.stringify(stats), nowToDb(Date.now())]);
-        return (await db.query(sql.getControl)).rows[0].control;
+        return (await db.query({ name: 'report', text: sql.reportAndControl, values: [me, os.hostname(), JSON.stringify(stats), nowToDb(Date.now())] })).rows[0].control;
       }),
     reports: (): Promise<{ name: string; host: string; stats: WorkerReport; updatedAt: number }[]> =>
       serial(async () => (await db.query(sql.workerStats)).rows.map((r) => ({ name: r.name, host: r.host, stats: r.stats, updatedAt: fromDb(r.updated_at) }))),
