@@ -10,7 +10,7 @@ import pg from 'pg';
 import { TroveError } from '../errors.ts';
 import type { PostgresFrontierOptions } from './postgres-frontier-store-types.ts';
 import { inlineParams } from './postgres-inline-params.ts';
-import { sql, tripSql } from './postgres-frontier-statements.ts';
+import { sql } from './postgres-frontier-statements.ts';
 
 const RETRYABLE = new Set(['40P01', '40001']);
 const RECONNECT_MS = 100_000;
@@ -74,8 +74,6 @@ export class PostgresSession {
     });
     await c.connect();
     await c.query(`SET search_path TO ${this.opts.crawl}`);
-    // The per-queue counter changes of one trip (see `trip`), gone at its COMMIT.
-    await c.query(tripSql.deltaTable);
     this.client = c;
     this.broken = false;
   }
@@ -135,26 +133,34 @@ export class PostgresSession {
     });
 
   /**
-   * One transaction in one round trip: BEGIN, the statements (parameters written in as literals,
-   * postgres-inline-params.ts) and COMMIT sent as one simple-protocol query; returns each
-   * statement's result. Deadlocks and serialisation failures run it again, as `tx` does. Call it
-   * inside `serial`. A statement cannot branch on an earlier one's answer, so the statements pass
-   * what they changed on through the session's temp table `trip_delta` (ON COMMIT DELETE ROWS).
+   * Statements sent as one simple-protocol query, one round trip (parameters written in as
+   * literals: postgres-inline-params.ts); each statement's result. BEGIN and COMMIT may be among
+   * them, so a transaction of a few statements costs one or two trips instead of one per statement
+   * and two more for BEGIN and COMMIT. Call it inside `trips`.
    */
-  readonly trip = async (statements: readonly (readonly [string, readonly unknown[]])[]): Promise<pg.QueryResult[]> => {
-    const text = ['BEGIN', ...statements.map(([t, p]) => inlineParams(t, p)), 'COMMIT'].join(';\n');
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const res = (await this.db.query(text)) as unknown as pg.QueryResult[];
-        return res.slice(1, -1);
-      } catch (err) {
-        if (this.broken || isConnectionError(err)) throw err;
-        await this.db.query('ROLLBACK');
-        if (RETRYABLE.has((err as { code?: string }).code ?? '') && attempt < 8) continue;
-        throw err;
-      }
-    }
+  private readonly send = async (statements: readonly (readonly [string, readonly unknown[]])[]): Promise<pg.QueryResult[]> => {
+    const res = (await this.db.query(statements.map(([t, p]) => inlineParams(t, p)).join(';\n'))) as unknown as pg.QueryResult | pg.QueryResult[];
+    return Array.isArray(res) ? res : [res];
   };
+
+  /**
+   * `fn` on the connection alone (as `serial`), sending its statements with `send`; whatever
+   * transaction it left open is rolled back when it throws, and it runs again after a deadlock or
+   * serialisation failure, as `tx` does.
+   */
+  readonly trips = <T>(fn: (send: PostgresSession['send']) => Promise<T>): Promise<T> =>
+    this.serial(async () => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await fn(this.send);
+        } catch (err) {
+          if (this.broken || isConnectionError(err)) throw err;
+          await this.db.query('ROLLBACK');
+          if (RETRYABLE.has((err as { code?: string }).code ?? '') && attempt < 8) continue;
+          throw err;
+        }
+      }
+    });
 
   private async measureSkew(): Promise<void> {
     const t0 = Date.now();

@@ -37,7 +37,7 @@ import { checkLimit, checkOutcome, checkTime, notInFlight, checkCandidate } from
 import type { QueueCounters } from './frontier-checks.ts';
 import { schemaSql, sql, tripSql, UriState } from './postgres-frontier-statements.ts';
 import { PostgresSession } from './postgres-frontier-session.ts';
-import { delta, PROMOTE_BATCH, queueRows } from './postgres-queue-rows.ts';
+import { delta, queueRows } from './postgres-queue-rows.ts';
 import type { QueueDelta, QueueRows } from './postgres-queue-rows.ts';
 import type { CrawlControl, PostgresFrontierOptions, PostgresFrontierStore, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store-types.ts';
 
@@ -117,7 +117,7 @@ function claimMethods(
   { insertUris, applyDeltas, recover, promoteDue, candidateParams }: QueueRows,
   pageLimit: number,
 ): Pick<PostgresFrontierStore, 'claim' | 'complete' | 'releaseSlot' | 'defer' | 'recoverInFlight'> {
-  const { db, tx, serial, trip, me, leaseMs, toDb, nowToDb } = s;
+  const { db, tx, trips, me, leaseMs, toDb, nowToDb } = s;
   const claimedUri = (u: Record<string, never>): ClaimedUri | null => {
     if (!u) return null;
     if (u.id === null) throw new TroveError('FRONTIER_INCONSISTENT', `queue ${u.key} counts pending URIs but has none`, { queueKey: u.key });
@@ -135,38 +135,53 @@ function claimMethods(
   };
 
   /**
-   * A claim without a page limit to hold, in one round trip: renew this worker's lease, promote
-   * due URIs, claim. It claims nothing when some worker's lease has run out (undefined then: the
-   * full claim recovers that worker's URIs first).
+   * A claim without a page limit to hold, as one statement (renew this worker's lease, claim). It
+   * claims nothing when some worker's lease has run out or some waiting URI is due (undefined
+   * then: the full claim recovers and promotes first).
    */
-  const claimInOneTrip = (t: number, pages: boolean): Promise<ClaimedUri | null | undefined> =>
-    serial(async () => {
-      const [dead, , , , claimed] = await trip([
-        [tripSql.renewAndCountDead, [me, t, t + leaseMs]],
-        [tripSql.promoteDue, [t, PROMOTE_BATCH]],
-        [tripSql.lockQueues, []],
-        [tripSql.applyDeltas, []],
-        [pages ? tripSql.claim : tripSql.claimNonPage, [t, me]],
-      ]);
-      if (dead!.rows[0].dead > 0) return undefined;
-      return claimedUri(claimed!.rows[0]);
+  const claimInOneStatement = (t: number, pages: boolean): Promise<ClaimedUri | null | undefined> =>
+    trips(async () => {
+      const name = pages ? 'claim' : 'claimNonPage';
+      const row = (await db.query({ name, text: tripSql[name], values: [t, me, t + leaseMs] })).rows[0];
+      if (row.dead || row.due) return undefined;
+      return row.key === null ? null : claimedUri(row);
     });
 
-  /** A completion (not a page under a page limit) in one round trip, with its outlinks. */
-  const completeInOneTrip = (uri: ClaimedUri, outcome: Outcome, outlinks: readonly Candidate[] | undefined): Promise<void> =>
-    serial(async () => {
-      const links = outlinks && outlinks.length > 0 ? await candidateParams(outlinks) : null;
-      const readyAt = toDb(outcome.queueReadyAt);
-      const end: [string, unknown[]] =
-        outcome.retryAt !== undefined
-          ? [tripSql.requeue, [uri.id, toDb(outcome.retryAt), outcome.status, outcome.note ?? null, me, readyAt]]
-          : [
-              tripSql.finish,
-              [uri.id, outcome.status, outcome.bytes ?? null, outcome.mime ?? null, outcome.digest ?? null, outcome.note ?? null, me, outcome.status > 0 ? 1 : 0, outcome.status < 0 ? 1 : 0, readyAt],
-            ];
-      const [ended] = await trip([end, ...(links ? [[tripSql.insertOutlinks, links] as const] : []), [tripSql.lockQueues, []], [tripSql.applyDeltas, []]]);
-      if (ended!.rowCount === 0) throw notInFlight(uri);
+  /**
+   * A completion (not a page under a page limit) as one statement without outlinks; with them,
+   * two round trips: the URI's end and the new URIs, then the queues' counters in id order.
+   */
+  const completeInFewTrips = (uri: ClaimedUri, outcome: Outcome, outlinks: readonly Candidate[] | undefined): Promise<void> => {
+    const retry = outcome.retryAt !== undefined;
+    const readyAt = toDb(outcome.queueReadyAt);
+    const end = retry
+      ? [uri.id, toDb(outcome.retryAt!), outcome.status, outcome.note ?? null, me]
+      : [uri.id, outcome.status, outcome.bytes ?? null, outcome.mime ?? null, outcome.digest ?? null, outcome.note ?? null, me];
+    const done = !retry && outcome.status > 0 ? 1 : 0;
+    const failed = !retry && outcome.status < 0 ? 1 : 0;
+    return trips(async (send) => {
+      if (!outlinks || outlinks.length === 0) {
+        const args = retry ? [...end, readyAt] : [...end, done, failed, readyAt];
+        const res = await db.query({ name: retry ? 'requeueOne' : 'finishOne', text: retry ? tripSql.requeue : tripSql.finish, values: args });
+        if (res.rowCount === 0) throw notInFlight(uri);
+        return;
+      }
+      const links = await candidateParams(outlinks);
+      const [, ended, added] = await send([['BEGIN', []], [retry ? sql.requeue : sql.finish, end], [tripSql.insertUrisPerQueue, links]]);
+      const row = ended!.rows[0] as { queue_id: number; slot_released: boolean } | undefined;
+      if (!row) throw notInFlight(uri);
+      const deltas = new Map<number, QueueDelta>();
+      for (const r of added!.rows as { queue_id: number; pending: number; waiting: number }[]) {
+        Object.assign(delta(deltas, r.queue_id), { pending: r.pending, waiting: r.waiting, seen: r.pending + r.waiting });
+      }
+      const d = delta(deltas, row.queue_id);
+      Object.assign(d, { slots: row.slot_released ? 0 : 1, waiting: d.waiting + (retry ? 1 : 0), done, failed, readyAt });
+      const ids = [...deltas.keys()].sort((a, b) => a - b);
+      const col = (f: (q: QueueDelta) => number | null) => ids.map((id) => f(deltas.get(id)!));
+      const changes = [ids, col((q) => q.pending), col((q) => q.waiting), col((q) => q.slots), col((q) => q.done), col((q) => q.failed), col((q) => q.seen), col((q) => q.readyAt)];
+      await send([[tripSql.lockQueues, [ids]], [tripSql.applyDeltas, changes], ['COMMIT', []]]);
     });
+  };
 
   return {
     /**
@@ -179,7 +194,7 @@ function claimMethods(
       const t = nowToDb(now);
       const limited = pageLimit > 0 && opts.pages !== false;
       if (!limited) {
-        const fast = await claimInOneTrip(t, opts.pages !== false);
+        const fast = await claimInOneStatement(t, opts.pages !== false);
         if (fast !== undefined) return fast;
       }
       return tx(async () => {
@@ -198,7 +213,7 @@ function claimMethods(
 
     complete: (uri: ClaimedUri, outcome: Outcome, outlinks?: readonly Candidate[]): Promise<void> => {
       checkOutcome(outcome);
-      if (!(pageLimit > 0 && outcome.page && outcome.retryAt === undefined)) return completeInOneTrip(uri, outcome, outlinks);
+      if (!(pageLimit > 0 && outcome.page && outcome.retryAt === undefined)) return completeInFewTrips(uri, outcome, outlinks);
       return tx(async () => {
         const retry = outcome.retryAt !== undefined;
         // A page under a page limit: its slot (this URI's page_slot) becomes a counted page.
@@ -222,7 +237,7 @@ function claimMethods(
 
     releaseSlot: (uri: ClaimedUri, queueReadyAt: number): Promise<boolean> => {
       checkTime(queueReadyAt, 'queueReadyAt');
-      return serial(async () => {
+      return trips(async () => {
         if ((await db.query({ name: 'releaseSlot', text: sql.releaseSlotOne, values: [uri.id, me, toDb(queueReadyAt)] })).rowCount) return true;
         const leased = (await db.query<{ slot_released: boolean }>(sql.isLeased, [uri.id, me])).rows[0];
         if (leased?.slot_released) return false;

@@ -10,7 +10,7 @@ import { sql, UriState } from './postgres-frontier-statements.ts';
 import type { PostgresSession } from './postgres-frontier-session.ts';
 
 /** At most this many waiting URIs become claimable per claim, as in the SQLite frontier. */
-export const PROMOTE_BATCH = 1000;
+const PROMOTE_BATCH = 1000;
 
 export interface QueueDelta {
   pending: number;
