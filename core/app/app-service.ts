@@ -20,6 +20,7 @@ import { crawlHandlers } from './handlers/crawl-handlers.ts';
 import { recordsHandlers } from './handlers/records-handlers.ts';
 import { exportArchive, exportHandlers } from './handlers/export-handlers.ts';
 import { recordHandlers } from './handlers/record-handlers.ts';
+import { sharedCrawlHandlers } from './handlers/shared-crawl-handlers.ts';
 
 export type { AppHandlers } from './handlers/app-context.ts';
 
@@ -60,6 +61,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
     ...recordsHandlers(ctx),
     ...exportHandlers(ctx),
     ...recordHandlers(ctx, opts.openRecordTab),
+    ...sharedCrawlHandlers(ctx),
   };
 
   return {
