@@ -245,8 +245,6 @@ export const sql = {
   requeue: `${REQUEUE} RETURNING queue_id, slot_released`,
   putBack: `UPDATE uris SET state = ${UriState.WAITING}, not_before = $2, leased_by = NULL
     WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $3 RETURNING queue_id, slot_released`,
-  releaseSlot: `UPDATE uris SET slot_released = true WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $2 AND NOT slot_released
-    RETURNING queue_id`,
   // The slot given back and the queue's counters in one statement (one queue: no lock order to keep).
   releaseSlotOne: `WITH r AS (UPDATE uris SET slot_released = true WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $2 AND NOT slot_released
         RETURNING queue_id)
@@ -270,8 +268,6 @@ export const sql = {
   nextReadyNonPage: nextReadySql(`NOT (${MAY_BE_PAGE_PG_SQL})`),
   getControl: `SELECT control, changed_at FROM crawl_state WHERE id = 1`,
   setControl: `UPDATE crawl_state SET control = $1, changed_at = $2 WHERE id = 1`,
-  report: `INSERT INTO worker_stats (name, host, stats, updated_at) VALUES ($1, $2, $3, $4)
-    ON CONFLICT (name) DO UPDATE SET host = EXCLUDED.host, stats = EXCLUDED.stats, updated_at = EXCLUDED.updated_at`,
   reportAndControl: `WITH up AS (INSERT INTO worker_stats (name, host, stats, updated_at) VALUES ($1, $2, $3, $4)
       ON CONFLICT (name) DO UPDATE SET host = EXCLUDED.host, stats = EXCLUDED.stats, updated_at = EXCLUDED.updated_at)
     SELECT control FROM crawl_state WHERE id = 1`,

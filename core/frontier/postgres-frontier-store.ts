@@ -114,75 +114,12 @@ function schedulingMethods(s: PostgresSession, { insertUris, applyDeltas }: Queu
 /** Claims, and the ends of a claim's lease: complete, slot released, defer, recovery. */
 function claimMethods(
   s: PostgresSession,
-  { insertUris, applyDeltas, recover, promoteDue, candidateParams }: QueueRows,
+  rows: QueueRows,
   pageLimit: number,
 ): Pick<PostgresFrontierStore, 'claim' | 'complete' | 'releaseSlot' | 'defer' | 'recoverInFlight'> {
+  const { insertUris, applyDeltas, recover, promoteDue } = rows;
   const { db, tx, trips, me, leaseMs, toDb, nowToDb } = s;
-  const claimedUri = (u: Record<string, never>): ClaimedUri | null => {
-    if (!u) return null;
-    if (u.id === null) throw new TroveError('FRONTIER_INCONSISTENT', `queue ${u.key} counts pending URIs but has none`, { queueKey: u.key });
-    return {
-      id: u.id,
-      url: u.url,
-      queueKey: u.key,
-      hopsPath: u.hops_path,
-      via: u.via,
-      viaContext: u.via_context,
-      seed: u.seed,
-      attempts: u.attempts,
-      directive: u.directive,
-    };
-  };
-
-  /**
-   * A claim without a page limit to hold, as one statement (renew this worker's lease, claim). It
-   * claims nothing when some worker's lease has run out or some waiting URI is due (undefined
-   * then: the full claim recovers and promotes first).
-   */
-  const claimInOneStatement = (t: number, pages: boolean): Promise<ClaimedUri | null | undefined> =>
-    trips(async () => {
-      const name = pages ? 'claim' : 'claimNonPage';
-      const row = (await db.query({ name, text: tripSql[name], values: [t, me, t + leaseMs] })).rows[0];
-      if (row.dead || row.due) return undefined;
-      return row.key === null ? null : claimedUri(row);
-    });
-
-  /**
-   * A completion (not a page under a page limit) as one statement without outlinks; with them,
-   * two round trips: the URI's end and the new URIs, then the queues' counters in id order.
-   */
-  const completeInFewTrips = (uri: ClaimedUri, outcome: Outcome, outlinks: readonly Candidate[] | undefined): Promise<void> => {
-    const retry = outcome.retryAt !== undefined;
-    const readyAt = toDb(outcome.queueReadyAt);
-    const end = retry
-      ? [uri.id, toDb(outcome.retryAt!), outcome.status, outcome.note ?? null, me]
-      : [uri.id, outcome.status, outcome.bytes ?? null, outcome.mime ?? null, outcome.digest ?? null, outcome.note ?? null, me];
-    const done = !retry && outcome.status > 0 ? 1 : 0;
-    const failed = !retry && outcome.status < 0 ? 1 : 0;
-    return trips(async (send) => {
-      if (!outlinks || outlinks.length === 0) {
-        const args = retry ? [...end, readyAt] : [...end, done, failed, readyAt];
-        const res = await db.query({ name: retry ? 'requeueOne' : 'finishOne', text: retry ? tripSql.requeue : tripSql.finish, values: args });
-        if (res.rowCount === 0) throw notInFlight(uri);
-        return;
-      }
-      const links = await candidateParams(outlinks);
-      const [, ended, added] = await send([['BEGIN', []], [retry ? sql.requeue : sql.finish, end], [tripSql.insertUrisPerQueue, links]]);
-      const row = ended!.rows[0] as { queue_id: number; slot_released: boolean } | undefined;
-      if (!row) throw notInFlight(uri);
-      const deltas = new Map<number, QueueDelta>();
-      for (const r of added!.rows as { queue_id: number; pending: number; waiting: number }[]) {
-        Object.assign(delta(deltas, r.queue_id), { pending: r.pending, waiting: r.waiting, seen: r.pending + r.waiting });
-      }
-      const d = delta(deltas, row.queue_id);
-      Object.assign(d, { slots: row.slot_released ? 0 : 1, waiting: d.waiting + (retry ? 1 : 0), done, failed, readyAt });
-      const ids = [...deltas.keys()].sort((a, b) => a - b);
-      const col = (f: (q: QueueDelta) => number | null) => ids.map((id) => f(deltas.get(id)!));
-      const changes = [ids, col((q) => q.pending), col((q) => q.waiting), col((q) => q.slots), col((q) => q.done), col((q) => q.failed), col((q) => q.seen), col((q) => q.readyAt)];
-      await send([[tripSql.lockQueues, [ids]], [tripSql.applyDeltas, changes], ['COMMIT', []]]);
-    });
-  };
-
+  const { claimedUri, claimInOneStatement, completeInFewTrips } = fewTrips(s, rows);
   return {
     /**
      * Under a page limit a claim that may hand out a page first locks the crawl_state row (as a
@@ -258,6 +195,83 @@ function claimMethods(
 
     recoverInFlight: (): Promise<number> => tx(() => recover([me])),
   };
+}
+
+/**
+ * The claim and the completion in the fewest round trips, for the common case (no page limit to
+ * hold, no dead worker to recover, no due URI to promote); claimMethods falls back to the full
+ * transaction otherwise.
+ */
+function fewTrips(s: PostgresSession, { candidateParams }: QueueRows) {
+  const { db, trips, me, leaseMs, toDb } = s;
+  // A claim statement's row (claimSql's columns).
+  type ClaimRow = { id: number | null; key: string; url: string; hops_path: string; via: string | null; via_context: string | null; seed: boolean; attempts: number; directive: number };
+  const claimedUri = (u: ClaimRow | undefined): ClaimedUri | null => {
+    if (!u) return null;
+    if (u.id === null) throw new TroveError('FRONTIER_INCONSISTENT', `queue ${u.key} counts pending URIs but has none`, { queueKey: u.key });
+    return {
+      id: u.id,
+      url: u.url,
+      queueKey: u.key,
+      hopsPath: u.hops_path,
+      via: u.via,
+      viaContext: u.via_context,
+      seed: u.seed,
+      attempts: u.attempts,
+      directive: u.directive,
+    };
+  };
+
+  /**
+   * A claim without a page limit to hold, as one statement (renew this worker's lease, claim). It
+   * claims nothing when some worker's lease has run out or some waiting URI is due (undefined
+   * then: the full claim recovers and promotes first).
+   */
+  const claimInOneStatement = (t: number, pages: boolean): Promise<ClaimedUri | null | undefined> =>
+    trips(async () => {
+      const name = pages ? 'claim' : 'claimNonPage';
+      const row = (await db.query({ name, text: tripSql[name], values: [t, me, t + leaseMs] })).rows[0];
+      if (row.dead || row.due) return undefined;
+      return row.key === null ? null : claimedUri(row);
+    });
+
+  /**
+   * A completion (not a page under a page limit) as one statement without outlinks; with them,
+   * two round trips: the URI's end and the new URIs, then the queues' counters in id order.
+   */
+  const completeInFewTrips = (uri: ClaimedUri, outcome: Outcome, outlinks: readonly Candidate[] | undefined): Promise<void> => {
+    const retry = outcome.retryAt !== undefined;
+    const readyAt = toDb(outcome.queueReadyAt);
+    const end = retry
+      ? [uri.id, toDb(outcome.retryAt!), outcome.status, outcome.note ?? null, me]
+      : [uri.id, outcome.status, outcome.bytes ?? null, outcome.mime ?? null, outcome.digest ?? null, outcome.note ?? null, me];
+    const done = !retry && outcome.status > 0 ? 1 : 0;
+    const failed = !retry && outcome.status < 0 ? 1 : 0;
+    return trips(async (send) => {
+      if (!outlinks || outlinks.length === 0) {
+        const args = retry ? [...end, readyAt] : [...end, done, failed, readyAt];
+        const res = await db.query({ name: retry ? 'requeueOne' : 'finishOne', text: retry ? tripSql.requeue : tripSql.finish, values: args });
+        if (res.rowCount === 0) throw notInFlight(uri);
+        return;
+      }
+      const links = await candidateParams(outlinks);
+      const [, ended, added] = await send([['BEGIN', []], [retry ? sql.requeue : sql.finish, end], [tripSql.insertUrisPerQueue, links]]);
+      const row = ended!.rows[0] as { queue_id: number; slot_released: boolean } | undefined;
+      if (!row) throw notInFlight(uri);
+      const deltas = new Map<number, QueueDelta>();
+      for (const r of added!.rows as { queue_id: number; pending: number; waiting: number }[]) {
+        Object.assign(delta(deltas, r.queue_id), { pending: r.pending, waiting: r.waiting, seen: r.pending + r.waiting });
+      }
+      const d = delta(deltas, row.queue_id);
+      Object.assign(d, { slots: row.slot_released ? 0 : 1, waiting: d.waiting + (retry ? 1 : 0), done, failed, readyAt });
+      const ids = [...deltas.keys()].sort((a, b) => a - b);
+      const col = (f: (q: QueueDelta) => number | null) => ids.map((id) => f(deltas.get(id)!));
+      const changes = [ids, col((q) => q.pending), col((q) => q.waiting), col((q) => q.slots), col((q) => q.done), col((q) => q.failed), col((q) => q.seen), col((q) => q.readyAt)];
+      await send([[tripSql.lockQueues, [ids]], [tripSql.applyDeltas, changes], ['COMMIT', []]]);
+    });
+  };
+
+  return { claimedUri, claimInOneStatement, completeInFewTrips };
 }
 
 /** Queue limits and ready times, when a claim may next succeed, and the crawl-wide page limit. */
