@@ -225,7 +225,7 @@ async function main(): Promise<void> {
     row('URIs enqueued (as outlinks)', sqlite.enqueuePerSec, pgRes.enqueuePerSec, pgAsync.enqueuePerSec);
     row('claim + complete with 20 outlinks', sqlite.completesWithLinksPerSec, pgRes.completesWithLinksPerSec, pgAsync.completesWithLinksPerSec);
     row('claim + complete', sqlite.claimCompletePerSec, pgRes.claimCompletePerSec, pgAsync.claimCompletePerSec);
-    console.log(`one SELECT 1 round trip: ${roundTripUs.toFixed(0)} µs (a claim is 5 round trips with BEGIN and COMMIT; a complete 5, plus 2–3 and one per queue touched when it has outlinks)`);
+    console.log(`one SELECT 1 round trip: ${roundTripUs.toFixed(0)} µs (a claim is one statement; a complete one statement, or two round trips with outlinks; see bench/README.md)`);
     console.log(`bridge cost per claim+complete pair: ${((1 / pgRes.claimCompletePerSec - 1 / pgAsync.claimCompletePerSec) * 1e6).toFixed(0)} µs`);
     console.log(`\nworkers (processes) claiming + completing on one crawl for ${ms / 1000} s each, ${os.cpus().length} CPUs:`);
     for (const [k, v] of scale) console.log(`  ${k} worker(s): ${v.toFixed(0)} claim+complete/s, ratio to 1 worker ${(v / scale[0]![1]).toFixed(2)}`);

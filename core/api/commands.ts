@@ -58,6 +58,7 @@ import { PROFILE_NAME } from './profile-types.ts';
 import type { PageCompare, ScheduleState, SeriesDetail } from './series-types.ts';
 import type { QaPageResult, QaPatchResult, QaRunInfo, QaShots } from './qa-types.ts';
 import type { QaJobStatus, QaPageList, QaPageRequest, QaReview, QaReviewRequest, QaRunRequest } from './qa-view-types.ts';
+import type { SharedCrawlControl, SharedCrawlView } from './shared-crawl-types.ts';
 import { settingsPatch } from './settings-payload.ts';
 import { ROBOTS_POLICY_NAMES } from './settings.ts';
 import { arr, bool, empty, int, nullable, num, obj, oneOf, optional, str, type Validator } from './validate.ts';
@@ -81,6 +82,8 @@ const id = () => str({ min: 1, max: 128, pattern: LIBRARY_ID });
 const url = () => str({ min: 1, max: 8192 });
 const ts = () => str({ min: 1, max: 14, pattern: /^\d{1,14}$/ });
 const settings = settingsPatch();
+/** postgres://user@host:port/<database>/<crawl> (checked in full by parseSharedCrawlUrl). */
+const sharedCrawlUrl = () => str({ min: 1, max: 2000, pattern: /^postgres(ql)?:\/\/\S+$/ });
 const customRobots = () => optional(str({ max: 512 * 1024 }));
 
 /** A page of a QA run: its URL and its 14-digit capture time. */
@@ -171,6 +174,16 @@ export const COMMANDS = {
     obj({ id: id(), pattern: str({ min: 1, max: 2000 }), samples: optional(int({ min: 0, max: 200 })) }),
   ),
   // ── end monitor ──
+
+  // ── shared crawl (issue 39): a crawl shared over PostgreSQL, opened by its URL, watched and steered ──
+  /** The crawl's totals, workers and hosts, read from its database. */
+  'shared.status': cmd<{ url: string }, SharedCrawlView>()('core', obj({ url: sharedCrawlUrl() })),
+  /** Pause, resume or stop every worker of the crawl; the crawl as it is then. */
+  'shared.control': cmd<{ url: string; control: SharedCrawlControl }, SharedCrawlView>()(
+    'core',
+    obj({ url: sharedCrawlUrl(), control: oneOf(['running', 'paused', 'stopped'] as const) }),
+  ),
+  // ── end shared crawl ──
 
   'scope.test': cmd<ScopeTestRequest, ScopeTestResult>()(
     'core',

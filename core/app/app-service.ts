@@ -23,6 +23,7 @@ import { recordHandlers } from './handlers/record-handlers.ts';
 import { seriesHandlers } from './handlers/series-handlers.ts';
 import type { SchedulerClock } from './recrawl-scheduler.ts';
 import { qaHandlers } from './handlers/qa-handlers.ts';
+import { sharedCrawlHandlers } from './handlers/shared-crawl-handlers.ts';
 
 export type { AppHandlers } from './handlers/app-context.ts';
 
@@ -68,6 +69,7 @@ export function createAppService(opts: AppServiceOptions): AppService {
     ...recordHandlers(ctx, opts.openRecordTab),
     ...series.handlers,
     ...qaHandlers(ctx),
+    ...sharedCrawlHandlers(ctx),
   };
   // Scheduled recrawls: what fell due while the app was closed starts now (once), then on time.
   series.scheduler.start();

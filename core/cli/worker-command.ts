@@ -17,25 +17,13 @@ import { startCrawl, type CrawlController } from '../crawl/start-crawl.ts';
 import { TroveError } from '../errors.ts';
 import type { CrawlSnapshot, WorkerRow } from '../api/crawl-snapshot.ts';
 import { createPostgresFrontier, type PostgresFrontier, type SharedCapture, type WorkerReport } from '../frontier/postgres-frontier.ts';
-import { workerRows } from '../frontier/postgres-crawl-view.ts';
+import { parseSharedCrawlUrl, workerRows } from '../frontier/postgres-crawl-view.ts';
 
 const SETTINGS_KEY = 'settings';
 
 /** `postgres://user@host:5432/db/crawl` → the database URL and the crawl (schema) name. */
-export function parseSharedCrawlUrl(url: string): { url: string; crawl: string } {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new TroveError('SETTINGS_INVALID', `not a URL: ${url}`, { url });
-  }
-  const parts = u.pathname.split('/').filter(Boolean);
-  if (!/^postgres(ql)?:$/.test(u.protocol) || parts.length !== 2) {
-    throw new TroveError('SETTINGS_INVALID', `a shared crawl is postgres://user@host:port/<database>/<crawl>, not ${url}`, { url });
-  }
-  u.pathname = `/${parts[0]}`;
-  return { url: u.toString(), crawl: parts[1]! };
-}
+// Kept with the crawl view, which the app uses too; exported here still for the CLI's commands.
+export { parseSharedCrawlUrl };
 
 export interface SharedCrawlOptions {
   /** postgres://…/<database>/<crawl> */

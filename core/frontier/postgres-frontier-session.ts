@@ -9,6 +9,7 @@ import os from 'node:os';
 import pg from 'pg';
 import { TroveError } from '../errors.ts';
 import type { PostgresFrontierOptions } from './postgres-frontier-store-types.ts';
+import { inlineParams } from './postgres-inline-params.ts';
 import { sql } from './postgres-frontier-statements.ts';
 
 const RETRYABLE = new Set(['40P01', '40001']);
@@ -122,6 +123,36 @@ export class PostgresSession {
           const r = await fn();
           await this.db.query('COMMIT');
           return r;
+        } catch (err) {
+          if (this.broken || isConnectionError(err)) throw err;
+          await this.db.query('ROLLBACK');
+          if (RETRYABLE.has((err as { code?: string }).code ?? '') && attempt < 8) continue;
+          throw err;
+        }
+      }
+    });
+
+  /**
+   * Statements sent as one simple-protocol query, one round trip (parameters written in as
+   * literals: postgres-inline-params.ts); each statement's result. BEGIN and COMMIT may be among
+   * them, so a transaction of a few statements costs one or two trips instead of one per statement
+   * and two more for BEGIN and COMMIT. Call it inside `trips`.
+   */
+  private readonly send = async (statements: readonly (readonly [string, readonly unknown[]])[]): Promise<pg.QueryResult[]> => {
+    const res = (await this.db.query(statements.map(([t, p]) => inlineParams(t, p)).join(';\n'))) as unknown as pg.QueryResult | pg.QueryResult[];
+    return Array.isArray(res) ? res : [res];
+  };
+
+  /**
+   * `fn` on the connection alone (as `serial`), sending its statements with `send`; whatever
+   * transaction it left open is rolled back when it throws, and it runs again after a deadlock or
+   * serialisation failure, as `tx` does.
+   */
+  readonly trips = <T>(fn: (send: PostgresSession['send']) => Promise<T>): Promise<T> =>
+    this.serial(async () => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await fn(this.send);
         } catch (err) {
           if (this.broken || isConnectionError(err)) throw err;
           await this.db.query('ROLLBACK');

@@ -140,6 +140,60 @@ export function quoteIdent(name: string): string {
 const CLAIMABLE = 'pending > 0 AND in_flight < max_in_flight';
 /** A queue this worker ($me) may claim from: not leased, or leased to it. */
 const MINE = '(lease_owner IS NULL OR lease_owner = $me)';
+/** Some worker's lease ran out ($1 now, $2 me); some waiting URI is due. */
+const DEAD = 'EXISTS (SELECT 1 FROM workers WHERE lease_until < $1 AND name <> $2)';
+const DUE = `EXISTS (SELECT 1 FROM uris WHERE state = ${UriState.WAITING} AND not_before <= $1)`;
+
+// Ids are drawn in discovery order, rows inserted in fingerprint order: two workers inserting
+// overlapping outlinks then wait on each other's unique keys in one order, never in a cycle.
+const CANDIDATES = `c AS MATERIALIZED (
+      SELECT nextval('uris_id_seq') AS id, t.* FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::smallint[], $5::bigint[],
+        $6::boolean[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[]) WITH ORDINALITY
+        AS t(fp, qid, st, dir, nb, seed, url, hops, via, vctx, refetch, ord))`;
+
+/** A URI's end with its queue's counters, one statement (one queue: no lock order to keep). */
+function endWithQueue(update: string, counters: string): string {
+  return `WITH f AS (${update} RETURNING queue_id, slot_released)
+    UPDATE queues SET in_flight = in_flight - (NOT f.slot_released)::integer, ${counters},
+      lease_owner = CASE WHEN in_flight - (NOT f.slot_released)::integer <= 0 THEN NULL ELSE lease_owner END
+    FROM f WHERE queues.id = f.queue_id RETURNING queues.id`;
+}
+
+const FINISH = `UPDATE uris SET state = ${UriState.FINISHED}, status = $2, bytes = $3, mime = $4, digest = $5, note = $6, not_before = NULL, leased_by = NULL
+      WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $7`;
+const REQUEUE = `UPDATE uris SET state = ${UriState.WAITING}, not_before = $2, attempts = attempts + 1, status = $3, note = $4, leased_by = NULL
+      WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $5`;
+
+/**
+ * The statements of the claim and the completion in fewer round trips (postgres-frontier-store.ts
+ * claimMethods): each a single statement, or a few sent as one query (PostgresSession.send).
+ */
+export const tripSql = {
+  // $1 now, $2 me, $3 this worker's new lease expiry. Claims nothing when some worker's lease has
+  // run out or some waiting URI is due (`dead`, `due` say which): the full claim recovers and
+  // promotes first.
+  claim: claimSql('true', 'false', true),
+  claimNonPage: claimSql(`NOT (${MAY_BE_PAGE_PG_SQL})`, 'false', true),
+  // $8 done, $9 failed, $10 the queue's ready time.
+  finish: endWithQueue(FINISH, 'done = done + $8, failed = failed + $9, ready_at = GREATEST(ready_at, $10::bigint)'),
+  // $6 the queue's ready time.
+  requeue: endWithQueue(REQUEUE, 'waiting = waiting + 1, ready_at = GREATEST(ready_at, $6::bigint)'),
+  // New URIs and how many per queue, for the counters written after them (lockQueues, applyDeltas).
+  insertUrisPerQueue: `WITH ${CANDIDATES},
+      ins AS (INSERT INTO uris (id, fingerprint, queue_id, state, directive, not_before, seed, url, hops_path, via, via_context, refetch_of)
+        SELECT id, fp, qid, st, dir, nb, seed, url, hops, via, vctx, refetch FROM c ORDER BY fp, ord
+        ON CONFLICT (fingerprint) DO NOTHING RETURNING queue_id, state)
+    SELECT queue_id, (count(*) FILTER (WHERE state = ${UriState.PENDING}))::integer AS pending,
+      (count(*) FILTER (WHERE state = ${UriState.WAITING}))::integer AS waiting FROM ins GROUP BY queue_id`,
+  // Counter changes per queue ($1 ids ascending, then the changes, as queueDelta's), the rows
+  // locked in id order first: the one lock order of every transaction.
+  lockQueues: `SELECT id FROM queues WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`,
+  applyDeltas: `UPDATE queues q SET pending = q.pending + d.pending, waiting = q.waiting + d.waiting, in_flight = q.in_flight - d.slots,
+      done = q.done + d.done, failed = q.failed + d.failed, seen = q.seen + d.seen, ready_at = GREATEST(q.ready_at, d.ready_at),
+      lease_owner = CASE WHEN q.in_flight - d.slots <= 0 THEN NULL ELSE q.lease_owner END
+    FROM unnest($1::bigint[], $2::integer[], $3::integer[], $4::integer[], $5::integer[], $6::integer[], $7::integer[], $8::bigint[])
+      AS d(id, pending, waiting, slots, done, failed, seen, ready_at) WHERE q.id = d.id`,
+} as const;
 
 /** Statements, with `$me` standing for the worker-name parameter number given. */
 export const sql = {
@@ -162,10 +216,7 @@ export const sql = {
   insertQueues: `INSERT INTO queues (key, max_in_flight) SELECT k, $2 FROM unnest($1::text[]) AS k ORDER BY k ON CONFLICT (key) DO NOTHING`,
   // Ids are drawn in discovery order, rows inserted in fingerprint order: two workers inserting
   // overlapping outlinks then wait on each other's unique keys in one order, never in a cycle.
-  insertUris: `WITH c AS MATERIALIZED (
-      SELECT nextval('uris_id_seq') AS id, t.* FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::smallint[], $5::bigint[],
-        $6::boolean[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[]) WITH ORDINALITY
-        AS t(fp, qid, st, dir, nb, seed, url, hops, via, vctx, refetch, ord))
+  insertUris: `WITH ${CANDIDATES}
     INSERT INTO uris (id, fingerprint, queue_id, state, directive, not_before, seed, url, hops_path, via, via_context, refetch_of)
     SELECT id, fp, qid, st, dir, nb, seed, url, hops, via, vctx, refetch FROM c ORDER BY fp, ord
     ON CONFLICT (fingerprint) DO NOTHING RETURNING queue_id, state`,
@@ -190,14 +241,15 @@ export const sql = {
       (SELECT count(*) FROM uris WHERE state = ${UriState.IN_FLIGHT} AND page_slot)::integer AS held`,
   addPage: `UPDATE crawl_state SET pages = pages + 1 WHERE id = 1`,
 
-  finish: `UPDATE uris SET state = ${UriState.FINISHED}, status = $2, bytes = $3, mime = $4, digest = $5, note = $6, not_before = NULL, leased_by = NULL
-    WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $7 RETURNING queue_id, slot_released`,
-  requeue: `UPDATE uris SET state = ${UriState.WAITING}, not_before = $2, attempts = attempts + 1, status = $3, note = $4, leased_by = NULL
-    WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $5 RETURNING queue_id, slot_released`,
+  finish: `${FINISH} RETURNING queue_id, slot_released`,
+  requeue: `${REQUEUE} RETURNING queue_id, slot_released`,
   putBack: `UPDATE uris SET state = ${UriState.WAITING}, not_before = $2, leased_by = NULL
     WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $3 RETURNING queue_id, slot_released`,
-  releaseSlot: `UPDATE uris SET slot_released = true WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $2 AND NOT slot_released
-    RETURNING queue_id`,
+  // The slot given back and the queue's counters in one statement (one queue: no lock order to keep).
+  releaseSlotOne: `WITH r AS (UPDATE uris SET slot_released = true WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $2 AND NOT slot_released
+        RETURNING queue_id)
+    UPDATE queues SET in_flight = in_flight - 1, ready_at = GREATEST(ready_at, $3::bigint),
+      lease_owner = CASE WHEN in_flight - 1 <= 0 THEN NULL ELSE lease_owner END FROM r WHERE queues.id = r.queue_id RETURNING queues.id`,
   isLeased: `SELECT slot_released FROM uris WHERE id = $1 AND state = ${UriState.IN_FLIGHT} AND leased_by = $2`,
 
   // Every lease of the given workers goes back to pending; returns per queue how many, and how
@@ -216,8 +268,9 @@ export const sql = {
   nextReadyNonPage: nextReadySql(`NOT (${MAY_BE_PAGE_PG_SQL})`),
   getControl: `SELECT control, changed_at FROM crawl_state WHERE id = 1`,
   setControl: `UPDATE crawl_state SET control = $1, changed_at = $2 WHERE id = 1`,
-  report: `INSERT INTO worker_stats (name, host, stats, updated_at) VALUES ($1, $2, $3, $4)
-    ON CONFLICT (name) DO UPDATE SET host = EXCLUDED.host, stats = EXCLUDED.stats, updated_at = EXCLUDED.updated_at`,
+  reportAndControl: `WITH up AS (INSERT INTO worker_stats (name, host, stats, updated_at) VALUES ($1, $2, $3, $4)
+      ON CONFLICT (name) DO UPDATE SET host = EXCLUDED.host, stats = EXCLUDED.stats, updated_at = EXCLUDED.updated_at)
+    SELECT control FROM crawl_state WHERE id = 1`,
   workerStats: `SELECT name, host, stats, updated_at FROM worker_stats ORDER BY name`,
   lastCapture: `SELECT coalesce(max(id), 0)::bigint AS id FROM captures WHERE worker = $1`,
   addCaptures: `INSERT INTO captures (worker, id, warc_file, "offset", length, record_type, record_id, target_uri, urlkey, ts, mime, status, payload_digest, page)
@@ -255,19 +308,22 @@ export const sql = {
  * in its order, one row; as a join, the planner read and sorted every pending URI of the queue
  * (5,000 per claim at 1M URIs over 200 hosts).
  */
-function claimSql(uriFilter: string, pageSlot: string): string {
+function claimSql(uriFilter: string, pageSlot: string, oneStatement = false): string {
   const any = uriFilter === 'true' ? '' : `AND EXISTS (SELECT 1 FROM uris WHERE uris.queue_id = queues.id AND uris.state = ${UriState.PENDING} AND ${uriFilter})`;
   // Nothing is claimed while the operator has the whole crawl paused or stopped (crawl_state).
-  return `WITH q AS (SELECT id, key FROM queues WHERE ${CLAIMABLE} AND ready_at <= $1 AND ${MINE.replace('$me', '$2')} ${any}
+  const renew = oneStatement ? 'renew AS (UPDATE workers SET lease_until = $3, heartbeat_at = $1 WHERE name = $2),' : '';
+  return `WITH ${renew} q AS (SELECT id, key FROM queues WHERE ${CLAIMABLE} AND ready_at <= $1 AND ${MINE.replace('$me', '$2')} ${any}
         AND (SELECT control FROM crawl_state WHERE id = 1) = 'running'
+        ${oneStatement ? `AND NOT ${DEAD} AND NOT ${DUE}` : ''}
         ORDER BY ready_at, id LIMIT 1 FOR UPDATE SKIP LOCKED),
       u AS (SELECT (SELECT uris.id FROM uris WHERE uris.queue_id = q.id AND uris.state = ${UriState.PENDING} AND ${uriFilter}
         ORDER BY uris.directive DESC, uris.id LIMIT 1) AS id FROM q),
       mu AS (UPDATE uris SET state = ${UriState.IN_FLIGHT}, leased_by = $2, slot_released = false, page_slot = ${pageSlot} FROM u WHERE uris.id = u.id
         RETURNING uris.id, uris.url, uris.hops_path, uris.via, uris.via_context, uris.seed, uris.attempts, uris.directive),
       mq AS (UPDATE queues SET pending = pending - 1, in_flight = in_flight + 1, lease_owner = $2 FROM q, u WHERE queues.id = q.id AND u.id IS NOT NULL)
-    SELECT q.key, mu.* FROM q LEFT JOIN mu ON true`;
+    ${oneStatement ? `SELECT g.dead, g.due, q.key, mu.* FROM (SELECT ${DEAD} AS dead, ${DUE} AS due) g LEFT JOIN q ON true LEFT JOIN mu ON true` : 'SELECT q.key, mu.* FROM q LEFT JOIN mu ON true'}`;
 }
+
 
 /** The earliest time a claim of URIs passing `uriFilter` may succeed, and other workers' lease expiry. */
 function nextReadySql(uriFilter: string): string {

@@ -35,7 +35,7 @@ import { TroveError } from '../errors.ts';
 import type { Candidate, ClaimOptions, ClaimedUri, FrontierCounts, Outcome, QueueInfo, RetryWaiting } from './frontier.ts';
 import { checkLimit, checkOutcome, checkTime, notInFlight, checkCandidate } from './frontier-checks.ts';
 import type { QueueCounters } from './frontier-checks.ts';
-import { schemaSql, sql, UriState } from './postgres-frontier-statements.ts';
+import { schemaSql, sql, tripSql, UriState } from './postgres-frontier-statements.ts';
 import { PostgresSession } from './postgres-frontier-session.ts';
 import { delta, queueRows } from './postgres-queue-rows.ts';
 import type { QueueDelta, QueueRows } from './postgres-queue-rows.ts';
@@ -114,21 +114,27 @@ function schedulingMethods(s: PostgresSession, { insertUris, applyDeltas }: Queu
 /** Claims, and the ends of a claim's lease: complete, slot released, defer, recovery. */
 function claimMethods(
   s: PostgresSession,
-  { insertUris, applyDeltas, recover, promoteDue }: QueueRows,
+  rows: QueueRows,
   pageLimit: number,
 ): Pick<PostgresFrontierStore, 'claim' | 'complete' | 'releaseSlot' | 'defer' | 'recoverInFlight'> {
-  const { db, tx, me, leaseMs, toDb, nowToDb } = s;
+  const { insertUris, applyDeltas, recover, promoteDue } = rows;
+  const { db, tx, trips, me, leaseMs, toDb, nowToDb } = s;
+  const { claimedUri, claimInOneStatement, completeInFewTrips } = fewTrips(s, rows);
   return {
     /**
      * Under a page limit a claim that may hand out a page first locks the crawl_state row (as a
      * page completion does, before anything else, so the two never wait on each other in a
      * cycle), counts pages plus slots held, and claims a page only with room left.
      */
-    claim: (now: number, opts: ClaimOptions = {}): Promise<ClaimedUri | null> => {
+    claim: async (now: number, opts: ClaimOptions = {}): Promise<ClaimedUri | null> => {
       checkTime(now, 'now');
       const t = nowToDb(now);
+      const limited = pageLimit > 0 && opts.pages !== false;
+      if (!limited) {
+        const fast = await claimInOneStatement(t, opts.pages !== false);
+        if (fast !== undefined) return fast;
+      }
       return tx(async () => {
-        const limited = pageLimit > 0 && opts.pages !== false;
         if (limited) await db.query(sql.lockPages);
         const dead = (await db.query<{ name: string }>(sql.renewAndReap, [me, t, t + leaseMs])).rows.map((r) => r.name);
         if (dead.length > 0) await recover(dead);
@@ -138,25 +144,13 @@ function claimMethods(
           const p = (await db.query<{ pages: number; held: number }>(sql.pagesHeld)).rows[0]!;
           pages = p.pages + p.held < pageLimit;
         }
-        const u = (await db.query(pages ? sql.claim : sql.claimNonPage, pages ? [t, me, limited] : [t, me])).rows[0];
-        if (!u) return null;
-        if (u.id === null) throw new TroveError('FRONTIER_INCONSISTENT', `queue ${u.key} counts pending URIs but has none`, { queueKey: u.key });
-        return {
-          id: u.id,
-          url: u.url,
-          queueKey: u.key,
-          hopsPath: u.hops_path,
-          via: u.via,
-          viaContext: u.via_context,
-          seed: u.seed,
-          attempts: u.attempts,
-          directive: u.directive,
-        };
+        return claimedUri((await db.query(pages ? sql.claim : sql.claimNonPage, pages ? [t, me, limited] : [t, me])).rows[0]);
       });
     },
 
     complete: (uri: ClaimedUri, outcome: Outcome, outlinks?: readonly Candidate[]): Promise<void> => {
       checkOutcome(outcome);
+      if (!(pageLimit > 0 && outcome.page && outcome.retryAt === undefined)) return completeInFewTrips(uri, outcome, outlinks);
       return tx(async () => {
         const retry = outcome.retryAt !== undefined;
         // A page under a page limit: its slot (this URI's page_slot) becomes a counted page.
@@ -180,17 +174,11 @@ function claimMethods(
 
     releaseSlot: (uri: ClaimedUri, queueReadyAt: number): Promise<boolean> => {
       checkTime(queueReadyAt, 'queueReadyAt');
-      return tx(async () => {
-        const row = (await db.query<{ queue_id: number }>(sql.releaseSlot, [uri.id, me])).rows[0];
-        if (!row) {
-          const leased = (await db.query<{ slot_released: boolean }>(sql.isLeased, [uri.id, me])).rows[0];
-          if (leased?.slot_released) return false;
-          throw notInFlight(uri);
-        }
-        const deltas = new Map<number, QueueDelta>();
-        Object.assign(delta(deltas, row.queue_id), { slots: 1, readyAt: toDb(queueReadyAt) });
-        await applyDeltas(deltas);
-        return true;
+      return trips(async () => {
+        if ((await db.query({ name: 'releaseSlot', text: sql.releaseSlotOne, values: [uri.id, me, toDb(queueReadyAt)] })).rowCount) return true;
+        const leased = (await db.query<{ slot_released: boolean }>(sql.isLeased, [uri.id, me])).rows[0];
+        if (leased?.slot_released) return false;
+        throw notInFlight(uri);
       });
     },
 
@@ -207,6 +195,83 @@ function claimMethods(
 
     recoverInFlight: (): Promise<number> => tx(() => recover([me])),
   };
+}
+
+/**
+ * The claim and the completion in the fewest round trips, for the common case (no page limit to
+ * hold, no dead worker to recover, no due URI to promote); claimMethods falls back to the full
+ * transaction otherwise.
+ */
+function fewTrips(s: PostgresSession, { candidateParams }: QueueRows) {
+  const { db, trips, me, leaseMs, toDb } = s;
+  // A claim statement's row (claimSql's columns).
+  type ClaimRow = { id: number | null; key: string; url: string; hops_path: string; via: string | null; via_context: string | null; seed: boolean; attempts: number; directive: number };
+  const claimedUri = (u: ClaimRow | undefined): ClaimedUri | null => {
+    if (!u) return null;
+    if (u.id === null) throw new TroveError('FRONTIER_INCONSISTENT', `queue ${u.key} counts pending URIs but has none`, { queueKey: u.key });
+    return {
+      id: u.id,
+      url: u.url,
+      queueKey: u.key,
+      hopsPath: u.hops_path,
+      via: u.via,
+      viaContext: u.via_context,
+      seed: u.seed,
+      attempts: u.attempts,
+      directive: u.directive,
+    };
+  };
+
+  /**
+   * A claim without a page limit to hold, as one statement (renew this worker's lease, claim). It
+   * claims nothing when some worker's lease has run out or some waiting URI is due (undefined
+   * then: the full claim recovers and promotes first).
+   */
+  const claimInOneStatement = (t: number, pages: boolean): Promise<ClaimedUri | null | undefined> =>
+    trips(async () => {
+      const name = pages ? 'claim' : 'claimNonPage';
+      const row = (await db.query({ name, text: tripSql[name], values: [t, me, t + leaseMs] })).rows[0];
+      if (row.dead || row.due) return undefined;
+      return row.key === null ? null : claimedUri(row);
+    });
+
+  /**
+   * A completion (not a page under a page limit) as one statement without outlinks; with them,
+   * two round trips: the URI's end and the new URIs, then the queues' counters in id order.
+   */
+  const completeInFewTrips = (uri: ClaimedUri, outcome: Outcome, outlinks: readonly Candidate[] | undefined): Promise<void> => {
+    const retry = outcome.retryAt !== undefined;
+    const readyAt = toDb(outcome.queueReadyAt);
+    const end = retry
+      ? [uri.id, toDb(outcome.retryAt!), outcome.status, outcome.note ?? null, me]
+      : [uri.id, outcome.status, outcome.bytes ?? null, outcome.mime ?? null, outcome.digest ?? null, outcome.note ?? null, me];
+    const done = !retry && outcome.status > 0 ? 1 : 0;
+    const failed = !retry && outcome.status < 0 ? 1 : 0;
+    return trips(async (send) => {
+      if (!outlinks || outlinks.length === 0) {
+        const args = retry ? [...end, readyAt] : [...end, done, failed, readyAt];
+        const res = await db.query({ name: retry ? 'requeueOne' : 'finishOne', text: retry ? tripSql.requeue : tripSql.finish, values: args });
+        if (res.rowCount === 0) throw notInFlight(uri);
+        return;
+      }
+      const links = await candidateParams(outlinks);
+      const [, ended, added] = await send([['BEGIN', []], [retry ? sql.requeue : sql.finish, end], [tripSql.insertUrisPerQueue, links]]);
+      const row = ended!.rows[0] as { queue_id: number; slot_released: boolean } | undefined;
+      if (!row) throw notInFlight(uri);
+      const deltas = new Map<number, QueueDelta>();
+      for (const r of added!.rows as { queue_id: number; pending: number; waiting: number }[]) {
+        Object.assign(delta(deltas, r.queue_id), { pending: r.pending, waiting: r.waiting, seen: r.pending + r.waiting });
+      }
+      const d = delta(deltas, row.queue_id);
+      Object.assign(d, { slots: row.slot_released ? 0 : 1, waiting: d.waiting + (retry ? 1 : 0), done, failed, readyAt });
+      const ids = [...deltas.keys()].sort((a, b) => a - b);
+      const col = (f: (q: QueueDelta) => number | null) => ids.map((id) => f(deltas.get(id)!));
+      const changes = [ids, col((q) => q.pending), col((q) => q.waiting), col((q) => q.slots), col((q) => q.done), col((q) => q.failed), col((q) => q.seen), col((q) => q.readyAt)];
+      await send([[tripSql.lockQueues, [ids]], [tripSql.applyDeltas, changes], ['COMMIT', []]]);
+    });
+  };
+
+  return { claimedUri, claimInOneStatement, completeInFewTrips };
 }
 
 /** Queue limits and ready times, when a claim may next succeed, and the crawl-wide page limit. */
@@ -265,8 +330,7 @@ function controlMethods(s: PostgresSession): Pick<PostgresFrontierStore, 'contro
     },
     report: (stats: WorkerReport): Promise<CrawlControl> =>
       serial(async () => {
-        await db.query(sql.report, [me, os.hostname(), JSON.stringify(stats), nowToDb(Date.now())]);
-        return (await db.query(sql.getControl)).rows[0].control;
+        return (await db.query({ name: 'report', text: sql.reportAndControl, values: [me, os.hostname(), JSON.stringify(stats), nowToDb(Date.now())] })).rows[0].control;
       }),
     reports: (): Promise<{ name: string; host: string; stats: WorkerReport; updatedAt: number }[]> =>
       serial(async () => (await db.query(sql.workerStats)).rows.map((r) => ({ name: r.name, host: r.host, stats: r.stats, updatedAt: fromDb(r.updated_at) }))),

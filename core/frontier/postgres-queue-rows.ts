@@ -31,6 +31,11 @@ export function delta(deltas: Map<number, QueueDelta>, qid: number): QueueDelta 
 export interface QueueRows {
   /** Queue ids for keys, creating the missing queues (keys in sorted order). */
   queueIds(keys: string[]): Promise<Map<string, number>>;
+  /**
+   * The statement parameters of insertUris for candidates (checked), their queue ids known from
+   * earlier calls (a queue's id never changes) or looked up, missing queues made, first.
+   */
+  candidateParams(cands: readonly Candidate[], refetchOf?: number | null): Promise<unknown[]>;
   /** Queue counter changes, applied in ascending id order (the one lock order every transaction uses). */
   applyDeltas(deltas: Map<number, QueueDelta>): Promise<void>;
   /** Insert rows for candidates (refetchOf set: a forced refetch without fingerprint); tallies new ones into deltas. */
@@ -46,10 +51,19 @@ export interface QueueRows {
 export function queueRows(s: PostgresSession, defaultMaxInFlight: number): QueueRows {
   const { db, toDb, fromDb } = s;
 
+  // Queue ids this worker found committed: a queue row is never deleted nor renumbered. (Not the
+  // ones it makes: those are made inside a transaction that may yet roll back.)
+  const known = new Map<string, number>();
   const queueIds = async (keys: string[]): Promise<Map<string, number>> => {
     const ids = new Map<string, number>();
+    for (const k of keys) if (known.has(k)) ids.set(k, known.get(k)!);
+    if (ids.size === keys.length) return ids;
+    keys = keys.filter((k) => !ids.has(k));
     const found = await db.query<{ id: number; key: string }>(sql.queueIds, [keys]);
-    for (const r of found.rows) ids.set(r.key, r.id);
+    for (const r of found.rows) {
+      ids.set(r.key, r.id);
+      known.set(r.key, r.id);
+    }
     const missing = keys.filter((k) => !ids.has(k));
     if (missing.length > 0) {
       await db.query(sql.insertQueues, [missing, defaultMaxInFlight]);
@@ -66,11 +80,11 @@ export function queueRows(s: PostgresSession, defaultMaxInFlight: number): Queue
     }
   };
 
-  const insertUris = async (cands: readonly Candidate[], deltas: Map<number, QueueDelta>, refetchOf: number | null = null): Promise<number> => {
+  const candidateParams = async (cands: readonly Candidate[], refetchOf: number | null = null): Promise<unknown[]> => {
     for (const c of cands) checkCandidate(c);
     const ids = await queueIds([...new Set(cands.map((c) => c.queueKey))].sort());
     const col = <T>(f: (c: Candidate) => T) => cands.map(f);
-    const { rows } = await db.query<{ queue_id: number; state: number }>(sql.insertUris, [
+    return [
       col((c) => (refetchOf === null ? BigInt.asIntN(64, c.fingerprint).toString() : null)),
       col((c) => ids.get(c.queueKey)!),
       col((c) => (c.notBefore !== undefined ? UriState.WAITING : UriState.PENDING)),
@@ -82,7 +96,11 @@ export function queueRows(s: PostgresSession, defaultMaxInFlight: number): Queue
       col((c) => c.via),
       col((c) => c.viaContext ?? null),
       col(() => refetchOf),
-    ]);
+    ];
+  };
+
+  const insertUris = async (cands: readonly Candidate[], deltas: Map<number, QueueDelta>, refetchOf: number | null = null): Promise<number> => {
+    const { rows } = await db.query<{ queue_id: number; state: number }>(sql.insertUris, await candidateParams(cands, refetchOf));
     for (const r of rows) {
       const d = delta(deltas, r.queue_id);
       if (r.state === UriState.WAITING) d.waiting++;
@@ -117,5 +135,5 @@ export function queueRows(s: PostgresSession, defaultMaxInFlight: number): Queue
 
   const toQueueInfo = (row: QueueCounters, now: number): QueueInfo => queueInfo({ ...row, ready_at: fromDb(row.ready_at) }, now);
 
-  return { queueIds, applyDeltas, insertUris, recover, promoteDue, toQueueInfo };
+  return { queueIds, candidateParams, applyDeltas, insertUris, recover, promoteDue, toQueueInfo };
 }
