@@ -5,8 +5,8 @@
  * digits, or fewer for a whole year, month or day), so one archive can be compared with itself.
  */
 import type { Command } from 'commander';
-import { openArchive, type Archive } from '../archive/archive-dir.ts';
-import { changeReport, pageTextDiff, changeSummary, type ChangeSide } from '../export/change-report.ts';
+import type { Archive } from '../archive/archive-dir.ts';
+import type { ChangeSide } from '../export/change-report.ts';
 import { TroveError } from '../errors.ts';
 import type { CommandIo } from './robots-command.ts';
 
@@ -34,6 +34,8 @@ export function registerChangesCommand(program: Command, io: CommandIo): void {
     .option('--csv', 'one line per page: url,change,text_change,a_ts,b_ts')
     .option('--all', 'list unchanged pages too (text output)')
     .action(async (aArg: string, bArg: string, opts: { diff?: string; json?: boolean; csv?: boolean; all?: boolean }) => {
+      // Loaded here, not at the top: the CLI's other commands (a crawl above all) never need them.
+      const [{ openArchive }, { changeReport, pageTextDiff, changeSummary }] = await Promise.all([import('../archive/archive-dir.ts'), import('../export/change-report.ts')]);
       const open: Archive[] = [];
       const side = (arg: string): ChangeSide => {
         const { dir, at } = parseChangeSide(arg);

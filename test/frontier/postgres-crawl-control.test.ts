@@ -17,7 +17,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestPostgres } from '../helpers/postgres-server.ts';
 import { readWarcDir } from '../helpers/read-warcs.ts';
-import { sharedCrawlFlags, sitePages, startSite, trove, whenSettingsStored, type SiteHost } from '../helpers/shared-crawl-site.ts';
+import { sharedCrawlFlags, sitePages, startSite, trove, whenSettingsStored, whenWorkerJoined, type SiteHost } from '../helpers/shared-crawl-site.ts';
 
 const server = await startTestPostgres();
 if (typeof server === 'string') console.warn(`shared crawl control test skipped: ${server}`);
@@ -150,7 +150,10 @@ describe.skipIf(typeof server === 'string')('pause, stop and resume a shared cra
   it('--limit-pages holds across two workers: exactly that many pages in all', async () => {
     const pgs = server as Exclude<typeof server, string>;
     const LIMIT = 25;
-    const hosts = await startSite({ hosts: 6, pages: 15 });
+    // Pages are answered only once worker b has joined, so both take part however slowly b starts.
+    let release = (): void => {};
+    const hold = new Promise<void>((r) => (release = r));
+    const hosts = await startSite({ hosts: 6, pages: 15, hold });
     try {
       const crawl = pgs.freshSchema('pagelimit');
       const url = `${pgs.url}/${crawl}`;
@@ -158,6 +161,8 @@ describe.skipIf(typeof server === 'string')('pause, stop and resume a shared cra
       const a = trove(['crawl', ...hosts.map((h) => `${h.s.origin}/p0.html`), '--frontier', url, '--worker-name', 'a', '--out', dir('a'), '--limit-pages', String(LIMIT), ...sharedCrawlFlags(20)]);
       await whenSettingsStored(pgs.url, crawl);
       const b = trove(['worker', url, '--worker-name', 'b', '--out', dir('b'), '--no-progress']);
+      await whenWorkerJoined(pgs.url, crawl, 'b');
+      release();
       const [ra, rb] = await Promise.all([a, b]);
       expect(ra).toMatchObject({ code: 0 });
       expect(rb).toMatchObject({ code: 0 });

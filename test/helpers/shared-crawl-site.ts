@@ -30,6 +30,8 @@ export interface SiteOptions {
   latencyMs?: number;
   /** Link each page to the same page on the next host (default true). */
   crossHost?: boolean;
+  /** Answers wait for this (a test that needs every worker started before any page is done). */
+  hold?: Promise<unknown>;
 }
 
 export async function startSite(o: SiteOptions): Promise<SiteHost[]> {
@@ -43,7 +45,7 @@ export async function startSite(o: SiteOptions): Promise<SiteHost[]> {
       host.active++;
       host.maxActive = Math.max(host.maxActive, host.active);
       const m = /^\/p(\d+)\.html$/.exec(req.url!);
-      setTimeout(() => {
+      const answer = () => setTimeout(() => {
         host.active--;
         host.lastEnd = Date.now();
         if (!m || Number(m[1]) >= o.pages) return void res.writeHead(404, { 'content-type': 'text/plain' }).end(`no ${req.url} on host ${h}`);
@@ -53,6 +55,7 @@ export async function startSite(o: SiteOptions): Promise<SiteHost[]> {
         if (o.crossHost !== false) links.push(`<a href="${hosts[(h + 1) % o.hosts]!.s.origin}/p${i}.html">next host</a>`);
         res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${h}/${i}</title>${links.join(' ')}`);
       }, latency);
+      void (o.hold ?? Promise.resolve()).then(answer);
     });
     hosts.push(host);
   }
@@ -80,6 +83,21 @@ export function trove(args: string[]): TroveRun {
 }
 
 /** Resolves once `trove crawl --frontier` has stored the crawl's settings (workers can join). */
+/** Resolves once the shared crawl's workers table names `worker` (it has started and registered). */
+export async function whenWorkerJoined(url: string, crawl: string, worker: string): Promise<void> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    for (;;) {
+      const r = await db.query(`SELECT EXISTS (SELECT 1 FROM ${crawl}.workers WHERE name = $1) AS ok`, [worker]).catch(() => ({ rows: [{ ok: false }] }));
+      if (r.rows[0].ok) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    await db.end();
+  }
+}
+
 export async function whenSettingsStored(url: string, crawl: string): Promise<void> {
   const db = new pg.Client({ connectionString: url });
   await db.connect();
