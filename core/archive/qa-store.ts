@@ -72,10 +72,12 @@ CREATE TABLE IF NOT EXISTS qa_reviews (
 `;
 
 // A page's current result: the row of the newest run that scored its URL (a patch that captured
-// the page again scores the new capture, whose timestamp is not the old one's).
+// the page again scores the new capture, whose timestamp is not the old one's). Its review is the
+// one made on that capture, or else the newest made on an earlier capture of the URL: a note on
+// a page the patch then captured again stays with the page until the archivist reviews it anew.
 const CURRENT = `SELECT p.*, r.verdict AS verdict, r.note AS note FROM qa_pages p
   JOIN (SELECT url, MAX(run_id) AS run_id FROM qa_pages GROUP BY url) m ON m.url = p.url AND m.run_id = p.run_id
-  LEFT JOIN qa_reviews r ON r.url = p.url AND r.ts = p.ts`;
+  LEFT JOIN qa_reviews r ON r.rowid = (SELECT q.rowid FROM qa_reviews q WHERE q.url = p.url ORDER BY q.ts = p.ts DESC, q.updated_at DESC LIMIT 1)`;
 
 interface PageDbRow {
   run_id: number;

@@ -178,7 +178,9 @@ export class QaState {
   /** Results changed: the list again, and the open page's new result and pictures. */
   private async afterJob(): Promise<void> {
     await this.load();
-    if (this.selected) await this.select(this.selected);
+    // A patch may have captured the open page again: the same URL, a new timestamp.
+    const open = this.selected;
+    if (open) await this.select(this.rows.find((p) => p.url === open.url) ?? open);
   }
 
   private setJob(s: QaJobStatus): void {
