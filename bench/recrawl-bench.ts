@@ -11,17 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { nginxAvailable } from './bench-nginx.ts';
 import { DOCS, replayMismatches, runRecrawlScenario } from './recrawl-scenario.ts';
+import { prng } from '../test/helpers/seeded-random.ts';
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 if (!nginxAvailable() || !fs.existsSync(DOCS)) {
   console.log('recrawl: skipped (needs nginx and python3-doc)');

@@ -11,7 +11,8 @@ import { TroveError } from '../errors.ts';
 import type { CdpSession } from './cdp-session.ts';
 import type { SourceTab, TabSource } from './tab-source.ts';
 
-const ARGS = [
+/** The flags a crawl's Chromium runs with; QA's replay browser starts from the same (core/qa/qa-browser.ts). */
+export const CHROMIUM_CRAWL_ARGS = [
   '--headless',
   '--disable-gpu',
   '--no-first-run',
@@ -33,7 +34,7 @@ export interface ChromiumTabSourceOptions {
 export async function launchChromiumTabs(opts: ChromiumTabSourceOptions): Promise<TabSource> {
   const { chromium } = await import('playwright-core');
   // Chromium refuses to run sandboxed as root (containers, CI): only then is the sandbox off.
-  const args = process.getuid?.() === 0 ? [...ARGS, '--no-sandbox'] : ARGS;
+  const args = process.getuid?.() === 0 ? [...CHROMIUM_CRAWL_ARGS, '--no-sandbox'] : CHROMIUM_CRAWL_ARGS;
   let browser: Browser;
   try {
     browser = await chromium.launch({ executablePath: opts.executablePath, args, headless: true });

@@ -9,21 +9,11 @@ import type { Browser } from 'playwright-core';
 import { TroveError } from '../errors.ts';
 import { findChromium } from '../browser/find-chromium.ts';
 import { REPLAY_WEBRTC_POLICY } from '../replay/replay-policy.ts';
+import { CHROMIUM_CRAWL_ARGS } from '../browser/chromium-tab-source.ts';
 
 // The browser crawl's flags (core/browser/chromium-tab-source.ts), so a page renders as it did
 // when its capture-time screenshot was taken, plus the replay policy's.
-const ARGS = [
-  '--headless',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--mute-audio',
-  '--autoplay-policy=no-user-gesture-required',
-  `--force-webrtc-ip-handling-policy=${REPLAY_WEBRTC_POLICY}`,
-];
+const ARGS = [...CHROMIUM_CRAWL_ARGS, '--disable-quic', `--force-webrtc-ip-handling-policy=${REPLAY_WEBRTC_POLICY}`];
 
 export async function launchQaBrowser(chromiumPath?: string): Promise<Browser> {
   const executablePath = findChromium(chromiumPath ? { path: chromiumPath } : {});
