@@ -19,6 +19,8 @@ if (!nginxAvailable() || !fs.existsSync(DOCS)) {
   process.exit(0);
 }
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-recrawl-bench-'));
+// nginx's workers may run as another user: they must get through to each run's site copy.
+fs.chmodSync(work, 0o755);
 const section = process.argv.find((a) => a.startsWith('--section='))?.slice(10) ?? '/';
 try {
   console.log(`load before: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
