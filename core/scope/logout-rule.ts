@@ -10,8 +10,12 @@ import type { DecideRule } from './scope-types.ts';
 
 export const LOGOUT_RULE = 'logout-guard';
 
-/** log out / sign out / log off, joined or with -, _, a space (%20 or +) between. */
-const LOGOUT = /(log|sign)(?:[-_+ ]|%20)?(out|off)/i;
+/**
+ * log out / sign out / log off, joined or with -, _, a space (%20 or +) between, and not running
+ * on into a longer word: `catalog-outline`, `dialog-output` and `changelog-outdated` are not
+ * log-outs (`doLogout`, `logout.php`, `?action=logoff` are).
+ */
+const LOGOUT = /(log|sign)(?:[-_+ ]|%20)?(out|off)(?![a-z])/i;
 
 /** The words of a path or query as a person reads them (percent-decoded when it can be). */
 function readable(s: string): string {
