@@ -69,4 +69,9 @@ export interface PageCompare {
   parts: { value: string; added?: boolean; removed?: boolean }[];
   /** Characters of normalized text removed plus added (0: unchanged, noise aside). */
   textChange: number;
+  /**
+   * When both sides have a PNG screenshot: the share of pixels that match (pixelmatch, threshold
+   * 0.1, as QA scores it) and the diff overlay (a PNG data: URL, mismatched pixels in red).
+   */
+  screenshotDiff: { score: number; image: string } | null;
 }

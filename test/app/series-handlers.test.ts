@@ -100,6 +100,8 @@ describe('series commands', () => {
     const set = await call<{ next: number }>('series.setSchedule', { id: second, spec: '*/10 * * * *' });
     expect(set.ok, JSON.stringify(set.error)).toBe(true);
     expect(set.value.next).toBe(new Date(2026, 11, 5, 0, 10).getTime());
+    // The scheduler arms its timer on the injected clock once the schedule is stored: fire it only then.
+    await expect.poll(() => clock.timers.size).toBeGreaterThan(0);
     clock.fire(new Date(2026, 11, 5, 0, 10).getTime());
     await expect.poll(async () => (await call<SeriesDetail>('series.detail', { id: 'Site' })).value.events.map((e) => e.kind), { timeout: 60_000 }).toContain('finished');
     const d = (await call<SeriesDetail>('series.detail', { id: 'Site' })).value;

@@ -17,6 +17,7 @@ import { defaultRecrawlDir, planRecrawl, seriesBeside } from '../../crawl/recraw
 import { cronOfSchedule } from '../../crawl/recrawl-schedule.ts';
 import { changeReport, changeSummary, normalizedTextAt, pagesOf, sentenceLines, textChangeSize, visibleTextAt } from '../../export/change-report.ts';
 import { normalizePageUrl } from '../../export/change-noise.ts';
+import { screenshotMatch } from '../../qa/qa-score.ts';
 import { RecrawlScheduler, type SchedulerClock, type StartedRun } from '../recrawl-scheduler.ts';
 import { ScheduleStore } from '../schedule-store.ts';
 import type { AppContext, RoomHandlers } from './app-context.ts';
@@ -115,7 +116,20 @@ async function comparePage(ctx: AppContext, url: string, a: { archiveId: string;
   const sb = await compareSide(ctx.archive(b.archiveId), b.archiveId, url, b.ts);
   const parts = diffLines(sa?.text ?? '', sb?.text ?? '').map((p) => ({ value: p.value, ...(p.added ? { added: true } : {}), ...(p.removed ? { removed: true } : {}) }));
   const textChange = sa && sb ? textChangeSize(await normalizedTextAt(ctx.archive(a.archiveId), sa.url, sa.ts), await normalizedTextAt(ctx.archive(b.archiveId), sb.url, sb.ts)) : 0;
-  return { a: sa, b: sb, parts, textChange };
+  return { a: sa, b: sb, parts, textChange, screenshotDiff: screenshotDiff(sa?.screenshot ?? null, sb?.screenshot ?? null) };
+}
+
+const PNG_DATA_URL = 'data:image/png;base64,';
+
+/** The two screenshots compared as QA compares a replay with its capture (qa/qa-score.ts); null unless both are PNG. */
+export function screenshotDiff(a: string | null, b: string | null): { score: number; image: string } | null {
+  if (!a?.startsWith(PNG_DATA_URL) || !b?.startsWith(PNG_DATA_URL)) return null;
+  try {
+    const m = screenshotMatch(Buffer.from(a.slice(PNG_DATA_URL.length), 'base64'), Buffer.from(b.slice(PNG_DATA_URL.length), 'base64'));
+    return { score: m.score, image: PNG_DATA_URL + m.diff.toString('base64') };
+  } catch {
+    return null; // a PNG pngjs cannot read: the two screenshots are still shown side by side
+  }
 }
 
 /** The page in one archive: at `ts` when given, else as the archive's pages list holds it. */
