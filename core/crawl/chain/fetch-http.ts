@@ -20,12 +20,15 @@ export const fetchHttp: Processor = {
       if (curi.prior) conditional.push(...(await ctx.prior.conditionalHeaders(curi.prior)));
     }
     const parsed = claimedUrl(curi) ?? undefined;
+    const headers: [string, string][] = [...requestHeaders(ctx, curi.hs, curi.sendAgent), ...conditional];
     // A login's cookies that match this request, as a browser would send them (fetch/cookie-jar.ts).
-    const cookieRequest = { url: uri.url, via: uri.via, hopsPath: uri.hopsPath };
-    const cookie = ctx.cookies?.header(cookieRequest) ?? null;
-    const headers: [string, string][] = [...requestHeaders(ctx, curi.hs, curi.sendAgent), ...conditional, ...(cookie !== null ? [['Cookie', cookie] as [string, string]] : [])];
+    // A crawl without a login has no jar and does none of this per URI.
+    const jar = ctx.cookies;
+    const cookieRequest = jar ? { url: uri.url, via: uri.via, hopsPath: uri.hopsPath } : null;
+    const cookie = jar && cookieRequest ? jar.header(cookieRequest) : null;
+    if (cookie !== null) headers.push(['Cookie', cookie]);
     const f = await ctx.fetcher.fetch({ url: uri.url, parsed, headers, signal: ctx.hardStop });
-    if (ctx.cookies && f.responseHead) ctx.cookies.keep(cookieRequest, f.headers);
+    if (jar && cookieRequest && f.responseHead) jar.keep(cookieRequest, f.headers);
     if (f.error?.code === 'FETCH_SPOOL_FAILED') {
       // The spool is in the crawl directory: a body it could not hold means the crawl's disk
       // refused a write, not that the URI failed. The controller pauses and fetches it again.
