@@ -52,6 +52,7 @@ export const BENCHES: Bench[] = [
   { name: 'browser', file: 'browser-bench.ts', what: 'capture modes HTTP-only, auto and browser side by side: phase timings, coverage of what pages request live, pages rendered, pages/s, CPU per page, PSS' },
   { name: 'qa', file: 'qa-bench.ts', what: 'trove qa pages/s on the Python docs with 1/2/4 tabs, beside the pages/s of the crawl that made the archive (--pages=N, --tabs=1,2,4)' },
   { name: 'pg-crawl', file: 'pg-crawl-bench.ts', what: '20-host crawl with 1/2/4 workers on PostgreSQL vs one SQLite crawl' },
+  { name: 'pg-200k', file: 'pg-200k-bench.ts', what: 'four workers, 200,000 pages on 20 hosts, two killed and restarted: every page once, pages/s per tenth' },
   { name: 'pg-5000', file: 'pg-5000-bench.ts', what: "three workers, 5,000 pages on 20 hosts, one killed: the shared crawl's done-when conditions" },
   { name: 'request-gate', file: 'request-gate-bench.ts', what: "the browser recorder's robots.txt request gate vs no gate, one page of 200 images: wall and CPU" },
   { name: 'crawl-ab', file: 'crawl-ab-bench.ts', what: 'the docs crawl by wget, a baseline checkout and this one, alternated: CPU by thread, peak RSS, after/before (--baseline=DIR)', namedOnly: true },
