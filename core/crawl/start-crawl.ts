@@ -424,6 +424,7 @@ function openWarcWriter(paths: CrawlPaths, settings: CrawlSettings, scope: Scope
     dir: paths.warcs,
     prefix: settings.warcPrefix,
     maxBytes: settings.warcMaxBytes,
+    gzipLevel: settings.warcGzipLevel,
     startSerial: stores.existingWarcs.length,
     warcinfo: () => ({ fields: warcinfoFields(settings, scope.describe()) }),
     onFileOpened: (openPath) => {
