@@ -502,7 +502,10 @@ function wireCommitHooks(p: CrawlParts): () => void {
   let committedStats = stats.saved();
   p.group.listen({
     beforeCommit: persist,
-    afterCommit: () => (committedStats = stats.saved()),
+    afterCommit: () => {
+      committedStats = stats.saved();
+      p.frontier.settle?.();
+    },
     lost: () => stats.restore(committedStats),
   });
   return persist;
