@@ -8,7 +8,8 @@
  * Both tools are timed as users run them, whole process under `/usr/bin/time -v`: Trove through
  * its shebang with 8 connections and no delays, wget `--recursive --page-requisites --warc-file`.
  * `--runs=N` alternates them N times (order rotated each round) and prints medians, CPU per URI
- * and /proc/loadavg. Then one more Trove crawl of each site under `node --cpu-prof` gives CPU per
+ * and /proc/loadavg; `--baseline=DIR` adds another checkout's CLI to the rotation (an A/B of a
+ * change: this tree / baseline). Then one more Trove crawl of each site under `node --cpu-prof` gives CPU per
  * URI by phase (cpu-profile-table.ts `summarizePhases`: each sample charged to the Trove file
  * that asked for it): the profiler samples wall time per thread, so read its shares on a quiet
  * machine, and the whole-process figures above for the totals.
@@ -55,7 +56,7 @@ function writeSyntheticSite(root: string, pages = 1200): void {
 
 const troveArgs = (seed: string, dir: string, extra: string[] = []) => ['crawl', seed, '--out', dir, '--per-host', '8', '--concurrency', '8', '--delay-factor', '0', '--min-delay-ms', '0', '--max-delay-ms', '0', '--min-free-disk', '0', ...extra];
 
-async function benchSite(site: Site, work: string, runs: number, profile: boolean): Promise<Record<string, number>> {
+async function benchSite(site: Site, work: string, runs: number, profile: boolean, baseline?: string): Promise<Record<string, number>> {
   const nginx = await startNginx(fs.realpathSync(site.root), 'gzip on;');
   const report = path.join(work, 'time-v.txt');
   const seed = nginx.origin + site.seedPath;
@@ -67,6 +68,7 @@ async function benchSite(site: Site, work: string, runs: number, profile: boolea
     const loads = [fs.readFileSync('/proc/loadavg', 'utf8').trim()];
     const wgets: ProcessTimes[] = [];
     const troves: ProcessTimes[] = [];
+    const bases: ProcessTimes[] = [];
     let wgetUrls: string[] = [];
     let troveOk: string[] = [];
     let troveUris = 0;
@@ -88,6 +90,16 @@ async function benchSite(site: Site, work: string, runs: number, profile: boolea
           }
           fs.rmSync(dir, { recursive: true, force: true });
         },
+        // --baseline: the same crawl by another checkout's CLI (an A/B of a change), in the rotation.
+        ...(baseline
+          ? [
+              () => {
+                const dir = path.join(work, `base-${i}`);
+                bases.push(timeProcess(path.join(baseline, 'bin', 'trove.js'), troveArgs(seed, dir), { env: shebangEnv(), report }));
+                fs.rmSync(dir, { recursive: true, force: true });
+              },
+            ]
+          : []),
       ];
       for (let k = 0; k < steps.length; k++) await steps[(i + k) % steps.length]!();
       loads.push(fs.readFileSync('/proc/loadavg', 'utf8').trim());
@@ -101,6 +113,11 @@ async function benchSite(site: Site, work: string, runs: number, profile: boolea
     console.log(`  /proc/loadavg: ${loads.join(' → ')}`);
     console.log(`  wget:  CPU ${w.cpu.toFixed(2)} s (${ms(w.cpu, wgetUrls.length)}), wall ${w.wall.toFixed(2)} s, max RSS ${w.rss.toFixed(0)} MiB`);
     console.log(`  trove: CPU ${t.cpu.toFixed(2)} s (${ms(t.cpu, troveUris)}), wall ${t.wall.toFixed(2)} s, peak RSS ${t.rss.toFixed(0)} MiB; coverage ${wgetUrls.length - missing.length}/${wgetUrls.length}`);
+    if (bases.length > 0) {
+      const b = { cpu: median(bases.map(cpu)), wall: median(bases.map((r) => r.wallS)), rss: Math.max(...bases.map((r) => r.maxRssKib / 1024)) };
+      console.log(`  baseline ${baseline}: CPU ${b.cpu.toFixed(2)} s (${ms(b.cpu, troveUris)}), wall ${b.wall.toFixed(2)} s, peak RSS ${b.rss.toFixed(0)} MiB; this tree / baseline: CPU ${(t.cpu / b.cpu).toFixed(3)}×, wall ${(t.wall / b.wall).toFixed(3)}×`);
+      console.log(`  CPU per run, this tree: ${troves.map(cpu).map((x) => x.toFixed(2)).join(' ')}; baseline: ${bases.map(cpu).map((x) => x.toFixed(2)).join(' ')}`);
+    }
     console.log(`  trove / wget: CPU ${(t.cpu / w.cpu).toFixed(2)}× (target ≤ 1.5×), wall ${(t.wall / w.wall).toFixed(2)}× (target ≤ 1.0×); peak RSS target ≤ 150 MiB`);
     if (profile) {
       const profDir = path.join(work, 'profiles');
@@ -146,13 +163,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-small-pages-'));
     try {
       const profile = !argv.includes('--no-profile');
-      if (fs.existsSync(PG_DOCS)) await benchSite({ name: 'PostgreSQL 15 docs', root: PG_DOCS, seedPath: '/index.html' }, work, runs, profile);
+      const baseline = argv.find((a) => a.startsWith('--baseline='))?.slice('--baseline='.length);
+      if (fs.existsSync(PG_DOCS)) await benchSite({ name: 'PostgreSQL 15 docs', root: PG_DOCS, seedPath: '/index.html' }, work, runs, profile, baseline);
       else console.log('PostgreSQL docs skipped: apt-get install postgresql-doc-15');
       const synth = path.join(work, 'synthetic');
       writeSyntheticSite(synth);
       // nginx's workers run as another user: the generated site must be readable by them.
       fs.chmodSync(work, 0o755);
-      await benchSite({ name: 'generated site of 1,200 pages of ~4 KB with 50–300 links each', root: synth, seedPath: '/p0.html' }, work, runs, profile);
+      await benchSite({ name: 'generated site of 1,200 pages of ~4 KB with 50–300 links each', root: synth, seedPath: '/p0.html' }, work, runs, profile, baseline);
     } finally {
       fs.rmSync(work, { recursive: true, force: true });
     }

@@ -67,7 +67,7 @@ const variants: [string, string][] = [
   ['  + cdxj-index, external-sort', "await import('./core/crawl/start-crawl.ts'); await import('commander'); await import('./core/archive/cdxj-index.ts'); await import('./core/export/external-sort.ts')"],
   ['  + postgres-frontier (no pg)', "await import('./core/crawl/start-crawl.ts'); await import('commander'); await import('./core/frontier/postgres-frontier.ts'); await import('./core/frontier/postgres-crawl-view.ts')"],
   ['import core/cli/main.ts', "await import('./core/cli/main.ts')"],
-  ['main.ts + buildProgram()', "(await import('./core/cli/main.ts')).buildProgram()"],
+  ['main.ts + buildProgram() (every command)', "await (await import('./core/cli/main.ts')).buildProgram()"],
 ];
 
 interface Rollup {

@@ -13,8 +13,6 @@ import { resumeCrawl, startCrawl, type CrawlController } from '../crawl/start-cr
 import type { CommandIo } from './robots-command.ts';
 import { addCrawlOptions, settingsFromOptions } from './crawl-options.ts';
 import { CrawlProgress, formatSummary } from './crawl-progress.ts';
-import { parseSharedCrawlUrl, registerWorkerCommand, startSharedCrawl } from './worker-command.ts';
-import { setSharedCrawlControl } from './shared-crawl-command.ts';
 
 const defaultIo: CommandIo = { stdout: process.stdout, stderr: process.stderr };
 
@@ -32,12 +30,11 @@ export function registerCrawlCommands(program: Command, io: CommandIo = defaultI
       checkOutDir(String(opts.out));
       const settings = settingsFromOptions(opts, seeds);
       if (!settings.name) settings.name = path.basename(path.resolve(String(opts.out)));
-      if (opts.frontier) return startSharedCrawl({ frontier: String(opts.frontier), dir: String(opts.out), worker: opts.workerName as string | undefined, settings });
+      // A shared crawl's code (and the pg client) loads only for one.
+      if (opts.frontier) return import('./worker-command.ts').then(({ startSharedCrawl }) => startSharedCrawl({ frontier: String(opts.frontier), dir: String(opts.out), worker: opts.workerName as string | undefined, settings }));
       return startCrawl({ dir: String(opts.out), settings });
     }, String(opts.out));
   });
-  registerWorkerCommand(program, (opts, start) => run(io, opts, start));
-
   addCrawlOptions(
     program
       .command('resume')
@@ -46,6 +43,7 @@ export function registerCrawlCommands(program: Command, io: CommandIo = defaultI
     'resume',
   ).action(async (dir: string, opts: Record<string, unknown>) => {
     if (/^postgres(ql)?:\/\//.test(dir)) {
+      const { setSharedCrawlControl, parseSharedCrawlUrl } = await import('./shared-crawl-command.ts');
       const n = setSharedCrawlControl(dir, 'running');
       io.stdout.write(`crawl ${parseSharedCrawlUrl(dir).crawl} running: ${n} worker${n === 1 ? '' : 's'} in the crawl carry on; start stopped ones again with trove worker ${dir} --out <dir>\n`);
       return;

@@ -6,26 +6,49 @@
 import { Command, CommanderError } from 'commander';
 import { TROVE_VERSION } from '../api/settings.ts';
 import { isTroveError } from '../errors.ts';
-import { registerCrawlCommands } from './crawl-command.ts';
-import { registerRobotsCommand, type CommandIo } from './robots-command.ts';
-import { registerScopeCommand } from './scope-command.ts';
-import { registerIndexCommand } from './index-command.ts';
-import { registerCheckCommand } from './check-command.ts';
-import { registerExportCommand } from './export-command.ts';
-import { registerGetCommand } from './get-command.ts';
-import { registerImportCommand } from './import-command.ts';
+import type { CommandIo } from './robots-command.ts';
 import { exitCodeFor } from '../api/error-codes.ts';
-import { registerSharedCrawlCommands } from './shared-crawl-command.ts';
-import { registerExcludeCommand } from './exclude-command.ts';
-import { registerProfileCommand } from './profile-command.ts';
-import { registerRecrawlCommand } from './recrawl-command.ts';
-import { registerChangesCommand } from './changes-command.ts';
-import { registerQaCommand } from './qa-command.ts';
 import { CliExit, codeOfCommanderError, formatCliError, formatSettingsProblems } from './cli-errors.ts';
 
 const processIo: CommandIo = { stdout: process.stdout, stderr: process.stderr };
 
-export function buildProgram(io: CommandIo = processIo): Command {
+type Register = (program: Command, io: CommandIo) => void;
+
+/**
+ * Each command's module by the top-level names it registers, loaded only when needed: a process
+ * loads the module of the command it runs (a crawl loads no exporter, QA, replay or PostgreSQL
+ * code, `trove --version` none at all); help and an unknown command load them all (commander
+ * lists and suggests from what is registered). In the order `trove --help` lists them.
+ */
+const COMMAND_MODULES: readonly { names: readonly string[]; load: () => Promise<Register> }[] = [
+  { names: ['crawl', 'resume'], load: async () => (await import('./crawl-command.ts')).registerCrawlCommands },
+  { names: ['worker'], load: async () => (await import('./worker-command.ts')).registerWorkerCommand },
+  { names: ['robots'], load: async () => { const m = await import('./robots-command.ts'); return (p) => m.registerRobotsCommand(p); } },
+  { names: ['scope'], load: async () => { const m = await import('./scope-command.ts'); return (p) => m.registerScopeCommand(p); } },
+  { names: ['index'], load: async () => { const m = await import('./index-command.ts'); return (p) => m.registerIndexCommand(p); } },
+  { names: ['check'], load: async () => { const m = await import('./check-command.ts'); return (p) => m.registerCheckCommand(p); } },
+  { names: ['import'], load: async () => { const m = await import('./import-command.ts'); return (p) => m.registerImportCommand(p); } },
+  { names: ['get'], load: async () => { const m = await import('./get-command.ts'); return (p) => m.registerGetCommand(p); } },
+  { names: ['export'], load: async () => { const m = await import('./export-command.ts'); return (p) => m.registerExportCommand(p); } },
+  { names: ['pause', 'stop', 'status'], load: async () => (await import('./shared-crawl-command.ts')).registerSharedCrawlCommands },
+  { names: ['exclude'], load: async () => (await import('./exclude-command.ts')).registerExcludeCommand },
+  { names: ['profile'], load: async () => (await import('./profile-command.ts')).registerProfileCommand },
+  { names: ['recrawl'], load: async () => (await import('./recrawl-command.ts')).registerRecrawlCommand },
+  { names: ['changes'], load: async () => (await import('./changes-command.ts')).registerChangesCommand },
+  { names: ['qa'], load: async () => (await import('./qa-command.ts')).registerQaCommand },
+];
+
+/** The command modules `trove <argv>` needs: the named command's, none for --version, else all. */
+function modulesFor(argv: readonly string[]): typeof COMMAND_MODULES {
+  const first = argv[0];
+  const named = COMMAND_MODULES.filter((m) => first !== undefined && m.names.includes(first));
+  if (named.length > 0) return named;
+  if (argv.length === 1 && (first === '-V' || first === '--version')) return [];
+  return COMMAND_MODULES;
+}
+
+/** The program with the commands `argv` needs registered (all of them when argv is not given). */
+export async function buildProgram(io: CommandIo = processIo, argv: readonly string[] = []): Promise<Command> {
   const program = new Command();
   program
     .name('trove')
@@ -34,20 +57,8 @@ export function buildProgram(io: CommandIo = processIo): Command {
     .exitOverride()
     // Subcommands inherit this: commander's own usage errors are printed by runCli, in Trove's form.
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s), outputError: () => {} });
-  registerCrawlCommands(program, io);
-  registerRobotsCommand(program);
-  registerScopeCommand(program);
-  registerIndexCommand(program);
-  registerCheckCommand(program);
-  registerImportCommand(program);
-  registerGetCommand(program);
-  registerExportCommand(program);
-  registerSharedCrawlCommands(program, io);
-  registerExcludeCommand(program, io);
-  registerProfileCommand(program, io);
-  registerRecrawlCommand(program, io);
-  registerChangesCommand(program, io);
-  registerQaCommand(program, io);
+  const registers = await Promise.all(modulesFor(argv).map((m) => m.load()));
+  for (const register of registers) register(program, io);
   return program;
 }
 
@@ -60,7 +71,7 @@ function commandPath(cmd: Command): string {
 
 /** Run `trove <argv>`; returns the exit status (a command may also have set process.exitCode). */
 export async function runCli(argv: string[], io: CommandIo = processIo): Promise<number> {
-  const program = buildProgram(io);
+  const program = await buildProgram(io, argv);
   // Which command an error belongs to: known as soon as commander dispatches to it (before it
   // parses its options, whose parsers may throw), or when one of its parse errors comes through.
   let current = '';

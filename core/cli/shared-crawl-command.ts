@@ -15,6 +15,8 @@ import { sharedCrawlStatus, type SharedCrawlStatus } from '../frontier/postgres-
 import { formatWorkers } from './crawl-progress.ts';
 import { formatBytes } from '../formats/byte-size.ts';
 import { parseSharedCrawlUrl } from './worker-command.ts';
+
+export { parseSharedCrawlUrl };
 import { surtKey } from '../scope/surt.ts';
 
 /** Open the crawl's frontier under a name of its own for one look or one change, then close it. */

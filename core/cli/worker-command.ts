@@ -18,6 +18,8 @@ import { TroveError } from '../errors.ts';
 import type { CrawlSnapshot, WorkerRow } from '../api/crawl-snapshot.ts';
 import { createPostgresFrontier, type PostgresFrontier, type SharedCapture, type WorkerReport } from '../frontier/postgres-frontier.ts';
 import { parseSharedCrawlUrl, workerRows } from '../frontier/postgres-crawl-view.ts';
+import type { CommandIo } from './robots-command.ts';
+import { runCrawlInForeground } from './crawl-command.ts';
 
 const SETTINGS_KEY = 'settings';
 
@@ -172,8 +174,8 @@ export async function startSharedCrawl(opts: SharedCrawlOptions): Promise<CrawlC
   return controller;
 }
 
-/** `run` is the crawl command's foreground runner (progress, signals, exit codes). */
-export function registerWorkerCommand(program: Command, run: (opts: Record<string, unknown>, start: () => Promise<CrawlController>) => Promise<void>): void {
+/** `trove worker`, run in the foreground as `trove crawl` runs (progress, signals, exit codes). */
+export function registerWorkerCommand(program: Command, io: CommandIo): void {
   program
     .command('worker')
     .description('Join a shared crawl: fetch from its PostgreSQL frontier, write WARCs into --out')
@@ -190,7 +192,7 @@ export function registerWorkerCommand(program: Command, run: (opts: Record<strin
     .action(async (crawlUrl: string, opts: Record<string, unknown>) => {
       const leaseS = opts.leaseS as number | undefined;
       if (leaseS !== undefined && !(leaseS > 0)) throw new TroveError('SETTINGS_INVALID', '--lease-s must be a positive number of seconds');
-      await run(opts, () =>
+      await runCrawlInForeground(io, opts, () =>
         startSharedCrawl({ frontier: crawlUrl, dir: String(opts.out), worker: opts.workerName as string | undefined, leaseMs: leaseS === undefined ? undefined : leaseS * 1000 }),
       );
     });

@@ -424,6 +424,7 @@ function openWarcWriter(paths: CrawlPaths, settings: CrawlSettings, scope: Scope
     dir: paths.warcs,
     prefix: settings.warcPrefix,
     maxBytes: settings.warcMaxBytes,
+    gzipLevel: settings.warcGzipLevel,
     startSerial: stores.existingWarcs.length,
     warcinfo: () => ({ fields: warcinfoFields(settings, scope.describe()) }),
     onFileOpened: (openPath) => {
@@ -501,7 +502,10 @@ function wireCommitHooks(p: CrawlParts): () => void {
   let committedStats = stats.saved();
   p.group.listen({
     beforeCommit: persist,
-    afterCommit: () => (committedStats = stats.saved()),
+    afterCommit: () => {
+      committedStats = stats.saved();
+      p.frontier.settle?.();
+    },
     lost: () => stats.restore(committedStats),
   });
   return persist;

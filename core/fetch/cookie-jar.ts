@@ -10,9 +10,18 @@
  * or redirect is a top-level navigation ("lax": Lax cookies go, Strict ones do not); a
  * cross-site embed gets only SameSite=None cookies.
  */
+import { createRequire } from 'node:module';
 import { getDomain } from 'tldts';
-import { Cookie, CookieJar } from 'tough-cookie';
+import type { CookieJar } from 'tough-cookie';
 import type { StoredCookie } from '../api/profile-types.ts';
+
+// tough-cookie loads with the first jar, not with every crawl: a crawl without a login has no
+// jar (issue 40). It is CommonJS, so a require loads it synchronously where a jar is made.
+const requireLib = createRequire(import.meta.url);
+let lib: typeof import('tough-cookie') | undefined;
+function cookieLib(): typeof import('tough-cookie') {
+  return (lib ??= requireLib('tough-cookie') as typeof import('tough-cookie'));
+}
 
 /** Hop letters a browser would follow as a top-level navigation (a link, a redirect, a sitemap entry). */
 const TOP_LEVEL_HOPS = new Set(['L', 'R', 'M']);
@@ -40,7 +49,7 @@ export interface CrawlCookieJar {
 
 export function createCookieJar(initial: readonly StoredCookie[] = []): CrawlCookieJar {
   // Loopback sites are plain HTTP: tough-cookie treats them as secure contexts (as browsers do).
-  const jar = new CookieJar(undefined, { allowSecureOnLocal: true, rejectPublicSuffixes: true, looseMode: true });
+  const jar = new (cookieLib().CookieJar)(undefined, { allowSecureOnLocal: true, rejectPublicSuffixes: true, looseMode: true });
   for (const c of initial) addStored(jar, c);
   return {
     header(req) {
@@ -81,7 +90,7 @@ function siteOf(url: string): string | null {
 function addStored(jar: CookieJar, c: StoredCookie): void {
   const hostOnly = !c.domain.startsWith('.');
   const host = c.domain.replace(/^\./, '');
-  const cookie = new Cookie({
+  const cookie = new (cookieLib().Cookie)({
     key: c.name,
     value: c.value,
     domain: host,
@@ -101,7 +110,7 @@ function allCookies(jar: CookieJar): StoredCookie[] {
   const now = Date.now();
   const out: StoredCookie[] = [];
   for (const raw of serialized?.cookies ?? []) {
-    const c = Cookie.fromJSON(raw);
+    const c = cookieLib().Cookie.fromJSON(raw);
     if (!c) continue;
     const expires = c.expires instanceof Date ? Math.floor(c.expires.getTime() / 1000) : -1;
     if (expires >= 0 && expires * 1000 <= now) continue;

@@ -10,10 +10,18 @@
  * easy to get subtly wrong by hand. They throw on nothing in practice; a manifest they cannot
  * read gives no URLs.
  */
-import { Parser as M3u8Parser, type ParsedManifest, type ParsedPlaylist } from 'm3u8-parser';
-import { parse as parseMpd } from 'mpd-parser';
+import { createRequire } from 'node:module';
+import type { ParsedManifest, ParsedPlaylist } from 'm3u8-parser';
 
 import type { StreamKind } from './stream-kind.ts';
+
+// The parsers (and xmldom under mpd-parser) load at the first manifest, not with the crawl's
+// extractor: few sites have streams, and loading them costs every crawl process ~0.06 s of CPU
+// and ~8 MB (issue 40). Both are CommonJS, so a require loads them synchronously where a
+// manifest is met.
+const requireParser = createRequire(import.meta.url);
+let m3u8: typeof import('m3u8-parser') | undefined;
+let mpd: typeof import('mpd-parser') | undefined;
 
 export type { StreamKind } from './stream-kind.ts';
 
@@ -78,7 +86,8 @@ function segmentUrls(p: ParsedPlaylist | ParsedManifest, base: string): string[]
 }
 
 function parseHls(text: string, url: string): StreamManifest {
-  const parser = new M3u8Parser();
+  m3u8 ??= requireParser('m3u8-parser') as typeof import('m3u8-parser');
+  const parser = new m3u8.Parser();
   parser.push(text);
   parser.end();
   const m = parser.manifest;
@@ -128,7 +137,9 @@ function quietly<T>(parse: () => T): T {
 }
 
 function parseDash(text: string, url: string): StreamManifest {
-  const m = quietly(() => parseMpd(text, { manifestUri: url }));
+  mpd ??= requireParser('mpd-parser') as typeof import('mpd-parser');
+  const parse = mpd.parse;
+  const m = quietly(() => parse(text, { manifestUri: url }));
   const out: StreamManifest = { kind: 'dash', playlists: [], renditions: [] };
   const add = (p: ParsedPlaylist, type: Rendition['type'], n: number): void => {
     const name = String(p.attributes?.NAME ?? n);

@@ -162,6 +162,12 @@ export interface Frontier {
   /** Adds those not already seen (by fingerprint); returns how many were new. */
   schedule(cands: Candidate[]): number;
   /**
+   * Only on the SQLite frontier, called by the crawl right after a COMMIT (no transaction open):
+   * what it wrote is durable now, so it may remember which fingerprints are stored and ask SQLite
+   * less (known-fingerprints.ts). Optional: calling it never changes what the frontier stores.
+   */
+  settle?(): void;
+  /**
    * Schedule even if seen before (e.g. robots.txt refetch after its TTL). A finished URI gets a
    * new row with its own outcome. False if that URI is already pending, waiting or in flight.
    */

@@ -15,6 +15,7 @@ import { atomic } from '../storage/group-commit.ts';
 import type { Candidate, ClaimedUri, ClaimOptions, DroppedUri, Frontier, FrontierCounts, Outcome, QueuedUriInfo } from './frontier.ts';
 import { checkCandidate, checkLimit, checkOutcome, checkTime, notInFlight, queueInfo } from './frontier-checks.ts';
 import { prepareFrontierStatements, UriState } from './frontier-statements.ts';
+import { KnownFingerprints } from './known-fingerprints.ts';
 import type { FrontierStatements, PickedUri } from './frontier-statements.ts';
 
 export interface SqliteFrontierOptions {
@@ -35,9 +36,13 @@ const PROMOTE_BATCH = 1000;
  * statement (`knownAmong`, about 1 µs per fingerprint) and inserts only the others. Where nearly
  * every outlink is new (a tree of pages) that question is wasted work, so it is asked while the
  * recent share of known candidates is at least PREFILTER_SHARE (a moving average; both paths
- * store exactly the same rows, read from the transaction as it stands, so nothing is cached).
+ * store exactly the same rows, read from the transaction as it stands). In front of both, the
+ * fingerprints known to be committed (known-fingerprints.ts, filled by `settle` after each COMMIT)
+ * answer most repeats without SQL (issue 40).
  */
 const PREFILTER_SHARE = 0.3;
+/** Fingerprints asked of SQLite in one statement by settle(). */
+const SETTLE_BATCH = 4096;
 /** Weight of the latest call in that moving average. */
 const SHARE_WEIGHT = 0.2;
 
@@ -56,6 +61,7 @@ export function createSqliteFrontier(db: Database.Database, opts: SqliteFrontier
   checkLimit(defaultMaxInFlight);
   const rows = frontierRows(db, prepareFrontierStatements(db), defaultMaxInFlight);
   return {
+    settle: () => rows.settle(),
     ...schedulingMethods(rows),
     ...claimMethods(rows),
     ...completionMethods(rows),
@@ -81,6 +87,8 @@ interface FrontierRows {
    * writes frontier_stats once per URI instead of twice), else to frontier_stats at once.
    */
   scheduleAll(cands: readonly Candidate[], into?: Required<Pick<StatsDelta, 'pending' | 'waiting' | 'seen'>>): number;
+  /** Frontier.settle: keep the fingerprints met since the last call that SQLite now holds durably. */
+  settle(): void;
 }
 
 function frontierRows(db: Database.Database, st: FrontierStatements, defaultMaxInFlight: number): FrontierRows {
@@ -120,10 +128,12 @@ function frontierRows(db: Database.Database, st: FrontierStatements, defaultMaxI
   /** The recent share of scheduled candidates that were known already (see PREFILTER_SHARE). */
   let knownShare = 1;
 
-  /** Positions in `cands` of the candidates whose fingerprint a uris row has already. */
-  const knownAmong = (cands: readonly Candidate[]): Set<number> => {
+  const seen = new KnownFingerprints();
+
+  /** Positions in `fps` of the fingerprints a uris row has already (as the transaction stands). */
+  const storedAmong = (fps: ArrayLike<bigint>): Set<number> => {
     let json = '[';
-    for (let i = 0; i < cands.length; i++) json += (i ? ',' : '') + BigInt.asIntN(64, cands[i]!.fingerprint).toString();
+    for (let i = 0; i < fps.length; i++) json += (i ? ',' : '') + fps[i]!.toString();
     return new Set(st.knownAmong.all(json + ']'));
   };
 
@@ -133,7 +143,14 @@ function frontierRows(db: Database.Database, st: FrontierStatements, defaultMaxI
     const tally = new Map<number, { pending: number; waiting: number }>();
     let pending = 0;
     let waiting = 0;
-    const known = cands.length > 1 && knownShare >= PREFILTER_SHARE ? knownAmong(cands) : null;
+    // Signed, as SQLite stores them; those known committed (seen) are not asked of SQLite again.
+    const fps = cands.map((c) => BigInt.asIntN(64, c.fingerprint));
+    const committed = fps.map((fp) => seen.has(fp));
+    let ask: number[] = [];
+    for (let i = 0; i < fps.length; i++) if (!committed[i]) ask.push(i);
+    if (ask.length <= 1 || knownShare < PREFILTER_SHARE) ask = [];
+    const askedKnown = new Set<number>();
+    if (ask.length > 0) for (const j of storedAmong(ask.map((i) => fps[i]!))) askedKnown.add(ask[j]!);
     for (let i = 0; i < cands.length; i++) {
       const c = cands[i]!;
       let qid = ids.get(c.queueKey);
@@ -142,9 +159,11 @@ function frontierRows(db: Database.Database, st: FrontierStatements, defaultMaxI
         qid = queueId(c.queueKey);
         ids.set(c.queueKey, qid);
       }
-      if (known?.has(i)) continue;
+      if (committed[i]) continue;
+      seen.note(fps[i]!);
+      if (askedKnown.has(i)) continue;
       const waits = c.notBefore !== undefined;
-      const r = insertUri(c, BigInt.asIntN(64, c.fingerprint), null, qid);
+      const r = insertUri(c, fps[i]!, null, qid);
       if (r.changes === 0) continue;
       let t = tally.get(qid);
       if (!t) tally.set(qid, (t = { pending: 0, waiting: 0 }));
@@ -167,7 +186,18 @@ function frontierRows(db: Database.Database, st: FrontierStatements, defaultMaxI
     return added;
   };
 
-  return { db, st, addStats, queueId, insertUri, scheduleAll };
+  const settle = (): void => {
+    if (db.inTransaction) return;
+    seen.settle((fps) => {
+      const stored: number[] = [];
+      for (let from = 0; from < fps.length; from += SETTLE_BATCH) {
+        for (const j of storedAmong(fps.subarray(from, from + SETTLE_BATCH))) stored.push(from + j);
+      }
+      return stored;
+    });
+  };
+
+  return { db, st, addStats, queueId, insertUri, scheduleAll, settle };
 }
 
 /** Adding URIs (new ones, a refetch of a finished one) and dropping queued ones (a live exclusion). */

@@ -5,7 +5,8 @@
  * which path ran (a TEMP trigger counts the INSERT attempts on `uris`: a BEFORE INSERT trigger
  * fires even when the upsert then does nothing), that both store the same rows and counters,
  * 64-bit fingerprints compared exactly (json_each reads them as integers, not doubles), the
- * frontier's order, and that nothing is remembered across a rollback.
+ * frontier's order, that nothing is remembered across a rollback, and that fingerprints are
+ * remembered once committed (settle(), issue 40).
  */
 import path from 'node:path';
 import type Database from 'better-sqlite3';
@@ -125,6 +126,38 @@ describe('known outlinks: one lookup per page instead of an INSERT per known out
       expect(f.schedule([...known, lost])).toBe(1);
       expect(attempts() - mark).toBe(1);
       expect(f.counts()).toMatchObject({ pending: 9, seen: 9 });
+    } finally {
+      closeDatabase(db);
+    }
+  });
+
+  it('after a COMMIT, settle() remembers the stored fingerprints: their repeats reach no SQL, and a rolled-back one is inserted again', () => {
+    const { db, f, attempts } = open('settle.sqlite');
+    try {
+      for (let i = 0; i < 10; i++) f.schedule(news(`tree${i}`, 5)); // a tree: no lookup, an INSERT per outlink
+      const nav = news('tree0', 5);
+      const lost = fp('lost', 42n);
+      db.transaction(() => {
+        f.settle!(); // inside a transaction: nothing is taken as stored
+        expect(f.schedule([...nav, fp('kept', 43n)])).toBe(1);
+        // A unit rolled back to its savepoint, the group around it committed.
+        expect(() =>
+          db.transaction(() => {
+            f.schedule([lost]);
+            throw new Error('roll back');
+          })(),
+        ).toThrow('roll back');
+      })();
+      f.settle!();
+      let mark = attempts();
+      // Remembered: not even the per-outlink INSERT the tree mode would try.
+      expect(f.schedule([...nav, fp('kept', 43n)])).toBe(0);
+      expect(attempts() - mark).toBe(0);
+      mark = attempts();
+      expect(f.schedule([lost, ...nav])).toBe(1);
+      expect(attempts() - mark).toBe(1);
+      expect(f.isSeen(42n)).toBe(true);
+      expect(f.counts()).toMatchObject({ pending: 52, seen: 52 });
     } finally {
       closeDatabase(db);
     }
