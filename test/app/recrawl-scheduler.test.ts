@@ -2,8 +2,8 @@
  * The recrawl scheduler on an injected clock: a run starts when it falls due (not before), a run
  * that fell due while the app was closed starts once at the next start and the others are
  * recorded as missed, a run that falls due while the last still runs (or one started by hand) is
- * recorded as an overlap and not started twice, and a run that fails is recorded. Schedules live in the library's
- * schedules.json (a real file).
+ * recorded as an overlap and not started twice, and a run that fails is recorded. Schedules live
+ * in the library's schedules.json (a real file).
  */
 import fs from 'node:fs';
 import os from 'node:os';
