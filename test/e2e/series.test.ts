@@ -91,6 +91,8 @@ describe.skipIf(!chromium)('the series dialog: crawl again, schedule, compare (C
       await expect.poll(async () => (await app.service.handlers['library.list']({})).find((e) => e.id === id)?.state, { timeout: 90_000, interval: 500 }).toBe('finished');
       shown = 2;
       await byTestId(`series-${id}`).click();
+      // Another series' dialog does not show the cron expression saved for the first one.
+      await expect.poll(() => byTestId('schedule-cron-text').inputValue()).toBe('0 3 * * *');
       await byTestId('crawl-again').click();
       await expect.poll(async () => (await byTestId('series-summary').allTextContents()).map((t) => t.trim()), { timeout: 150_000 }).toEqual(['first crawl', '1 page changed, 0 new, 0 gone']);
 
