@@ -14,6 +14,7 @@ import { openArchive } from '../core/archive/archive-dir.ts';
 import { changeReport, type ChangeReport } from '../core/export/change-report.ts';
 import { replay } from '../core/replay/replay.ts';
 import type { CrawlSnapshot } from '../core/api/crawl-snapshot.ts';
+import { openArchiveFile } from '../core/warc/read-records.ts';
 
 export const DOCS = '/usr/share/doc/python3/html';
 
@@ -136,6 +137,34 @@ export async function runRecrawlScenario(opts: ScenarioOptions): Promise<Scenari
     B.close();
   }
   return { origin: nginx.origin, first, second, firstDir, secondDir: plan.dir, ...changed, report, firstWarcBytes: warcBytes(firstDir), secondWarcBytes: warcBytes(plan.dir), recrawlRequests, nginx };
+}
+
+/**
+ * What a crawl's WARC bytes are made of: compressed bytes and count per kind of record (a
+ * revisit of its own URL, and the request and metadata records beside it, counted apart).
+ */
+export async function recordCosts(dir: string): Promise<Map<string, { count: number; bytes: number }>> {
+  const out = new Map<string, { count: number; bytes: number }>();
+  const w = path.join(dir, 'warcs');
+  for (const f of fs.readdirSync(w).sort()) {
+    const file = path.join(w, f);
+    const recs: { offset: number; kind: string }[] = [];
+    const ownRevisits = new Set<string>();
+    for await (const r of openArchiveFile(file)) {
+      const own = r.type === 'revisit' && r.get('WARC-Refers-To-Target-URI') === r.targetUri;
+      if (own) ownRevisits.add(r.get('WARC-Record-ID') ?? '');
+      const beside = ownRevisits.has(r.get('WARC-Concurrent-To') ?? '');
+      recs.push({ offset: r.offset, kind: own ? 'revisit of its own URL' : beside ? `${r.type} of such a revisit` : r.type });
+    }
+    const size = fs.statSync(file).size;
+    recs.forEach((r, i) => {
+      const k = out.get(r.kind) ?? { count: 0, bytes: 0 };
+      k.count++;
+      k.bytes += (recs[i + 1]?.offset ?? size) - r.offset;
+      out.set(r.kind, k);
+    });
+  }
+  return out;
 }
 
 /** Every 200 URL the recrawl holds, replayed from it and fetched live: the URLs whose bodies differ. */

@@ -62,7 +62,7 @@ export const BENCHES: Bench[] = [
   { name: 'js-hot', file: 'js-hot-bench.ts', what: "the crawl thread's hot JavaScript (trap detector, text fingerprint, WARC headers), a base revision vs this tree: µs per URI (--base=REV)", namedOnly: true },
   { name: 'records-reader', file: 'records-reader-bench.ts', what: 'the readers of every record (records browser, subsets, CDXJ rows, lookups) on a kept crawl, vs a baseline tree: ms per call', namedOnly: true },
   { name: 'touch-rss', file: 'touch-rss-probe.ts', what: 'resident memory one call or import costs a fresh process with the CLI flags (Intl, TextDecoder, modules): file-backed and anonymous', namedOnly: true },
-  { name: 'recrawl', file: 'recrawl-bench.ts', what: 'the Python docs on nginx crawled, 5% edited, 1% deleted, 1% added, 20% touched, recrawled: change report exactness, recrawl WARC bytes vs the first crawl, 304s, replay identical to live (--section=/howto/)', namedOnly: true },
+  { name: 'recrawl', file: 'recrawl-bench.ts', what: 'the Python docs on nginx crawled, 5% edited, 1% deleted, 1% added, 20% touched, recrawled: change report exactness, recrawl WARC bytes vs the first crawl (target <= 10%) and by record, 304s, replay identical to live (--section=/howto/)', namedOnly: true },
   { name: 'fuzz', file: 'fuzz.ts', what: 'long fuzz runs of the WARC, CDXJ and WACZ readers: failures, heap growth, peak RSS (also `npm run fuzz`)', namedOnly: true },
 ];
 

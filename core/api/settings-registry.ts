@@ -417,8 +417,8 @@ export const SETTING_ROWS = [
   }),
   boolean('revisitAlone', {
     section: 'WARC files', default: false, label: 'Revisits alone', resume,
-    help: 'Write a revisit of the same URL (a page unchanged since an earlier crawl) without its request and metadata records: about a third of the bytes, but the conditional request sent is not kept (crawl.log keeps its hops and timing).',
-    cli: { flag: '--revisit-alone', help: 'write same-URL revisits without their request and metadata records (about a third of the bytes; the request sent is not kept)' },
+    help: 'Write a revisit of the same URL (a page unchanged since an earlier crawl) without its request record (it never has a metadata record): about half the bytes, but the conditional request sent is not kept (crawl.log keeps its hops and timing).',
+    cli: { flag: '--revisit-alone', help: 'write same-URL revisits without their request records (about half the bytes; the request sent is not kept)' },
   }),
   notFromApp(list('dedupFrom', {
     section: 'WARC files', default: [], itemMaxLength: 4096, maxItems: 1000, path: true, label: 'Deduplicate against', resume, check: 'existing-paths',

@@ -4,11 +4,13 @@
  * series' latest crawl, started through `start` (the app's "Crawl again"). Nothing is skipped
  * in silence: a run that fell due while the app was closed starts once at the next start (the
  * others are recorded as missed), a run that falls due while the last is still going is
- * recorded as an overlap and not started twice, and a run that fails is recorded as failed.
+ * recorded as an overlap and not started twice (so is one that falls due while a crawl of the
+ * series started by hand still runs), and a run that fails is recorded as failed.
  *
  * The clock is injected (now and timers), so a test moves time and reads what started when.
  */
 import { nextRunAfter } from '../crawl/recrawl-schedule.ts';
+import { isTroveError } from '../errors.ts';
 import type { ScheduleEvent, ScheduleState } from '../api/series-types.ts';
 
 export interface SchedulerClock {
@@ -146,7 +148,13 @@ export class RecrawlScheduler {
           (err: unknown) => this.ended(id, due, run.runId, 'failed', (err as Error).message),
         );
       },
-      (err: unknown) => this.ended(id, due, null, 'failed', `could not start: ${(err as Error).message}`),
+      (err: unknown) => {
+        // A crawl of the series started by hand ("Crawl again") still runs: an overlap, not a failure.
+        if (!isTroveError(err, 'CRAWL_RUNNING')) return this.ended(id, due, null, 'failed', `could not start: ${(err as Error).message}`);
+        this.running.delete(id);
+        const runId = err.details.id;
+        this.store.addEvent({ id, kind: 'overlap', due, at: this.clock.now(), ...(typeof runId === 'string' ? { runId } : {}), note: `the run due then was not started: ${err.message}` });
+      },
     );
   }
 

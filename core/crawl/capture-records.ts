@@ -48,9 +48,22 @@ export interface CaptureGroupInput {
   revisitAlone?: boolean;
 }
 
-/** Whether a capture is a revisit of its own URL written alone (no request or metadata record). */
+/**
+ * Whether a capture revisits its own URL (a page unchanged since an earlier crawl: a 304, or the
+ * same payload again). Such a revisit is written short (docs/FORMATS.md, "A recrawl's records"):
+ * no metadata record, since the links of an unchanged payload are those of the record it
+ * revisits (via, hops and fetch time stay in crawl.log), and it and its request record without
+ * WARC-Warcinfo-ID and WARC-Block-Digest, as Heritrix writes every record (both fields are
+ * optional in WARC 1.1; each record is its own gzip member with its CRC-32, and the closed file
+ * gets its SHA-256; the revisit keeps WARC-Payload-Digest and every Refers-To field).
+ */
+export function revisitsOwnUrl(url: string, revisitOf: RevisitOf | null): boolean {
+  return revisitOf !== null && revisitOf.targetUri === url;
+}
+
+/** Whether a capture is a revisit of its own URL written alone (--revisit-alone: no request record either). */
 export function writtenAlone(url: string, revisitOf: RevisitOf | null, revisitAlone: boolean): boolean {
-  return revisitAlone && revisitOf !== null && revisitOf.targetUri === url;
+  return revisitAlone && revisitsOwnUrl(url, revisitOf);
 }
 
 export interface CaptureGroup {
@@ -67,6 +80,7 @@ export function buildCaptureGroup(g: CaptureGroupInput): CaptureGroup {
   const records: RecordInput[] = [];
   let responseId: string | null = null;
 
+  const short = revisitsOwnUrl(g.url, g.revisitOf);
   if (f.responseHead) {
     responseId = newRecordId();
     const common: [string, string][] = [];
@@ -90,6 +104,7 @@ export function buildCaptureGroup(g: CaptureGroupInput): CaptureGroup {
         ],
         // A revisit's block is the HTTP headers only; the payload is in the record it refers to.
         blockParts: [f.responseHead],
+        ...(short ? { short } : {}),
       });
     } else {
       const fields: [string, string][] = [...common];
@@ -133,23 +148,12 @@ export function buildCaptureGroup(g: CaptureGroupInput): CaptureGroup {
       ...(requestId ? { recordId: requestId } : {}),
       fields: responseId ? [['WARC-Concurrent-To', responseId]] : [],
       blockParts: [g.redactCredentials ? redactCredentials(f.requestHead) : f.requestHead],
+      ...(short && responseId ? { short } : {}),
     });
   }
 
-  if (g.metadata && responseId) records.push(metadataRecord(g.url, g.date, responseId, metadataOfCapture(g.url, g.revisitOf, g.metadata)));
+  if (g.metadata && responseId && !short) records.push(metadataRecord(g.url, g.date, responseId, g.metadata));
   return { records, responseId };
-}
-
-type CaptureMetadata = { via: string | null; hopsPath: string; fetchTimeMs: number; outlinks: Outlink[]; notes?: string[] };
-
-/**
- * What a capture's metadata record says. A revisit of the same URL has the links of the capture
- * it revisits, so it names their count instead of listing them again: the lists were most of a
- * recrawl's bytes (issue 38: 55 of 170 KB on a docs section where nothing changed).
- */
-export function metadataOfCapture(url: string, revisitOf: RevisitOf | null, m: CaptureMetadata): CaptureMetadata {
-  if (!revisitOf || revisitOf.targetUri !== url || m.outlinks.length === 0) return m;
-  return { ...m, outlinks: [], notes: [...(m.notes ?? []), `outlinks: ${m.outlinks.length}, as in the record revisited`] };
 }
 
 /** The metadata record of a capture: via, hops, fetch time and every outlink (Heritrix's fields). */

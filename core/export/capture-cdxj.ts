@@ -2,7 +2,8 @@
  * CDXJ lines straight from the capture index (no WARC is re-read): one line per response,
  * revisit, resource and metadata record (not warcinfo, request, or `application/warc-fields`
  * metadata, as pywb and cdxj-index.ts decide), pywb style (see archive/cdxj.ts): numbers as
- * strings, `warc/revisit` as a revisit's mime, the digest without its `sha1:` label.
+ * strings, `warc/revisit` as a revisit's mime, the digest without its `sha1:` label, a 304
+ * revisit listed as the 200 it stands for.
  *
  * Rows are read in keyset pages of PAGE rows, so memory stays flat for any archive; the lines
  * come out in index order and are sorted by external-sort.ts.
@@ -15,6 +16,15 @@ import type { CdxjEntry } from '../archive/cdxj.ts';
 import type { ExportWarc } from './archive-warcs.ts';
 
 const PAGE = 2000;
+
+/**
+ * The status a server-not-modified revisit (a 304 archived as a revisit) is listed with: the 200
+ * whose validators the conditional request carried, which it stands for. wabac.js (ReplayWeb.page)
+ * serves a revisit listed with a 3xx status from its own headers, as a redirect's revisit, so a
+ * 304 listed as 304 replayed as an empty 304; listed as 200 it is resolved through
+ * WARC-Refers-To-Target-URI and -Date to the original's payload (test/e2e/replaywebpage-recrawl).
+ */
+const NOT_MODIFIED_STANDS_FOR = 200;
 
 /** Count of rows the line generator will look at (an upper bound on its lines), for progress. */
 export function countCaptureRows(archive: Archive): number {
@@ -58,7 +68,7 @@ export function cdxjEntry(r: CdxjSourceRow, w: Pick<ExportWarc, 'start' | 'name'
   if (r.recordType === 'revisit') e.mime = 'warc/revisit';
   else if (media) e.mime = media;
   else if (http) e.mime = 'unk';
-  if (http && r.status !== null) e.status = String(r.status);
+  if (http && r.status !== null) e.status = String(r.recordType === 'revisit' && r.status === 304 ? NOT_MODIFIED_STANDS_FOR : r.status);
   if (r.payloadDigest) e.digest = r.payloadDigest.replace(/^sha-?1:/i, '');
   if (r.method && r.method.toUpperCase() !== 'GET') e.method = r.method.toUpperCase();
   return e;

@@ -41,6 +41,12 @@ export interface RecordInput {
    * it arrives): not hashed again. A streamed part (a spool on disk) is checked all the same.
    */
   blockDigestTrusted?: boolean;
+  /**
+   * Written without WARC-Warcinfo-ID and WARC-Block-Digest (both optional in WARC 1.1), as
+   * Heritrix writes every record: a revisit of its own URL and its request, the bulk of a
+   * recrawl (crawl/capture-records.ts says why). Only for a block held in memory.
+   */
+  short?: boolean;
 }
 
 /** Fields the writer sets itself; a caller supplying one would produce a duplicate or a lie. */
@@ -118,7 +124,11 @@ export function prepareRecord(input: RecordInput, extraLeading: [string, string]
 
   let digest = input.blockDigest;
   let check: BlockDigestCheck | null = null;
-  if (digest === undefined) {
+  const short = input.short === true;
+  if (short) {
+    // No digest to state or check.
+    if (!inMemory || digest !== undefined) throw new TroveError('WARC_BAD_RECORD', 'a short record has its block in memory and no block digest', { recordId });
+  } else if (digest === undefined) {
     if (!inMemory) {
       throw new TroveError('WARC_BLOCK_DIGEST_REQUIRED', 'a streamed block needs its precomputed blockDigest', { recordId });
     }
@@ -127,7 +137,7 @@ export function prepareRecord(input: RecordInput, extraLeading: [string, string]
     checkFieldValue('WARC-Block-Digest', digest);
     if (!(input.blockDigestTrusted === true && inMemory)) check = blockDigestCheck(digest);
   }
-  const blockDigest = digest;
+  const blockDigest = short ? null : digest!;
 
   // Every field below is checked by now (type, id, date and lengths are made here), so the
   // header is encoded without checking them again; only the warcinfo id comes later.
@@ -144,10 +154,11 @@ export function prepareRecord(input: RecordInput, extraLeading: [string, string]
     ];
     if (input.targetUri !== undefined) out.push(['WARC-Target-URI', input.targetUri]);
     out.push(...extraLeading);
-    if (warcinfoId !== null) out.push(['WARC-Warcinfo-ID', warcinfoId]);
+    if (warcinfoId !== null && !short) out.push(['WARC-Warcinfo-ID', warcinfoId]);
     out.push(...extra);
     if (input.contentType !== undefined) out.push(['Content-Type', input.contentType]);
-    out.push(['WARC-Block-Digest', blockDigest], ['Content-Length', String(blockLength)]);
+    if (blockDigest !== null) out.push(['WARC-Block-Digest', blockDigest]);
+    out.push(['Content-Length', String(blockLength)]);
     madeFor = warcinfoId;
     made = out;
     madeHeader = null;

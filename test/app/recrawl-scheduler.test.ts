@@ -1,9 +1,9 @@
 /**
  * The recrawl scheduler on an injected clock: a run starts when it falls due (not before), a run
  * that fell due while the app was closed starts once at the next start and the others are
- * recorded as missed, a run that falls due while the last still runs is recorded as an overlap
- * and not started twice, and a run that fails is recorded. Schedules live in the library's
- * schedules.json (a real file).
+ * recorded as missed, a run that falls due while the last still runs (or one started by hand) is
+ * recorded as an overlap and not started twice, and a run that fails is recorded. Schedules live
+ * in the library's schedules.json (a real file).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RecrawlScheduler, type SchedulerClock, type StartedRun } from '../../core/app/recrawl-scheduler.ts';
 import { ScheduleStore } from '../../core/app/schedule-store.ts';
 import { cronOfSchedule, nextRunAfter } from '../../core/crawl/recrawl-schedule.ts';
-import { isTroveError } from '../../core/errors.ts';
+import { isTroveError, TroveError } from '../../core/errors.ts';
 
 /** A clock tests move by hand: timers fire, in order, as time passes them. */
 class FakeClock implements SchedulerClock {
@@ -134,6 +134,28 @@ describe('RecrawlScheduler', () => {
     expect(started).toHaveLength(2);
     // Newest first.
     expect(store.events('site').map((e) => e.kind)).toEqual(['started', 'failed', 'overlap', 'overlap', 'started']);
+    s.stop();
+  });
+
+  it('records a run that falls due while a crawl of the series started by hand still runs as an overlap, and starts the next', async () => {
+    const { clock, store } = setup(t0);
+    const started: number[] = [];
+    let byHand = true;
+    const start = (id: string): Promise<StartedRun> => {
+      if (byHand) return Promise.reject(new TroveError('CRAWL_RUNNING', `${id}-2 of this series is still running: crawl again once it is done`, { id: `${id}-2` }));
+      started.push(clock.now());
+      return Promise.resolve({ runId: `${id}-3`, done: new Promise(() => {}) });
+    };
+    const s = new RecrawlScheduler({ clock, store, start });
+    s.start();
+    s.set('site', EVERY_10_MIN);
+    await clock.advanceTo(at(0, 10));
+    expect(store.events('site').map((e) => [e.kind, e.due, e.runId])).toEqual([['overlap', at(0, 10), 'site-2']]);
+    expect(s.isRunning('site')).toBe(false);
+    byHand = false;
+    await clock.advanceTo(at(0, 20));
+    expect(started).toEqual([at(0, 20)]);
+    expect(store.events('site').map((e) => e.kind)).toEqual(['started', 'overlap']);
     s.stop();
   });
 

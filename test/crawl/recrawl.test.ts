@@ -119,10 +119,18 @@ describe('trove recrawl and trove changes', () => {
     expect(plain.warcHeaders['WARC-Refers-To']).toBe(of(first, '/plain.html').recordId);
     expect(plain.warcHeaders['WARC-Refers-To-Date']).toBe(of(first, '/plain.html').date);
     // By default a same-URL revisit keeps its request record (the conditional request sent, the
-    // evidence for a 304) and a metadata record naming the outlink count.
+    // evidence for a 304), has no metadata record (its links are the original's), and it and its
+    // request are written as Heritrix writes records: no WARC-Warcinfo-ID or WARC-Block-Digest.
     const etag = third.filter((r) => r.targetUri === site.origin + '/etag.html');
-    expect(etag.map((r) => r.type).sort()).toEqual(['metadata', 'request', 'revisit']);
-    expect(etag.find((r) => r.type === 'request')!.httpHeaders).toContainEqual(['If-None-Match', '"e1"']);
+    expect(etag.map((r) => r.type).sort()).toEqual(['request', 'revisit']);
+    const request = etag.find((r) => r.type === 'request')!;
+    expect(request.httpHeaders).toContainEqual(['If-None-Match', '"e1"']);
+    expect(request.warcHeaders['WARC-Concurrent-To']).toBe(of(third, '/etag.html').recordId);
+    for (const r of etag) expect([r.type, r.warcHeaders['WARC-Warcinfo-ID'], r.warcHeaders['WARC-Block-Digest']]).toEqual([r.type, undefined, undefined]);
+    // A changed page's response (the second crawl's) keeps both, and its metadata record.
+    const changing = (await readWarcDir(path.join(dirs[1]!, 'warcs'))).filter((r) => r.targetUri === site.origin + '/changing.html');
+    expect(changing.map((r) => r.type).sort()).toEqual(['metadata', 'request', 'response']);
+    for (const r of changing) expect(r.warcHeaders['WARC-Block-Digest'] && r.warcHeaders['WARC-Warcinfo-ID']).toBeTruthy();
   });
 
   it('replays every page of the last recrawl from it alone, through its chain, as the site serves it', async () => {

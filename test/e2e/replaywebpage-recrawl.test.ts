@@ -4,7 +4,8 @@
  * the first crawl), exported by default — self-contained, with the originals it needs packed in
  * `archive/earlier-payloads.warc.gz` — and opened in ReplayWeb.page with the first crawl out of
  * reach (the site is shut, the first crawl's directory removed). Every page is listed and each
- * replays with the text the site served. ReplayWeb.page finds a revisit's original by its
+ * replays with the text the site served, and its raw capture (`id_`, unrewritten) is the body the
+ * site served at the recrawl, byte for byte. ReplayWeb.page finds a revisit's original by its
  * WARC-Refers-To-Target-URI and WARC-Refers-To-Date, which is what this shows.
  */
 import fs from 'node:fs';
@@ -41,6 +42,8 @@ describe.skipIf(!chromium)('ReplayWeb.page replays a recrawl from its WACZ alone
   let browser: Browser;
   let server: ReplayWebPageServer;
   let second = false;
+  /** Path → the body the site served at the recrawl (base64), fetched before it is shut. */
+  const live: Record<string, string> = {};
 
   beforeAll(async () => {
     const html = (r: http.ServerResponse, title: string, body: string, headers: Record<string, string> = {}) => {
@@ -75,6 +78,7 @@ describe.skipIf(!chromium)('ReplayWeb.page replays a recrawl from its WACZ alone
     } finally {
       a.close();
     }
+    for (const p of [...Object.keys(TEXTS), '/img/logo.png']) live[p] = Buffer.from(await (await fetch(origin + p)).arrayBuffer()).toString('base64');
     await site.close();
     // Nothing of the first crawl is left to reach.
     fs.rmSync(first, { recursive: true, force: true });
@@ -122,6 +126,19 @@ describe.skipIf(!chromium)('ReplayWeb.page replays a recrawl from its WACZ alone
         const seen = await frame.evaluate(() => ({ p: document.querySelector('p')?.textContent ?? null, images: [...document.images].map((i) => i.naturalWidth) }));
         expect([p, seen.p]).toEqual([p, text]);
         if (p === '/etag.html') expect(seen.images[0]).toBeGreaterThan(0);
+        // Identical to the live site: the raw capture (id_ instead of mp_) is the body it served.
+        const rawUrl = (u: string) => frame.url().replace(/mp_\/.*$/, 'id_/' + u);
+        const raws: [string, string][] = [[p, live[p]!], ...(p === '/etag.html' ? ([['/img/logo.png', live['/img/logo.png']!]] as [string, string][]) : [])];
+        for (const [q, want] of raws) {
+          const got = await page.evaluate(async (u) => {
+            const r = await fetch(u);
+            const bytes = new Uint8Array(await r.arrayBuffer());
+            let bin = '';
+            for (const b of bytes) bin += String.fromCharCode(b);
+            return { status: r.status, body: btoa(bin) };
+          }, rawUrl(origin + q));
+          expect([q, got.status, got.body]).toEqual([q, 200, want]);
+        }
       }
     } finally {
       await close();

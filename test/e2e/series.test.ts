@@ -2,7 +2,9 @@
  * A crawl over time in the app, in Chromium with `window.trove` wired to the real handlers: the
  * Library's "Over time" dialog crawls again, lists the series with what changed ("1 page
  * changed, 0 new, 0 gone"), refuses a cron expression croner cannot read and keeps a valid
- * schedule, and compares a page at the two crawls side by side.
+ * schedule, and compares a page at the two crawls side by side. A browser crawl of a page that
+ * changed between its two captures compares with the two screenshots side by side, their
+ * pixelmatch diff overlay, and the text diff.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -72,5 +74,51 @@ describe.skipIf(!chromium)('the series dialog: crawl again, schedule, compare (C
     expect(await page.locator('[data-testid=compare-after] .added').count()).toBeGreaterThan(0);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'series-dialog.png') });
+  }, 300_000);
+
+  it('compares two browser captures of a page: the screenshots side by side, the diff overlay, the text diff', async () => {
+    await byTestId('series-dialog').getByRole('button', { name: 'Close' }).click();
+    const look = (color: string, text: string) => `<!doctype html><title>Poster</title><body style="margin:0"><div style="background:${color};height:240px"></div><p>${text}</p></body>`;
+    let shown = 1;
+    const poster = await startFixtureSite({
+      routes: { '/poster.html': (_q, r) => html(r, shown === 1 ? look('#0645ad', 'The blue poster.') : look('#d33', 'The red poster, changed.')) },
+    });
+    try {
+      const { id } = await app.service.handlers['crawl.start']({
+        name: 'Poster',
+        settings: { seeds: [`${poster.origin}/poster.html`], maxHops: 0, politeness: 'fast', delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, browser: { enabled: true, tabs: 1, path: chromium! } },
+      });
+      await expect.poll(async () => (await app.service.handlers['library.list']({})).find((e) => e.id === id)?.state, { timeout: 90_000, interval: 500 }).toBe('finished');
+      shown = 2;
+      await byTestId(`series-${id}`).click();
+      // Another series' dialog does not show the cron expression saved for the first one.
+      await expect.poll(() => byTestId('schedule-cron-text').inputValue()).toBe('0 3 * * *');
+      await byTestId('crawl-again').click();
+      await expect.poll(async () => (await byTestId('series-summary').allTextContents()).map((t) => t.trim()), { timeout: 150_000 }).toEqual(['first crawl', '1 page changed, 0 new, 0 gone']);
+
+      await byTestId('compare-url').fill(`${poster.origin}/poster.html`);
+      await byTestId('compare-button').click();
+      await expect.poll(() => byTestId('compare-view').isVisible(), { timeout: 30_000 }).toBe(true);
+      // The two screenshots, decoded, side by side (same row, before on the left).
+      const shots = byTestId('compare-view').locator('.col img');
+      await expect.poll(() => shots.evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0)), { timeout: 10_000 }).toEqual([true, true]);
+      const [a, b] = [(await shots.nth(0).boundingBox())!, (await shots.nth(1).boundingBox())!];
+      expect(Math.abs(a.y - b.y)).toBeLessThan(2);
+      expect(b.x).toBeGreaterThanOrEqual(a.x + a.width);
+      // The diff overlay: an image, and a score short of a match (the colour band and the text changed).
+      const overlay = byTestId('compare-shot-diff');
+      await expect.poll(() => overlay.locator('img').evaluate((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth), { timeout: 10_000 }).toBeGreaterThan(0);
+      const score = Number(/match on ([\d.]+)%/.exec((await overlay.locator('figcaption').textContent()) ?? '')?.[1]);
+      expect(score).toBeGreaterThan(0);
+      expect(score).toBeLessThan(90);
+      // The text diff beside them.
+      expect(await byTestId('compare-before').textContent()).toContain('The blue poster.');
+      expect(await byTestId('compare-after').textContent()).toContain('The red poster, changed.');
+      expect(await page.locator('[data-testid=compare-before] .removed').count()).toBeGreaterThan(0);
+      expect(await page.locator('[data-testid=compare-after] .added').count()).toBeGreaterThan(0);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'series-compare-screenshots.png') });
+    } finally {
+      await poster.close();
+    }
   }, 300_000);
 });

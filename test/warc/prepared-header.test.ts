@@ -71,4 +71,17 @@ describe('prepared record header', () => {
     expect(refused(() => prepareRecord(response, [['Bad Name', 'x']]))).toBe(true);
     expect(refused(() => prepareRecord(response).header('<urn:x>\r\nX: y'))).toBe(true);
   });
+
+  it('a short record (a revisit of its own URL, its request) has neither WARC-Warcinfo-ID nor WARC-Block-Digest, and needs its block in memory', () => {
+    const names = (r: RecordInput) => prepareRecord(r).fields(info).map(([k]) => k);
+    expect(names(response)).toEqual(expect.arrayContaining(['WARC-Warcinfo-ID', 'WARC-Block-Digest']));
+    const short = names({ ...response, short: true });
+    expect(short).not.toContain('WARC-Warcinfo-ID');
+    expect(short).not.toContain('WARC-Block-Digest');
+    expect(short).toEqual(names(response).filter((k) => k !== 'WARC-Warcinfo-ID' && k !== 'WARC-Block-Digest'));
+    const streamed = { length: 2, stream: () => { throw new Error('not read'); } };
+    for (const bad of [{ ...response, short: true, blockDigest: 'sha1:AAAA' }, { ...response, short: true, blockParts: [streamed] }] as RecordInput[]) {
+      expect(() => prepareRecord(bad)).toThrow(expect.objectContaining({ code: 'WARC_BAD_RECORD' }));
+    }
+  });
 });

@@ -1,7 +1,8 @@
 /**
- * Write, second half: the metadata record (via, hops, fetch time, every outlink) joins the
- * precompressed response and request records, the group is written, and its capture-index rows
- * are made (committed by the disposition with the frontier outcome, in one transaction).
+ * Write, second half: the metadata record (via, hops, fetch time, every outlink; none for a
+ * revisit of its own URL) joins the precompressed response and request records, the group is
+ * written, and its capture-index rows are made (committed by the disposition with the frontier
+ * outcome, in one transaction).
  *
  * The index lists every HTML 200 response as a page (as an import of the WARC would), and every
  * revisit of one (a 304 or an unchanged 200 of a recrawl); the crawl
@@ -10,20 +11,21 @@
  */
 import { mayBePage } from '../../frontier/page-hops.ts';
 import { captureRows } from '../capture-rows.ts';
-import { metadataOfCapture, metadataRecord, writtenAlone } from '../capture-records.ts';
+import { metadataRecord, revisitsOwnUrl } from '../capture-records.ts';
 import type { ProcessResult, Processor } from './crawl-uri.ts';
 
 export const writeRecords: Processor = {
   name: 'write-records',
-  reads: { settings: ['revisitAlone'], services: ['fileIds', 'rowsInFlight', 'writer'] },
+  reads: { settings: [], services: ['fileIds', 'rowsInFlight', 'writer'] },
   shouldProcess: (_ctx, curi) => curi.fetch !== undefined && curi.head !== undefined,
   async process(ctx, curi): Promise<ProcessResult> {
     const { uri } = curi;
     const f = curi.fetch!;
     const head = curi.head!;
     const date = new Date(f.startedAt);
-    const meta = head.responseId && !writtenAlone(uri.url, curi.revisitOf, ctx.settings.revisitAlone)
-      ? [metadataRecord(uri.url, date, head.responseId, metadataOfCapture(uri.url, curi.revisitOf, { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: f.durationMs, outlinks: curi.outlinks }))]
+    // A revisit of its own URL has no metadata record: its links are those of the record it revisits (capture-records.ts).
+    const meta = head.responseId && !revisitsOwnUrl(uri.url, curi.revisitOf)
+      ? [metadataRecord(uri.url, date, head.responseId, { via: uri.via, hopsPath: uri.hopsPath, fetchTimeMs: f.durationMs, outlinks: curi.outlinks })]
       : [];
     const written = await ctx.writer.writeGroup([...(await curi.precompressed!), ...meta]);
     // Until complete-uri adds the rows, the file waits for them before it may close.

@@ -9,6 +9,8 @@ import { attempt } from './attempt.ts';
 
 export type ScheduleChoice = 'none' | 'daily' | 'weekly' | 'cron';
 
+const DEFAULT_CRON = '0 3 * * *';
+
 export class SeriesState {
   /** The entry the dialog was opened on (any crawl of the series). */
   id = $state<string | null>(null);
@@ -16,12 +18,14 @@ export class SeriesState {
   error = $state<string | null>(null);
   busy = $state(false);
   choice = $state<ScheduleChoice>('none');
-  cron = $state('0 3 * * *');
+  cron = $state(DEFAULT_CRON);
   compare = $state.raw<PageCompare | null>(null);
   compareError = $state<string | null>(null);
   comparing = $state(false);
 
   readonly api: TroveApi;
+  /** The saved schedule the form last showed: a reload (every 2 s while a crawl runs) leaves the form alone unless it changed. */
+  #shown: string | null | undefined = undefined;
 
   constructor(api: TroveApi) {
     this.api = api;
@@ -32,6 +36,8 @@ export class SeriesState {
     this.detail = null;
     this.compare = null;
     this.compareError = null;
+    this.#shown = undefined;
+    this.cron = DEFAULT_CRON;
     await this.load();
   }
 
@@ -48,6 +54,8 @@ export class SeriesState {
     if (!r.ok) return;
     this.detail = r.value;
     const spec = r.value.schedule?.spec ?? null;
+    if (spec === this.#shown) return;
+    this.#shown = spec;
     this.choice = spec === null ? 'none' : spec === 'daily' || spec === 'weekly' ? spec : 'cron';
     if (this.choice === 'cron' && spec) this.cron = spec;
   }
