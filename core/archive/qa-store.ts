@@ -135,6 +135,9 @@ function openQaDb(archiveDir: string, create: boolean): Database.Database | null
     fs.mkdirSync(dir, { recursive: true });
     const db = new Database(file);
     db.pragma('journal_mode = WAL');
+    // A row per page scored: in WAL mode NORMAL syncs at checkpoints, not at every page's commit
+    // (a power cut may lose the last pages' rows, which a re-run scores again).
+    db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 10000');
     if ((db.pragma('user_version', { simple: true }) as number) < SCHEMA_VERSION) {
       db.exec(SCHEMA);

@@ -4,8 +4,13 @@
  * request the page makes is paused over CDP (Fetch) and answered by `replayResponse`, the handler
  * the app's replay view uses, so the replay policy (CSP, guard script, no service workers) is in
  * force and nothing reaches the live web; any other scheme the policy does not allow is failed.
- * The HTTP cache is off, so every request of every page comes to the handler and is counted by
- * how replay answered it: captured (2xx/3xx), missing (not archived), error (4xx/5xx).
+ * Every request of a page is counted by how replay answered it: captured (2xx/3xx), missing (not
+ * archived), error (4xx/5xx). The tab's HTTP cache is on: the stylesheets, scripts and images
+ * pages share are answered, sent over CDP and parsed once per tab rather than once per page (on
+ * the Python docs, 17 requests a page, nearly all shared). A request the cache answers does not
+ * reach the handler and is counted from the Network events (its status as replay answered it
+ * before); a miss is never cached (the not-archived page is `no-store`), so it reaches the
+ * handler on every page that asks for it.
  *
  * Then the page's text and a viewport screenshot, taken as a browser capture takes them
  * (Page.captureScreenshot after the network went quiet, and after the behaviors when the
@@ -19,7 +24,8 @@ import { replaySchemeAllowed } from '../replay/replay-policy.ts';
 import { realClock } from '../browser/browser-clock.ts';
 import type { CdpSession } from '../browser/cdp-session.ts';
 import { NetworkActivity } from '../browser/network-activity.ts';
-import { DEFAULT_BEHAVIORS, runBehaviors } from '../browser/page-behaviors.ts';
+import { DEFAULT_BEHAVIORS, evaluate, PAGE_BUSY, PAGE_WATCH, runBehaviors } from '../browser/page-behaviors.ts';
+import type { QaPhaseTimes } from './qa-phases.ts';
 import { VIEWPORT_BOX, viewportShot, type ViewportBox } from '../browser/viewport-shot.ts';
 
 export interface PageView {
@@ -44,10 +50,24 @@ export interface ViewOptions {
   signal?: AbortSignal;
 }
 
-/** Quiet network for this long = the page is done (the crawl waits 500 ms; replay answers locally). */
+/**
+ * The page is done when no request is in flight, the page reads no answer and has no short timer
+ * pending (the browser crawl's watch, PAGE_WATCH / PAGE_BUSY) for SETTLE_MS; with a short timer
+ * pending, after QUIET_MS of no network. Replay answers locally, so the crawl's 100 ms settle
+ * is more than a replayed page needs; a fixed 300 ms wait per page was a fifth of its time.
+ */
+const SETTLE_MS = 40;
 const QUIET_MS = 300;
 const QUIET_MAX_MS = 8_000;
 const LOAD_TIMEOUT_MS = 30_000;
+/**
+ * The scale of a screenshot with no capture-time one to match (replay-only, and the live page and
+ * its replay with `--against-live`): half the viewport, as a browser crawl keeps its own. Chromium
+ * encodes a quarter of the pixels, and pixelmatch compares a quarter; a missing image or
+ * stylesheet changes the same share of them.
+ */
+export const QA_SHOT_SCALE = 0.5;
+
 /** Script errors kept per page. */
 const SCRIPT_ERRORS_MAX = 20;
 
@@ -66,6 +86,10 @@ interface Answers {
   page: { url: string; ts: string };
   outcome: Map<string, number | 'missing'>;
   pageFailed: boolean;
+  /** Responses seen, by request id, until Chromium says whether its memory cache served them. */
+  responses: Map<string, { url: string; status: number }>;
+  /** Requests Chromium said its memory cache served before their response came. */
+  fromMemory: Set<string>;
 }
 
 export class QaTab {
@@ -73,30 +97,40 @@ export class QaTab {
   readonly #tab: Page;
   readonly #session: CdpSession;
   readonly #net: NetworkActivity;
+  readonly #phases: QaPhaseTimes | null;
   #scriptErrors: string[] = [];
   #answers: Answers | null = null;
 
-  private constructor(context: BrowserContext, tab: Page, session: CdpSession) {
+  private constructor(context: BrowserContext, tab: Page, session: CdpSession, phases: QaPhaseTimes | null) {
     this.#context = context;
     this.#tab = tab;
     this.#session = session;
+    this.#phases = phases;
     this.#net = new NetworkActivity(session, realClock);
     tab.on('pageerror', (err) => {
       if (this.#scriptErrors.length < SCRIPT_ERRORS_MAX) this.#scriptErrors.push(err.message.split('\n')[0]!.slice(0, 300));
     });
   }
 
-  /** A tab; with `replay`, one whose every request is answered from an archive. */
-  static async open(browser: Browser, viewport: { width: number; height: number }, replay: boolean): Promise<QaTab> {
+  /** A tab; with `replay`, one whose every request is answered from an archive. `phases` collects where its time goes. */
+  static async open(browser: Browser, viewport: { width: number; height: number }, replay: boolean, phases: QaPhaseTimes | null = null): Promise<QaTab> {
     const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
     try {
       const tab = await context.newPage();
       const session = (await context.newCDPSession(tab)) as unknown as CdpSession;
-      const t = new QaTab(context, tab, session);
+      const t = new QaTab(context, tab, session, phases);
       await session.send('Network.enable');
-      await session.send('Network.setCacheDisabled', { cacheDisabled: true });
+      // A live tab loads every page from the site as a visitor's first visit would.
+      await session.send('Network.setCacheDisabled', { cacheDisabled: !replay });
+      await session.send('Page.enable');
+      // The browser crawl's watch on timers and reads, in every document before its scripts.
+      await session.send('Page.addScriptToEvaluateOnNewDocument', { source: PAGE_WATCH });
       t.#net.start();
       if (replay) {
+        session.on('Network.requestServedFromCache', (e: { requestId: string }) => t.#cacheHit(e.requestId, null));
+        session.on('Network.responseReceived', (e: { requestId: string; response: { url: string; status: number; fromDiskCache?: boolean } }) =>
+          t.#cacheHit(e.requestId, e.response),
+        );
         await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
         session.on('Fetch.requestPaused', (e) => void t.#answer(e).catch(() => session.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Failed' }).catch(() => {})));
       }
@@ -112,6 +146,29 @@ export class QaTab {
     await this.#context.close().catch(() => {});
   }
 
+  /**
+   * Count a request the HTTP cache answered: one whose response came from the disk cache, or
+   * which Chromium says was served from its memory cache (that event may come before or after
+   * the response's).
+   */
+  #cacheHit(requestId: string, response: { url: string; status: number; fromDiskCache?: boolean } | null): void {
+    const a = this.#answers;
+    if (!a) return;
+    if (response === null) {
+      const seen = a.responses.get(requestId);
+      if (seen) this.#countCached(a, seen.url, seen.status);
+      else a.fromMemory.add(requestId);
+      return;
+    }
+    if (response.fromDiskCache || a.fromMemory.has(requestId)) this.#countCached(a, response.url, response.status);
+    else a.responses.set(requestId, response);
+  }
+
+  #countCached(a: Answers, url: string, status: number): void {
+    if (!/^https?:/i.test(url) || url.split('#')[0] === a.page.url || isAutoRequest(url) || a.outcome.has(url)) return;
+    a.outcome.set(url, status);
+  }
+
   async #answer(e: any): Promise<void> {
     const url: string = e.request.url;
     const a = this.#answers;
@@ -122,7 +179,9 @@ export class QaTab {
       return;
     }
     const headers = Object.entries(e.request.headers as Record<string, string>);
+    const since = performance.now();
     const r = await replayResponse(a.archive, { url, at: a.page.ts, method: e.request.method, headers });
+    this.#phases?.answered(since);
     const isPage = e.resourceType === 'Document' && url.split('#')[0] === a.page.url;
     if (isPage && (r.info.kind === 'not-archived' || r.status >= 400)) a.pageFailed = true;
     if (!isPage && !isAutoRequest(url)) a.outcome.set(url, r.info.kind === 'not-archived' ? 'missing' : r.status);
@@ -139,7 +198,7 @@ export class QaTab {
 
   /** Replay one page of `archive` (a tab opened with `replay`). */
   async replay(archive: Archive, page: { url: string; ts: string }, opts: ViewOptions): Promise<PageView> {
-    const answers: Answers = { archive, page, outcome: new Map(), pageFailed: false };
+    const answers: Answers = { archive, page, outcome: new Map(), pageFailed: false, responses: new Map(), fromMemory: new Set() };
     this.#answers = answers;
     let view: Omit<PageView, 'captured' | 'missingUrls' | 'errorUrls'>;
     try {
@@ -167,6 +226,10 @@ export class QaTab {
     this.#scriptErrors = [];
     let pageFailed = false;
     let timedOut = false;
+    let t = performance.now();
+    const lap = (phase: Parameters<QaPhaseTimes['add']>[0]) => {
+      if (this.#phases) t = this.#phases.add(phase, t);
+    };
     try {
       const res = await this.#tab.goto(url, { waitUntil: 'load', timeout: LOAD_TIMEOUT_MS });
       if (!res || res.status() >= 400) pageFailed = true;
@@ -176,16 +239,20 @@ export class QaTab {
       if ((err as Error).name === 'TimeoutError') timedOut = true;
       else pageFailed = true;
     }
-    await this.#net.waitForQuiet({ quietMs: QUIET_MS, maxMs: QUIET_MAX_MS, ...(opts.signal ? { signal: opts.signal } : {}) }).catch(() => false);
+    lap('navigate');
+    const busy = () => evaluate<'io' | 'timer' | null>(this.#session, PAGE_BUSY);
+    await this.#net.waitForQuiet({ quietMs: QUIET_MS, settleMs: SETTLE_MS, maxMs: QUIET_MAX_MS, busy, ...(opts.signal ? { signal: opts.signal } : {}) }).catch(() => false);
+    lap('quiet');
     if (opts.behaviors && !opts.signal?.aborted) {
       await runBehaviors(this.#session, this.#net, realClock, { ...DEFAULT_BEHAVIORS, screenshot: false }, opts.signal).catch(() => undefined);
+      lap('behaviors');
     }
-    const seen = await this.#tab
-      .evaluate(() => ({ title: document.title, text: document.body ? document.body.innerText : '' }))
-      .catch(() => ({ title: '', text: '' }));
+    // Title, text and the viewport's box in one round trip.
+    const seen = await evaluate<{ title: string; text: string; box: ViewportBox }>(this.#session, `({ title: document.title, text: document.body ? document.body.innerText : '', box: ${VIEWPORT_BOX} })`).catch(() => null);
+    lap('text');
     // Taken as a browser capture takes its screenshot (browser/viewport-shot.ts), at the reference's scale.
-    const box = await this.#tab.evaluate<ViewportBox>(VIEWPORT_BOX).catch(() => null);
-    const shot = box ? await viewportShot(this.#session, box, opts.shotScale ?? 1).catch(() => null) : null;
-    return { pageFailed, timedOut, title: seen.title, text: seen.text, screenshot: shot, scriptErrors: [...this.#scriptErrors] };
+    const shot = seen?.box ? await viewportShot(this.#session, seen.box, opts.shotScale ?? 1).catch(() => null) : null;
+    lap('screenshot');
+    return { pageFailed, timedOut, title: seen?.title ?? '', text: seen?.text ?? '', screenshot: shot, scriptErrors: [...this.#scriptErrors] };
   }
 }
