@@ -2,15 +2,12 @@
  * A QA tab: one browser context and page that replays page after page (a new context per page
  * cost 1.5–2.5 s on a loaded two-core machine, more than the replay itself). Every http(s)
  * request the page makes is paused over CDP (Fetch) and answered by `replayResponse`, the handler
- * the app's replay view uses, so the replay policy (CSP, guard script, no service workers) is in
+ * the app's replay view uses (through qa-replay-answers.ts, which keeps the answers pages share), so the replay policy (CSP, guard script, no service workers) is in
  * force and nothing reaches the live web; any other scheme the policy does not allow is failed.
- * Every request of a page is counted by how replay answered it: captured (2xx/3xx), missing (not
- * archived), error (4xx/5xx). The tab's HTTP cache is on: the stylesheets, scripts and images
- * pages share are answered, sent over CDP and parsed once per tab rather than once per page (on
- * the Python docs, 17 requests a page, nearly all shared). A request the cache answers does not
- * reach the handler and is counted from the Network events (its status as replay answered it
- * before); a miss is never cached (the not-archived page is `no-store`), so it reaches the
- * handler on every page that asks for it.
+ * The HTTP cache is off, so every request of every page comes to the handler and is counted by
+ * how replay answered it: captured (2xx/3xx), missing (not archived), error (4xx/5xx). (With it
+ * on, the shared stylesheets and scripts still came to the handler on every page: Chromium does
+ * not keep responses fulfilled over Fetch in its HTTP cache.)
  *
  * Then the page's text and a viewport screenshot, taken as a browser capture takes them
  * (Page.captureScreenshot after the network went quiet, and after the behaviors when the
@@ -19,7 +16,7 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Archive } from '../archive/archive-dir.ts';
-import { replayResponse } from '../replay/replay-response.ts';
+import { ReplayAnswers } from './qa-replay-answers.ts';
 import { replaySchemeAllowed } from '../replay/replay-policy.ts';
 import { realClock } from '../browser/browser-clock.ts';
 import type { CdpSession } from '../browser/cdp-session.ts';
@@ -86,10 +83,6 @@ interface Answers {
   page: { url: string; ts: string };
   outcome: Map<string, number | 'missing'>;
   pageFailed: boolean;
-  /** Responses seen, by request id, until Chromium says whether its memory cache served them. */
-  responses: Map<string, { url: string; status: number }>;
-  /** Requests Chromium said its memory cache served before their response came. */
-  fromMemory: Set<string>;
 }
 
 export class QaTab {
@@ -98,39 +91,45 @@ export class QaTab {
   readonly #session: CdpSession;
   readonly #net: NetworkActivity;
   readonly #phases: QaPhaseTimes | null;
+  readonly #replay: ReplayAnswers;
   #scriptErrors: string[] = [];
   #answers: Answers | null = null;
 
-  private constructor(context: BrowserContext, tab: Page, session: CdpSession, phases: QaPhaseTimes | null) {
+  private constructor(context: BrowserContext, tab: Page, session: CdpSession, phases: QaPhaseTimes | null, replay: ReplayAnswers) {
     this.#context = context;
     this.#tab = tab;
     this.#session = session;
     this.#phases = phases;
+    this.#replay = replay;
     this.#net = new NetworkActivity(session, realClock);
     tab.on('pageerror', (err) => {
       if (this.#scriptErrors.length < SCRIPT_ERRORS_MAX) this.#scriptErrors.push(err.message.split('\n')[0]!.slice(0, 300));
     });
   }
 
-  /** A tab; with `replay`, one whose every request is answered from an archive. `phases` collects where its time goes. */
-  static async open(browser: Browser, viewport: { width: number; height: number }, replay: boolean, phases: QaPhaseTimes | null = null): Promise<QaTab> {
+  /**
+   * A tab; with `replay`, one whose every request is answered from an archive (by `answers`, which
+   * the tabs of a run share). `phases` collects where its time goes.
+   */
+  static async open(
+    browser: Browser,
+    viewport: { width: number; height: number },
+    replay: boolean,
+    phases: QaPhaseTimes | null = null,
+    answers: ReplayAnswers = new ReplayAnswers(),
+  ): Promise<QaTab> {
     const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
     try {
       const tab = await context.newPage();
       const session = (await context.newCDPSession(tab)) as unknown as CdpSession;
-      const t = new QaTab(context, tab, session, phases);
+      const t = new QaTab(context, tab, session, phases, answers);
       await session.send('Network.enable');
-      // A live tab loads every page from the site as a visitor's first visit would.
-      await session.send('Network.setCacheDisabled', { cacheDisabled: !replay });
+      await session.send('Network.setCacheDisabled', { cacheDisabled: true });
       await session.send('Page.enable');
       // The browser crawl's watch on timers and reads, in every document before its scripts.
       await session.send('Page.addScriptToEvaluateOnNewDocument', { source: PAGE_WATCH });
       t.#net.start();
       if (replay) {
-        session.on('Network.requestServedFromCache', (e: { requestId: string }) => t.#cacheHit(e.requestId, null));
-        session.on('Network.responseReceived', (e: { requestId: string; response: { url: string; status: number; fromDiskCache?: boolean } }) =>
-          t.#cacheHit(e.requestId, e.response),
-        );
         await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
         session.on('Fetch.requestPaused', (e) => void t.#answer(e).catch(() => session.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Failed' }).catch(() => {})));
       }
@@ -146,29 +145,6 @@ export class QaTab {
     await this.#context.close().catch(() => {});
   }
 
-  /**
-   * Count a request the HTTP cache answered: one whose response came from the disk cache, or
-   * which Chromium says was served from its memory cache (that event may come before or after
-   * the response's).
-   */
-  #cacheHit(requestId: string, response: { url: string; status: number; fromDiskCache?: boolean } | null): void {
-    const a = this.#answers;
-    if (!a) return;
-    if (response === null) {
-      const seen = a.responses.get(requestId);
-      if (seen) this.#countCached(a, seen.url, seen.status);
-      else a.fromMemory.add(requestId);
-      return;
-    }
-    if (response.fromDiskCache || a.fromMemory.has(requestId)) this.#countCached(a, response.url, response.status);
-    else a.responses.set(requestId, response);
-  }
-
-  #countCached(a: Answers, url: string, status: number): void {
-    if (!/^https?:/i.test(url) || url.split('#')[0] === a.page.url || isAutoRequest(url) || a.outcome.has(url)) return;
-    a.outcome.set(url, status);
-  }
-
   async #answer(e: any): Promise<void> {
     const url: string = e.request.url;
     const a = this.#answers;
@@ -180,7 +156,7 @@ export class QaTab {
     }
     const headers = Object.entries(e.request.headers as Record<string, string>);
     const since = performance.now();
-    const r = await replayResponse(a.archive, { url, at: a.page.ts, method: e.request.method, headers });
+    const r = await this.#replay.answer(a.archive, { url, at: a.page.ts, method: e.request.method, headers });
     this.#phases?.answered(since);
     const isPage = e.resourceType === 'Document' && url.split('#')[0] === a.page.url;
     if (isPage && (r.info.kind === 'not-archived' || r.status >= 400)) a.pageFailed = true;
@@ -191,14 +167,14 @@ export class QaTab {
         responseCode: r.status,
         ...(r.statusText ? { responsePhrase: r.statusText } : {}),
         responseHeaders: r.headers.map(([name, value]) => ({ name, value })),
-        body: r.body.toString('base64'),
+        body: r.body64,
       })
       .catch(() => {});
   }
 
   /** Replay one page of `archive` (a tab opened with `replay`). */
   async replay(archive: Archive, page: { url: string; ts: string }, opts: ViewOptions): Promise<PageView> {
-    const answers: Answers = { archive, page, outcome: new Map(), pageFailed: false, responses: new Map(), fromMemory: new Set() };
+    const answers: Answers = { archive, page, outcome: new Map(), pageFailed: false };
     this.#answers = answers;
     let view: Omit<PageView, 'captured' | 'missingUrls' | 'errorUrls'>;
     try {

@@ -21,6 +21,7 @@ import { isBlank, pageBand, resourceScore, screenshotMatch, textMatch } from './
 import { LiveReferences } from './qa-live.ts';
 import { pngSize } from '../browser/viewport-shot.ts';
 import type { QaPhaseTimes } from './qa-phases.ts';
+import { ReplayAnswers } from './qa-replay-answers.ts';
 
 export type { QaOptions } from '../api/qa-types.ts';
 
@@ -47,7 +48,8 @@ export async function runQa(archiveDir: string, options: QaOptions, events: QaEv
       const live = options.againstLive ? new LiveReferences(browser, options.viewport ?? QA_VIEWPORT) : null;
       try {
         const phases = events.phases ?? null;
-        await forEachPage(pages, options.tabs ?? QA_DEFAULT_TABS, events, () => QaTab.open(browser, options.viewport ?? QA_VIEWPORT, true, phases), async (tab, page) => {
+        const answers = new ReplayAnswers();
+        await forEachPage(pages, options.tabs ?? QA_DEFAULT_TABS, events, () => QaTab.open(browser, options.viewport ?? QA_VIEWPORT, true, phases, answers), async (tab, page) => {
           const result = await scorePage(tab, archive, page, live, events.signal, phases);
           const t = performance.now();
           writer.add(result);
