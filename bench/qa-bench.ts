@@ -6,6 +6,16 @@
  * screenshotting a page, which every reference pays. `--pages=N` scores only the first N pages
  * (the crawl is always whole). Target: at least 3 pages/s with 4 tabs on 2 cores.
  *
+ * Each run of this tree also says where a page's time went (core/qa/qa-phases.ts: reference,
+ * navigation, waiting for quiet, text, screenshot, scoring, store writes — summed over the tabs,
+ * so with several tabs they add up to more than the wall time — and the replay handler's answers)
+ * and the CPU spent in Node and in Chromium (Chromium's processes are reaped by this one when the
+ * run closes its browser: /proc/self/stat cutime + cstime).
+ *
+ * `--baseline=DIR` (a checkout: `git archive <commit> | tar -x -C DIR && ln -s "$PWD/node_modules"
+ * DIR/`) runs that tree's `runQa` too, alternated with this one's round by round, order swapped
+ * each round (`--rounds=N`, default 1): on a shared machine, compare the two in the same rounds.
+ *
  * Timings on a loaded machine are printed with `uptime`'s load average beside them.
  */
 import fs from 'node:fs';
@@ -16,11 +26,37 @@ import { startCrawl } from '../core/crawl/start-crawl.ts';
 import { runQa } from '../core/qa/qa-run.ts';
 import { listQaPages } from '../core/archive/qa-store.ts';
 import { findChromium } from '../core/browser/find-chromium.ts';
+import { QA_PHASES, QaPhaseTimes } from '../core/qa/qa-phases.ts';
 
 const DOCS = '/usr/share/doc/python3-doc/html';
 
 function loadAverage(): string {
   return os.loadavg().map((x) => x.toFixed(2)).join(', ');
+}
+
+function argValue(name: string): string | undefined {
+  return process.argv.find((a) => a.startsWith(name + '='))?.slice(name.length + 1);
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
+/** CPU ms of this process's children that have exited and been reaped (Chromium, once its browser is closed). */
+function childCpuMs(): number {
+  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 16 and 17 of stat(5) (cutime, cstime), counted from field 3 after the command name.
+  return ((Number(f[13]) + Number(f[14])) * 1000) / 100;
+}
+
+/** Where the run's time went: each phase's share of the page time summed over the tabs. */
+function printPhases(p: QaPhaseTimes, sec: number, tabs: number): void {
+  const total = QA_PHASES.reduce((n, k) => n + p.ms[k], 0);
+  const cells = QA_PHASES.filter((k) => p.ms[k] > 0).map((k) => `${k} ${(p.ms[k] / Math.max(1, p.pages)).toFixed(0)} ms (${((p.ms[k] / total) * 100).toFixed(0)}%)`);
+  console.log(`        per page (${tabs} tab(s), ${(total / Math.max(1, p.pages)).toFixed(0)} ms of tab time, ${((sec * 1000) / Math.max(1, p.pages)).toFixed(0)} ms of wall time): ${cells.join(', ')}`);
+  console.log(`        replay answers: ${p.answers} (${(p.answers / Math.max(1, p.pages)).toFixed(1)} a page), ${(p.answerMs / Math.max(1, p.answers)).toFixed(1)} ms each from request paused to answer ready`);
 }
 
 async function main(): Promise<void> {
@@ -37,8 +73,8 @@ async function main(): Promise<void> {
   }
   const pagesArg = process.argv.find((a) => a.startsWith('--pages='));
   const pages = pagesArg ? Number(pagesArg.slice('--pages='.length)) : undefined;
-  const tabsArg = process.argv.find((a) => a.startsWith('--tabs='));
-  const tabsList = tabsArg ? tabsArg.slice('--tabs='.length).split(',').map(Number) : [1, 2, 4];
+  const tabsArg = argValue('--tabs');
+  const tabsList = tabsArg ? tabsArg.split(',').map(Number) : [1, 2, 4];
   const nginx = await startNginx(fs.realpathSync(DOCS));
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-qa-bench-'));
   try {
@@ -49,22 +85,49 @@ async function main(): Promise<void> {
     const crawlSec = (performance.now() - t0) / 1000;
     console.log(`\nqa: Python 3.11 docs on nginx ${nginx.origin}, ${os.availableParallelism()} cores, Chromium ${chromium}`);
     console.log(`crawl (HTTP, in-process): ${final.pages} pages, ${final.downloaded} URIs in ${crawlSec.toFixed(1)} s; load average ${loadAverage()}`);
+    const baseline = argValue('--baseline');
+    const rounds = Number(argValue('--rounds') ?? 1);
+    const baseRunQa = baseline ? ((await import(path.resolve(baseline, 'core/qa/qa-run.ts'))) as { runQa: typeof runQa }).runQa : null;
+    const trees: { name: string; run: typeof runQa }[] = [{ name: 'this', run: runQa }, ...(baseRunQa ? [{ name: 'base', run: baseRunQa }] : [])];
     const rows: string[] = [];
-    for (const tabs of tabsList) {
-      const t = performance.now();
-      const run = await runQa(dir, { tabs, chromiumPath: chromium, ...(pages ? { pages } : {}) });
-      const sec = (performance.now() - t) / 1000;
-      rows.push(
-        `  ${String(tabs).padStart(4)}  ${String(run.pages).padStart(5)}  ${sec.toFixed(1).padStart(7)}  ${(run.pages / sec).toFixed(2).padStart(7)}  ` +
-          `severe ${run.bands.severe} moderate ${run.bands.moderate} good ${run.bands.good}   load ${loadAverage()}`,
-      );
-      console.log(rows.at(-1));
-      for (const p of listQaPages(dir).filter((x) => x.band !== 'good' && x.runId === run.id)) {
-        console.log(`        ${p.band} ${p.url} missing ${p.missingUrls.slice(0, 3).join(' ') || '-'} errors ${p.errorUrls.length} script errors ${p.scriptErrors.length}`);
+    const perTree = new Map<string, number[]>();
+    for (let round = 0; round < rounds; round++) {
+      for (const tabs of tabsList) {
+        for (const tree of round % 2 === 0 ? trees : [...trees].reverse()) {
+          const phases = new QaPhaseTimes();
+          const cpu0 = process.cpuUsage();
+          const child0 = childCpuMs();
+          const t = performance.now();
+          const run = await tree.run(dir, { tabs, chromiumPath: chromium, ...(pages ? { pages } : {}) }, tree.name === 'this' ? { phases } : {});
+          const sec = (performance.now() - t) / 1000;
+          const cpu = process.cpuUsage(cpu0);
+          const nodeS = (cpu.user + cpu.system) / 1e6;
+          const chromiumS = (childCpuMs() - child0) / 1000;
+          const key = `${tree.name} ${tabs}`;
+          perTree.set(key, [...(perTree.get(key) ?? []), run.pages / sec]);
+          rows.push(
+            `  ${tree.name.padEnd(4)} ${String(tabs).padStart(4)}  ${String(run.pages).padStart(5)}  ${sec.toFixed(1).padStart(7)}  ${(run.pages / sec).toFixed(2).padStart(7)}  ` +
+              `${nodeS.toFixed(1).padStart(6)}  ${chromiumS.toFixed(1).padStart(8)}  severe ${run.bands.severe} moderate ${run.bands.moderate} good ${run.bands.good}   load ${loadAverage()}`,
+          );
+          console.log(rows.at(-1));
+          if (tree.name === 'this') printPhases(phases, sec, tabs);
+          if (round === 0 && tree.name === 'this') {
+            for (const p of listQaPages(dir).filter((x) => x.band !== 'good' && x.runId === run.id)) {
+              console.log(`        ${p.band} ${p.url} missing ${p.missingUrls.slice(0, 3).join(' ') || '-'} errors ${p.errorUrls.length} script errors ${p.scriptErrors.length}`);
+            }
+          }
+        }
       }
     }
-    console.log(`\n  tabs  pages  seconds  pages/s  bands (and load average after)`);
+    console.log(`\n  tree tabs  pages  seconds  pages/s  node s  chromium s  bands (and load average after)`);
     for (const r of rows) console.log(r);
+    if (baseRunQa) {
+      for (const tabs of tabsList) {
+        const a = median(perTree.get(`this ${tabs}`)!);
+        const b = median(perTree.get(`base ${tabs}`)!);
+        console.log(`  ${tabs} tab(s): median pages/s this ${a.toFixed(2)}, base ${b.toFixed(2)}: ${(a / b).toFixed(2)}x`);
+      }
+    }
     console.log(`  the crawl that made the archive: ${(final.pages / crawlSec).toFixed(2)} pages/s (${(final.downloaded / crawlSec).toFixed(2)} URIs/s)`);
     console.log('  target: >= 3 pages/s with 4 tabs on 2 cores (figures above are on this machine as loaded now)');
   } finally {

@@ -244,8 +244,6 @@ export const QA_ERRORS = [
   'QA_ABORTED',
   /** The QA results file cannot be opened or read. */
   'QA_STORE_FAILED',
-  /** A patch of an archive that is not a crawl (an import): not done yet. */
-  'QA_PATCH_NOT_A_CRAWL',
 ] as const;
 
 /** The `trove` command line (core/cli): commander's usage errors and a bad --out. */

@@ -3,6 +3,7 @@
  * in Browsertrix's bands so results read the same way in both tools. Shared by `trove qa`, the
  * app's QA view and the patch crawl; kept with the archive (core/archive owns the table).
  */
+import type { PolitenessPreset } from './settings.ts';
 
 /** What a page's replay was compared with, best first. */
 export type QaReference = 'capture' | 'live' | 'replay-only';
@@ -117,6 +118,8 @@ export interface QaPatchOptions {
   chromiumPath?: string;
   /** Patch only these pages (url + ts); all pages that are not good when absent. */
   only?: { url: string; ts: string }[];
+  /** The politeness preset of the crawl made to patch an archive of imports (default polite); a crawl's patch keeps the crawl's own. */
+  politeness?: PolitenessPreset;
 }
 
 export interface QaPatchProgress {
@@ -143,4 +146,6 @@ export interface QaPatchResult {
   before: QaRunInfo;
   after: QaRunInfo;
   pages: QaPatchedPage[];
+  /** For an archive of imports: the patch crawl made (or continued) beside it, whose WARCs were copied into it. */
+  crawlDir?: string;
 }

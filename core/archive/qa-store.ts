@@ -16,6 +16,10 @@
  *   viewport, `diff` pixelmatch's output. Files, not blobs: the app reads three PNGs per page
  *   opened, and a run over thousands of pages should not grow the database by hundreds of MB.
  *
+ * - `qa_patch_crawls` and `qa_patch_warcs` (an archive made by imports): the crawl directory
+ *   `trove qa --patch` made beside it (by name, so the two move together), and which of that
+ *   crawl's WARC files have been copied into this archive (core/qa/qa-patch.ts).
+ *
  * SQL over these tables lives here and nowhere else (core/archive owns QA's tables).
  */
 import { createHash } from 'node:crypto';
@@ -30,7 +34,8 @@ const QA_DB = 'qa.sqlite';
 const SHOTS = 'shots';
 
 const BANDS: QaBand[] = ['severe', 'moderate', 'good'];
-const SCHEMA_VERSION = 1;
+// 2: the patch crawl of an import and the WARCs of it joined to the archive (qa_patch_*).
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS qa_runs (
@@ -68,6 +73,16 @@ CREATE TABLE IF NOT EXISTS qa_reviews (
   note TEXT,
   updated_at TEXT NOT NULL,
   PRIMARY KEY (url, ts)
+);
+CREATE TABLE IF NOT EXISTS qa_patch_crawls (
+  name TEXT PRIMARY KEY,
+  created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS qa_patch_warcs (
+  crawl TEXT NOT NULL,
+  warc TEXT NOT NULL,
+  joined_at TEXT NOT NULL,
+  PRIMARY KEY (crawl, warc)
 );
 `;
 
@@ -120,6 +135,9 @@ function openQaDb(archiveDir: string, create: boolean): Database.Database | null
     fs.mkdirSync(dir, { recursive: true });
     const db = new Database(file);
     db.pragma('journal_mode = WAL');
+    // A row per page scored: in WAL mode NORMAL syncs at checkpoints, not at every page's commit
+    // (a power cut may lose the last pages' rows, which a re-run scores again).
+    db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 10000');
     if ((db.pragma('user_version', { simple: true }) as number) < SCHEMA_VERSION) {
       db.exec(SCHEMA);
@@ -338,4 +356,29 @@ export function readQaShots(archiveDir: string, url: string, ts: string): QaShot
     return file ? `data:image/png;base64,${fs.readFileSync(file).toString('base64')}` : null;
   };
   return { reference: read('reference'), replay: read('replay'), diff: read('diff') };
+}
+
+/** The patch crawl of an archive made by imports: a directory name beside it, or null when none was made. */
+export function importPatchCrawl(archiveDir: string): string | null {
+  return withDb(archiveDir, false, null, (db) => (db.prepare('SELECT name FROM qa_patch_crawls ORDER BY created_at DESC LIMIT 1').get() as { name: string } | undefined)?.name ?? null);
+}
+
+/** Record the patch crawl made beside an archive of imports (its directory's name). */
+export function setImportPatchCrawl(archiveDir: string, name: string, now: Date = new Date()): void {
+  withDb(archiveDir, true, null, (db) => db.prepare('INSERT OR IGNORE INTO qa_patch_crawls (name, created_at) VALUES (?, ?)').run(name, now.toISOString()));
+}
+
+/** The WARC files (names in the patch crawl's warcs/) already joined to the archive. */
+export function joinedPatchWarcs(archiveDir: string, crawl: string): Set<string> {
+  return withDb(archiveDir, false, new Set<string>(), (db) => new Set((db.prepare('SELECT warc FROM qa_patch_warcs WHERE crawl = ?').all(crawl) as { warc: string }[]).map((r) => r.warc)));
+}
+
+export function addJoinedPatchWarcs(archiveDir: string, crawl: string, warcs: readonly string[], now: Date = new Date()): void {
+  withDb(archiveDir, true, null, (db) => {
+    const add = db.prepare('INSERT OR IGNORE INTO qa_patch_warcs (crawl, warc, joined_at) VALUES (?, ?, ?)');
+    db.transaction(() => {
+      for (const w of warcs) add.run(crawl, w, now.toISOString());
+    })();
+    return null;
+  });
 }

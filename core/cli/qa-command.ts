@@ -5,6 +5,9 @@
  * prints each affected page's band before → after. Exit 0 when every page is good, 1 otherwise.
  */
 import { InvalidArgumentError, type Command } from 'commander';
+import type { PolitenessPreset } from '../api/settings.ts';
+import { settingRow } from '../api/settings-registry.ts';
+import { settingOption } from './crawl-options.ts';
 import type { QaBand, QaOptions, QaPageResult, QaPatchResult, QaRunInfo } from '../api/qa-types.ts';
 import { CliExit } from './cli-errors.ts';
 import { newProgressBar, type ProgressBar } from './progress-bar.ts';
@@ -24,6 +27,7 @@ interface QaCommandOptions {
   json?: boolean;
   csv?: boolean;
   patch?: boolean;
+  politeness?: PolitenessPreset;
   progress?: boolean;
 }
 
@@ -49,7 +53,8 @@ export function registerQaCommand(program: Command, io: QaIo): void {
     .option('--browser-path <path>', 'the Chromium to use (default: found as `trove crawl --browser` finds it)')
     .option('--json', 'print the run and every page as JSON on stdout')
     .option('--csv', 'print every page as CSV on stdout')
-    .option('--patch', 'then fetch what is missing (a continuation of the crawl) and score the affected pages again')
+    .option('--patch', 'then fetch what is missing (a continuation of the crawl; for an import, a crawl made beside it) and score the affected pages again')
+    .addOption(patchPolitenessOption())
     .option('--no-progress', 'no progress bar')
     .action(async (archive: string, opts: QaCommandOptions) => {
       const [{ runQa }, store] = await Promise.all([import('../qa/qa-run.ts'), import('../archive/qa-store.ts')]);
@@ -73,7 +78,12 @@ export function registerQaCommand(program: Command, io: QaIo): void {
         const { patchFromQa } = await import('../qa/qa-patch.ts');
         const pbar = io.stderr.isTTY && opts.progress !== false ? new QaBar('patch') : null;
         try {
-          patched = await patchFromQa(archive, { ...(opts.tabs !== undefined ? { tabs: opts.tabs } : {}), ...(opts.browserPath ? { chromiumPath: opts.browserPath } : {}) }, {
+          const patchOptions = {
+            ...(opts.tabs !== undefined ? { tabs: opts.tabs } : {}),
+            ...(opts.browserPath ? { chromiumPath: opts.browserPath } : {}),
+            ...(opts.politeness ? { politeness: opts.politeness } : {}),
+          };
+          patched = await patchFromQa(archive, patchOptions, {
             onProgress: (p) => pbar?.update(p.done, p.total, p.phase),
           });
         } finally {
@@ -92,6 +102,13 @@ export function registerQaCommand(program: Command, io: QaIo): void {
       const notGood = thisRun.filter((p) => p.band !== 'good').length;
       if (notGood > 0) throw new CliExit(1);
     });
+}
+
+/** The crawl settings row's flag, for the crawl that patches an import (a crawl's patch keeps its own politeness). */
+function patchPolitenessOption() {
+  const o = settingOption(settingRow('politeness')!);
+  o.description = `with --patch of an archive made by imports, the crawl made to patch it: ${o.description}; a crawl's patch keeps the crawl's own`;
+  return o;
 }
 
 class QaBar {
@@ -137,6 +154,7 @@ function patchSummary(p: QaPatchResult): string {
     '',
     `patch: ${p.requested.length} URL(s) asked of the crawl${p.outOfScope.length ? `, ${p.outOfScope.length} out of its scope (not fetched)` : ''}; re-scored as run #${p.after.id}`,
   ];
+  if (p.crawlDir) lines.push(`  the patch crawl ${p.crawlDir} is in the library; what it fetched is now part of this archive too`);
   for (const x of p.pages) lines.push(`  ${x.before.padEnd(8)} → ${x.after.padEnd(8)}  ${x.url}`);
   return lines.join('\n') + '\n';
 }

@@ -12,7 +12,7 @@ import { DEFAULT_USER_AGENT } from '../api/trove-version.ts';
 import { agentToken } from '../robots/agent-token.ts';
 import { parseRobots, type RobotsTxt } from '../robots/parse-robots.ts';
 import type { PageReference } from './qa-reference.ts';
-import { QaTab } from './qa-replay-tab.ts';
+import { QA_SHOT_SCALE, QaTab } from './qa-replay-tab.ts';
 
 const MIN_GAP_MS = 1000;
 const ROBOTS_TIMEOUT_MS = 10_000;
@@ -52,7 +52,7 @@ export class LiveReferences {
     const turn = previous.then(async (lastEnd) => {
       const wait = lastEnd + gap - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const view = await this.#inTab((tab) => tab.view(url, { behaviors: false, ...(signal ? { signal } : {}) })).catch(() => null);
+      const view = await this.#inTab((tab) => tab.view(url, { behaviors: false, shotScale: QA_SHOT_SCALE, ...(signal ? { signal } : {}) })).catch(() => null);
       return { view, end: Date.now() };
     });
     this.#hostTurn.set(

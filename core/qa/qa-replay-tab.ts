@@ -2,10 +2,12 @@
  * A QA tab: one browser context and page that replays page after page (a new context per page
  * cost 1.5–2.5 s on a loaded two-core machine, more than the replay itself). Every http(s)
  * request the page makes is paused over CDP (Fetch) and answered by `replayResponse`, the handler
- * the app's replay view uses, so the replay policy (CSP, guard script, no service workers) is in
+ * the app's replay view uses (through qa-replay-answers.ts, which keeps the answers pages share), so the replay policy (CSP, guard script, no service workers) is in
  * force and nothing reaches the live web; any other scheme the policy does not allow is failed.
  * The HTTP cache is off, so every request of every page comes to the handler and is counted by
- * how replay answered it: captured (2xx/3xx), missing (not archived), error (4xx/5xx).
+ * how replay answered it: captured (2xx/3xx), missing (not archived), error (4xx/5xx). (With it
+ * on, the shared stylesheets and scripts still came to the handler on every page: Chromium does
+ * not keep responses fulfilled over Fetch in its HTTP cache.)
  *
  * Then the page's text and a viewport screenshot, taken as a browser capture takes them
  * (Page.captureScreenshot after the network went quiet, and after the behaviors when the
@@ -14,12 +16,13 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Archive } from '../archive/archive-dir.ts';
-import { replayResponse } from '../replay/replay-response.ts';
+import { ReplayAnswers } from './qa-replay-answers.ts';
 import { replaySchemeAllowed } from '../replay/replay-policy.ts';
 import { realClock } from '../browser/browser-clock.ts';
 import type { CdpSession } from '../browser/cdp-session.ts';
 import { NetworkActivity } from '../browser/network-activity.ts';
-import { DEFAULT_BEHAVIORS, runBehaviors } from '../browser/page-behaviors.ts';
+import { DEFAULT_BEHAVIORS, evaluate, PAGE_BUSY, PAGE_WATCH, runBehaviors } from '../browser/page-behaviors.ts';
+import type { QaPhaseTimes } from './qa-phases.ts';
 import { VIEWPORT_BOX, viewportShot, type ViewportBox } from '../browser/viewport-shot.ts';
 
 export interface PageView {
@@ -44,10 +47,24 @@ export interface ViewOptions {
   signal?: AbortSignal;
 }
 
-/** Quiet network for this long = the page is done (the crawl waits 500 ms; replay answers locally). */
+/**
+ * The page is done when no request is in flight, the page reads no answer and has no short timer
+ * pending (the browser crawl's watch, PAGE_WATCH / PAGE_BUSY) for SETTLE_MS; with a short timer
+ * pending, after QUIET_MS of no network. Replay answers locally, so the crawl's 100 ms settle
+ * is more than a replayed page needs; a fixed 300 ms wait per page was a fifth of its time.
+ */
+const SETTLE_MS = 40;
 const QUIET_MS = 300;
 const QUIET_MAX_MS = 8_000;
 const LOAD_TIMEOUT_MS = 30_000;
+/**
+ * The scale of a screenshot with no capture-time one to match (replay-only, and the live page and
+ * its replay with `--against-live`): half the viewport, as a browser crawl keeps its own. Chromium
+ * encodes a quarter of the pixels, and pixelmatch compares a quarter; a missing image or
+ * stylesheet changes the same share of them.
+ */
+export const QA_SHOT_SCALE = 0.5;
+
 /** Script errors kept per page. */
 const SCRIPT_ERRORS_MAX = 20;
 
@@ -73,28 +90,44 @@ export class QaTab {
   readonly #tab: Page;
   readonly #session: CdpSession;
   readonly #net: NetworkActivity;
+  readonly #phases: QaPhaseTimes | null;
+  readonly #replay: ReplayAnswers;
   #scriptErrors: string[] = [];
   #answers: Answers | null = null;
 
-  private constructor(context: BrowserContext, tab: Page, session: CdpSession) {
+  private constructor(context: BrowserContext, tab: Page, session: CdpSession, phases: QaPhaseTimes | null, replay: ReplayAnswers) {
     this.#context = context;
     this.#tab = tab;
     this.#session = session;
+    this.#phases = phases;
+    this.#replay = replay;
     this.#net = new NetworkActivity(session, realClock);
     tab.on('pageerror', (err) => {
       if (this.#scriptErrors.length < SCRIPT_ERRORS_MAX) this.#scriptErrors.push(err.message.split('\n')[0]!.slice(0, 300));
     });
   }
 
-  /** A tab; with `replay`, one whose every request is answered from an archive. */
-  static async open(browser: Browser, viewport: { width: number; height: number }, replay: boolean): Promise<QaTab> {
+  /**
+   * A tab; with `replay`, one whose every request is answered from an archive (by `answers`, which
+   * the tabs of a run share). `phases` collects where its time goes.
+   */
+  static async open(
+    browser: Browser,
+    viewport: { width: number; height: number },
+    replay: boolean,
+    phases: QaPhaseTimes | null = null,
+    answers: ReplayAnswers = new ReplayAnswers(),
+  ): Promise<QaTab> {
     const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
     try {
       const tab = await context.newPage();
       const session = (await context.newCDPSession(tab)) as unknown as CdpSession;
-      const t = new QaTab(context, tab, session);
+      const t = new QaTab(context, tab, session, phases, answers);
       await session.send('Network.enable');
       await session.send('Network.setCacheDisabled', { cacheDisabled: true });
+      await session.send('Page.enable');
+      // The browser crawl's watch on timers and reads, in every document before its scripts.
+      await session.send('Page.addScriptToEvaluateOnNewDocument', { source: PAGE_WATCH });
       t.#net.start();
       if (replay) {
         await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
@@ -122,7 +155,9 @@ export class QaTab {
       return;
     }
     const headers = Object.entries(e.request.headers as Record<string, string>);
-    const r = await replayResponse(a.archive, { url, at: a.page.ts, method: e.request.method, headers });
+    const since = performance.now();
+    const r = await this.#replay.answer(a.archive, { url, at: a.page.ts, method: e.request.method, headers });
+    this.#phases?.answered(since);
     const isPage = e.resourceType === 'Document' && url.split('#')[0] === a.page.url;
     if (isPage && (r.info.kind === 'not-archived' || r.status >= 400)) a.pageFailed = true;
     if (!isPage && !isAutoRequest(url)) a.outcome.set(url, r.info.kind === 'not-archived' ? 'missing' : r.status);
@@ -132,7 +167,7 @@ export class QaTab {
         responseCode: r.status,
         ...(r.statusText ? { responsePhrase: r.statusText } : {}),
         responseHeaders: r.headers.map(([name, value]) => ({ name, value })),
-        body: r.body.toString('base64'),
+        body: r.body64,
       })
       .catch(() => {});
   }
@@ -167,6 +202,10 @@ export class QaTab {
     this.#scriptErrors = [];
     let pageFailed = false;
     let timedOut = false;
+    let t = performance.now();
+    const lap = (phase: Parameters<QaPhaseTimes['add']>[0]) => {
+      if (this.#phases) t = this.#phases.add(phase, t);
+    };
     try {
       const res = await this.#tab.goto(url, { waitUntil: 'load', timeout: LOAD_TIMEOUT_MS });
       if (!res || res.status() >= 400) pageFailed = true;
@@ -176,16 +215,20 @@ export class QaTab {
       if ((err as Error).name === 'TimeoutError') timedOut = true;
       else pageFailed = true;
     }
-    await this.#net.waitForQuiet({ quietMs: QUIET_MS, maxMs: QUIET_MAX_MS, ...(opts.signal ? { signal: opts.signal } : {}) }).catch(() => false);
+    lap('navigate');
+    const busy = () => evaluate<'io' | 'timer' | null>(this.#session, PAGE_BUSY);
+    await this.#net.waitForQuiet({ quietMs: QUIET_MS, settleMs: SETTLE_MS, maxMs: QUIET_MAX_MS, busy, ...(opts.signal ? { signal: opts.signal } : {}) }).catch(() => false);
+    lap('quiet');
     if (opts.behaviors && !opts.signal?.aborted) {
       await runBehaviors(this.#session, this.#net, realClock, { ...DEFAULT_BEHAVIORS, screenshot: false }, opts.signal).catch(() => undefined);
+      lap('behaviors');
     }
-    const seen = await this.#tab
-      .evaluate(() => ({ title: document.title, text: document.body ? document.body.innerText : '' }))
-      .catch(() => ({ title: '', text: '' }));
+    // Title, text and the viewport's box in one round trip.
+    const seen = await evaluate<{ title: string; text: string; box: ViewportBox }>(this.#session, `({ title: document.title, text: document.body ? document.body.innerText : '', box: ${VIEWPORT_BOX} })`).catch(() => null);
+    lap('text');
     // Taken as a browser capture takes its screenshot (browser/viewport-shot.ts), at the reference's scale.
-    const box = await this.#tab.evaluate<ViewportBox>(VIEWPORT_BOX).catch(() => null);
-    const shot = box ? await viewportShot(this.#session, box, opts.shotScale ?? 1).catch(() => null) : null;
-    return { pageFailed, timedOut, title: seen.title, text: seen.text, screenshot: shot, scriptErrors: [...this.#scriptErrors] };
+    const shot = seen?.box ? await viewportShot(this.#session, seen.box, opts.shotScale ?? 1).catch(() => null) : null;
+    lap('screenshot');
+    return { pageFailed, timedOut, title: seen?.title ?? '', text: seen?.text ?? '', screenshot: shot, scriptErrors: [...this.#scriptErrors] };
   }
 }

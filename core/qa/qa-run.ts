@@ -16,16 +16,20 @@ import { QaRunWriter, writeQaShot } from '../archive/qa-store.ts';
 import { launchQaBrowser } from './qa-browser.ts';
 import { selectPages, type QaPage } from './qa-pages.ts';
 import { captureReference, type PageReference } from './qa-reference.ts';
-import { QaTab } from './qa-replay-tab.ts';
+import { QA_SHOT_SCALE, QaTab } from './qa-replay-tab.ts';
 import { isBlank, pageBand, resourceScore, screenshotMatch, textMatch } from './qa-score.ts';
 import { LiveReferences } from './qa-live.ts';
 import { pngSize } from '../browser/viewport-shot.ts';
+import type { QaPhaseTimes } from './qa-phases.ts';
+import { ReplayAnswers } from './qa-replay-answers.ts';
 
 export type { QaOptions } from '../api/qa-types.ts';
 
 export interface QaEvents {
   onProgress?(p: QaProgress): void;
   signal?: AbortSignal;
+  /** Filled with where the run's time went (the bench's phase table). */
+  phases?: QaPhaseTimes;
 }
 
 export const QA_DEFAULT_TABS = 2;
@@ -43,9 +47,13 @@ export async function runQa(archiveDir: string, options: QaOptions, events: QaEv
     try {
       const live = options.againstLive ? new LiveReferences(browser, options.viewport ?? QA_VIEWPORT) : null;
       try {
-        await forEachPage(pages, options.tabs ?? QA_DEFAULT_TABS, events, () => QaTab.open(browser, options.viewport ?? QA_VIEWPORT, true), async (tab, page) => {
-          const result = await scorePage(tab, archive, page, live, events.signal);
+        const phases = events.phases ?? null;
+        const answers = new ReplayAnswers();
+        await forEachPage(pages, options.tabs ?? QA_DEFAULT_TABS, events, () => QaTab.open(browser, options.viewport ?? QA_VIEWPORT, true, phases, answers), async (tab, page) => {
+          const result = await scorePage(tab, archive, page, live, events.signal, phases);
+          const t = performance.now();
           writer.add(result);
+          phases?.add('store', t);
           return result;
         });
       } finally {
@@ -100,7 +108,8 @@ async function forEachPage(
 }
 
 /** Replay one page, compare it with its reference, keep its screenshots, and score it. */
-export async function scorePage(tab: QaTab, archive: Archive, page: QaPage, live: LiveReferences | null, signal?: AbortSignal): Promise<QaPageResult> {
+export async function scorePage(tab: QaTab, archive: Archive, page: QaPage, live: LiveReferences | null, signal?: AbortSignal, phases: QaPhaseTimes | null = null): Promise<QaPageResult> {
+  let t = performance.now();
   let ref: PageReference | null = await captureReference(archive, page.id);
   let reference: QaReference = ref ? 'capture' : 'replay-only';
   if (!ref && live) {
@@ -108,10 +117,12 @@ export async function scorePage(tab: QaTab, archive: Archive, page: QaPage, live
     if (ref) reference = 'live';
   }
   // The replay is photographed at the reference's scale: a browser crawl keeps its screenshot at
-  // half the viewport, a recording at full size.
+  // half the viewport, a recording at full size; with none, at QA_SHOT_SCALE.
   const refSize = ref?.screenshot ? pngSize(ref.screenshot) : null;
-  const shotScale = refSize ? Math.min(1, refSize.width / QA_VIEWPORT.width) : 1;
+  const shotScale = refSize ? Math.min(1, refSize.width / QA_VIEWPORT.width) : QA_SHOT_SCALE;
+  if (phases) phases.add('reference', t);
   const seen = await tab.replay(archive, page, { behaviors: reference === 'capture', shotScale, ...(signal ? { signal } : {}) });
+  t = performance.now();
   let screenshotScore: number | null = null;
   let diff: Buffer | null = null;
   if (ref?.screenshot && seen.screenshot) {
@@ -124,9 +135,14 @@ export async function scorePage(tab: QaTab, archive: Archive, page: QaPage, live
   const rScore = resourceScore(resources);
   const empty = seen.text.trim() === '' && (!seen.screenshot || isBlank(seen.screenshot));
   const band = pageBand({ reference, screenshotScore, textScore, resourceScore: rScore, resources, pageFailed: seen.pageFailed, empty, scriptErrors: seen.scriptErrors.length });
+  if (phases) t = phases.add('score', t);
   writeQaShot(archive.dir, page.url, page.ts, 'replay', seen.screenshot);
   writeQaShot(archive.dir, page.url, page.ts, 'reference', ref?.screenshot ?? null);
   writeQaShot(archive.dir, page.url, page.ts, 'diff', diff);
+  if (phases) {
+    phases.add('store', t);
+    phases.pages++;
+  }
   return {
     url: page.url,
     ts: page.ts,

@@ -4,14 +4,29 @@
  * a page it disallows for Trove is not loaded live and is scored on replay alone. The fixture
  * site's robots.txt disallows /p/42.html only for Trove's agent token, so the crawl (run with
  * `robots: ignore`) still captured it.
+ *
+ * Then QA of a WACZ made by another tool (the issue's "Done when"): GNU wget (Debian) writes
+ * WARCs of two pages of the same site — one with its page requisites, one without (its image is
+ * missing; its stylesheet is the one the other page fetched) — @harvard-lil/js-wacz packs them, Trove imports the package,
+ * and `trove qa` scores it replay-only and `--against-live`: the whole page good, the one whose
+ * resources are missing worse.
  */
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runQa } from '../../core/qa/qa-run.ts';
 import { listQaPages, qaShotPath } from '../../core/archive/qa-store.ts';
 import { runCrawl, type CrawlRun } from '../helpers/run-crawl.ts';
 import { startQaSite, type QaSite } from '../helpers/qa-site.ts';
 import { findChromium, NO_CHROMIUM_MESSAGE } from '../e2e/harness.ts';
+import { runCli } from '../../core/cli/main.ts';
+
+const execFileAsync = promisify(execFile);
+/** js-wacz's command, run with this Node (the system's may be older than it needs). */
+const JS_WACZ = fs.realpathSync(path.join(import.meta.dirname, '../../node_modules/.bin/js-wacz'));
 
 const chromium = findChromium();
 if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
@@ -53,5 +68,47 @@ describe.skipIf(!chromium)('trove qa --against-live', () => {
     // robots.txt was read, the disallowed page never requested live.
     expect(site.hits.get('/p/42.html')).toBe(before.get('/p/42.html'));
     expect(site.hits.get('/robots.txt')).toBeGreaterThan(before.get('/robots.txt') ?? 0);
+  }, 300_000);
+
+  it('a WACZ made by js-wacz from wget\'s WARCs, imported: replay-only and --against-live, the page missing its resources scores worse', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-qa-jswacz-'));
+    try {
+      const warcs = path.join(tmp, 'warcs');
+      fs.mkdirSync(warcs);
+      // Asynchronously: the fixture site is served by this very process.
+      const wget = (name: string, url: string, requisites: boolean) =>
+        execFileAsync('wget', [...(requisites ? ['--page-requisites'] : []), '--no-verbose', '--tries=1', '--timeout=10', '--warc-file=' + path.join(warcs, name), '--directory-prefix=' + path.join(tmp, 'files'), url], { timeout: 60_000 }).catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'ENOENT') throw new Error('GNU wget is needed for this test (Debian: apt-get install wget)');
+          throw err;
+        });
+      await wget('whole', site.pageUrl(40), true);
+      await wget('bare', site.pageUrl(41), false);
+      const wacz = path.join(tmp, 'wget.wacz');
+      await execFileAsync(process.execPath, [JS_WACZ, 'create', '-f', path.join(warcs, '*.warc.gz'), '-o', wacz, '--log-level', 'error'], { timeout: 120_000 });
+      const imported = path.join(tmp, 'imported');
+      const io = { stdout: { write: () => true }, stderr: { write: () => true } };
+      expect(await runCli(['import', '--archive', imported, wacz], io as never)).toBe(0);
+
+      const pageOf = (n: number) => listQaPages(imported).find((p) => p.url === site.pageUrl(n))!;
+      const replayOnly = await runQa(imported, { tabs: 2, chromiumPath: chromium! });
+      expect(replayOnly.references).toEqual({ 'replay-only': 2 });
+      const [whole, bare] = [pageOf(40), pageOf(41)];
+      console.log(`js-wacz import, replay-only: p/40 ${whole.band} res ${whole.resourceScore}; p/41 ${bare.band} res ${bare.resourceScore} missing ${bare.missingUrls.join(' ')}`);
+      expect(whole.band).toBe('good');
+      expect(bare.band).not.toBe('good');
+      // Its stylesheet is the one page 40 uses, which wget fetched with page 40: only its image is missing.
+      expect(bare.missingUrls).toEqual([`${site.origin}/img/41.png`]);
+
+      const live = await runQa(imported, { againstLive: true, tabs: 2, chromiumPath: chromium! });
+      expect(live.references).toEqual({ live: 2 });
+      const [wholeLive, bareLive] = [pageOf(40), pageOf(41)];
+      console.log(`js-wacz import, against live: p/40 ${wholeLive.band} shot ${wholeLive.screenshotScore?.toFixed(3)} text ${wholeLive.textScore?.toFixed(3)}; ` +
+        `p/41 ${bareLive.band} shot ${bareLive.screenshotScore?.toFixed(3)} text ${bareLive.textScore?.toFixed(3)}`);
+      expect(wholeLive.band).toBe('good');
+      expect(bareLive.band).not.toBe('good');
+      expect(bareLive.screenshotScore!).toBeLessThan(wholeLive.screenshotScore!);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
   }, 300_000);
 });

@@ -6,7 +6,9 @@
  * 95% of the damaged pages as moderate or severe and at most 2% of the others; precision and
  * recall are printed. The CLI's JSON, its exit status and the kept results are checked on the way.
  * Then ("Measured: patch"), with the site still up, the patch crawl fetches what was lost, every
- * damaged page turns good, a second `trove qa` agrees (exit 0), and warcio reads the new records.
+ * damaged page turns good, a second `trove qa` agrees (exit 0), and warcio reads the new records;
+ * the same for a WACZ export of the damaged crawl imported into an archive of its own, patched
+ * by a crawl made beside it, whose captures the import then serves (get, qa, its WACZ export).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,10 +22,12 @@ import { ALT_CSS_PAGES, FONT_PAGES, QA_SITE_PAGES, SCRIPT_PAGES, startQaSite, ty
 import { damagedCopy } from '../helpers/qa-damage.ts';
 import { patchFromQa } from '../../core/qa/qa-patch.ts';
 import { readWarcDir } from '../helpers/read-warcs.ts';
-import { importFiles } from '../../core/archive/import-warc.ts';
+import { readZip } from '../export/independent-zip-readers.ts';
+import { execFileSync } from 'node:child_process';
 import { findChromium, NO_CHROMIUM_MESSAGE } from '../e2e/harness.ts';
 
 const chromium = findChromium();
+const TROVE_BIN = path.join(import.meta.dirname, '../../bin/trove.js');
 if (!chromium) console.warn(NO_CHROMIUM_MESSAGE);
 
 /** Pages whose own image is dropped. */
@@ -114,6 +118,49 @@ describe.skipIf(!chromium)('trove qa finds the pages a damaged archive lost', ()
     expect(out).toContain('url,ts,band,reference');
   }, 120_000);
 
+  it('an imported WACZ with damage: trove qa --patch makes a crawl beside it, the import serves what it fetched (get, a second qa, its WACZ export)', async () => {
+    const io = { stdout: { write: () => true }, stderr: { write: () => true } };
+    const wacz = path.join(tmp, 'damaged.wacz');
+    expect(await runCli(['export', damaged, '--wacz', wacz], io as never)).toBe(0);
+    const imported = path.join(tmp, 'imported');
+    expect(await runCli(['import', '--archive', imported, wacz], io as never)).toBe(0);
+    // Pages 3 and 30–39: one that lost its stylesheet, two the script that builds their list, eight whole.
+    const prefix = `${site.origin}/p/3`;
+    const lost = ['/css/alt.css', '/js/build.js'];
+    const hitsBefore = new Map(site.hits);
+    let out = '';
+    const json = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: () => true } };
+    const args = ['--url-prefix', prefix, '--tabs', '2', '--browser-path', chromium!];
+    expect(await runCli(['qa', imported, ...args, '--patch', '--politeness', 'fast', '--json'], json as never)).toBe(0);
+    const r = JSON.parse(out) as { run: { pages: number; references: object; bands: { good: number } }; patch: { crawlDir: string; requested: string[]; pages: { url: string; before: string; after: string }[] } };
+    expect(r.run.pages).toBe(11);
+    expect(r.run.references).toEqual({ 'replay-only': 11 });
+    expect(r.run.bands.good).toBe(8);
+    expect(r.patch.requested.map((u) => new URL(u).pathname).sort()).toEqual([...lost].sort());
+    expect(r.patch.pages.map((p) => p.url).sort()).toEqual([3, 30, 31].map((n) => site.pageUrl(n)).sort());
+    for (const p of r.patch.pages) expect(`${p.url} ${p.before} → ${p.after}`).toBe(`${p.url} ${p.before} → good`);
+    const fetched = [...site.hits].filter(([p, n]) => n > (hitsBefore.get(p) ?? 0)).map(([p]) => p);
+    // Exactly what was lost, and what a new crawl asks of a host first (robots.txt, the favicon).
+    expect(fetched.filter((p) => p !== '/robots.txt' && p !== '/favicon.ico').sort()).toEqual([...lost].sort());
+    // The patch crawl is a crawl of its own beside the import (the library lists it).
+    expect(r.patch.crawlDir).toBe(`${imported}-patch`);
+    expect(fs.existsSync(path.join(`${imported}-patch`, 'crawl.sqlite'))).toBe(true);
+
+    // The import serves the patched captures: trove get, a second trove qa (exit 0), its WACZ export.
+    // (trove get writes to the process's stdout: run as the command it is)
+    expect(execFileSync(process.execPath, [TROVE_BIN, 'get', imported, `${site.origin}/js/build.js`], { encoding: 'utf8' })).toContain('Built item');
+    out = '';
+    expect(await runCli(['qa', imported, ...args], json as never)).toBe(0);
+    expect(out).toContain('severe 0 · moderate 0 · good 11');
+    const exported = path.join(tmp, 'imported-patched.wacz');
+    expect(await runCli(['export', imported, '--wacz', exported], io as never)).toBe(0);
+    const warcDir = path.join(tmp, 'imported-patched-warcs');
+    fs.mkdirSync(warcDir);
+    for (const e of await readZip(exported)) if (/^archive\/.+\.warc(\.gz)?$/.test(e.name)) fs.writeFileSync(path.join(warcDir, path.basename(e.name)), e.data);
+    const records = await readWarcDir(warcDir);
+    for (const u of lost) expect(records.some((x) => x.type === 'response' && x.targetUri === site.origin + u && x.status === 200 && x.payload.length > 0), u).toBe(true);
+  }, 300_000);
+
   it('trove qa --patch: the lost records are fetched again, every damaged page turns good, a second qa agrees', async () => {
     const hitsBefore = new Map(site.hits);
     const progress: string[] = [];
@@ -143,16 +190,4 @@ describe.skipIf(!chromium)('trove qa finds the pages a damaged archive lost', ()
     }
   }, 900_000);
 
-  it('QA of an archive made by importing a WACZ: replay-only scores; --patch says it cannot patch an import yet', async () => {
-    const wacz = path.join(tmp, 'site.wacz');
-    const io = { stdout: { write: () => true }, stderr: { write: () => true } };
-    expect(await runCli(['export', crawl.dir, '--wacz', wacz], io as never)).toBe(0);
-    const imported = path.join(tmp, 'imported');
-    await importFiles(imported, [wacz]);
-    const run = await runQa(imported, { pages: 6, tabs: 2, chromiumPath: chromium! });
-    expect(run.pages).toBe(6);
-    expect(run.references).toEqual({ 'replay-only': 6 });
-    expect(run.bands.good).toBe(6);
-    await expect(patchFromQa(imported, { chromiumPath: chromium! })).rejects.toMatchObject({ code: 'QA_PATCH_NOT_A_CRAWL' });
-  }, 300_000);
 });
