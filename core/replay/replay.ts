@@ -19,6 +19,8 @@ import type { WarcRecord } from '../warc/read-records.ts';
 import { chooseCapture } from './choose-capture.ts';
 import type { Choice } from './choose-capture.ts';
 import { jsonpCallback, renameJsonpCallback } from './fuzzy-match.ts';
+import { archivedVariantsOnly, mediaPlaylistUrls } from './hls-archived-variants.ts';
+import { streamKind } from '../formats/stream-kind.ts';
 import { parseRange, replayHeaders } from './replay-headers.ts';
 import type { CaptureRef, NearbyCapture, NotArchived, ReplayHead, ReplayRequest, ReplayResponse } from './replay-types.ts';
 
@@ -107,6 +109,9 @@ async function serve(archive: Archive, req: ReplayRequest, url: string, choice: 
   const wantedCallback = jsonpCallback(url);
   const archivedCallback = jsonpCallback(capture.targetUri ?? '');
   if (wantedCallback && archivedCallback) body = renameJsonpCallback(body, archivedCallback, wantedCallback);
+  if (head?.kind === 'response' && head.status === 200 && streamKind(url, fieldValue(head.headers, 'content-type')?.split(';')[0]!.trim() ?? null) === 'hls') {
+    body = (await archivedVariantsOnly(body, url, (variant) => playableVariant(archive, variant, req.at))) ?? body;
+  }
 
   const response: ReplayResponse = {
     kind: 'archived',
@@ -120,6 +125,19 @@ async function serve(archive: Archive, req: ReplayRequest, url: string, choice: 
   applyRange(response, req);
   if ((req.method ?? 'GET').toUpperCase() === 'HEAD') response.body = Buffer.alloc(0);
   return response;
+}
+
+/** An HLS variant whose media playlist and every part it names are archived (hls-archived-variants.ts). */
+async function playableVariant(archive: Archive, url: string, at: string | undefined): Promise<boolean> {
+  const playlist = await replay(archive, { url, ...(at !== undefined ? { at } : {}) });
+  if (playlist.kind !== 'archived' || playlist.status !== 200 || playlist.fuzzy) return false;
+  const parts = mediaPlaylistUrls(playlist.body, url);
+  if (parts.length === 0) return false;
+  for (const part of parts) {
+    const c = await chooseCapture(archive, part, at);
+    if (!('capture' in c) || c.fuzzy || (c.capture.status !== 200 && c.capture.status !== 206)) return false;
+  }
+  return true;
 }
 
 /**

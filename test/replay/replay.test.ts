@@ -270,6 +270,50 @@ describe('replay: requests', () => {
     }
   });
 
+  it('serves an HLS master playlist with only the variants whose playlist and every segment are archived', async () => {
+    const file = path.join(tempDir('trove-warc-'), 'hls.warc.gz');
+    const m3u8: [string, string][] = [['Content-Type', 'application/vnd.apple.mpegurl']];
+    const master = [
+      '#EXTM3U',
+      '#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="s",NAME="en",URI="subs.m3u8"',
+      '#EXT-X-STREAM-INF:BANDWIDTH=100000,RESOLUTION=160x90,SUBTITLES="s"',
+      'low/index.m3u8',
+      '#EXT-X-STREAM-INF:BANDWIDTH=400000,RESOLUTION=320x180,SUBTITLES="s"',
+      'mid/index.m3u8',
+      '#EXT-X-STREAM-INF:BANDWIDTH=900000,RESOLUTION=640x360,SUBTITLES="s"',
+      'high/index.m3u8',
+      '',
+    ].join('\n');
+    const media = '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nseg_0.ts\n#EXTINF:2,\nseg_1.ts\n#EXT-X-ENDLIST\n';
+    const seg = (url: string) => ({ url, headers: [['Content-Type', 'video/mp2t']] as [string, string][], body: Buffer.from('TS') });
+    await writeWarc(file, [
+      { url: 'http://v.test/master.m3u8', headers: m3u8, body: Buffer.from(master) },
+      // low: whole; mid: its playlist but one segment missing; high: whole.
+      { url: 'http://v.test/low/index.m3u8', headers: m3u8, body: Buffer.from(media) },
+      seg('http://v.test/low/seg_0.ts'),
+      seg('http://v.test/low/seg_1.ts'),
+      { url: 'http://v.test/mid/index.m3u8', headers: m3u8, body: Buffer.from(media) },
+      seg('http://v.test/mid/seg_0.ts'),
+      { url: 'http://v.test/high/index.m3u8', headers: m3u8, body: Buffer.from(media) },
+      seg('http://v.test/high/seg_0.ts'),
+      seg('http://v.test/high/seg_1.ts'),
+    ]);
+    const a = await archiveWith([file]);
+    const r = archived(await replay(a, { url: 'http://v.test/master.m3u8' }));
+    const text = r.body.toString('utf8');
+    expect(text).toContain('low/index.m3u8');
+    expect(text).toContain('high/index.m3u8');
+    expect(text).not.toContain('mid/index.m3u8');
+    expect(text).not.toContain('BANDWIDTH=400000');
+    expect(text).toContain('#EXT-X-MEDIA:TYPE=SUBTITLES');
+    expect(header(r, 'content-length')).toBe(String(r.body.length));
+    // Chromium's own player asks with a Range: answered from the steered body.
+    const ranged = archived(await replay(a, { url: 'http://v.test/master.m3u8', headers: [['Range', 'bytes=0-']] }));
+    expect(ranged.body.toString('utf8')).toBe(text);
+    // A media playlist, and a master whose variants are all whole, are served as stored.
+    expect(archived(await replay(a, { url: 'http://v.test/mid/index.m3u8' })).body.toString('utf8')).toBe(media);
+  });
+
   it('replays a POST by URL among the POST captures, and not for a GET', async () => {
     const a = await archiveWith([corpusPath('warc/warcio/post-test.warc.gz')]);
     const r = archived(await replay(a, { url: 'http://httpbin.org/post?foo=bar', method: 'POST' }));
