@@ -285,16 +285,17 @@ describe('replay: requests', () => {
       '',
     ].join('\n');
     const media = '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nseg_0.ts\n#EXTINF:2,\nseg_1.ts\n#EXT-X-ENDLIST\n';
-    const seg = (url: string) => ({ url, headers: [['Content-Type', 'video/mp2t']] as [string, string][], body: Buffer.from('TS') });
+    const date = '2021-01-01T00:00:00Z';
+    const seg = (url: string): FixtureRecord => ({ url, date, headers: [['Content-Type', 'video/mp2t']], body: Buffer.from('TS') });
     await writeWarc(file, [
-      { url: 'http://v.test/master.m3u8', headers: m3u8, body: Buffer.from(master) },
+      { url: 'http://v.test/master.m3u8', date, headers: m3u8, body: Buffer.from(master) },
       // low: whole; mid: its playlist but one segment missing; high: whole.
-      { url: 'http://v.test/low/index.m3u8', headers: m3u8, body: Buffer.from(media) },
+      { url: 'http://v.test/low/index.m3u8', date, headers: m3u8, body: Buffer.from(media) },
       seg('http://v.test/low/seg_0.ts'),
       seg('http://v.test/low/seg_1.ts'),
-      { url: 'http://v.test/mid/index.m3u8', headers: m3u8, body: Buffer.from(media) },
+      { url: 'http://v.test/mid/index.m3u8', date, headers: m3u8, body: Buffer.from(media) },
       seg('http://v.test/mid/seg_0.ts'),
-      { url: 'http://v.test/high/index.m3u8', headers: m3u8, body: Buffer.from(media) },
+      { url: 'http://v.test/high/index.m3u8', date, headers: m3u8, body: Buffer.from(media) },
       seg('http://v.test/high/seg_0.ts'),
       seg('http://v.test/high/seg_1.ts'),
     ]);
