@@ -315,6 +315,31 @@ describe('replay: requests', () => {
     expect(archived(await replay(a, { url: 'http://v.test/mid/index.m3u8' })).body.toString('utf8')).toBe(media);
   });
 
+  it('serves a DASH manifest with only the Representations whose every segment is archived, a set with none whole as stored', async () => {
+    const file = path.join(tempDir('trove-warc-'), 'dash.warc.gz');
+    const date = '2021-01-01T00:00:00Z';
+    const tpl = '<SegmentTemplate media="$RepresentationID$-$Number$.m4s" initialization="$RepresentationID$-init.m4s" duration="2" startNumber="1"/>';
+    const mpd = `<?xml version="1.0"?>
+<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT4S"><Period>
+<AdaptationSet contentType="video" mimeType="video/mp4">${tpl}
+<Representation id="v1" bandwidth="100000" width="320" height="180"/>
+<Representation id="v2" bandwidth="900000" width="640" height="360"></Representation>
+</AdaptationSet>
+<AdaptationSet contentType="audio" mimeType="audio/mp4">${tpl}
+<Representation id="a1" bandwidth="64000"/>
+</AdaptationSet>
+</Period></MPD>`;
+    const part = (name: string): FixtureRecord => ({ url: `http://d.test/${name}`, date, headers: [['Content-Type', 'video/mp4']], body: Buffer.from(name) });
+    // v1 whole; v2 without its second segment; a1 not at all.
+    await writeWarc(file, [{ url: 'http://d.test/manifest.mpd', date, headers: [['Content-Type', 'application/dash+xml']], body: Buffer.from(mpd) }, ...['v1-init', 'v1-1', 'v1-2', 'v2-init', 'v2-1'].map((n) => part(`${n}.m4s`))]);
+    const a = await archiveWith([file]);
+    const text = archived(await replay(a, { url: 'http://d.test/manifest.mpd' })).body.toString('utf8');
+    expect(text).toContain('<Representation id="v1"');
+    expect(text).not.toContain('id="v2"');
+    expect(text).toContain('<Representation id="a1"');
+    expect(text).toBe(mpd.replace('<Representation id="v2" bandwidth="900000" width="640" height="360"></Representation>', ''));
+  });
+
   it('replays a POST by URL among the POST captures, and not for a GET', async () => {
     const a = await archiveWith([corpusPath('warc/warcio/post-test.warc.gz')]);
     const r = archived(await replay(a, { url: 'http://httpbin.org/post?foo=bar', method: 'POST' }));
