@@ -29,6 +29,7 @@ import { startCrawl } from '../../core/crawl/start-crawl.ts';
 import { replayResponse } from '../../core/app/replay-bridge.ts';
 import type { CrawlSettings } from '../../core/api/settings.ts';
 import { Outcome } from '../../core/api/outcome-codes.ts';
+import { parseStreamManifest } from '../../core/formats/media-manifest.ts';
 import { hasFfmpeg, MEDIA_SECONDS } from '../helpers/media-fixtures.ts';
 import { startMediaSite, MEDIA_PAGES, type MediaSiteServer } from '../helpers/media-site-server.ts';
 import { expectWholeFile, renditionsArchived, wholeRecord } from '../helpers/media-records.ts';
@@ -140,6 +141,9 @@ describe.skipIf(!chromium || !hasFfmpeg())('media: whole records, streams, limit
       { id: 'video:1', urls: 6, archived: 6 },
       { id: 'audio:2', urls: 6, archived: 6 },
     ]);
+    // Each URL the manifest names, byte for byte, with the file's payload digest.
+    const manifest = parseStreamManifest('dash', fs.readFileSync(path.join(site.fixtures.dir, 'dash/manifest.mpd'), 'utf8'), `${site.origin}/media/dash/manifest.mpd`);
+    for (const u of manifest.renditions.flatMap((r) => r.urls)) expectWholeFile(used.records, site.origin, site.fixtures, u.slice(`${site.origin}/media/`.length));
   });
 
   it('--media-renditions all: every segment of every rendition of the HLS stream (hls.js and native) and of the DASH one', () => {
