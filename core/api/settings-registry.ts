@@ -488,13 +488,13 @@ export const SETTING_ROWS = [
   }),
   choice('mediaRenditions', {
     section: 'Browser capture', default: 'used', choices: MEDIA_RENDITION_NAMES, label: 'Stream renditions', resume,
-    help: 'For an HLS or DASH stream: every segment of each rendition the page’s player used (used), or of every rendition (all). A crawl without a browser has no player, so it queues every rendition either way.',
-    cli: { flag: '--media-renditions', arg: '<which>', help: 'HLS/DASH streams: every segment of the renditions the player used (used), or of all renditions (all); HTTP-only crawls have no player and always queue all' },
+    help: 'For an HLS or DASH stream: every segment of each rendition the page’s player used and of the one ReplayWeb.page and pywb keep on replay (used), or of every rendition (all). A crawl without a browser has no player, so it queues every rendition either way.',
+    cli: { flag: '--media-renditions', arg: '<which>', help: 'HLS/DASH streams: every segment of the renditions the player used and of the one replay tools keep (used), or of all renditions (all); HTTP-only crawls have no player and always queue all' },
   }),
   number('maxMediaBytes', {
     section: 'Browser capture', default: GiB, unit: 'bytes', min: 0, max: MAX_COUNT, whole: true, field: 'MiB', label: 'Max media file', resume,
-    help: 'A whole audio or video file (or stream segment) fetched beside a browser page is cut past this size (WARC-Truncated: length, logged −51).',
-    cli: { flag: '--max-media-bytes', arg: '<size>', help: 'per media file fetched whole beside a browser page: cut past this, WARC-Truncated: length, logged -51' },
+    help: 'A whole audio or video file (or stream segment) fetched beside a browser page, or an audio or video response of an HTTP crawl, is cut past this size (WARC-Truncated: length, logged −51 or media-limit:resource).',
+    cli: { flag: '--max-media-bytes', arg: '<size>', help: 'per media file (fetched whole beside a browser page, or an audio/video response over HTTP): cut past this, WARC-Truncated: length, logged -51 or media-limit:resource' },
   }),
   number('maxPageMediaBytes', {
     section: 'Browser capture', default: 4 * GiB, unit: 'bytes', min: 0, max: MAX_COUNT, whole: true, field: 'MiB', label: 'Max media per page', resume,

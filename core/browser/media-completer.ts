@@ -5,10 +5,12 @@
  * Crawler does, Trove fetches itself, once the page is done:
  *
  * - each audio/video resource the page loaded by Range (a 206): the whole file, one 200 response;
- * - each stream: every segment (and init segment, key) of each rendition the player used, or of
- *   every rendition with `renditions: 'all'`, plus the child playlists and the subtitle tracks.
- *   A rendition is "used" when the page fetched its HLS media playlist, or (DASH, whose one
- *   manifest lists every rendition) any of its segments.
+ * - each stream: every segment (and init segment, key) of each rendition the player used, and
+ *   of the one ReplayWeb.page and pywb keep when they replay the manifest (they rewrite it down to
+ *   one rendition: formats/replay-rendition-choice.ts), or of every rendition with
+ *   `renditions: 'all'`, plus the child playlists and the subtitle tracks. A rendition is "used"
+ *   when the page fetched its HLS media playlist, or (DASH, whose one manifest lists every
+ *   rendition) any of its segments.
  *
  * Politely: one request at a time per page, in the order found, with the page's own request
  * headers (its Cookie, User-Agent, Referer; without Range) and `Accept-Encoding: identity`, so the
@@ -177,14 +179,18 @@ export class MediaCompleter {
     const { parseStreamManifest } = await import('../formats/media-manifest.ts');
     const parsed = parseStreamManifest(m.kind, m.text, m.url);
     const all = this.#o.renditions === 'all';
+    // What ReplayWeb.page and pywb will ask for on replay (they rewrite the manifest down to it,
+    // formats/replay-rendition-choice.ts) is taken besides what the player used.
+    const forReplay = new Set(parsed.replayChoice);
     for (const p of parsed.playlists) {
       // Subtitle tracks are small and a player asks for them only when shown: always kept.
       if (all || p.type === 'subtitles') queue(p.url, m.headers);
+      else if (forReplay.has(p.url)) for (const u of [p.url, ...p.groups]) queue(u, m.headers);
     }
     for (const r of parsed.renditions) {
-      // An HLS media playlist was read because it was used (or `all`); a DASH representation
-      // was used when the page fetched any of its URLs.
-      const used = all || m.kind === 'hls' || r.type === 'subtitles' || r.urls.some((u) => this.#requested.has(u));
+      // An HLS media playlist was read because it was used (or `all`, or the replay tools' choice);
+      // a DASH representation was used when the page fetched any of its URLs.
+      const used = all || m.kind === 'hls' || r.type === 'subtitles' || forReplay.has(r.id) || r.urls.some((u) => this.#requested.has(u));
       if (used) for (const u of r.urls) queue(u, m.headers);
     }
   }

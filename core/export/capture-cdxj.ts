@@ -1,9 +1,9 @@
 /**
  * CDXJ lines straight from the capture index (no WARC is re-read): one line per response,
  * revisit, resource and metadata record (not warcinfo, request, or `application/warc-fields`
- * metadata, as pywb and cdxj-index.ts decide), pywb style (see archive/cdxj.ts): numbers as
- * strings, `warc/revisit` as a revisit's mime, the digest without its `sha1:` label, a 304
- * revisit listed as the 200 it stands for.
+ * metadata, as pywb and cdxj-index.ts decide; nor a 206 partial whose whole 200 is there), pywb
+ * style (see archive/cdxj.ts): numbers as strings, `warc/revisit` as a revisit's mime, the digest
+ * without its `sha1:` label, a 304 revisit listed as the 200 it stands for.
  *
  * Rows are read in keyset pages of PAGE rows, so memory stays flat for any archive; the lines
  * come out in index order and are sorted by external-sort.ts.
@@ -45,11 +45,25 @@ export function* captureCdxjLines(archive: Archive, warcs: readonly ExportWarc[]
     for (const r of rows) {
       onRow?.();
       const w = byFile.get(r.fileId);
-      if (!w) continue;
+      if (!w || partialBesideWhole(archive, r, byFile)) continue;
       const e = cdxjEntry(r, w);
       if (e) yield formatCdxj(e);
     }
   }
+}
+
+/**
+ * A 206 partial response of a URL whose whole 200 is exported too: left out of the index, kept in
+ * the WARC. ReplayWeb.page indexes a 206 that starts at byte 0 as a capture of the URL and may
+ * serve it, closer in time, for a request without Range, with the partial's own Content-Length
+ * and Content-Range; a stream manifest it rewrites then no longer matches that length and the
+ * player cannot read it (Chromium's own HLS player asks for the master with `Range: bytes=0-`,
+ * and Trove keeps that 206 beside its whole fetch). The whole record answers every Range, as
+ * Trove's replay prefers it (replay/choose-capture.ts).
+ */
+function partialBesideWhole(archive: Archive, r: CdxjSourceRow, exported: ReadonlyMap<number, unknown>): boolean {
+  if (r.status !== 206 || r.recordType !== 'response' || !r.urlkey) return false;
+  return archive.index.findCaptures(r.urlkey).some((x) => x.status === 200 && x.recordType === 'response' && x.targetUri === r.targetUri && exported.has(x.fileId));
 }
 
 export function cdxjEntry(r: CdxjSourceRow, w: Pick<ExportWarc, 'start' | 'name'>): CdxjEntry | null {

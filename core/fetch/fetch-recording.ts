@@ -118,7 +118,7 @@ export class FetchRecording implements WireRecorder, FramerSink {
     const f = this.#framer;
     if (f.state === 'failed' || f.state === 'truncated') {
       this.#stopped = true;
-      this.#opts.onStop(f.error ?? new TroveError('FETCH_BODY_LIMIT', `body cut at ${this.#opts.maxBodyBytes} bytes`));
+      this.#opts.onStop(f.error ?? new TroveError('FETCH_BODY_LIMIT', `body cut at ${f.maxBodyBytes} bytes`));
     }
   }
 

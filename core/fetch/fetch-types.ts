@@ -3,6 +3,7 @@
  * and tests can import the types without pulling in undici.
  */
 import type { LookupFunction } from 'node:net';
+import type { ResponseHead } from '../formats/http-head.ts';
 import type { Spool } from './spool.ts';
 
 export interface FetchOptions {
@@ -57,6 +58,11 @@ export interface FetchRequest {
   signal?: AbortSignal;
   /** A lower body cut than the fetcher's `maxBodyBytes` for this request (media limits). */
   maxBodyBytes?: number;
+  /**
+   * A lower body cut decided from the response head, before any body byte is kept (the media
+   * limit for a response that says it is audio or video); null keeps the request's cut.
+   */
+  bodyLimitForHead?: (head: ResponseHead) => number | null;
 }
 
 export interface FetchResult {

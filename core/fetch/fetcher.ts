@@ -128,6 +128,7 @@ function attempt(f: FetcherState, req: FetchRequest, dispatch: Dispatcher.Dispat
       maxHeaderBytes: opts.maxHeaderBytes,
       maxHeaderCount: opts.maxHeaderCount ?? DEFAULT_MAX_HEADER_COUNT,
       maxBodyBytes: Math.min(opts.maxBodyBytes, req.maxBodyBytes ?? Infinity),
+      ...(req.bodyLimitForHead ? { bodyLimitForHead: req.bodyLimitForHead } : {}),
       spoolDir: opts.spoolDir,
       spoolMemoryBytes: opts.spoolMemoryBytes,
       onStop: (reason) => stop(reason),

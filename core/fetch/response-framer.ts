@@ -19,6 +19,8 @@ export interface FramerLimits {
   maxHeaderCount: number;
   /** Raw body bytes kept; past this the body is cut and the framer stops. */
   maxBodyBytes: number;
+  /** A lower cut for this response, from its head (null: `maxBodyBytes`). */
+  bodyLimitForHead?: (head: ResponseHead) => number | null;
 }
 
 /** Receives the parts as they are found. Buffers are views of the pushed bytes: copy to keep, unless the pushed buffers are never changed (socket reads). */
@@ -63,10 +65,18 @@ export class ResponseFramer {
   #lineLength = 0;
   #remaining = 0;
   #chunked: ChunkedDecoder | null = null;
+  /** The body cut: `maxBodyBytes`, or lower once the head is read (`bodyLimitForHead`). */
+  #maxBody: number;
 
   constructor(limits: FramerLimits, sink: FramerSink) {
     this.#limits = limits;
     this.#sink = sink;
+    this.#maxBody = limits.maxBodyBytes;
+  }
+
+  /** The body cut in force (lowered by the head, when `bodyLimitForHead` says so). */
+  get maxBodyBytes(): number {
+    return this.#maxBody;
   }
 
   /** Whether the framer still wants bytes. */
@@ -146,6 +156,8 @@ export class ResponseFramer {
     }
     this.head = head;
     this.framing = framing;
+    const cut = this.#limits.bodyLimitForHead?.(head);
+    if (cut !== null && cut !== undefined) this.#maxBody = Math.min(this.#maxBody, cut);
     this.#sink.onHead(raw, head, framing);
     if (framing.kind === 'none') {
       this.state = 'complete';
@@ -160,7 +172,7 @@ export class ResponseFramer {
   /** Returns null: a body step consumes all it is given or ends the message. */
   #pushBody(buf: Buffer): null {
     const framing = this.framing as BodyFraming;
-    const budget = this.#limits.maxBodyBytes - this.bodyBytes;
+    const budget = this.#maxBody - this.bodyBytes;
     let slice = buf;
     if (framing.kind === 'length' && slice.length > this.#remaining) slice = slice.subarray(0, this.#remaining);
     const overBudget = slice.length > budget;

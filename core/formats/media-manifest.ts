@@ -13,6 +13,7 @@
 import { createRequire } from 'node:module';
 import type { ParsedManifest, ParsedPlaylist } from 'm3u8-parser';
 
+import { dashReplayChoice, hlsReplayChoice } from './replay-rendition-choice.ts';
 import type { StreamKind } from './stream-kind.ts';
 
 // The parsers (and xmldom under mpd-parser) load at the first manifest, not with the crawl's
@@ -32,6 +33,10 @@ export interface ChildPlaylist {
   type: 'variant' | 'audio' | 'video' | 'subtitles';
   /** For a variant: the playlists of the audio / subtitle groups it names. */
   groups: string[];
+  /** For a variant: its `BANDWIDTH` and `RESOLUTION`, when given. */
+  bandwidth?: number;
+  width?: number;
+  height?: number;
 }
 
 /** One rendition and every URL it plays from, in order (init segment or key first). */
@@ -48,6 +53,12 @@ export interface StreamManifest {
   playlists: ChildPlaylist[];
   /** An HLS media playlist's one rendition, or each DASH representation. */
   renditions: Rendition[];
+  /**
+   * What ReplayWeb.page and pywb keep of this manifest when they replay it
+   * (replay-rendition-choice.ts): the URL of an HLS master's one variant, or the ids of the DASH
+   * renditions kept (one per AdaptationSet). Empty for an HLS media playlist.
+   */
+  replayChoice: string[];
 }
 
 /** More URLs than this from one manifest are not followed (a live manifest gone wrong). */
@@ -91,7 +102,7 @@ function parseHls(text: string, url: string): StreamManifest {
   parser.push(text);
   parser.end();
   const m = parser.manifest;
-  const out: StreamManifest = { kind: 'hls', playlists: [], renditions: [] };
+  const out: StreamManifest = { kind: 'hls', playlists: [], renditions: [], replayChoice: [] };
   const groupUrls = (type: string, name: unknown): string[] => {
     if (typeof name !== 'string') return [];
     const group = m.mediaGroups?.[type]?.[name] ?? {};
@@ -114,8 +125,17 @@ function parseHls(text: string, url: string): StreamManifest {
     if (!u || seen.has(u)) continue;
     seen.add(u);
     const a = p.attributes ?? {};
-    out.playlists.push({ url: u, type: 'variant', groups: [...groupUrls('AUDIO', a.AUDIO), ...groupUrls('SUBTITLES', a.SUBTITLES), ...groupUrls('VIDEO', a.VIDEO)] });
+    const res = a.RESOLUTION as { width?: number; height?: number } | undefined;
+    out.playlists.push({
+      url: u,
+      type: 'variant',
+      groups: [...groupUrls('AUDIO', a.AUDIO), ...groupUrls('SUBTITLES', a.SUBTITLES), ...groupUrls('VIDEO', a.VIDEO)],
+      ...(typeof a.BANDWIDTH === 'number' ? { bandwidth: a.BANDWIDTH } : {}),
+      ...(typeof res?.width === 'number' && typeof res.height === 'number' ? { width: res.width, height: res.height } : {}),
+    });
   }
+  const choice = hlsReplayChoice(out.playlists.filter((p) => p.type === 'variant'));
+  if (choice) out.replayChoice.push(choice);
   if ((m.segments ?? []).length > 0) out.renditions.push({ id: url, type: 'media', urls: segmentUrls(m, url) });
   return out;
 }
@@ -140,10 +160,13 @@ function parseDash(text: string, url: string): StreamManifest {
   mpd ??= requireParser('mpd-parser') as typeof import('mpd-parser');
   const parse = mpd.parse;
   const m = quietly(() => parse(text, { manifestUri: url }));
-  const out: StreamManifest = { kind: 'dash', playlists: [], renditions: [] };
+  const kept = quietly(() => dashReplayChoice(text));
+  const out: StreamManifest = { kind: 'dash', playlists: [], renditions: [], replayChoice: [] };
   const add = (p: ParsedPlaylist, type: Rendition['type'], n: number): void => {
     const name = String(p.attributes?.NAME ?? n);
-    out.renditions.push({ id: `${type}:${name}`, type, urls: segmentUrls(p, url) });
+    const id = `${type}:${name}`;
+    out.renditions.push({ id, type, urls: segmentUrls(p, url) });
+    if (p.attributes?.NAME !== undefined && kept.has(name)) out.replayChoice.push(id);
   };
   (m.playlists ?? []).forEach((p, i) => add(p, 'video', i));
   for (const [type, key] of [['AUDIO', 'audio'], ['SUBTITLES', 'subtitles']] as const) {
@@ -160,7 +183,7 @@ export function parseStreamManifest(kind: StreamKind, text: string, url: string)
   try {
     return kind === 'hls' ? parseHls(text, url) : parseDash(text, url);
   } catch {
-    return { kind, playlists: [], renditions: [] };
+    return { kind, playlists: [], renditions: [], replayChoice: [] };
   }
 }
 

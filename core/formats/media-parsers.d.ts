@@ -30,4 +30,6 @@ declare module 'm3u8-parser' {
 declare module 'mpd-parser' {
   import type { ParsedManifest } from 'm3u8-parser';
   export function parse(text: string, options?: { manifestUri?: string }): ParsedManifest;
+  /** The MPD element, parsed with xmldom (throws on a document that is not an MPD). */
+  export function stringToMpdXml(text: string): unknown;
 }

@@ -19,6 +19,9 @@ import type { WarcRecord } from '../warc/read-records.ts';
 import { chooseCapture } from './choose-capture.ts';
 import type { Choice } from './choose-capture.ts';
 import { jsonpCallback, renameJsonpCallback } from './fuzzy-match.ts';
+import { archivedVariantsOnly, mediaPlaylistUrls } from './hls-archived-variants.ts';
+import { archivedRepresentationsOnly } from './dash-archived-representations.ts';
+import { streamKind } from '../formats/stream-kind.ts';
 import { parseRange, replayHeaders } from './replay-headers.ts';
 import type { CaptureRef, NearbyCapture, NotArchived, ReplayHead, ReplayRequest, ReplayResponse } from './replay-types.ts';
 
@@ -107,6 +110,7 @@ async function serve(archive: Archive, req: ReplayRequest, url: string, choice: 
   const wantedCallback = jsonpCallback(url);
   const archivedCallback = jsonpCallback(capture.targetUri ?? '');
   if (wantedCallback && archivedCallback) body = renameJsonpCallback(body, archivedCallback, wantedCallback);
+  if (head?.kind === 'response' && head.status === 200) body = (await steeredManifest(archive, head, body, url, req.at)) ?? body;
 
   const response: ReplayResponse = {
     kind: 'archived',
@@ -120,6 +124,44 @@ async function serve(archive: Archive, req: ReplayRequest, url: string, choice: 
   applyRange(response, req);
   if ((req.method ?? 'GET').toUpperCase() === 'HEAD') response.body = Buffer.alloc(0);
   return response;
+}
+
+/**
+ * A stream manifest steered to what the archive can play: an HLS master playlist to its archived
+ * variants (hls-archived-variants.ts), a DASH manifest to its archived Representations
+ * (dash-archived-representations.ts). Null for any other body, or one served as stored.
+ */
+async function steeredManifest(archive: Archive, head: HttpHead, body: Buffer, url: string, at: string | undefined): Promise<Buffer | null> {
+  const kind = streamKind(url, fieldValue(head.headers, 'content-type')?.split(';')[0]!.trim() ?? null);
+  if (kind === 'hls') return archivedVariantsOnly(body, url, (variant) => playableVariant(archive, variant, at));
+  if (kind === 'dash') return archivedRepresentationsOnly(body, url, (urls) => allArchived(archive, urls, at));
+  return null;
+}
+
+/** An HLS variant whose media playlist and every part it names are archived. */
+async function playableVariant(archive: Archive, url: string, at: string | undefined): Promise<boolean> {
+  const playlist = await replay(archive, { url, ...(at !== undefined ? { at } : {}) });
+  if (playlist.kind !== 'archived' || playlist.status !== 200 || playlist.fuzzy) return false;
+  const parts = mediaPlaylistUrls(playlist.body, url);
+  return parts.length > 0 && allArchived(archive, parts, at);
+}
+
+/** URLs of one rendition looked up at most: a long stream's are sampled evenly, first and last among them. */
+const MAX_PARTS_CHECKED = 64;
+
+/**
+ * Every URL has an exact capture (not fuzzy) that is a 200 or a 206. A capture takes a rendition
+ * whole or not at all (a limit or a failure leaves gaps), so for a long stream an even sample
+ * (first and last included) answers without an index lookup per segment of a two-hour video.
+ */
+async function allArchived(archive: Archive, urls: string[], at: string | undefined): Promise<boolean> {
+  const step = Math.max(1, (urls.length - 1) / (MAX_PARTS_CHECKED - 1));
+  const sample = urls.length <= MAX_PARTS_CHECKED ? urls : [...new Set(Array.from({ length: MAX_PARTS_CHECKED }, (_, i) => urls[Math.round(i * step)]!))];
+  for (const part of sample) {
+    const c = await chooseCapture(archive, part, at);
+    if (!('capture' in c) || c.fuzzy || (c.capture.status !== 200 && c.capture.status !== 206)) return false;
+  }
+  return true;
 }
 
 /**

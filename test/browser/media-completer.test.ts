@@ -70,20 +70,27 @@ describe.skipIf(!hasFfmpeg())('media completer', () => {
     expect(again.hits).toEqual([]);
   });
 
-  it('HLS: the media playlist the player read gives all its segments; the other rendition none; subtitles always', async () => {
+  it('HLS: the media playlist the player read gives all its segments; the rendition the replay tools keep too; subtitles always', async () => {
     const read = (rel: string) => fs.readFileSync(path.join(site.fixtures.dir, rel));
     const { sizes } = await complete([
       seen(`${site.origin}/media/hls/master.m3u8`, 200, 'application/vnd.apple.mpegurl', read('hls/master.m3u8'), 'XHR'),
       seen(`${site.origin}/media/hls/low/index.m3u8`, 200, 'application/vnd.apple.mpegurl', read('hls/low/index.m3u8'), 'XHR'),
       seen(`${site.origin}/media/hls/low/seg_000.ts`, 200, 'video/mp2t', read('hls/low/seg_000.ts'), 'XHR'),
     ]);
+    // high (320×180) is what ReplayWeb.page keeps of the master: the largest not above 1280×720.
     expect(sizes.map((s) => s[0])).toEqual([
       '/media/hls/subs/en.m3u8',
+      '/media/hls/high/index.m3u8',
       '/media/hls/low/seg_001.ts',
       '/media/hls/low/seg_002.ts',
       '/media/hls/low/seg_003.ts',
       '/media/hls/low/seg_004.ts',
       '/media/hls/subs/en.vtt',
+      '/media/hls/high/seg_000.ts',
+      '/media/hls/high/seg_001.ts',
+      '/media/hls/high/seg_002.ts',
+      '/media/hls/high/seg_003.ts',
+      '/media/hls/high/seg_004.ts',
     ]);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChunkedDecoder } from '../../core/formats/chunked-coding.ts';
 import { ResponseFramer } from '../../core/fetch/response-framer.ts';
-import type { FramerState } from '../../core/fetch/response-framer.ts';
+import type { FramerLimits, FramerState } from '../../core/fetch/response-framer.ts';
 import { bodyFraming } from '../../core/fetch/body-framing.ts';
 import { parseResponseHead } from '../../core/formats/http-head.ts';
 
@@ -14,10 +14,10 @@ interface Framed {
   status: number | null;
 }
 
-const limits = { method: 'GET', maxHeaderBytes: 8192, maxHeaderCount: 100, maxBodyBytes: 1_000_000 };
+const limits: FramerLimits = { method: 'GET', maxHeaderBytes: 8192, maxHeaderCount: 100, maxBodyBytes: 1_000_000 };
 
 /** Run bytes through a framer in the given pieces, then EOF if asked. */
-function frame(pieces: Buffer[], opts: Partial<typeof limits> & { eof?: boolean } = {}): Framed {
+function frame(pieces: Buffer[], opts: Partial<FramerLimits> & { eof?: boolean } = {}): Framed {
   let head: Buffer | null = null;
   const body: Buffer[] = [];
   const entity: Buffer[] = [];
@@ -98,6 +98,17 @@ describe('ResponseFramer', () => {
     expect(r.entity.toString()).toBe('hel');
     const exact = frame([Buffer.from(headCL + 'hello')], { maxBodyBytes: 5 });
     expect(exact.state).toBe('complete');
+  });
+
+  it('lowers the body cut from the head when bodyLimitForHead says so (a media type), before any body byte', () => {
+    const video = 'HTTP/1.1 200 OK\r\nContent-Type: video/mp4\r\nContent-Length: 10\r\n\r\n';
+    const rule = { bodyLimitForHead: (h: { headers: [string, string][] }) => (h.headers.some(([k, v]) => k.toLowerCase() === 'content-type' && v.startsWith('video/')) ? 4 : null) };
+    for (const pieces of splits(Buffer.from(video + '0123456789'))) {
+      const r = frame(pieces, rule);
+      expect(r.state).toBe('truncated');
+      expect(r.body.toString()).toBe('0123');
+    }
+    expect(frame([Buffer.from(headCL + 'hello')], rule).state).toBe('complete');
   });
 
   it('reports a peer that closes mid-body as incomplete', () => {

@@ -270,6 +270,76 @@ describe('replay: requests', () => {
     }
   });
 
+  it('serves an HLS master playlist with only the variants whose playlist and every segment are archived', async () => {
+    const file = path.join(tempDir('trove-warc-'), 'hls.warc.gz');
+    const m3u8: [string, string][] = [['Content-Type', 'application/vnd.apple.mpegurl']];
+    const master = [
+      '#EXTM3U',
+      '#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="s",NAME="en",URI="subs.m3u8"',
+      '#EXT-X-STREAM-INF:BANDWIDTH=100000,RESOLUTION=160x90,SUBTITLES="s"',
+      'low/index.m3u8',
+      '#EXT-X-STREAM-INF:BANDWIDTH=400000,RESOLUTION=320x180,SUBTITLES="s"',
+      'mid/index.m3u8',
+      '#EXT-X-STREAM-INF:BANDWIDTH=900000,RESOLUTION=640x360,SUBTITLES="s"',
+      'high/index.m3u8',
+      '',
+    ].join('\n');
+    const media = '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nseg_0.ts\n#EXTINF:2,\nseg_1.ts\n#EXT-X-ENDLIST\n';
+    const date = '2021-01-01T00:00:00Z';
+    const seg = (url: string): FixtureRecord => ({ url, date, headers: [['Content-Type', 'video/mp2t']], body: Buffer.from('TS') });
+    await writeWarc(file, [
+      { url: 'http://v.test/master.m3u8', date, headers: m3u8, body: Buffer.from(master) },
+      // low: whole; mid: its playlist but one segment missing; high: whole.
+      { url: 'http://v.test/low/index.m3u8', date, headers: m3u8, body: Buffer.from(media) },
+      seg('http://v.test/low/seg_0.ts'),
+      seg('http://v.test/low/seg_1.ts'),
+      { url: 'http://v.test/mid/index.m3u8', date, headers: m3u8, body: Buffer.from(media) },
+      seg('http://v.test/mid/seg_0.ts'),
+      { url: 'http://v.test/high/index.m3u8', date, headers: m3u8, body: Buffer.from(media) },
+      seg('http://v.test/high/seg_0.ts'),
+      seg('http://v.test/high/seg_1.ts'),
+    ]);
+    const a = await archiveWith([file]);
+    const r = archived(await replay(a, { url: 'http://v.test/master.m3u8' }));
+    const text = r.body.toString('utf8');
+    expect(text).toContain('low/index.m3u8');
+    expect(text).toContain('high/index.m3u8');
+    expect(text).not.toContain('mid/index.m3u8');
+    expect(text).not.toContain('BANDWIDTH=400000');
+    expect(text).toContain('#EXT-X-MEDIA:TYPE=SUBTITLES');
+    expect(header(r, 'content-length')).toBe(String(r.body.length));
+    // Chromium's own player asks with a Range: answered from the steered body.
+    const ranged = archived(await replay(a, { url: 'http://v.test/master.m3u8', headers: [['Range', 'bytes=0-']] }));
+    expect(ranged.body.toString('utf8')).toBe(text);
+    // A media playlist, and a master whose variants are all whole, are served as stored.
+    expect(archived(await replay(a, { url: 'http://v.test/mid/index.m3u8' })).body.toString('utf8')).toBe(media);
+  });
+
+  it('serves a DASH manifest with only the Representations whose every segment is archived, a set with none whole as stored', async () => {
+    const file = path.join(tempDir('trove-warc-'), 'dash.warc.gz');
+    const date = '2021-01-01T00:00:00Z';
+    const tpl = '<SegmentTemplate media="$RepresentationID$-$Number$.m4s" initialization="$RepresentationID$-init.m4s" duration="2" startNumber="1"/>';
+    const mpd = `<?xml version="1.0"?>
+<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT4S"><Period>
+<AdaptationSet contentType="video" mimeType="video/mp4">${tpl}
+<Representation id="v1" bandwidth="100000" width="320" height="180"/>
+<Representation id="v2" bandwidth="900000" width="640" height="360"></Representation>
+</AdaptationSet>
+<AdaptationSet contentType="audio" mimeType="audio/mp4">${tpl}
+<Representation id="a1" bandwidth="64000"/>
+</AdaptationSet>
+</Period></MPD>`;
+    const part = (name: string): FixtureRecord => ({ url: `http://d.test/${name}`, date, headers: [['Content-Type', 'video/mp4']], body: Buffer.from(name) });
+    // v1 whole; v2 without its second segment; a1 not at all.
+    await writeWarc(file, [{ url: 'http://d.test/manifest.mpd', date, headers: [['Content-Type', 'application/dash+xml']], body: Buffer.from(mpd) }, ...['v1-init', 'v1-1', 'v1-2', 'v2-init', 'v2-1'].map((n) => part(`${n}.m4s`))]);
+    const a = await archiveWith([file]);
+    const text = archived(await replay(a, { url: 'http://d.test/manifest.mpd' })).body.toString('utf8');
+    expect(text).toContain('<Representation id="v1"');
+    expect(text).not.toContain('id="v2"');
+    expect(text).toContain('<Representation id="a1"');
+    expect(text).toBe(mpd.replace('<Representation id="v2" bandwidth="900000" width="640" height="360"></Representation>', ''));
+  });
+
   it('replays a POST by URL among the POST captures, and not for a GET', async () => {
     const a = await archiveWith([corpusPath('warc/warcio/post-test.warc.gz')]);
     const r = archived(await replay(a, { url: 'http://httpbin.org/post?foo=bar', method: 'POST' }));

@@ -51,7 +51,7 @@ const HTML = /^(text\/html|application\/xhtml\+xml)$/;
 export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Processor {
   return {
     name: 'fetch-browser',
-    reads: { settings: ['crawlDelayCapS', 'dedup', 'delayFactor', 'fetchTimeoutS', 'maxDelayMs', 'maxKbpsPerHost', 'maxMediaBytes', 'maxPageMediaBytes', 'mediaRenditions', 'minDelayMs', 'operator', 'overrides', 'perHost', 'redactCredentials', 'robots', 'userAgent'], services: ['addRedirectSeed', 'captures', 'cookies', 'crawlLog', 'db', 'fetcher', 'fileIds', 'frontier', 'hardStop', 'now', 'paths', 'pendingOriginals', 'prior', 'robots', 'stats', 'writer'] },
+    reads: { settings: ['crawlDelayCapS', 'dedup', 'delayFactor', 'fetchTimeoutS', 'maxBodyBytes', 'maxDelayMs', 'maxKbpsPerHost', 'maxMediaBytes', 'maxPageMediaBytes', 'mediaRenditions', 'minDelayMs', 'operator', 'overrides', 'perHost', 'redactCredentials', 'robots', 'userAgent'], services: ['addRedirectSeed', 'captures', 'cookies', 'crawlLog', 'db', 'fetcher', 'fileIds', 'frontier', 'hardStop', 'now', 'paths', 'pendingOriginals', 'prior', 'robots', 'stats', 'writer'] },
     async process(ctx, curi): Promise<ProcessResult> {
       const { uri } = curi;
       const tab = await pool.acquire();

@@ -1,16 +1,18 @@
 /**
- * Fetch: one HTTP request for the URI (conditional when an earlier crawl holds the URL). The
- * response, or its failure, is left on the CrawlUri for the processors after it.
+ * Fetch: one HTTP request for the URI (conditional when an earlier crawl holds the URL), a media
+ * file cut at `--max-media-bytes`. The response, or its failure, is left on the CrawlUri for the
+ * processors after it.
  */
 import { TroveError } from '../../errors.ts';
 import { surtKey } from '../../scope/surt.ts';
 import { claimedUrl, type Processor } from './crawl-uri.ts';
 import { disposeFetch } from './dispose-fetch.ts';
+import { cutAtMediaLimit, mediaBodyLimit } from './media-body-limit.ts';
 import { requestHeaders } from './request-headers.ts';
 
 export const fetchHttp: Processor = {
   name: 'fetch-http',
-  reads: { settings: ['dedup', 'operator'], services: ['cookies', 'fetcher', 'frontier', 'hardStop', 'prior'] },
+  reads: { settings: ['dedup', 'maxBodyBytes', 'maxMediaBytes', 'operator'], services: ['cookies', 'fetcher', 'frontier', 'hardStop', 'prior'] },
   async process(ctx, curi) {
     const { uri } = curi;
     // Across crawls: a URL an earlier crawl holds is asked for conditionally.
@@ -27,7 +29,10 @@ export const fetchHttp: Processor = {
     const cookieRequest = jar ? { url: uri.url, via: uri.via, hopsPath: uri.hopsPath } : null;
     const cookie = jar && cookieRequest ? jar.header(cookieRequest) : null;
     if (cookie !== null) headers.push(['Cookie', cookie]);
-    const f = await ctx.fetcher.fetch({ url: uri.url, parsed, headers, signal: ctx.hardStop });
+    // --max-media-bytes: a media file is cut there (media-body-limit.ts).
+    const mediaLimit = mediaBodyLimit(uri.viaContext, ctx.settings.maxMediaBytes);
+    const f = await ctx.fetcher.fetch({ url: uri.url, parsed, headers, signal: ctx.hardStop, ...mediaLimit });
+    if (cutAtMediaLimit(f, uri.viaContext, ctx.settings.maxMediaBytes, ctx.settings.maxBodyBytes)) curi.annotations.push('media-limit:resource');
     if (jar && cookieRequest && f.responseHead) jar.keep(cookieRequest, f.headers);
     if (f.error?.code === 'FETCH_SPOOL_FAILED') {
       // The spool is in the crawl directory: a body it could not hold means the crawl's disk
