@@ -18,7 +18,12 @@
  * Trove never writes. The rule is copied, not imported: wabac is a service-worker bundle, not a
  * library to call from Node.
  */
-import { stringToMpdXml } from 'mpd-parser';
+import { createRequire } from 'node:module';
+
+// mpd-parser (and xmldom under it) loads at the first DASH manifest, as in media-manifest.ts:
+// a crawl without streams does not pay for it (issue 40).
+const requireParser = createRequire(import.meta.url);
+let mpdParser: typeof import('mpd-parser') | undefined;
 
 export const REPLAY_MAX_PIXELS = 1280 * 720;
 export const REPLAY_MAX_BANDWIDTH = 2_000_000;
@@ -58,7 +63,8 @@ interface XmlElement {
  */
 export function dashReplayChoice(text: string): Set<string> {
   const out = new Set<string>();
-  const mpd = stringToMpdXml(text) as XmlElement;
+  mpdParser ??= requireParser('mpd-parser') as typeof import('mpd-parser');
+  const mpd = mpdParser.stringToMpdXml(text) as XmlElement;
   const sets = mpd.getElementsByTagName('AdaptationSet');
   for (let s = 0; s < sets.length; s++) {
     const reps = sets[s]!.getElementsByTagName('Representation');
