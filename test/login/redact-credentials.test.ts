@@ -4,7 +4,8 @@
  * a fixed marker instead; a byte search for the session token in the decompressed WARCs and in
  * the WACZ finds nothing; warcio reads every record, `trove check` passes on the WARCs and the
  * WACZ and says they hold no credentials (and says so of an unredacted crawl); `trove get`
- * still replays the member-only page.
+ * still replays the member-only page. `export --warc/--wacz --redact-credentials` do the same for
+ * an unredacted crawl after the fact.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,6 +25,15 @@ const fast = ['--delay-factor', '0', '--min-delay-ms', '0', '--max-delay-ms', '0
 function warcBytes(dir: string): Buffer {
   const w = path.join(dir, 'warcs');
   return Buffer.concat(fs.readdirSync(w).map((n) => (n.endsWith('.gz') ? zlib.gunzipSync(fs.readFileSync(path.join(w, n))) : fs.readFileSync(path.join(w, n)))));
+}
+
+/** Every entry of a WACZ (unzip), gzip members inflated, and as stored: a byte search must look at both. */
+function waczEntries(wacz: string): [string, Buffer][] {
+  const listing = spawnSync('unzip', ['-Z1', wacz], { encoding: 'utf8' }).stdout.trim().split('\n');
+  return listing.map((entry) => {
+    const raw = spawnSync('unzip', ['-p', wacz, entry], { maxBuffer: 1 << 28 }).stdout as Buffer;
+    return [entry, entry.endsWith('.gz') ? Buffer.concat([raw, zlib.gunzipSync(raw)]) : raw];
+  });
 }
 
 describe('redactCredentials (formats)', () => {
@@ -82,9 +92,30 @@ describe('--redact-credentials (real CLI)', () => {
     const requests = records.filter((x) => x.type === 'request');
     expect(requests.length).toBeGreaterThan(0);
     for (const q of requests) expect(ids.has(q.concurrentTo[0]!)).toBe(true);
-    const wacz = await runTrove(['export', dir, '--wacz', path.join(tmp, 'x.wacz'), '--redact-credentials']);
-    expect(wacz.code).toBe(2);
-    expect(wacz.stderr).toMatch(/--redact-credentials applies to --warc only/);
+  }, 60_000);
+
+  it('export --wacz --redact-credentials: no token in any entry; check, warcio and replay of the package pass', async () => {
+    const wacz = path.join(tmp, 'members.wacz');
+    const ex = await runTrove(['export', path.join(tmp, 'plain'), '--wacz', wacz, '--redact-credentials']);
+    expect(ex.code, ex.stderr).toBe(0);
+    expect(ex.stdout).toMatch(/[1-9]\d* request records? redacted/);
+    const entries = waczEntries(wacz);
+    for (const [entry, bytes] of entries) expect(bytes.includes(Buffer.from(sid)), entry).toBe(false);
+    // index, pages and datapackage digests are checked against the rewritten bytes; every CDXJ line against its record.
+    const check = await runTrove(['check', wacz]);
+    expect(check.code, check.stderr + check.stdout).toBe(0);
+    expect(check.stderr).toMatch(/no credentials in request records/);
+    const unzipped = path.join(tmp, 'wacz-warcs');
+    fs.mkdirSync(unzipped);
+    for (const [entry] of entries) if (entry.startsWith('archive/')) fs.writeFileSync(path.join(unzipped, path.basename(entry)), spawnSync('unzip', ['-p', wacz, entry], { maxBuffer: 1 << 28 }).stdout as Buffer);
+    const records = await readWarcDir(unzipped);
+    expect(records.some((x) => x.type === 'request')).toBe(true);
+    // Trove's replay of the package: imported, the member page served.
+    const lib = path.join(tmp, 'wacz-import');
+    expect((await runTrove(['import', wacz, '--archive', lib, '--no-progress'])).code).toBe(0);
+    const get = await runTrove(['get', lib, `${site.origin}/members/page-1.html`]);
+    expect(get.code, get.stderr).toBe(0);
+    expect(get.stdout).toContain(MEMBER_TEXT);
   }, 60_000);
 
   it('no session token anywhere in the WARCs or the WACZ; check, warcio and replay pass', async () => {
@@ -109,13 +140,7 @@ describe('--redact-credentials (real CLI)', () => {
     const waczCheck = await runTrove(['check', wacz]);
     expect(waczCheck.code, waczCheck.stderr + waczCheck.stdout).toBe(0);
     expect(waczCheck.stderr).toMatch(/no credentials in request records/);
-    // Every entry of the package, WARC members inflated.
-    const listing = spawnSync('unzip', ['-Z1', wacz], { encoding: 'utf8' }).stdout.trim().split('\n');
-    for (const entry of listing) {
-      const raw = spawnSync('unzip', ['-p', wacz, entry], { maxBuffer: 1 << 28 }).stdout as Buffer;
-      const plain = entry.endsWith('.gz') ? zlib.gunzipSync(raw) : raw;
-      expect(plain.includes(Buffer.from(sid)), entry).toBe(false);
-    }
+    for (const [entry, bytes] of waczEntries(wacz)) expect(bytes.includes(Buffer.from(sid)), entry).toBe(false);
 
     const get = await runTrove(['get', dir, `${site.origin}/members/page-1.html`]);
     expect(get.code, get.stderr).toBe(0);
