@@ -464,6 +464,7 @@ function buildContext(p: CrawlParts, clock: (() => number) | undefined): { ctx: 
     writer: p.writer,
     fetcher: p.fetcher,
     cookies: p.login.jar,
+    ...(p.login.refreshesProfile ? { browserProfile: { observe: (state: ProfileState) => p.login.observeBrowser(state) } } : {}),
     extractor: p.extractor,
     robots: p.robots,
     chain: p.chain,

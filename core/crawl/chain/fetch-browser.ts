@@ -45,18 +45,21 @@ import { BrowserRecordSink } from './browser-record-sink.ts';
 import { fetchHttp } from './fetch-http.ts';
 import { disposeFetch } from './dispose-fetch.ts';
 import { logMediaReport } from './media-limits-log.ts';
+import { loggedOut } from './check-logged-in.ts';
+import { readTabProfileState } from '../../browser/tab-profile-state.ts';
 
 const HTML = /^(text\/html|application\/xhtml\+xml)$/;
 
 export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Processor {
   return {
     name: 'fetch-browser',
-    reads: { settings: ['crawlDelayCapS', 'dedup', 'delayFactor', 'fetchTimeoutS', 'maxDelayMs', 'maxKbpsPerHost', 'maxMediaBytes', 'maxPageMediaBytes', 'mediaRenditions', 'minDelayMs', 'operator', 'overrides', 'perHost', 'redactCredentials', 'robots', 'userAgent'], services: ['addRedirectSeed', 'captures', 'cookies', 'crawlLog', 'db', 'fetcher', 'fileIds', 'frontier', 'hardStop', 'now', 'paths', 'pendingOriginals', 'prior', 'robots', 'stats', 'writer'] },
+    reads: { settings: ['crawlDelayCapS', 'dedup', 'delayFactor', 'fetchTimeoutS', 'maxDelayMs', 'maxKbpsPerHost', 'maxMediaBytes', 'maxPageMediaBytes', 'mediaRenditions', 'minDelayMs', 'operator', 'overrides', 'perHost', 'redactCredentials', 'robots', 'userAgent'], services: ['addRedirectSeed', 'browserProfile', 'captures', 'cookies', 'crawlLog', 'db', 'fetcher', 'fileIds', 'frontier', 'hardStop', 'loggedIn', 'now', 'paths', 'pendingOriginals', 'prior', 'robots', 'stats', 'writer'] },
     async process(ctx, curi): Promise<ProcessResult> {
       const { uri } = curi;
       const tab = await pool.acquire();
       const started = Date.now();
-      const sink = new BrowserRecordSink(ctx, uri.hopsPath);
+      // With --logged-in-check the page's document waits for the look at the rendered page (loggedOutInTab).
+      const sink = new BrowserRecordSink(ctx, uri.hopsPath, { holdDocuments: ctx.loggedIn !== undefined });
       let capture: PageCapture | null = null;
       let failure: unknown = null;
       try {
@@ -79,7 +82,10 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
           // script of a site again. A load the cache answers is queued as an E hop like any load
           // not captured here (fetched once by HTTP if the crawl has not seen it).
           reuseCache: true,
+          ...(ctx.loggedIn ? { marker: ctx.loggedIn.check.marker } : {}),
         });
+        // --save-profile: what the tab holds of the login now (the last reading is saved at the end).
+        if (ctx.browserProfile) ctx.browserProfile.observe(await readTabProfileState(tab.session));
       } catch (err) {
         failure = err;
       } finally {
@@ -92,6 +98,8 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
         curi.disposition = { kind: 'deferred' };
         return 'finish';
       }
+      if (capture && (await loggedOutInTab(ctx, curi, sink, capture))) return 'finish';
+      await sink.writeHeld();
       const doc = sink.documents.find((d) => d.url === uri.url) ?? sink.documents[0];
       const refused = !capture && doc ? refusedRedirect(sink) : null;
       if (refused && doc) {
@@ -115,6 +123,22 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
       return 'proceed';
     },
   };
+}
+
+/**
+ * --logged-in-check on the page as rendered: a page of the login's site without the marker (or
+ * a navigation that ended on the login page) is not archived (its held documents are dropped;
+ * what it loaded beside is archived like any load), gets its LOGGED_OUT line and pauses the crawl.
+ */
+async function loggedOutInTab(ctx: CrawlContext, curi: CrawlUri, sink: BrowserRecordSink, capture: PageCapture): Promise<boolean> {
+  const f = sink.heldFetch();
+  if (!ctx.loggedIn || !f || capture.markerFound === undefined) return false;
+  const why = ctx.loggedIn.check.loggedOutRendered(curi.uri.url, capture.finalUrl, capture.markerFound);
+  if (why === null) return false;
+  curi.mime = mimeOf(f.headers);
+  loggedOut(ctx, curi, f, why);
+  await sink.dropHeld();
+  return true;
 }
 
 /** The target of the navigation's last redirect, when the request gate refused it; else null. */

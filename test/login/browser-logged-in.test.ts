@@ -1,0 +1,86 @@
+/**
+ * `--logged-in-check` and `--save-profile` for pages captured in Chromium (issue 36), with the
+ * real CLI in browser mode against the login fixture: the session ends after a few requests in
+ * the middle of the crawl. The check looks at the rendered page (a CSS selector the page shows
+ * only when logged in), so the crawl pauses (exit 1, the reason, how to go on) within the next
+ * page, whose documents are not archived; crawl.log has its LOGGED_OUT line. After the profile
+ * is refreshed (a new login saved over it), `trove resume` finishes with every member page
+ * archived exactly once, and `--save-profile` leaves the profile holding what the tabs held: the
+ * live session and the cookie and localStorage key the member script set (state the HTTP
+ * fetcher never sees), still owner-only.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Outcome } from '../../core/api/outcome-codes.ts';
+import { ProfileStore, profilesDirOf } from '../../core/storage/profile-store.ts';
+import { findChromium } from '../e2e/harness.ts';
+import { SCRIPT_COOKIE, SIGNED_IN_SELECTOR, startLoginSite, type LoginSite } from '../fixtures/login-site.ts';
+import { readWarcDir } from '../helpers/read-warcs.ts';
+import { runTrove } from '../helpers/trove-cli.ts';
+
+const chromium = findChromium();
+const fast = ['--delay-factor', '0', '--min-delay-ms', '0', '--max-delay-ms', '0', '--min-free-disk', '0', '--no-progress', '--scope', 'host', '--concurrency', '1', '--browser-tabs', '1'];
+
+describe.skipIf(!chromium)('--logged-in-check and --save-profile in browser capture (real CLI)', () => {
+  let site: LoginSite;
+  let tmp: string;
+  beforeAll(async () => {
+    site = await startLoginSite({ memberPages: 4, sessionRequests: 9 });
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-browser-login-'));
+  });
+  afterAll(async () => {
+    await site.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('pauses on the next rendered page without the marker; resume after a refresh archives every page once and saves the tabs\' state', async () => {
+    const library = path.join(tmp, 'library');
+    const store = new ProfileStore(profilesDirOf(library));
+    const save = async () => store.save('members', { cookies: [{ name: 'sid', value: await site.login(), domain: '127.0.0.1', path: '/', expires: -1, secure: false, httpOnly: true }], origins: [] }, { url: `${site.origin}/login` });
+    await save();
+    const dir = path.join(tmp, 'crawl');
+    const env = { TROVE_LIBRARY: library };
+    const args = ['crawl', `${site.origin}/members/`, '--out', dir, '--browser', '--browser-path', chromium!, '--profile', 'members', '--logged-in-check', SIGNED_IN_SELECTOR, '--save-profile', ...fast];
+    const first = await runTrove(args, env);
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toMatch(/paused: logged out \(http:\/\/127\.0\.0\.1:\d+\/\S+: no element matches #account-menu in the rendered page/);
+    // Within the next page: the requests made with the ended session belong to one page's navigation.
+    const stale = site.requests.filter((r) => r.sid !== null && !r.loggedIn);
+    expect(stale.length).toBeGreaterThan(0);
+    const stalePages = new Set(stale.filter((r) => /\.html$|\/$/.test(r.path.split('?')[0]!) && r.path.startsWith('/members/')).map((r) => r.path));
+    expect(stalePages.size).toBe(1);
+    const log = fs.readFileSync(path.join(dir, 'logs', 'crawl.log'), 'utf8').trim().split('\n');
+    const out = log.filter((l) => l.split(/\s+/)[1] === String(Outcome.LOGGED_OUT));
+    expect(out.length).toBe(1);
+    expect(out[0]).toContain([...stalePages][0]);
+    // The logged-out page left no document in the WARCs (no redirect to the login page, no login form).
+    const before = await readWarcDir(path.join(dir, 'warcs'));
+    // The pages before it showed the marker as rendered, and were archived.
+    expect(before.some((r) => r.type === 'response' && r.status === 200 && r.targetUri === `${site.origin}/members/`)).toBe(true);
+    expect(before.filter((r) => r.type === 'response' && (r.status === 302 || r.targetUri!.includes('/login'))).map((r) => `${r.status} ${r.targetUri}`)).toEqual([]);
+
+    site.setSessionRequests(0);
+    await save();
+    const resumed = await runTrove(['resume', dir, '--no-progress'], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const records = await readWarcDir(path.join(dir, 'warcs'));
+    const count = new Map<string, number>();
+    for (const r of records) if ((r.type === 'response' || r.type === 'revisit') && r.status === 200) count.set(r.targetUri!, (count.get(r.targetUri!) ?? 0) + 1);
+    const pages = site.memberUrls().filter((u) => /\.html$|\/$/.test(u));
+    for (const u of pages) expect(count.get(u), u).toBe(1);
+    for (const u of site.memberUrls()) expect(count.get(u) ?? 0, u).toBeGreaterThan(0);
+    expect(records.filter((r) => r.type === 'response' && r.status !== 200 && /\.html$|\/$/.test(r.targetUri!)).map((r) => `${r.status} ${r.targetUri}`)).toEqual([]);
+    expect(site.requests.filter((r) => /logout|sign-out|logoff/.test(r.path))).toEqual([]);
+
+    // --save-profile: the tabs' state, the script's cookie and localStorage key with the live session.
+    const state = store.state('members');
+    const names = state.cookies.map((c) => c.name);
+    expect(names).toContain(SCRIPT_COOKIE);
+    expect(site.sessions()).toContain(state.cookies.find((c) => c.name === 'sid')!.value);
+    const origin = state.origins.find((o) => o.origin === site.origin);
+    expect(origin?.localStorage.map(([k]) => k)).toContain(SCRIPT_COOKIE);
+    expect(fs.statSync(path.join(profilesDirOf(library), 'members', 'state.json')).mode & 0o777).toBe(0o600);
+  }, 180_000);
+});
