@@ -82,6 +82,8 @@ export interface CrawlContext {
    * controller pauses the crawl with the reason). Absent without the setting.
    */
   loggedIn?: { check: LoggedInCheck; onLoggedOut(url: string, why: string): void };
+  /** Without --logged-in-check: a response that is a login wall (note-login-wall.ts); the crawl says once that it needs a login. */
+  loginWall?: { seen(url: string, why: string): void };
   /** --save-profile with --profile: a browser tab's login state after each page, for the refreshed profile (crawl-login.ts). */
   browserProfile?: { observe(state: ProfileState): void };
   /** A seed redirected: its target becomes a seed too (Heritrix seedsRedirectNewSeeds). */

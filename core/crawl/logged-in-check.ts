@@ -57,12 +57,7 @@ export function createLoggedInCheck(value: string, opts: { cookieDomains: string
     },
     async loggedOut(url, f, mime) {
       if (!sites.has(siteOf(url) ?? '') || !f.responseHead || f.status === null) return null;
-      if (f.status === 401) return 'the server answered 401 (not logged in)';
-      if (f.status >= 300 && f.status < 400) {
-        const to = URL.parse(fieldValue(f.headers, 'location') ?? '', url);
-        if (to && isLoginPage(to)) return `redirected to the login page ${to.pathname}`;
-        return null;
-      }
+      if (f.status === 401 || (f.status >= 300 && f.status < 400)) return loginWall(url, f, loginPath);
       if (f.status < 200 || f.status >= 300 || mime !== 'text/html' || !f.entity) return null;
       const raw = await f.entity.read(MAX_CHECK_BYTES);
       const html = decodeBody(raw, fieldValue(f.headers, 'content-encoding') ?? undefined, MAX_CHECK_BYTES).body.toString('utf8');
@@ -70,6 +65,18 @@ export function createLoggedInCheck(value: string, opts: { cookieDomains: string
       return html.includes(value) ? null : `the page lacks "${value}"`;
     },
   };
+}
+
+/**
+ * Whether a response is a login wall: a 401, or a redirect to a login page (`loginPath`, or a
+ * path naming log in / sign in). Why, or null. What the logged-in check and the crawl's
+ * "this site needs a login" note (chain/note-login-wall.ts) both look for.
+ */
+export function loginWall(url: string, f: Pick<FetchResult, 'status' | 'headers'>, loginPath: string | null = null): string | null {
+  if (f.status === 401) return 'the server answered 401 (not logged in)';
+  if (f.status === null || f.status < 300 || f.status >= 400) return null;
+  const to = URL.parse(fieldValue(f.headers, 'location') ?? '', url);
+  return to && ((loginPath !== null && to.pathname === loginPath) || /(log|sign)[-_]?in\b/i.test(to.pathname)) ? `redirected to the login page ${to.pathname}` : null;
 }
 
 function siteOf(url: string): string | null {

@@ -156,6 +156,8 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     if (settings.loggedInCheck) {
       const check = createLoggedInCheck(settings.loggedInCheck, { cookieDomains: login.jar?.cookies().map((c) => c.domain) ?? [], seeds: settings.seeds, loginUrl: login.loginUrl });
       ctx.loggedIn = { check, onLoggedOut: (url, why) => controller.loggedOut(url, why, () => login.reload()) };
+    } else {
+      ctx.loginWall = { seen: (url, why) => controller.loginWall(url, why, login.jar !== null) };
     }
     return controller;
   } catch (err) {

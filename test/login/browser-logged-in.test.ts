@@ -7,11 +7,13 @@
  * is refreshed (a new login saved over it), `trove resume` finishes with every member page
  * archived exactly once, and `--save-profile` leaves the profile holding what the tabs held: the
  * live session and the cookie and localStorage key the member script set (state the HTTP
- * fetcher never sees), still owner-only.
+ * fetcher never sees), still owner-only; with `--redact-credentials` neither session is in the
+ * WARCs. Without a login no member page is archived and the crawl says why.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Outcome } from '../../core/api/outcome-codes.ts';
 import { ProfileStore, profilesDirOf } from '../../core/storage/profile-store.ts';
@@ -35,14 +37,26 @@ describe.skipIf(!chromium)('--logged-in-check and --save-profile in browser capt
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
+  it('without a login, no member page is archived, the crawl says why, and no log-out URL is requested', async () => {
+    const dir = path.join(tmp, 'none');
+    const r = await runTrove(['crawl', `${site.origin}/members/`, '--out', dir, '--browser', '--browser-path', chromium!, ...fast]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/\/members\/: redirected to the login page \/login; pages behind a login are not archived without one/);
+    const records = await readWarcDir(path.join(dir, 'warcs'));
+    const ok = new Set(records.filter((x) => (x.type === 'response' || x.type === 'revisit') && x.status === 200).map((x) => x.targetUri));
+    for (const u of site.memberUrls()) expect(ok.has(u), u).toBe(false);
+    expect(site.requests.filter((q) => /logout|sign-out|logoff/.test(q.path))).toEqual([]);
+  }, 60_000);
+
   it('pauses on the next rendered page without the marker; resume after a refresh archives every page once and saves the tabs\' state', async () => {
     const library = path.join(tmp, 'library');
     const store = new ProfileStore(profilesDirOf(library));
-    const save = async () => store.save('members', { cookies: [{ name: 'sid', value: await site.login(), domain: '127.0.0.1', path: '/', expires: -1, secure: false, httpOnly: true }], origins: [] }, { url: `${site.origin}/login` });
+    const sids: string[] = [];
+    const save = async () => store.save('members', { cookies: [{ name: 'sid', value: sids[sids.push(await site.login()) - 1]!, domain: '127.0.0.1', path: '/', expires: -1, secure: false, httpOnly: true }], origins: [] }, { url: `${site.origin}/login` });
     await save();
     const dir = path.join(tmp, 'crawl');
     const env = { TROVE_LIBRARY: library };
-    const args = ['crawl', `${site.origin}/members/`, '--out', dir, '--browser', '--browser-path', chromium!, '--profile', 'members', '--logged-in-check', SIGNED_IN_SELECTOR, '--save-profile', ...fast];
+    const args = ['crawl', `${site.origin}/members/`, '--out', dir, '--browser', '--browser-path', chromium!, '--profile', 'members', '--logged-in-check', SIGNED_IN_SELECTOR, '--save-profile', '--redact-credentials', ...fast];
     const first = await runTrove(args, env);
     expect(first.code, first.stderr).toBe(1);
     expect(first.stderr).toMatch(/paused: logged out \(http:\/\/127\.0\.0\.1:\d+\/\S+: no element matches #account-menu in the rendered page/);
@@ -73,6 +87,10 @@ describe.skipIf(!chromium)('--logged-in-check and --save-profile in browser capt
     for (const u of site.memberUrls()) expect(count.get(u) ?? 0, u).toBeGreaterThan(0);
     expect(records.filter((r) => r.type === 'response' && r.status !== 200 && /\.html$|\/$/.test(r.targetUri!)).map((r) => `${r.status} ${r.targetUri}`)).toEqual([]);
     expect(site.requests.filter((r) => /logout|sign-out|logoff/.test(r.path))).toEqual([]);
+
+    // --redact-credentials in the browser's request records too: neither session is in the WARCs' bytes.
+    const bytes = Buffer.concat(fs.readdirSync(path.join(dir, 'warcs')).map((n) => zlib.gunzipSync(fs.readFileSync(path.join(dir, 'warcs', n)))));
+    for (const sid of sids) expect(bytes.includes(Buffer.from(sid))).toBe(false);
 
     // --save-profile: the tabs' state, the script's cookie and localStorage key with the live session.
     const state = store.state('members');
