@@ -5,7 +5,8 @@
  * the WACZ finds nothing; warcio reads every record, `trove check` passes on the WARCs and the
  * WACZ and says they hold no credentials (and says so of an unredacted crawl); `trove get`
  * still replays the member-only page. `export --warc/--wacz --redact-credentials` do the same for
- * an unredacted crawl after the fact.
+ * an unredacted crawl after the fact, as does the app's export (`export.run` with
+ * `redactCredentials`, through the gate and the export worker).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -18,6 +19,9 @@ import { formatCookiesTxt } from '../../core/formats/cookies-txt.ts';
 import { MEMBER_TEXT, startLoginSite, type LoginSite } from '../fixtures/login-site.ts';
 import { readWarcDir } from '../helpers/read-warcs.ts';
 import { runTrove } from '../helpers/trove-cli.ts';
+import { createAppService } from '../../core/app/app-service.ts';
+import { dispatch } from '../../core/app/gate.ts';
+import type { ExportResult } from '../../core/api/app-types.ts';
 
 const fast = ['--delay-factor', '0', '--min-delay-ms', '0', '--max-delay-ms', '0', '--min-free-disk', '0', '--no-progress', '--scope', 'host'];
 
@@ -116,6 +120,26 @@ describe('--redact-credentials (real CLI)', () => {
     const get = await runTrove(['get', lib, `${site.origin}/members/page-1.html`]);
     expect(get.code, get.stderr).toBe(0);
     expect(get.stdout).toContain(MEMBER_TEXT);
+  }, 60_000);
+
+  it("the app's export (gate and export worker) redacts a WACZ and a WARC subset when asked", async () => {
+    const library = path.join(tmp, 'app-library');
+    const service = createAppService({ libraryDir: library, emit: () => undefined });
+    try {
+      const call = <T>(name: string, payload: unknown) => dispatch(service.handlers, name, payload) as Promise<{ ok: boolean; value: T; error?: unknown }>;
+      const warcs = path.join(tmp, 'plain', 'warcs');
+      const imported = await call<{ id: string }>('library.import', { files: fs.readdirSync(warcs).map((n) => path.join(warcs, n)), copy: true, name: 'Members' });
+      expect(imported.ok, JSON.stringify(imported.error)).toBe(true);
+      for (const format of ['wacz', 'warc'] as const) {
+        const r = await call<ExportResult>('export.run', { archiveId: imported.value.id, format, redactCredentials: true });
+        expect(r.ok, JSON.stringify(r.error)).toBe(true);
+        expect(Number(r.value.summary['request records redacted'])).toBeGreaterThan(0);
+        const files: [string, Buffer][] = format === 'wacz' ? waczEntries(r.value.path) : [[r.value.name, zlib.gunzipSync(fs.readFileSync(r.value.path))]];
+        for (const [entry, bytes] of files) expect(bytes.includes(Buffer.from(sid)), entry).toBe(false);
+      }
+    } finally {
+      await service.close();
+    }
   }, 60_000);
 
   it('no session token anywhere in the WARCs or the WACZ; check, warcio and replay pass', async () => {
