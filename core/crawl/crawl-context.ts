@@ -84,6 +84,8 @@ export interface CrawlContext {
   loggedIn?: { check: LoggedInCheck; onLoggedOut(url: string, why: string): void };
   /** Without --logged-in-check: a response that is a login wall (note-login-wall.ts); the crawl says once that it needs a login. */
   loginWall?: { seen(url: string, why: string): void };
+  /** --profile: the profile the tabs start from, and how many times it was read again (a resume after a logged-out pause). */
+  tabLogin?: { generation(): number; state(): ProfileState };
   /** --save-profile with --profile: a browser tab's login state after each page, for the refreshed profile (crawl-login.ts). */
   browserProfile?: { observe(state: ProfileState): void };
   /** A seed redirected: its target becomes a seed too (Heritrix seedsRedirectNewSeeds). */

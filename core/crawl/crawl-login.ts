@@ -20,8 +20,10 @@ import { defaultLibraryDir, ProfileStore, profilesDirOf } from '../storage/profi
 export interface CrawlLogin {
   /** null when the crawl carries no login (no cookies are sent or kept, as before). */
   jar: CrawlCookieJar | null;
-  /** The profile's state, for the tabs of a browser crawl; null without --profile. */
+  /** The profile's state, for the tabs of a browser crawl; null without --profile. Read again by reload. */
   profile: ProfileState | null;
+  /** How many times reload read the profile again (tabs primed before then are primed again: fetch-browser.ts). */
+  generation: number;
   notes: CrawlNote[];
   /** The page the profile was made from (its login page), if known. */
   loginUrl: string | null;
@@ -44,15 +46,16 @@ export function openCrawlLogin(settings: CrawlSettings, profilesDir: string = de
   const store = new ProfileStore(profilesDir);
   const profile = settings.profile ? store.state(settings.profile) : null;
   const fileCookies = settings.cookiesFile ? readCookiesFile(settings.cookiesFile) : [];
-  if (!profile && fileCookies.length === 0 && !settings.cookiesFile) return { jar: null, profile: null, notes: [], loginUrl: null, reload: () => {}, refreshesProfile: false, observeBrowser: () => {}, save: () => null };
+  if (!profile && fileCookies.length === 0 && !settings.cookiesFile) return { jar: null, profile: null, generation: 0, notes: [], loginUrl: null, reload: () => {}, refreshesProfile: false, observeBrowser: () => {}, save: () => null };
   const jar = createCookieJar([...(profile?.cookies ?? []), ...fileCookies]);
   const from = [settings.profile ? `profile ${settings.profile}` : '', settings.cookiesFile ? settings.cookiesFile : ''].filter(Boolean).join(' and ');
   const sites = [...new Set(jar.cookies().map((c) => c.domain.replace(/^\./, '')))];
   const notes: CrawlNote[] = [{ code: 'LOGIN_LOADED', message: `logged in: ${jar.size()} cookies from ${from}${sites.length ? ` for ${sites.slice(0, 5).join(', ')}${sites.length > 5 ? ` and ${sites.length - 5} more` : ''}` : ''}` }];
   let seen: ProfileState | null = null;
-  return {
+  const login: CrawlLogin = {
     jar,
     profile,
+    generation: 0,
     refreshesProfile: Boolean(settings.saveProfile && settings.profile),
     observeBrowser: (state) => {
       // Cookies are the browser's whole jar (the last reading has them all); storage is per origin, kept from every page.
@@ -63,8 +66,12 @@ export function openCrawlLogin(settings: CrawlSettings, profilesDir: string = de
     notes,
     loginUrl: settings.profile ? (store.list().find((p) => p.name === settings.profile)?.url ?? null) : null,
     reload: () => {
-      const fresh = settings.profile ? store.state(settings.profile).cookies : [];
-      jar.reset([...fresh, ...(settings.cookiesFile ? readCookiesFile(settings.cookiesFile) : [])]);
+      const fresh = settings.profile ? store.state(settings.profile) : null;
+      jar.reset([...(fresh?.cookies ?? []), ...(settings.cookiesFile ? readCookiesFile(settings.cookiesFile) : [])]);
+      if (fresh) {
+        login.profile = fresh;
+        login.generation++;
+      }
     },
     save: () => {
       if (!settings.saveProfile || !settings.profile) return null;
@@ -79,6 +86,7 @@ export function openCrawlLogin(settings: CrawlSettings, profilesDir: string = de
       return { code: 'PROFILE_SAVED', message: `profile ${settings.profile} refreshed: ${cookies.size} cookies${tabs}` };
     },
   };
+  return login;
 }
 
 function readCookiesFile(file: string) {

@@ -8,7 +8,8 @@
  * archived exactly once, and `--save-profile` leaves the profile holding what the tabs held: the
  * live session and the cookie and localStorage key the member script set (state the HTTP
  * fetcher never sees), still owner-only; with `--redact-credentials` neither session is in the
- * WARCs. Without a login no member page is archived and the crawl says why.
+ * WARCs. Without a login no member page is archived and the crawl says why. In one process (the
+ * app's way: paused, then resumed), the tab already open is primed with the refreshed profile.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +18,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Outcome } from '../../core/api/outcome-codes.ts';
 import { ProfileStore, profilesDirOf } from '../../core/storage/profile-store.ts';
+import { startCrawl } from '../../core/crawl/start-crawl.ts';
 import { findChromium } from '../e2e/harness.ts';
 import { SCRIPT_COOKIE, SIGNED_IN_SELECTOR, startLoginSite, type LoginSite } from '../fixtures/login-site.ts';
 import { readWarcDir } from '../helpers/read-warcs.ts';
@@ -101,4 +103,44 @@ describe.skipIf(!chromium)('--logged-in-check and --save-profile in browser capt
     expect(origin?.localStorage.map(([k]) => k)).toContain(SCRIPT_COOKIE);
     expect(fs.statSync(path.join(profilesDirOf(library), 'members', 'state.json')).mode & 0o777).toBe(0o600);
   }, 180_000);
+
+  it('in one process (as the app runs it): resumed after the refresh, the open tab carries the new session', async () => {
+    site.setSessionRequests(9);
+    const profilesDir = profilesDirOf(path.join(tmp, 'library-app'));
+    const store = new ProfileStore(profilesDir);
+    const save = async () => store.save('members', { cookies: [{ name: 'sid', value: await site.login(), domain: '127.0.0.1', path: '/', expires: -1, secure: false, httpOnly: true }], origins: [] }, { url: `${site.origin}/login` });
+    await save();
+    const dir = path.join(tmp, 'app-crawl');
+    const settings = { seeds: [`${site.origin}/members/`], scope: 'host' as const, profile: 'members', loggedInCheck: SIGNED_IN_SELECTOR, concurrency: 1, delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, minFreeDiskBytes: 0, browser: { enabled: true, tabs: 1, path: chromium! } };
+    const crawl = await startCrawl({ dir, settings, profilesDir });
+    await new Promise<void>((resolve) => {
+      if (crawl.state === 'paused') return resolve();
+      const off = crawl.on((e) => {
+        if (e.type === 'snapshot' && e.snapshot.state === 'paused') {
+          off();
+          resolve();
+        }
+      });
+    });
+    expect(crawl.snapshot().message).toMatch(/logged out/);
+    site.setSessionRequests(0);
+    await save();
+    crawl.resume();
+    // A tab still on the ended session would pause the crawl again at once: fail then, not at the timeout.
+    const pausedAgain = new Promise<never>((_, reject) => {
+      const off = crawl.on((e) => {
+        if (e.type === 'snapshot' && e.snapshot.state === 'paused') {
+          off();
+          crawl.stop({ now: true });
+          reject(new Error(`paused again after the refresh: ${e.snapshot.message}`));
+        }
+      });
+    });
+    const final = await Promise.race([crawl.finished(), pausedAgain]);
+    expect(final.state).toBe('finished');
+    const records = await readWarcDir(path.join(dir, 'warcs'));
+    const count = new Map<string, number>();
+    for (const r of records) if ((r.type === 'response' || r.type === 'revisit') && r.status === 200) count.set(r.targetUri!, (count.get(r.targetUri!) ?? 0) + 1);
+    for (const u of site.memberUrls().filter((x) => /\.html$|\/$/.test(x))) expect(count.get(u), u).toBe(1);
+  }, 120_000);
 });

@@ -29,7 +29,8 @@
  */
 import { capturePage, type PageCapture } from '../../browser/capture-page.ts';
 import { screenshotRecord } from '../../browser/page-resource-records.ts';
-import type { TabPool } from '../../browser/tab-pool.ts';
+import type { BrowserTab, TabPool } from '../../browser/tab-pool.ts';
+import { primeTab } from '../../browser/profile-tab-source.ts';
 import type { BehaviorOptions } from '../../browser/page-behaviors.ts';
 import { mayBePage } from '../../frontier/page-hops.ts';
 import type { Outlink } from '../../extract/outlink.ts';
@@ -51,9 +52,11 @@ import { readTabProfileState } from '../../browser/tab-profile-state.ts';
 const HTML = /^(text\/html|application\/xhtml\+xml)$/;
 
 export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Processor {
+  // The profile generation each tab was primed with (a tab opened from the profile: 0, absent).
+  const primed = new WeakMap<BrowserTab, number>();
   return {
     name: 'fetch-browser',
-    reads: { settings: ['crawlDelayCapS', 'dedup', 'delayFactor', 'fetchTimeoutS', 'maxDelayMs', 'maxKbpsPerHost', 'maxMediaBytes', 'maxPageMediaBytes', 'mediaRenditions', 'minDelayMs', 'operator', 'overrides', 'perHost', 'redactCredentials', 'robots', 'userAgent'], services: ['addRedirectSeed', 'browserProfile', 'captures', 'cookies', 'crawlLog', 'db', 'fetcher', 'fileIds', 'frontier', 'hardStop', 'loggedIn', 'now', 'paths', 'pendingOriginals', 'prior', 'robots', 'stats', 'writer'] },
+    reads: { settings: ['crawlDelayCapS', 'dedup', 'delayFactor', 'fetchTimeoutS', 'maxDelayMs', 'maxKbpsPerHost', 'maxMediaBytes', 'maxPageMediaBytes', 'mediaRenditions', 'minDelayMs', 'operator', 'overrides', 'perHost', 'redactCredentials', 'robots', 'userAgent'], services: ['addRedirectSeed', 'browserProfile', 'captures', 'cookies', 'crawlLog', 'db', 'fetcher', 'fileIds', 'frontier', 'hardStop', 'loggedIn', 'now', 'paths', 'pendingOriginals', 'prior', 'robots', 'stats', 'tabLogin', 'writer'] },
     async process(ctx, curi): Promise<ProcessResult> {
       const { uri } = curi;
       const tab = await pool.acquire();
@@ -68,6 +71,12 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
         // The agent of the page's host (the crawl's, or a per-host override's), as fetch-http sends:
         // the host's settings recheck-scope looked up from the URI's one parse.
         await pool.useAgent(tab, curi.hs.userAgent);
+        // The profile was read again (resumed after a logged-out pause): this tab gets its cookies and storage.
+        const generation = ctx.tabLogin?.generation() ?? 0;
+        if (generation > (primed.get(tab) ?? 0)) {
+          await primeTab(tab.session, ctx.tabLogin!.state());
+          primed.set(tab, generation);
+        }
         capture = await capturePage(tab.session, uri.url, {
           sink,
           signal,
