@@ -29,6 +29,8 @@ const MAX_CHECK_BYTES = 8 * 1024 * 1024;
 export interface LoggedInCheck {
   /** Why this response says the login has ended, or null when it looks logged in (or is not the login's site's). */
   loggedOut(url: string, f: FetchResult, mime: string | null): Promise<string | null>;
+  /** Why a load a browser page made (not its document) says the login has ended (a 401 or a redirect to the login page on the login's site), or null. */
+  loggedOutLoad(url: string, f: Pick<FetchResult, 'status' | 'headers'>): string | null;
   /** What a browser tab looks for in the rendered page. */
   marker: { selector: string } | { text: string };
   /** Why a page rendered in a tab (asked for as `url`, ended on `finalUrl`) says the login has ended, or null. */
@@ -49,6 +51,7 @@ export function createLoggedInCheck(value: string, opts: { cookieDomains: string
   const isLoginPage = (u: URL) => (loginPath !== null && u.pathname === loginPath) || /(log|sign)[-_]?in\b/i.test(u.pathname);
   return {
     marker: selector ? { selector: value.trim() } : { text: value },
+    loggedOutLoad: (url, f) => (sites.has(siteOf(url) ?? '') ? loginWall(url, f, loginPath) : null),
     loggedOutRendered(url, finalUrl, markerFound) {
       if (markerFound || !sites.has(siteOf(url) ?? '')) return null;
       const miss = selector ? `no element matches ${value} in the rendered page` : `the rendered page lacks "${value}"`;

@@ -61,13 +61,17 @@ export class BrowserRecordSink implements RecordSink {
   /** The hops path of the page the tab loads (its loads are its embeds: one E further). */
   private pageHops: string;
 
+  /** With `holdDocuments`: the first load of the page that met the login's wall (not written; the page counts as logged out). */
+  loggedOutLoad: { url: string; why: string } | null = null;
   /** Page documents not written yet (`holdDocuments`): written by writeHeld, or let go by dropHeld. */
   private held: { x: RecordedExchange; input: CaptureGroupInput }[] | null;
 
   /**
    * `holdDocuments`: the page's document(s) are not written as they arrive but when the page is
    * known to be wanted (writeHeld): `--logged-in-check` looks at the rendered page first, and a
-   * page that says the login ended must leave nothing in the WARC (fetch-browser.ts).
+   * page that says the login ended must leave nothing in the WARC (fetch-browser.ts). A load of
+   * the page that meets the login's wall (a 401, a redirect to the login page) is not written
+   * either, and makes the page logged out (`loggedOutLoad`).
    */
   constructor(ctx: CrawlContext, pageHops = '', opts: { holdDocuments?: boolean } = {}) {
     this.ctx = ctx;
@@ -81,6 +85,13 @@ export class BrowserRecordSink implements RecordSink {
     this.bytes += input.fetch.bytesReceived;
     if (x.isPageDocument && this.held) {
       this.held.push({ x, input });
+      return;
+    }
+    // --logged-in-check: a load that met the login's wall (the session ended mid-page) is not archived.
+    const wall = this.held && !x.isPageDocument ? (this.ctx.loggedIn?.check.loggedOutLoad(input.url, input.fetch) ?? null) : null;
+    if (wall !== null) {
+      this.loggedOutLoad ??= { url: input.url, why: wall };
+      await disposeFetch(input.fetch);
       return;
     }
     await this.write(x, input);

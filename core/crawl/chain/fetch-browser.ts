@@ -136,13 +136,15 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
 
 /**
  * --logged-in-check on the page as rendered: a page of the login's site without the marker (or
- * a navigation that ended on the login page) is not archived (its held documents are dropped;
+ * a navigation that ended on the login page, or a load of it that met the login's wall: the
+ * session ended mid-page) is not archived (its held documents are dropped;
  * what it loaded beside is archived like any load), gets its LOGGED_OUT line and pauses the crawl.
  */
 async function loggedOutInTab(ctx: CrawlContext, curi: CrawlUri, sink: BrowserRecordSink, capture: PageCapture): Promise<boolean> {
   const f = sink.heldFetch();
   if (!ctx.loggedIn || !f || capture.markerFound === undefined) return false;
-  const why = ctx.loggedIn.check.loggedOutRendered(curi.uri.url, capture.finalUrl, capture.markerFound);
+  const load = sink.loggedOutLoad;
+  const why = ctx.loggedIn.check.loggedOutRendered(curi.uri.url, capture.finalUrl, capture.markerFound) ?? (load ? `${load.url} (loaded by the page): ${load.why}` : null);
   if (why === null) return false;
   curi.mime = mimeOf(f.headers);
   loggedOut(ctx, curi, f, why);
