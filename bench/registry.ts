@@ -54,6 +54,7 @@ export const BENCHES: Bench[] = [
   { name: 'pg-crawl', file: 'pg-crawl-bench.ts', what: '20-host crawl with 1/2/4 workers on PostgreSQL vs one SQLite crawl' },
   { name: 'pg-200k', file: 'pg-200k-bench.ts', what: 'four workers, 200,000 pages on 20 hosts, two killed and restarted: every page once, pages/s per tenth' },
   { name: 'pg-5000', file: 'pg-5000-bench.ts', what: "three workers, 5,000 pages on 20 hosts, one killed: the shared crawl's done-when conditions" },
+  { name: 'login', file: 'login-bench.ts', what: 'issue 36: the login fixture crawled HTTP-only without a login and with a profile: member pages and resources archived, log-out URLs requested (0), pages/s (--pages=N)' },
   { name: 'request-gate', file: 'request-gate-bench.ts', what: "the browser recorder's robots.txt request gate vs no gate, one page of 200 images: wall and CPU" },
   { name: 'crawl-ab', file: 'crawl-ab-bench.ts', what: 'the docs crawl by wget, a baseline checkout and this one, alternated: CPU by thread, peak RSS, after/before (--baseline=DIR)', namedOnly: true },
   { name: 'cli-rss', file: 'cli-crawl-rss-bench.ts', what: "peak RSS of the docs crawl as the CLI runs it: RSS at exit by kind, the breakdown at the peak, the node binary's pages (--baseline, --variant)", namedOnly: true },

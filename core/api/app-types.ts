@@ -299,6 +299,8 @@ export interface ExportRequest {
   sign?: boolean;
   /** WARC subset: which captures. */
   filter?: ExportFilter;
+  /** WACZ and WARC subset: a marker in place of Cookie/Authorization values in request records (issue 36). */
+  redactCredentials?: boolean;
 }
 
 /** Progress of an export, as the core reports it (throttled). */

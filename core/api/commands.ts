@@ -109,6 +109,7 @@ const exportRequest = obj({
   description: optional(str({ max: 5000 })),
   pageText: optional(bool()),
   sign: optional(bool()),
+  redactCredentials: optional(bool()),
   filter: optional(
     obj({
       urlPrefix: optional(str({ max: 8192 })),

@@ -397,6 +397,8 @@ export const CRAWL_LOG_CODES = [
   'LOGIN_LOADED',
   /** A page of the login's site lacked the --logged-in-check: the crawl pauses as logged out. */
   'LOGGED_OUT',
+  /** A page answered 401 or a redirect to a login page (no --logged-in-check): the site needs a login the crawl lacks. Said once. */
+  'LOGIN_REQUIRED',
   /** The profile was refreshed with the cookies the site set during the crawl (--save-profile). */
   'PROFILE_SAVED',
 ] as const;

@@ -473,13 +473,13 @@ export const SETTING_ROWS = [
   }), 'a file the main process would read'),
   boolean('saveProfile', {
     section: 'Login', default: false, label: 'Refresh the profile after the crawl', resume,
-    help: 'When the crawl ends, the profile keeps the cookies the site set during it (a refreshed session).',
-    cli: { flag: '--save-profile', help: 'refresh --profile with the cookies the site set during the crawl' },
+    help: 'When the crawl ends, the profile keeps the cookies the site set during it (a refreshed session); in browser capture also what the tabs held: cookies set by scripts, localStorage and sessionStorage.',
+    cli: { flag: '--save-profile', help: 'refresh --profile with the cookies the site set during the crawl (browser capture: and the tabs\' cookies and storage)' },
   }),
   optionalString('loggedInCheck', {
     section: 'Login', maxLength: 1000, line: true, label: 'Logged-in check', resume,
-    help: 'Text (or a CSS selector, in browser capture) every page of the login’s site shows when logged in; a page without it counts as logged out and pauses the crawl.',
-    cli: { flag: '--logged-in-check', arg: '<text|selector>', help: 'a page of the login’s site lacking this text (or, in browser capture, this CSS selector) pauses the crawl as logged out' },
+    help: 'Text or a CSS selector (#id, .class, [attr]) every page of the login’s site shows when logged in; a page without it counts as logged out and pauses the crawl. Pages captured in the browser are checked as rendered.',
+    cli: { flag: '--logged-in-check', arg: '<text|selector>', help: 'a page of the login’s site lacking this text or CSS selector (browser capture: in the rendered page) pauses the crawl as logged out' },
   }),
   boolean('redactCredentials', {
     section: 'Login', default: false, label: 'Redact credentials', resume,

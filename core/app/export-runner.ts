@@ -62,6 +62,7 @@ export class ExportRunner {
       ...(req.pageText !== undefined ? { pageText: req.pageText } : {}),
       ...(req.sign && req.format === 'wacz' ? { signingKeyFile: this.keyFile() } : {}),
       ...(req.filter !== undefined ? { filter: req.filter } : {}),
+      ...(req.redactCredentials && (req.format === 'wacz' || req.format === 'warc') ? { redactCredentials: true } : {}),
     };
     const worker = new Worker(this.workerUrl ?? new URL('./export-worker.ts', import.meta.url), { workerData: data, name: `export ${req.format} ${id}` });
     this.running.set(exportId, worker);

@@ -28,6 +28,8 @@ export interface ExportWorkerData {
   /** WACZ: sign with the private key in this PEM file. */
   signingKeyFile?: string;
   filter?: ExportFilter;
+  /** WACZ, WARC: request records get a marker for their credentials. */
+  redactCredentials?: boolean;
 }
 
 export type ExportUp =
@@ -41,7 +43,7 @@ async function run(d: ExportWorkerData, onProgress: (p: ExportProgressInfo) => v
     switch (d.format) {
       case 'wacz': {
         const signingKey = d.signingKeyFile !== undefined ? loadSigningKey(fs.readFileSync(d.signingKeyFile)) : undefined;
-        const r = await exportWacz(archive, d.out, { title: d.title, description: d.description, pageText: d.pageText, ...(signingKey ? { signingKey } : {}), onProgress });
+        const r = await exportWacz(archive, d.out, { title: d.title, description: d.description, pageText: d.pageText, ...(signingKey ? { signingKey } : {}), ...(d.redactCredentials ? { redactCredentials: true } : {}), onProgress });
         return { type: 'done', bytes: r.bytes, ...(r.signingWarning ? { warning: r.signingWarning } : {}), summary: {
             warcs: r.warcs,
             captures: r.captures,
@@ -52,6 +54,7 @@ async function run(d: ExportWorkerData, onProgress: (p: ExportProgressInfo) => v
             // Shown as "value key" in the export dialog.
             'WARCs with their fixity from capture': r.fixity.recorded,
             'WARCs hashed now': r.fixity.hashed,
+            ...(d.redactCredentials ? { 'request records redacted': r.redacted } : {}),
             ...(r.changedSinceRecorded.length > 0 ? { 'changed since written (hashed as they are now)': r.changedSinceRecorded.join(', ') } : {}),
           },
         };
@@ -61,8 +64,8 @@ async function run(d: ExportWorkerData, onProgress: (p: ExportProgressInfo) => v
         return { type: 'done', bytes: r.bytes, summary: { lines: r.lines } };
       }
       case 'warc': {
-        const r = await exportWarcSubset(archive, d.out, { ...(d.filter ?? {}), onProgress });
-        return { type: 'done', bytes: r.bytes, summary: { records: r.records, captures: r.captures, materialized: r.materialized } };
+        const r = await exportWarcSubset(archive, d.out, { ...(d.filter ?? {}), ...(d.redactCredentials ? { redactCredentials: true } : {}), onProgress });
+        return { type: 'done', bytes: r.bytes, summary: { records: r.records, captures: r.captures, materialized: r.materialized, ...(d.redactCredentials ? { 'request records redacted': r.redacted } : {}) } };
       }
       case 'mirror': {
         const r = await exportMirror(archive, d.out, { onProgress });

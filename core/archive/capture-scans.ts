@@ -88,6 +88,8 @@ export interface CaptureScans {
   responseUris(): IterableIterator<string>;
   /** Offsets of the indexed records of one file. */
   recordOffsets(fileId: number): number[];
+  /** Where the request records of one file are (folded ones included), in file order: what an export that redacts credentials rewrites. */
+  requestPlaces(fileId: number): { offset: number; length: number }[];
   /** Drop the rows of a file at or past `offset` (they point past its end); returns how many. */
   deleteRecordsFrom(fileId: number, offset: number): number;
   /** Run `fn` in one transaction (a savepoint inside the caller's). */
@@ -143,6 +145,10 @@ function statements(db: Database.Database) {
       .pluck(),
     recordOffsets: db.prepare<[number], { id: number; offset: number; length: number; req_len: number | null; meta_len: number | null }>(
       'SELECT id, offset, length, req_len, meta_len FROM records WHERE file_id = ?',
+    ),
+    requestPlaces: db.prepare<[number], { id: number; offset: number; length: number; record_type: string; req_len: number | null; meta_len: number | null }>(
+      `SELECT id, offset, length, ${recordTypeSql('record_type')} AS record_type, req_len, meta_len FROM records
+       WHERE file_id = ? AND (record_type = ${recordTypeCode('request')} OR req_len IS NOT NULL)`,
     ),
     countFrom: db.prepare<[number, number], { n: number }>(`SELECT COALESCE(SUM(${recordsOfRowSql('r')}), 0) AS n FROM records r WHERE r.file_id = ? AND r.offset >= ?`),
     deleteFrom: db.prepare<[number, number]>('DELETE FROM records WHERE file_id = ? AND offset >= ?'),
@@ -201,6 +207,12 @@ export function createCaptureScans(db: Database.Database): CaptureScans {
     pagesInKeyRange: (from, to, limit) => st().pagesInKeyRange.all(from, to, limit),
     responseUris: () => st().responseUris.iterate(),
     recordOffsets: (fileId) => st().recordOffsets.all(fileId).flatMap((r) => [r.offset, ...childPlaces(r).map((c) => c.offset)]),
+    requestPlaces: (fileId) =>
+      st()
+        .requestPlaces.all(fileId)
+        .flatMap((r) => [...(r.record_type === 'request' ? [{ offset: r.offset, length: r.length }] : []), ...childPlaces(r).filter((c) => c.type === 'request')])
+        .map(({ offset, length }) => ({ offset, length }))
+        .sort((a, b) => a.offset - b.offset),
     deleteRecordsFrom: (fileId, offset) => {
       const n = st().countFrom.get(fileId, offset)!.n;
       st().deleteFrom.run(fileId, offset);

@@ -46,6 +46,8 @@ export interface PageCapture {
   media?: MediaReport;
   /** Where the page's time went, ms per phase (the browser bench prints them). */
   timings: PhaseTimings;
+  /** With `marker`: whether the rendered page has it. */
+  markerFound?: boolean;
 }
 
 /** Milliseconds per phase of one capture, in the order they ran; a behavior that did not run is absent. */
@@ -70,6 +72,12 @@ export interface CapturePageOptions {
    * of every page goes over the network and is recorded again.
    */
   reuseCache?: boolean;
+  /**
+   * Something to look for in the page as rendered, after the behaviors (the crawl's
+   * `--logged-in-check`): an element matching a CSS selector, or text in the page's text or
+   * markup. The answer is `markerFound`.
+   */
+  marker?: { selector: string } | { text: string };
 }
 
 /** The screenshot's size against the viewport's: half (a thumbnail and a look at the page, not a copy of it). */
@@ -84,6 +92,13 @@ const LINKS = `(() => {
   }
   return [...out];
 })()`;
+
+/** The page script that answers whether the rendered page has the marker (a bad selector: no). */
+function markerScript(marker: NonNullable<CapturePageOptions['marker']>): string {
+  if ('selector' in marker) return `(() => { try { return document.querySelector(${JSON.stringify(marker.selector)}) !== null; } catch { return false; } })()`;
+  const t = JSON.stringify(marker.text);
+  return `((document.body ? document.body.innerText : '').includes(${t}) || document.documentElement.outerHTML.includes(${t}))`;
+}
 
 /** The phases' stopwatch: `lap(phase)` adds the time since the last lap to `phase` (null: to none). */
 function phaseClock(): { timings: PhaseTimings; lap: (phase: CapturePhase | null) => void } {
@@ -178,6 +193,7 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
       '({ href: location.href, title: document.title, text: document.body ? document.body.innerText : "", width: innerWidth, height: innerHeight, x: scrollX, y: scrollY })',
     );
     const outlinks = await evaluate<string[]>(session, LINKS);
+    const markerFound = opts.marker ? await evaluate<boolean>(session, markerScript(opts.marker)) : undefined;
     lap('read');
     const screenshot = o.screenshot ? await viewportShot(session, page, SCREENSHOT_SCALE) : undefined;
     if (screenshot) lap('screenshot');
@@ -200,6 +216,7 @@ export async function capturePage(session: CdpSession, url: string, opts: Captur
       problems: recorder.problems,
       ...(recorder.media ? { media: recorder.media } : {}),
       timings,
+      ...(markerFound !== undefined ? { markerFound } : {}),
     };
   } catch (err) {
     // A wait cut short by the signal rejects with its AbortError: the capture was stopped.

@@ -4,18 +4,20 @@
  * localStorage and sessionStorage (a script run before each document of the profile's origins
  * that fills in the keys the page does not have yet) before the tab loads anything. Wrapping the
  * source keeps the tab pool and the page capture unaware of profiles: one place, in the crawl's
- * start, decides whether tabs are primed.
+ * start, decides whether tabs are primed. `state` is asked at each tab's opening: after a
+ * logged-out pause the crawl's login reads the refreshed profile (crawl-login.ts `reload`), and
+ * the tabs already open are primed again by fetch-browser.ts.
  */
 import type { ProfileState } from '../api/profile-types.ts';
 import type { CdpSession } from './cdp-session.ts';
 import type { SourceTab, TabSource } from './tab-source.ts';
 
-export function profileTabSource(inner: TabSource, state: ProfileState): TabSource {
+export function profileTabSource(inner: TabSource, state: () => ProfileState): TabSource {
   return {
     async open(): Promise<SourceTab> {
       const tab = await inner.open();
       try {
-        await primeTab(tab.session, state);
+        await primeTab(tab.session, state());
       } catch (err) {
         await tab.close().catch(() => {});
         throw err;

@@ -65,7 +65,7 @@ export function registerExportCommand(program: Command, io: ExportIo = { stdout:
     .option('--from <timestamp>', '--warc: captured at or after (YYYYMMDDhhmmss, or a prefix of it)')
     .option('--to <timestamp>', '--warc: captured at or before (YYYYMMDDhhmmss, or a prefix of it)')
     .option('--mime <type>', '--warc: this MIME type, or a family ending in / (image/)')
-    .option('--redact-credentials', '--warc: write a marker instead of Cookie/Authorization values in request records (not yet for --wacz)')
+    .option('--redact-credentials', '--warc, --wacz: write a marker instead of Cookie/Authorization values in request records')
     .option('--mirror <dir>', 'write the site as files to browse offline (a new or empty folder)')
     .option('--report <dir>', 'write crawl reports (CSV, JSON and Heritrix text reports)')
     .option('--no-progress', 'no progress bar')
@@ -133,8 +133,7 @@ function plan(opts: ExportCommandOptions, warn: (warning: string) => void): Job[
   const filters = (['urlPrefix', 'host', 'from', 'to', 'mime'] as const).filter((k) => opts[k] !== undefined);
   if (!opts.wacz && !opts.cdxj && !opts.warc && !opts.mirror && !opts.report) return 'nothing to do: give --wacz, --cdxj, --warc, --mirror or --report';
   if (filters.length > 0 && !opts.warc) return `${filters.map(flag).join(', ')} select captures for --warc; give --warc <file>`;
-  // A WACZ packs the crawl's WARC files whole (with their recorded fixity and index offsets): not redacted on export yet.
-  if (opts.redactCredentials && (!opts.warc || opts.wacz)) return '--redact-credentials applies to --warc only (not yet to --wacz: crawl with --redact-credentials for a WACZ without credentials)';
+  if (opts.redactCredentials && !opts.warc && !opts.wacz) return '--redact-credentials applies to --warc and --wacz; give one of them';
   if ((opts.signKey || opts.title || opts.pageText || opts.verify) && !opts.wacz) return '--sign-key, --title, --page-text and --verify apply to --wacz; give --wacz <file>';
   for (const k of ['from', 'to'] as const) {
     const v = opts[k];
@@ -163,9 +162,11 @@ function plan(opts: ExportCommandOptions, warn: (warning: string) => void): Job[
           ...(opts.pageText ? { pageText: true } : {}),
           ...(opts.verify ? { verifyFixity: true } : {}),
           ...(signingKey ? { signingKey } : {}),
+          ...(opts.redactCredentials ? { redactCredentials: true } : {}),
           ...(onProgress ? { onProgress } : {}),
         });
-        return `wacz: ${r.path}: ${r.warcs} WARC file${r.warcs === 1 ? '' : 's'}, ${r.captures} captures (ZipNum index), ${r.pages} pages, ${formatBytes(r.bytes)}${r.signed ? ', signed' : ''}; ${fixityNote(r)}`;
+        const redacted = opts.redactCredentials ? `, ${r.redacted} request record${r.redacted === 1 ? '' : 's'} redacted` : '';
+        return `wacz: ${r.path}: ${r.warcs} WARC file${r.warcs === 1 ? '' : 's'}, ${r.captures} captures (ZipNum index), ${r.pages} pages, ${formatBytes(r.bytes)}${r.signed ? ', signed' : ''}${redacted}; ${fixityNote(r)}`;
       },
     });
   }

@@ -9,6 +9,7 @@ import type { ExtractPool } from '../extract/extract-pool.ts';
 import type { Fetcher } from '../fetch/fetcher.ts';
 import type { CrawlCookieJar } from '../fetch/cookie-jar.ts';
 import type { LoggedInCheck } from './logged-in-check.ts';
+import type { ProfileState } from '../api/profile-types.ts';
 import type { Frontier } from '../frontier/frontier.ts';
 import type { WarcWriter } from '../warc/warc-writer.ts';
 import type { CandidateChain } from './candidate-chain.ts';
@@ -81,6 +82,12 @@ export interface CrawlContext {
    * controller pauses the crawl with the reason). Absent without the setting.
    */
   loggedIn?: { check: LoggedInCheck; onLoggedOut(url: string, why: string): void };
+  /** Without --logged-in-check: a response that is a login wall (note-login-wall.ts); the crawl says once that it needs a login. */
+  loginWall?: { seen(url: string, why: string): void };
+  /** --profile: the profile the tabs start from, and how many times it was read again (a resume after a logged-out pause). */
+  tabLogin?: { generation(): number; state(): ProfileState };
+  /** --save-profile with --profile: a browser tab's login state after each page, for the refreshed profile (crawl-login.ts). */
+  browserProfile?: { observe(state: ProfileState): void };
   /** A seed redirected: its target becomes a seed too (Heritrix seedsRedirectNewSeeds). */
   addRedirectSeed(url: string): void;
 }

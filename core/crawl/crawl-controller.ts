@@ -117,6 +117,7 @@ export class CrawlController {
   private diskPaused = false;
   /** Paused by loggedOut: what to do on resume (read the refreshed profile). */
   private loginPaused: (() => void) | null = null;
+  private loginWallSaid = false;
   private needsReconcile = false;
   private reconciling = false;
   private hardAbort: AbortController;
@@ -226,6 +227,19 @@ export class CrawlController {
     this.pause();
     this.log('warn', 'LOGGED_OUT', this.message);
     this.emitSnapshot();
+  }
+
+  /**
+   * A response was a login wall (chain/note-login-wall.ts): say once that the site needs a login
+   * (`hasLogin`: the crawl carries one, which did not hold), and how to give it one.
+   */
+  loginWall(url: string, why: string, hasLogin: boolean): void {
+    if (this.loginWallSaid) return;
+    this.loginWallSaid = true;
+    const how = hasLogin
+      ? 'the crawl carries a login, which the site did not accept (the session may have ended: refresh the profile; --logged-in-check pauses the crawl when it does)'
+      : 'pages behind a login are not archived without one: crawl with --profile NAME (trove profile create NAME --url LOGIN_URL) or --cookies FILE';
+    this.log('warn', 'LOGIN_REQUIRED', `${url}: ${why}; ${how}`);
   }
 
   resume(): void {

@@ -7,6 +7,11 @@
  * - a redirect to the login page (the profile's login URL, or a path naming log in / sign in);
  * - a 401.
  *
+ * A page captured in a browser tab (browser and auto modes) is checked as rendered, after its
+ * scripts: the tab looks for the selector with querySelector (any CSS selector), or for the text
+ * in the page's text or markup (browser/capture-page.ts `marker`); the reason names the login
+ * page when the navigation was redirected there.
+ *
  * The login's site is the registrable domains the login's cookies are for, or the seeds' when
  * the crawl carries no cookies. Selectors are matched on start tags as parse5's SAX parser reads
  * them: a compound selector (no combinators) is all a logged-in marker needs, and no selector
@@ -24,6 +29,12 @@ const MAX_CHECK_BYTES = 8 * 1024 * 1024;
 export interface LoggedInCheck {
   /** Why this response says the login has ended, or null when it looks logged in (or is not the login's site's). */
   loggedOut(url: string, f: FetchResult, mime: string | null): Promise<string | null>;
+  /** Why a load a browser page made (not its document) says the login has ended (a 401 or a redirect to the login page on the login's site), or null. */
+  loggedOutLoad(url: string, f: Pick<FetchResult, 'status' | 'headers'>): string | null;
+  /** What a browser tab looks for in the rendered page. */
+  marker: { selector: string } | { text: string };
+  /** Why a page rendered in a tab (asked for as `url`, ended on `finalUrl`) says the login has ended, or null. */
+  loggedOutRendered(url: string, finalUrl: string, markerFound: boolean): string | null;
 }
 
 interface Compound {
@@ -37,15 +48,19 @@ export function createLoggedInCheck(value: string, opts: { cookieDomains: string
   const selector = parseSelector(value);
   const sites = new Set((opts.cookieDomains.length ? opts.cookieDomains.map((d) => `x://${d.replace(/^\./, '')}/`) : opts.seeds).map(siteOf).filter((s): s is string => s !== null));
   const loginPath = opts.loginUrl ? (URL.parse(opts.loginUrl)?.pathname ?? null) : null;
+  const isLoginPage = (u: URL) => (loginPath !== null && u.pathname === loginPath) || /(log|sign)[-_]?in\b/i.test(u.pathname);
   return {
+    marker: selector ? { selector: value.trim() } : { text: value },
+    loggedOutLoad: (url, f) => (sites.has(siteOf(url) ?? '') ? loginWall(url, f, loginPath) : null),
+    loggedOutRendered(url, finalUrl, markerFound) {
+      if (markerFound || !sites.has(siteOf(url) ?? '')) return null;
+      const miss = selector ? `no element matches ${value} in the rendered page` : `the rendered page lacks "${value}"`;
+      const to = URL.parse(finalUrl);
+      return finalUrl !== url && to && isLoginPage(to) ? `${miss} (redirected to the login page ${to.pathname})` : miss;
+    },
     async loggedOut(url, f, mime) {
       if (!sites.has(siteOf(url) ?? '') || !f.responseHead || f.status === null) return null;
-      if (f.status === 401) return 'the server answered 401 (not logged in)';
-      if (f.status >= 300 && f.status < 400) {
-        const to = URL.parse(fieldValue(f.headers, 'location') ?? '', url);
-        if (to && ((loginPath !== null && to.pathname === loginPath) || /(log|sign)[-_]?in\b/i.test(to.pathname))) return `redirected to the login page ${to.pathname}`;
-        return null;
-      }
+      if (f.status === 401 || (f.status >= 300 && f.status < 400)) return loginWall(url, f, loginPath);
       if (f.status < 200 || f.status >= 300 || mime !== 'text/html' || !f.entity) return null;
       const raw = await f.entity.read(MAX_CHECK_BYTES);
       const html = decodeBody(raw, fieldValue(f.headers, 'content-encoding') ?? undefined, MAX_CHECK_BYTES).body.toString('utf8');
@@ -53,6 +68,18 @@ export function createLoggedInCheck(value: string, opts: { cookieDomains: string
       return html.includes(value) ? null : `the page lacks "${value}"`;
     },
   };
+}
+
+/**
+ * Whether a response is a login wall: a 401, or a redirect to a login page (`loginPath`, or a
+ * path naming log in / sign in). Why, or null. What the logged-in check and the crawl's
+ * "this site needs a login" note (chain/note-login-wall.ts) both look for.
+ */
+export function loginWall(url: string, f: Pick<FetchResult, 'status' | 'headers'>, loginPath: string | null = null): string | null {
+  if (f.status === 401) return 'the server answered 401 (not logged in)';
+  if (f.status === null || f.status < 300 || f.status >= 400) return null;
+  const to = URL.parse(fieldValue(f.headers, 'location') ?? '', url);
+  return to && ((loginPath !== null && to.pathname === loginPath) || /(log|sign)[-_]?in\b/i.test(to.pathname)) ? `redirected to the login page ${to.pathname}` : null;
 }
 
 function siteOf(url: string): string | null {

@@ -125,7 +125,7 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     const redirectSeeds = getMeta<string[]>(db, 'redirectSeeds') ?? [];
     const scope = buildScope(scopeSettingsFrom(settings), [...settings.seeds, ...redirectSeeds]);
     const login = openCrawlLogin(settings, opts.profilesDir);
-    await startBrowser(settings, opts.tabSource, browser, login.profile);
+    await startBrowser(settings, opts.tabSource, browser, login);
     claimCrawlDir(db, settings, customRobotsText);
     if (opts.recrawlOf && !getMeta(db, RECRAWL_OF_META)) setMeta(db, RECRAWL_OF_META, path.resolve(opts.recrawlOf));
     const stores = await openStores(db, paths, settings, opts.frontier);
@@ -156,6 +156,8 @@ export async function startCrawl(opts: StartCrawlOptions): Promise<CrawlControll
     if (settings.loggedInCheck) {
       const check = createLoggedInCheck(settings.loggedInCheck, { cookieDomains: login.jar?.cookies().map((c) => c.domain) ?? [], seeds: settings.seeds, loginUrl: login.loginUrl });
       ctx.loggedIn = { check, onLoggedOut: (url, why) => controller.loggedOut(url, why, () => login.reload()) };
+    } else {
+      ctx.loginWall = { seen: (url, why) => controller.loginWall(url, why, login.jar !== null) };
     }
     return controller;
   } catch (err) {
@@ -278,17 +280,17 @@ function resolveSettings(db: Database.Database, given: Partial<CrawlSettings>): 
  * crawl and robots.txt is read for it. Its modules load here, only for a browser crawl: an
  * HTTP-only crawl never touches them (and closes a tab source it was given).
  */
-async function startBrowser(settings: CrawlSettings, tabSource: TabSource | undefined, into: BrowserParts, profile: ProfileState | null = null): Promise<void> {
+async function startBrowser(settings: CrawlSettings, tabSource: TabSource | undefined, into: BrowserParts, login: CrawlLogin): Promise<void> {
   if (captureModeOf(settings) !== 'http') {
     const [{ TabPool }, { findChromium }] = await Promise.all([import('../browser/tab-pool.ts'), import('../browser/find-chromium.ts')]);
     ({ fetchBrowser: into.fetchBrowser } = await import('./chain/fetch-browser.ts'));
     ({ fetchAuto: into.fetchAuto } = await import('./chain/fetch-auto.ts'));
     ({ RenderDecisions: into.RenderDecisions } = await import('./render-decisions.ts'));
-    if (profile) {
+    if (login.profile) {
       // Tabs start from the login's profile (browser/profile-tab-source.ts).
       const [{ launchChromiumTabs }, { profileTabSource }] = await Promise.all([import('../browser/chromium-tab-source.ts'), import('../browser/profile-tab-source.ts')]);
       const inner = tabSource ?? (await launchChromiumTabs({ executablePath: findChromium({ path: settings.browser.path }), userAgent: settings.userAgent }));
-      into.tabs = await TabPool.open(profileTabSource(inner, profile), settings.browser.tabs, { userAgent: settings.userAgent });
+      into.tabs = await TabPool.open(profileTabSource(inner, () => login.profile!), settings.browser.tabs, { userAgent: settings.userAgent });
       return;
     }
     into.tabs = tabSource
@@ -465,6 +467,8 @@ function buildContext(p: CrawlParts, clock: (() => number) | undefined): { ctx: 
     writer: p.writer,
     fetcher: p.fetcher,
     cookies: p.login.jar,
+    ...(p.login.profile ? { tabLogin: { generation: () => p.login.generation, state: () => p.login.profile! } } : {}),
+    ...(p.login.refreshesProfile ? { browserProfile: { observe: (state: ProfileState) => p.login.observeBrowser(state) } } : {}),
     extractor: p.extractor,
     robots: p.robots,
     chain: p.chain,

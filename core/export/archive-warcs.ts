@@ -23,6 +23,8 @@ export interface ExportWarc {
   name: string;
   /** Records indexed from it. */
   records: number;
+  /** Where a record at this offset of `source` is in the WARC as exported, when that is not `offset - start` (a redacted copy: wacz-redact.ts). */
+  relocate?: (offset: number) => number;
 }
 
 /** Every WARC of the archive, in registration order. Throws when one is missing or still being written. */

@@ -66,7 +66,7 @@ function partialBesideWhole(archive: Archive, r: CdxjSourceRow, exported: Readon
   return archive.index.findCaptures(r.urlkey).some((x) => x.status === 200 && x.recordType === 'response' && x.targetUri === r.targetUri && exported.has(x.fileId));
 }
 
-export function cdxjEntry(r: CdxjSourceRow, w: Pick<ExportWarc, 'start' | 'name'>): CdxjEntry | null {
+export function cdxjEntry(r: CdxjSourceRow, w: Pick<ExportWarc, 'start' | 'name' | 'relocate'>): CdxjEntry | null {
   if (!r.targetUri || !r.urlkey || !r.ts || !(r.length > 0)) return null;
   const media = mediaType(r.mime);
   if ((r.recordType === 'metadata' || r.recordType === 'resource') && media === 'application/warc-fields') return null;
@@ -75,7 +75,7 @@ export function cdxjEntry(r: CdxjSourceRow, w: Pick<ExportWarc, 'start' | 'name'
     timestamp: r.ts,
     url: r.targetUri,
     length: r.length,
-    offset: r.offset - w.start,
+    offset: w.relocate ? w.relocate(r.offset) : r.offset - w.start,
     filename: w.name,
   };
   const http = r.recordType === 'response' || r.recordType === 'revisit';

@@ -2,7 +2,8 @@
  * `trove export --wacz FILE`: the archive as one WACZ 1.1.1 package, for ReplayWeb.page, pywb or
  * another Trove. In one pass over the WARC bytes, memory flat:
  *
- *   archive/<name>.warc.gz        every WARC, STORED (byte for byte, so offsets stay valid)
+ *   archive/<name>.warc.gz        every WARC, STORED (byte for byte, so offsets stay valid; with
+ *                                 redactCredentials a copy with request records redacted, offsets relocated)
  *   archive/earlier-payloads.warc.gz  a recrawl's originals held by its earlier crawls (wacz-earlier-payloads.ts)
  *   indexes/index.cdx.gz          ZipNum CDXJ blocks, STORED, for every archive size
  *   indexes/index.idx             one line per block (zipnum-index.ts)
@@ -42,6 +43,8 @@ import { TroveError } from '../errors.ts';
 import type { Archive } from '../archive/archive-dir.ts';
 import { TROVE_VERSION } from '../api/settings.ts';
 import { archiveWarcs, totalWarcBytes } from './archive-warcs.ts';
+import type { ExportWarc } from './archive-warcs.ts';
+import { writeRedactedWarc } from './wacz-redact.ts';
 import { captureCdxjLines, countCaptureRows } from './capture-cdxj.ts';
 import { sortLines } from './external-sort.ts';
 import { isoSeconds, ProgressThrottle } from './export-types.ts';
@@ -80,6 +83,8 @@ export interface WaczExportOptions {
   verifyFixity?: boolean;
   /** The package's `created` time (default now). */
   now?: Date;
+  /** Request records get a marker for Cookie/Authorization values; the WARCs holding any are rewritten (wacz-redact.ts). */
+  redactCredentials?: boolean;
 }
 
 export interface WaczExportResult {
@@ -101,6 +106,8 @@ export interface WaczExportResult {
   fixity: { recorded: number; hashed: number; verified: number };
   /** WARCs whose bytes no longer match the fixity recorded when they were written (their size or mtime changed too). */
   changedSinceRecorded: string[];
+  /** Request records written with their credentials redacted (`redactCredentials`). */
+  redacted: number;
 }
 
 export interface WaczResourceEntry {
@@ -116,42 +123,8 @@ export async function exportWacz(archive: Archive, out: string, opts: WaczExport
   const warcs = archiveWarcs(archive);
   const zip = await ZipWriter.create(out);
   try {
-    // 1. The WARCs, stored.
-    const totalBytes = totalWarcBytes(warcs);
-    let copied = 0;
-    const fixity = { recorded: 0, hashed: 0, verified: 0 };
-    const changedSinceRecorded: string[] = [];
-    for (const w of warcs) {
-      const chunks = readFileRange(w.source, w.start, w.size);
-      const counted = (async function* () {
-        for await (const c of chunks) {
-          copied += c.length;
-          progress.report('warcs', copied, totalBytes, zip.bytesWritten);
-          yield c;
-        }
-      })();
-      const recorded = archive.index.fixity(w.fileId);
-      const trusted = !opts.verifyFixity && recorded && fixityStillHolds(recorded, await fsp.stat(w.source), w.size) ? recorded : null;
-      const entry = await zip.addStream(`archive/${w.name}`, counted, { size: w.size, ...(trusted ? { known: trusted } : {}) });
-      if (trusted) {
-        fixity.recorded++;
-        continue;
-      }
-      fixity.hashed++;
-      if (!recorded || recorded.bytes !== w.size) continue;
-      if (recorded.sha256 === entry.sha256) {
-        if (opts.verifyFixity) fixity.verified++;
-        continue;
-      }
-      if (opts.verifyFixity) {
-        throw new TroveError(
-          'EXPORT_FIXITY_MISMATCH',
-          `${w.name}: its bytes no longer match the SHA-256 recorded on ${new Date(recorded.recordedAt).toISOString()} (${recorded.sha256}, now ${entry.sha256}); the file changed or was damaged since it was written`,
-          { file: w.source, recorded: recorded.sha256, actual: entry.sha256 },
-        );
-      }
-      changedSinceRecorded.push(w.name);
-    }
+    // 1. The WARCs, stored (rewritten first when credentials are redacted).
+    const { fixity, changedSinceRecorded, redacted } = await addWarcs(archive, zip, warcs, out, opts, progress);
 
     // 1b. A recrawl's payloads that its earlier crawls hold, so the package stands alone.
     const earlier = await addEarlierPayloads(archive, zip, out);
@@ -210,11 +183,75 @@ export async function exportWacz(archive: Archive, out: string, opts: WaczExport
     progress.report('finish', 1, 1, bytes);
     progress.flush();
     const signingWarning = opts.signingKey ? signingKeyWarning(opts.signingKey) : undefined;
-    return { path: out, bytes, warcs: warcs.length + (earlier ? 1 : 0), captures, pages, index: 'zipnum', signed: opts.signingKey !== undefined, ...(signingWarning ? { signingWarning } : {}), resources, fixity, changedSinceRecorded };
+    return { path: out, bytes, warcs: warcs.length + (earlier ? 1 : 0), captures, pages, index: 'zipnum', signed: opts.signingKey !== undefined, ...(signingWarning ? { signingWarning } : {}), resources, fixity, changedSinceRecorded, redacted };
   } catch (err) {
     await zip.abort();
     throw err;
   }
+}
+
+/**
+ * Each WARC into the ZIP, STORED: byte for byte with its recorded fixity when it still holds, or
+ * with `redactCredentials` a copy whose request records carry the marker (wacz-redact.ts; the
+ * WARC's `relocate` is set so the index points into the copy).
+ */
+async function addWarcs(
+  archive: Archive,
+  zip: ZipWriter,
+  warcs: ExportWarc[],
+  out: string,
+  opts: WaczExportOptions,
+  progress: ProgressThrottle,
+): Promise<{ fixity: WaczExportResult['fixity']; changedSinceRecorded: string[]; redacted: number }> {
+  const totalBytes = totalWarcBytes(warcs);
+  let copied = 0;
+  const fixity = { recorded: 0, hashed: 0, verified: 0 };
+  const changedSinceRecorded: string[] = [];
+  let redacted = 0;
+  const counted = (chunks: AsyncIterable<Buffer>) =>
+    (async function* () {
+      for await (const c of chunks) {
+        copied += c.length;
+        progress.report('warcs', copied, totalBytes, zip.bytesWritten);
+        yield c;
+      }
+    })();
+  for (const w of warcs) {
+    const copy = opts.redactCredentials ? await writeRedactedWarc(archive, w, `${out}.redact.warc`) : null;
+    if (copy) {
+      try {
+        await zip.addStream(`archive/${w.name}`, counted(readFileRange(copy.file, 0, copy.size)), { size: copy.size });
+      } finally {
+        await fsp.rm(copy.file, { force: true });
+      }
+      w.relocate = copy.relocate;
+      redacted += copy.redacted;
+      fixity.hashed++;
+      continue;
+    }
+    const recorded = archive.index.fixity(w.fileId);
+    const trusted = !opts.verifyFixity && recorded && fixityStillHolds(recorded, await fsp.stat(w.source), w.size) ? recorded : null;
+    const entry = await zip.addStream(`archive/${w.name}`, counted(readFileRange(w.source, w.start, w.size)), { size: w.size, ...(trusted ? { known: trusted } : {}) });
+    if (trusted) {
+      fixity.recorded++;
+      continue;
+    }
+    fixity.hashed++;
+    if (!recorded || recorded.bytes !== w.size) continue;
+    if (recorded.sha256 === entry.sha256) {
+      if (opts.verifyFixity) fixity.verified++;
+      continue;
+    }
+    if (opts.verifyFixity) {
+      throw new TroveError(
+        'EXPORT_FIXITY_MISMATCH',
+        `${w.name}: its bytes no longer match the SHA-256 recorded on ${new Date(recorded.recordedAt).toISOString()} (${recorded.sha256}, now ${entry.sha256}); the file changed or was damaged since it was written`,
+        { file: w.source, recorded: recorded.sha256, actual: entry.sha256 },
+      );
+    }
+    changedSinceRecorded.push(w.name);
+  }
+  return { fixity, changedSinceRecorded, redacted };
 }
 
 /** Pack the WARC of a recrawl's earlier payloads (wacz-earlier-payloads.ts), if it needs one. */

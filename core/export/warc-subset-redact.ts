@@ -20,7 +20,12 @@ const MAX_REQUEST = 64 << 20;
 const RECOMPUTED = new Set(['warc-block-digest', 'content-length']);
 
 export async function redactedRequest(archive: Archive, row: RecordDbRow): Promise<RecordBytes | null> {
-  const record = await readRecordAt(archive.resolveFile({ filePath: row.file_path }), row.offset, row.length);
+  return redactedRequestAt(archive.resolveFile({ filePath: row.file_path }), row.offset, row.length);
+}
+
+/** The record at `offset` of `file` redacted, when it is a request record holding credentials; else null. */
+export async function redactedRequestAt(file: string, offset: number, length: number): Promise<RecordBytes | null> {
+  const record = await readRecordAt(file, offset, length);
   if (record.type !== 'request' || record.contentLength > MAX_REQUEST) return null;
   const { bytes } = await record.readBlock(record.contentLength);
   if (credentialHeaders(bytes).length === 0) return null;

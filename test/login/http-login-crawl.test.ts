@@ -4,7 +4,8 @@
  *
  * - `--cookies FILE` (a Netscape cookies.txt with the `#HttpOnly_` prefix) and `--profile NAME`:
  *   every member-only page and resource is archived (read back with warcio);
- * - without a login none is, and the log-out guard keeps every log-out URL unrequested (the
+ * - without a login none is, the crawl says why (the site's login wall) and how to give it one,
+ *   and the log-out guard keeps every log-out URL unrequested (the
  *   server's log) in all three crawls;
  * - `--save-profile` keeps the cookies the site set during the crawl.
  */
@@ -46,6 +47,8 @@ describe('crawling behind a login, HTTP only (real CLI)', () => {
     const dir = path.join(tmp, 'none');
     const r = await runTrove(['crawl', `${site.origin}/members/`, '--out', dir, ...fast]);
     expect(r.code, r.stderr).toBe(0);
+    // The crawl says why: the seed answered with a redirect to the login page.
+    expect(r.stderr).toMatch(/\/members\/: redirected to the login page \/login; pages behind a login are not archived without one: crawl with --profile NAME/);
     const got = archived(await readWarcDir(path.join(dir, 'warcs')));
     for (const u of site.memberUrls()) expect(got.has(u), u).toBe(false);
     noLogoutRequested(site);

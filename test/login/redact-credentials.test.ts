@@ -4,7 +4,9 @@
  * a fixed marker instead; a byte search for the session token in the decompressed WARCs and in
  * the WACZ finds nothing; warcio reads every record, `trove check` passes on the WARCs and the
  * WACZ and says they hold no credentials (and says so of an unredacted crawl); `trove get`
- * still replays the member-only page.
+ * still replays the member-only page. `export --warc/--wacz --redact-credentials` do the same for
+ * an unredacted crawl after the fact, as does the app's export (`export.run` with
+ * `redactCredentials`, through the gate and the export worker).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,6 +19,9 @@ import { formatCookiesTxt } from '../../core/formats/cookies-txt.ts';
 import { MEMBER_TEXT, startLoginSite, type LoginSite } from '../fixtures/login-site.ts';
 import { readWarcDir } from '../helpers/read-warcs.ts';
 import { runTrove } from '../helpers/trove-cli.ts';
+import { createAppService } from '../../core/app/app-service.ts';
+import { dispatch } from '../../core/app/gate.ts';
+import type { ExportResult } from '../../core/api/app-types.ts';
 
 const fast = ['--delay-factor', '0', '--min-delay-ms', '0', '--max-delay-ms', '0', '--min-free-disk', '0', '--no-progress', '--scope', 'host'];
 
@@ -24,6 +29,15 @@ const fast = ['--delay-factor', '0', '--min-delay-ms', '0', '--max-delay-ms', '0
 function warcBytes(dir: string): Buffer {
   const w = path.join(dir, 'warcs');
   return Buffer.concat(fs.readdirSync(w).map((n) => (n.endsWith('.gz') ? zlib.gunzipSync(fs.readFileSync(path.join(w, n))) : fs.readFileSync(path.join(w, n)))));
+}
+
+/** Every entry of a WACZ (unzip), gzip members inflated, and as stored: a byte search must look at both. */
+function waczEntries(wacz: string): [string, Buffer][] {
+  const listing = spawnSync('unzip', ['-Z1', wacz], { encoding: 'utf8' }).stdout.trim().split('\n');
+  return listing.map((entry) => {
+    const raw = spawnSync('unzip', ['-p', wacz, entry], { maxBuffer: 1 << 28 }).stdout as Buffer;
+    return [entry, entry.endsWith('.gz') ? Buffer.concat([raw, zlib.gunzipSync(raw)]) : raw];
+  });
 }
 
 describe('redactCredentials (formats)', () => {
@@ -82,9 +96,50 @@ describe('--redact-credentials (real CLI)', () => {
     const requests = records.filter((x) => x.type === 'request');
     expect(requests.length).toBeGreaterThan(0);
     for (const q of requests) expect(ids.has(q.concurrentTo[0]!)).toBe(true);
-    const wacz = await runTrove(['export', dir, '--wacz', path.join(tmp, 'x.wacz'), '--redact-credentials']);
-    expect(wacz.code).toBe(2);
-    expect(wacz.stderr).toMatch(/--redact-credentials applies to --warc only/);
+  }, 60_000);
+
+  it('export --wacz --redact-credentials: no token in any entry; check, warcio and replay of the package pass', async () => {
+    const wacz = path.join(tmp, 'members.wacz');
+    const ex = await runTrove(['export', path.join(tmp, 'plain'), '--wacz', wacz, '--redact-credentials']);
+    expect(ex.code, ex.stderr).toBe(0);
+    expect(ex.stdout).toMatch(/[1-9]\d* request records? redacted/);
+    const entries = waczEntries(wacz);
+    for (const [entry, bytes] of entries) expect(bytes.includes(Buffer.from(sid)), entry).toBe(false);
+    // index, pages and datapackage digests are checked against the rewritten bytes; every CDXJ line against its record.
+    const check = await runTrove(['check', wacz]);
+    expect(check.code, check.stderr + check.stdout).toBe(0);
+    expect(check.stderr).toMatch(/no credentials in request records/);
+    const unzipped = path.join(tmp, 'wacz-warcs');
+    fs.mkdirSync(unzipped);
+    for (const [entry] of entries) if (entry.startsWith('archive/')) fs.writeFileSync(path.join(unzipped, path.basename(entry)), spawnSync('unzip', ['-p', wacz, entry], { maxBuffer: 1 << 28 }).stdout as Buffer);
+    const records = await readWarcDir(unzipped);
+    expect(records.some((x) => x.type === 'request')).toBe(true);
+    // Trove's replay of the package: imported, the member page served.
+    const lib = path.join(tmp, 'wacz-import');
+    expect((await runTrove(['import', wacz, '--archive', lib, '--no-progress'])).code).toBe(0);
+    const get = await runTrove(['get', lib, `${site.origin}/members/page-1.html`]);
+    expect(get.code, get.stderr).toBe(0);
+    expect(get.stdout).toContain(MEMBER_TEXT);
+  }, 60_000);
+
+  it("the app's export (gate and export worker) redacts a WACZ and a WARC subset when asked", async () => {
+    const library = path.join(tmp, 'app-library');
+    const service = createAppService({ libraryDir: library, emit: () => undefined });
+    try {
+      const call = <T>(name: string, payload: unknown) => dispatch(service.handlers, name, payload) as Promise<{ ok: boolean; value: T; error?: unknown }>;
+      const warcs = path.join(tmp, 'plain', 'warcs');
+      const imported = await call<{ id: string }>('library.import', { files: fs.readdirSync(warcs).map((n) => path.join(warcs, n)), copy: true, name: 'Members' });
+      expect(imported.ok, JSON.stringify(imported.error)).toBe(true);
+      for (const format of ['wacz', 'warc'] as const) {
+        const r = await call<ExportResult>('export.run', { archiveId: imported.value.id, format, redactCredentials: true });
+        expect(r.ok, JSON.stringify(r.error)).toBe(true);
+        expect(Number(r.value.summary['request records redacted'])).toBeGreaterThan(0);
+        const files: [string, Buffer][] = format === 'wacz' ? waczEntries(r.value.path) : [[r.value.name, zlib.gunzipSync(fs.readFileSync(r.value.path))]];
+        for (const [entry, bytes] of files) expect(bytes.includes(Buffer.from(sid)), entry).toBe(false);
+      }
+    } finally {
+      await service.close();
+    }
   }, 60_000);
 
   it('no session token anywhere in the WARCs or the WACZ; check, warcio and replay pass', async () => {
@@ -109,13 +164,7 @@ describe('--redact-credentials (real CLI)', () => {
     const waczCheck = await runTrove(['check', wacz]);
     expect(waczCheck.code, waczCheck.stderr + waczCheck.stdout).toBe(0);
     expect(waczCheck.stderr).toMatch(/no credentials in request records/);
-    // Every entry of the package, WARC members inflated.
-    const listing = spawnSync('unzip', ['-Z1', wacz], { encoding: 'utf8' }).stdout.trim().split('\n');
-    for (const entry of listing) {
-      const raw = spawnSync('unzip', ['-p', wacz, entry], { maxBuffer: 1 << 28 }).stdout as Buffer;
-      const plain = entry.endsWith('.gz') ? zlib.gunzipSync(raw) : raw;
-      expect(plain.includes(Buffer.from(sid)), entry).toBe(false);
-    }
+    for (const [entry, bytes] of waczEntries(wacz)) expect(bytes.includes(Buffer.from(sid)), entry).toBe(false);
 
     const get = await runTrove(['get', dir, `${site.origin}/members/page-1.html`]);
     expect(get.code, get.stderr).toBe(0);

@@ -26,7 +26,7 @@ import type { RecordRow } from '../../archive/capture-index.ts';
 import { exchangeCaptureInput } from '../exchange-records.ts';
 import type { RecordedExchange, RecordSink } from '../../browser/recorded-exchange.ts';
 import type { WrittenRecord } from '../../warc/warc-writer.ts';
-import { buildCaptureGroup, type RevisitOf } from '../capture-records.ts';
+import { buildCaptureGroup, type CaptureGroupInput, type RevisitOf } from '../capture-records.ts';
 import { captureRows } from '../capture-rows.ts';
 import { hostSettings } from '../host-settings.ts';
 import { headMediaType as mimeOf } from '../../formats/media-type.ts';
@@ -61,20 +61,74 @@ export class BrowserRecordSink implements RecordSink {
   /** The hops path of the page the tab loads (its loads are its embeds: one E further). */
   private pageHops: string;
 
-  constructor(ctx: CrawlContext, pageHops = '') {
+  /** With `holdDocuments`: the first load of the page that met the login's wall (not written; the page counts as logged out). */
+  loggedOutLoad: { url: string; why: string } | null = null;
+  /** Page documents not written yet (`holdDocuments`): written by writeHeld, or let go by dropHeld. */
+  private held: { x: RecordedExchange; input: CaptureGroupInput }[] | null;
+
+  /**
+   * `holdDocuments`: the page's document(s) are not written as they arrive but when the page is
+   * known to be wanted (writeHeld): `--logged-in-check` looks at the rendered page first, and a
+   * page that says the login ended must leave nothing in the WARC (fetch-browser.ts). A load of
+   * the page that meets the login's wall (a 401, a redirect to the login page) is not written
+   * either, and makes the page logged out (`loggedOutLoad`).
+   */
+  constructor(ctx: CrawlContext, pageHops = '', opts: { holdDocuments?: boolean } = {}) {
     this.ctx = ctx;
     this.pageHops = pageHops;
+    this.held = opts.holdDocuments ? [] : null;
   }
 
   async exchange(x: RecordedExchange): Promise<void> {
-    const ctx = this.ctx;
     const input = await exchangeCaptureInput(x);
+    this.exchanges++;
+    this.bytes += input.fetch.bytesReceived;
+    if (x.isPageDocument && this.held) {
+      this.held.push({ x, input });
+      return;
+    }
+    // --logged-in-check: a load that met the login's wall (the session ended mid-page) is not archived.
+    const wall = this.held && !x.isPageDocument ? (this.ctx.loggedIn?.check.loggedOutLoad(input.url, input.fetch) ?? null) : null;
+    if (wall !== null) {
+      this.loggedOutLoad ??= { url: input.url, why: wall };
+      await disposeFetch(input.fetch);
+      return;
+    }
+    await this.write(x, input);
+  }
+
+  /** The fetch of the page's first document while it is held (for a crawl.log line), or null. */
+  heldFetch(): FetchResult | null {
+    return this.held?.[0]?.input.fetch ?? null;
+  }
+
+  /** Write the held documents, in the order they came (then the sink is as if none had been held). */
+  async writeHeld(): Promise<void> {
+    const held = this.held ?? [];
+    this.held = null;
+    for (let i = 0; i < held.length; i++) {
+      try {
+        await this.write(held[i]!.x, held[i]!.input);
+      } catch (err) {
+        for (const rest of held.slice(i + 1)) await disposeFetch(rest.input.fetch);
+        throw err;
+      }
+    }
+  }
+
+  /** Let the held documents go unwritten. */
+  async dropHeld(): Promise<void> {
+    const held = this.held ?? [];
+    this.held = null;
+    for (const h of held) await disposeFetch(h.input.fetch);
+  }
+
+  private async write(x: RecordedExchange, input: CaptureGroupInput): Promise<void> {
+    const ctx = this.ctx;
     const f = input.fetch;
     let keep = false;
     let claim: RevisitDecision['originalClaim'] = null;
     try {
-      this.exchanges++;
-      this.bytes += f.bytesReceived;
       const d: RevisitDecision = dedupApplies(ctx, f, x.status) ? await revisitFor(ctx, x.url, f.payloadDigest!) : { revisitOf: null, annotation: null, originalClaim: null };
       claim = d.originalClaim;
       const group = buildCaptureGroup({ ...input, revisitOf: d.revisitOf, bodyBuffer: d.revisitOf ? null : input.bodyBuffer, redactCredentials: ctx.settings.redactCredentials });
@@ -151,6 +205,7 @@ export class BrowserRecordSink implements RecordSink {
    * are indexed all the same (the WARC and the index must agree), then let go.
    */
   async discard(): Promise<void> {
+    await this.dropHeld();
     const rows = this.documents.flatMap((d) => this.documentRows(d, null, false));
     try {
       if (rows.length > 0) this.ctx.db.transaction(() => this.ctx.captures.addRecords(rows))();

@@ -29,7 +29,8 @@
  */
 import { capturePage, type PageCapture } from '../../browser/capture-page.ts';
 import { screenshotRecord } from '../../browser/page-resource-records.ts';
-import type { TabPool } from '../../browser/tab-pool.ts';
+import type { BrowserTab, TabPool } from '../../browser/tab-pool.ts';
+import { primeTab } from '../../browser/profile-tab-source.ts';
 import type { BehaviorOptions } from '../../browser/page-behaviors.ts';
 import { mayBePage } from '../../frontier/page-hops.ts';
 import type { Outlink } from '../../extract/outlink.ts';
@@ -45,18 +46,23 @@ import { BrowserRecordSink } from './browser-record-sink.ts';
 import { fetchHttp } from './fetch-http.ts';
 import { disposeFetch } from './dispose-fetch.ts';
 import { logMediaReport } from './media-limits-log.ts';
+import { loggedOut } from './check-logged-in.ts';
+import { readTabProfileState } from '../../browser/tab-profile-state.ts';
 
 const HTML = /^(text\/html|application\/xhtml\+xml)$/;
 
 export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Processor {
+  // The profile generation each tab was primed with (a tab opened from the profile: 0, absent).
+  const primed = new WeakMap<BrowserTab, number>();
   return {
     name: 'fetch-browser',
-    reads: { settings: ['crawlDelayCapS', 'dedup', 'delayFactor', 'fetchTimeoutS', 'maxBodyBytes', 'maxDelayMs', 'maxKbpsPerHost', 'maxMediaBytes', 'maxPageMediaBytes', 'mediaRenditions', 'minDelayMs', 'operator', 'overrides', 'perHost', 'redactCredentials', 'robots', 'userAgent'], services: ['addRedirectSeed', 'captures', 'cookies', 'crawlLog', 'db', 'fetcher', 'fileIds', 'frontier', 'hardStop', 'now', 'paths', 'pendingOriginals', 'prior', 'robots', 'stats', 'writer'] },
+    reads: { settings: ['crawlDelayCapS', 'dedup', 'delayFactor', 'fetchTimeoutS', 'maxBodyBytes', 'maxDelayMs', 'maxKbpsPerHost', 'maxMediaBytes', 'maxPageMediaBytes', 'mediaRenditions', 'minDelayMs', 'operator', 'overrides', 'perHost', 'redactCredentials', 'robots', 'userAgent'], services: ['addRedirectSeed', 'browserProfile', 'captures', 'cookies', 'crawlLog', 'db', 'fetcher', 'fileIds', 'frontier', 'hardStop', 'loggedIn', 'now', 'paths', 'pendingOriginals', 'prior', 'robots', 'stats', 'tabLogin', 'writer'] },
     async process(ctx, curi): Promise<ProcessResult> {
       const { uri } = curi;
       const tab = await pool.acquire();
       const started = Date.now();
-      const sink = new BrowserRecordSink(ctx, uri.hopsPath);
+      // With --logged-in-check the page's document waits for the look at the rendered page (loggedOutInTab).
+      const sink = new BrowserRecordSink(ctx, uri.hopsPath, { holdDocuments: ctx.loggedIn !== undefined });
       let capture: PageCapture | null = null;
       let failure: unknown = null;
       try {
@@ -65,6 +71,12 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
         // The agent of the page's host (the crawl's, or a per-host override's), as fetch-http sends:
         // the host's settings recheck-scope looked up from the URI's one parse.
         await pool.useAgent(tab, curi.hs.userAgent);
+        // The profile was read again (resumed after a logged-out pause): this tab gets its cookies and storage.
+        const generation = ctx.tabLogin?.generation() ?? 0;
+        if (generation > (primed.get(tab) ?? 0)) {
+          await primeTab(tab.session, ctx.tabLogin!.state());
+          primed.set(tab, generation);
+        }
         capture = await capturePage(tab.session, uri.url, {
           sink,
           signal,
@@ -79,7 +91,10 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
           // script of a site again. A load the cache answers is queued as an E hop like any load
           // not captured here (fetched once by HTTP if the crawl has not seen it).
           reuseCache: true,
+          ...(ctx.loggedIn ? { marker: ctx.loggedIn.check.marker } : {}),
         });
+        // --save-profile: what the tab holds of the login now (the last reading is saved at the end).
+        if (ctx.browserProfile) ctx.browserProfile.observe(await readTabProfileState(tab.session));
       } catch (err) {
         failure = err;
       } finally {
@@ -92,6 +107,8 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
         curi.disposition = { kind: 'deferred' };
         return 'finish';
       }
+      if (capture && (await loggedOutInTab(ctx, curi, sink, capture))) return 'finish';
+      await sink.writeHeld();
       const doc = sink.documents.find((d) => d.url === uri.url) ?? sink.documents[0];
       const refused = !capture && doc ? refusedRedirect(sink) : null;
       if (refused && doc) {
@@ -115,6 +132,24 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
       return 'proceed';
     },
   };
+}
+
+/**
+ * --logged-in-check on the page as rendered: a page of the login's site without the marker (or
+ * a navigation that ended on the login page, or a load of it that met the login's wall: the
+ * session ended mid-page) is not archived (its held documents are dropped;
+ * what it loaded beside is archived like any load), gets its LOGGED_OUT line and pauses the crawl.
+ */
+async function loggedOutInTab(ctx: CrawlContext, curi: CrawlUri, sink: BrowserRecordSink, capture: PageCapture): Promise<boolean> {
+  const f = sink.heldFetch();
+  if (!ctx.loggedIn || !f || capture.markerFound === undefined) return false;
+  const load = sink.loggedOutLoad;
+  const why = ctx.loggedIn.check.loggedOutRendered(curi.uri.url, capture.finalUrl, capture.markerFound) ?? (load ? `${load.url} (loaded by the page): ${load.why}` : null);
+  if (why === null) return false;
+  curi.mime = mimeOf(f.headers);
+  loggedOut(ctx, curi, f, why);
+  await sink.dropHeld();
+  return true;
 }
 
 /** The target of the navigation's last redirect, when the request gate refused it; else null. */

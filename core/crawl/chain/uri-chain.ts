@@ -3,7 +3,7 @@
  *
  *   precondition: recheck-scope → check-robots
  *   fetch:        fetch-robots-txt | fetch-http | fetch-browser   (chosen per URI, choose-fetcher.ts)
- *   post-fetch:   note-response → handle-no-response → check-after-fetch-scope → check-logged-in → set-politeness
+ *   post-fetch:   note-response → handle-no-response → check-after-fetch-scope → check-logged-in → note-login-wall → set-politeness
  *   write/extract: dedup-digest → start-records → extract-links → write-records
  *   post-process: retry-server-errors → queue-outlinks
  *   disposition:  complete-uri → observe-traps → log-outcome
@@ -29,6 +29,7 @@ import { noteResponse } from './note-response.ts';
 import { handleNoResponse } from './handle-no-response.ts';
 import { checkAfterFetchScope } from './check-after-fetch-scope.ts';
 import { checkLoggedIn } from './check-logged-in.ts';
+import { noteLoginWall } from './note-login-wall.ts';
 import { setPoliteness } from './set-politeness.ts';
 import { dedupDigest } from './dedup-digest.ts';
 import { startRecords } from './start-records.ts';
@@ -65,7 +66,7 @@ export function buildUriChain(opts: { browser?: Processor } = {}): UriChain {
   return {
     preconditions: [recheckScope, checkRobots],
     fetcher: chooseFetcher(fetchers),
-    processors: [noteResponse, handleNoResponse, checkAfterFetchScope, checkLoggedIn, setPoliteness, dedupDigest, startRecords, extractLinks, writeRecords, retryServerErrors, queueOutlinks],
+    processors: [noteResponse, handleNoResponse, checkAfterFetchScope, checkLoggedIn, noteLoginWall, setPoliteness, dedupDigest, startRecords, extractLinks, writeRecords, retryServerErrors, queueOutlinks],
     disposition: [completeUri, observeTraps, logOutcome],
   };
 }

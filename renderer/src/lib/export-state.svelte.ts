@@ -32,6 +32,8 @@ export class ExportState {
   pageText = $state(true);
   /** Sign the WACZ with the app's own key (P-384, made at the first signed export). */
   sign = $state(false);
+  /** WACZ and WARC: a marker in place of the session's Cookie/Authorization values (issue 36). */
+  redactCredentials = $state(false);
   filter = $state.raw<ExportFilter>({});
   running = $state(false);
   exportId = $state<string | null>(null);
@@ -92,6 +94,7 @@ export class ExportState {
       format: this.format,
       ...(this.format === 'wacz' ? { title: this.title.trim() || undefined, pageText: this.pageText, sign: this.sign } : {}),
       ...(this.format === 'warc' ? { filter: this.filter } : {}),
+      ...((this.format === 'wacz' || this.format === 'warc') && this.redactCredentials ? { redactCredentials: true } : {}),
     };
     const r = await attempt(async () => {
       this.result = await unwrap(opts.toFolder ? this.api.export.runTo(req) : this.api.export.run(req));
