@@ -19,11 +19,12 @@
  * library to call from Node.
  */
 import { createRequire } from 'node:module';
+import type * as MpdParser from 'mpd-parser';
 
 // mpd-parser (and xmldom under it) loads at the first DASH manifest, as in media-manifest.ts:
 // a crawl without streams does not pay for it (issue 40).
 const requireParser = createRequire(import.meta.url);
-let mpdParser: typeof import('mpd-parser') | undefined;
+let mpdParser: typeof MpdParser | undefined;
 
 export const REPLAY_MAX_PIXELS = 1280 * 720;
 export const REPLAY_MAX_BANDWIDTH = 2_000_000;
@@ -63,7 +64,7 @@ interface XmlElement {
  */
 export function dashReplayChoice(text: string): Set<string> {
   const out = new Set<string>();
-  mpdParser ??= requireParser('mpd-parser') as typeof import('mpd-parser');
+  mpdParser ??= requireParser('mpd-parser') as typeof MpdParser;
   const mpd = mpdParser.stringToMpdXml(text) as XmlElement;
   const sets = mpd.getElementsByTagName('AdaptationSet');
   for (let s = 0; s < sets.length; s++) {
