@@ -130,6 +130,9 @@ export function prepareCaptureStatements(db: Database.Database) {
       'UPDATE warc_files SET size = COALESCE(?, size), records = COALESCE(?, records) WHERE id = ?',
     ),
     addFileRecords: db.prepare<[number, number]>('UPDATE warc_files SET records = records + ? WHERE id = ?'),
+    // An import's staged registration (import-staging.ts) takes its final path, or is dropped.
+    renameFile: db.prepare<[string, string, number]>('UPDATE warc_files SET path = ?, name = ? WHERE id = ?'),
+    deleteFileRow: db.prepare<[number]>('DELETE FROM warc_files WHERE id = ?'),
     fileById: db.prepare<[number], FileDbRow>('SELECT * FROM warc_files WHERE id = ?'),
     fileByPath: db.prepare<[string], FileDbRow>('SELECT * FROM warc_files WHERE path = ?'),
     files: db.prepare<[], FileDbRow>('SELECT * FROM warc_files ORDER BY id'),

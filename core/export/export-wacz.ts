@@ -80,6 +80,8 @@ export interface WaczExportOptions {
   verifyFixity?: boolean;
   /** The package's `created` time (default now). */
   now?: Date;
+  /** Aborting it stops the export (CANCELLED) and removes the partial package. */
+  signal?: AbortSignal;
 }
 
 export interface WaczExportResult {
@@ -111,7 +113,7 @@ export interface WaczResourceEntry {
 }
 
 export async function exportWacz(archive: Archive, out: string, opts: WaczExportOptions = {}): Promise<WaczExportResult> {
-  const progress = new ProgressThrottle(opts.onProgress);
+  const progress = new ProgressThrottle(opts.onProgress, opts.signal);
   const now = opts.now ?? new Date();
   const warcs = archiveWarcs(archive);
   const zip = await ZipWriter.create(out);
