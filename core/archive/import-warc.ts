@@ -22,7 +22,7 @@ import { fileStem, indexStoredFile, referencePath, warcsSlot } from './import-st
 import type { ImportOptions, ImportRun } from './import-stored-file.ts';
 import { importWacz } from './import-wacz.ts';
 import { ImportStaging } from './import-staging.ts';
-import { isCancelled } from '../cancelled.ts';
+import { isCancelled, throwIfCancelled } from '../cancelled.ts';
 
 export type { ImportOptions } from './import-stored-file.ts';
 
@@ -97,6 +97,7 @@ async function takeImportLock(archive: Archive, opts: ImportOptions): Promise<()
   while (true) {
     const got = tryLock(file);
     if (got.ok) return got.release;
+    throwIfCancelled(opts.signal, 'import');
     if (!said) {
       said = true;
       opts.onWait?.(`waiting for another import into ${archive.dir} (${describeOwner(got.owner)}) to finish…`);
