@@ -42,19 +42,19 @@ export class ExportState {
   files = $state.raw<ExportFile[]>([]);
   /** Cancel was asked for the running export. */
   cancelling = $state(false);
+  /** When the export's current phase began, and when its last progress came (the clock is injected). */
   #phaseStartedAt = 0;
   #progressAt = $state(0);
-
-  readonly api: TroveApi;
-  private now: () => number;
-
-  constructor(api: TroveApi, now: () => number = Date.now) {
-    this.api = api;
-    this.now = now;
-  }
-
   /** ms left of the export's current phase at its rate so far, or null. */
   eta = $derived(this.progress ? etaMs(this.progress.done, this.progress.total, this.#phaseStartedAt, this.#progressAt) : null);
+
+  readonly api: TroveApi;
+  private readonly clock: () => number;
+
+  constructor(api: TroveApi, clock: () => number = Date.now) {
+    this.clock = clock;
+    this.api = api;
+  }
 
   /** Exports made before this one: the file just saved is the result, not an "earlier export". */
   earlier = $derived(this.result ? this.files.filter((f) => f.name !== this.result!.name) : this.files);
@@ -88,7 +88,7 @@ export class ExportState {
   onProgress(p: Events['export.progress']): void {
     if (!this.running || p.archiveId !== this.archiveId) return;
     this.exportId = p.exportId;
-    const now = this.now();
+    const now = this.clock();
     if (p.progress.phase !== this.progress?.phase) this.#phaseStartedAt = now;
     this.#progressAt = now;
     this.progress = p.progress;

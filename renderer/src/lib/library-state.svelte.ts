@@ -21,19 +21,19 @@ export class LibraryState {
   cancelling = $state(false);
   lastImport = $state.raw<ImportResult | null>(null);
   busyId = $state<string | null>(null);
+  /** When the running import started, and when its last progress came (the clock is injected). */
   #importStartedAt = 0;
   #importAt = $state(0);
-
-  readonly api: TroveApi;
-  private now: () => number;
-
-  constructor(api: TroveApi, now: () => number = Date.now) {
-    this.api = api;
-    this.now = now;
-  }
-
   /** ms left of the running import at its rate so far, or null before there is one. */
   importEta = $derived(this.importProgress ? etaMs(this.importProgress.bytes, this.importProgress.total, this.#importStartedAt, this.#importAt) : null);
+
+  readonly api: TroveApi;
+  private readonly now: () => number;
+
+  constructor(api: TroveApi, now: () => number = Date.now) {
+    this.now = now;
+    this.api = api;
+  }
 
   totalBytes = $derived(this.entries.reduce((s, e) => s + e.sizeBytes, 0));
   /** Crawls with a worker (crawling or paused), for the Library's own count. */
