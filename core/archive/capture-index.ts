@@ -311,7 +311,7 @@ function searchText(st: CaptureStatements, query: string, limit = 20, opts: Sear
   if (match.trim() === '') return [];
   const [open, close] = opts.mark ?? ['[', ']'];
   try {
-    return st.search.all(open, close, match, limit).map((r) => ({
+    return st.search.all(open, close, match, match, limit).map((r) => ({
       recordId: r.record_id,
       title: r.title === '' ? null : r.title,
       snippet: r.snippet,
