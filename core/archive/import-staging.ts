@@ -12,9 +12,8 @@ import fsp from 'node:fs/promises';
 import { databaseOf } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
 import type { NewWarcFile } from './capture-index.ts';
+import { STAGED_SUFFIX } from './staged-path.ts';
 
-/** Marks a staged registration's path (no real path ends with it). */
-export const STAGED_SUFFIX = '\u0000importing';
 
 interface Staged {
   id: number;
