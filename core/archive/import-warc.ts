@@ -110,6 +110,8 @@ async function importEach(archive: Archive, files: string[], opts: ImportOptions
   const run: ImportRun = { archive, staging: new ImportStaging(archive), opts, report: { files: [], records: 0, pages: 0, problems: [] } };
   try {
     await importEachFile(run, files);
+    // A cancel that came while the last file was being sealed (hashed whole) still holds: nothing is committed yet.
+    throwIfCancelled(opts.signal, 'import');
   } catch (err) {
     if (isCancelled(err)) await run.staging.discard();
     else run.staging.commit();
