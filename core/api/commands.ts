@@ -137,6 +137,8 @@ export const COMMANDS = {
       copy: bool(),
     }),
   ),
+  /** Cancel the import running into this entry: it stops and the entry is left as it was (a new one is removed); library.import fails with CANCELLED. */
+  'library.cancelImport': cmd<{ id: string }, null>()('core', obj({ id: id() })),
 
   'crawl.check': cmd<CrawlCheckRequest, CrawlCheck>()(
     'core',
@@ -261,6 +263,8 @@ export const COMMANDS = {
    */
   'export.runTo': cmd<ExportRequest, ExportResult | null>()('shell', exportRequest),
   'export.list': cmd<{ archiveId: string }, ExportFile[]>()('core', obj({ archiveId: id() })),
+  /** Cancel a running export (its id from export.progress): a WACZ or CDXJ export stops and leaves no file; export.run fails with CANCELLED. */
+  'export.cancel': cmd<{ exportId: string }, null>()('core', obj({ exportId: str({ min: 1, max: 100 }) })),
 
   'replay.info': cmd<ReplayRequest, ReplayInfo>()('core', obj({ archiveId: id(), url: url(), at: optional(ts()) })),
   'replay.open': cmd<ReplayRequest, ReplayOpened>()('shell', obj({ archiveId: id(), url: url(), at: optional(ts()) })),

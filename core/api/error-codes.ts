@@ -185,6 +185,8 @@ export const EXPORT_ERRORS = [
 
 /** The app service, its library, workers and IPC gate (core/app, core/api, electron/main). */
 export const APP_ERRORS = [
+  /** A long operation (import, check, export) stopped at the user's request; it left nothing half-written. */
+  'CANCELLED',
   'CRAWL_NOT_RUNNING',
   'CRAWL_RUNNING',
   'CRAWL_START_FAILED',

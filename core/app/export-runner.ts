@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import type { ExportFile, ExportFormat, ExportProgressInfo, ExportRequest, ExportResult } from '../api/app-types.ts';
 import { TroveError } from '../errors.ts';
 import { timestamp14 } from '../formats/timestamp.ts';
-import type { ExportUp, ExportWorkerData } from './export-worker.ts';
+import type { ExportDown, ExportUp, ExportWorkerData } from './export-worker.ts';
 import { directorySize } from './library.ts';
 import { workerResult } from './worker-result.ts';
 
@@ -70,6 +70,15 @@ export class ExportRunner {
     const done = await workerResult<ExportProgressInfo, Extract<ExportUp, { type: 'done' }>>(worker, (p) => onProgress(exportId, p), 'export', 'EXPORT_FAILED', { format: req.format });
     const bytes = req.format === 'mirror' || req.format === 'report' ? directorySize(out).bytes : done.bytes;
     return { exportId, format: req.format, path: out, name, bytes, summary: done.summary, ...(done.warning ? { warning: done.warning } : {}) };
+  }
+
+  /** Cancel a running export: a WACZ or CDXJ export stops and removes its file (CANCELLED). False when it is not running. */
+  cancel(exportId: string): boolean {
+    const worker = this.running.get(exportId);
+    if (!worker) return false;
+    const m: ExportDown = { type: 'cancel' };
+    worker.postMessage(m);
+    return true;
   }
 
   private keyFile(): string {

@@ -37,13 +37,16 @@ export type ExportUp =
   | { type: 'done'; bytes: number; summary: Record<string, string | number | boolean>; warning?: string }
   | { type: 'failed'; error: AppError };
 
-async function run(d: ExportWorkerData, onProgress: (p: ExportProgressInfo) => void): Promise<Extract<ExportUp, { type: 'done' }>> {
+/** What the runner may send the worker: cancel (a WACZ or CDXJ export stops and removes its file). */
+export type ExportDown = { type: 'cancel' };
+
+async function run(d: ExportWorkerData, onProgress: (p: ExportProgressInfo) => void, signal: AbortSignal): Promise<Extract<ExportUp, { type: 'done' }>> {
   const archive = openArchive(d.dir, { create: false });
   try {
     switch (d.format) {
       case 'wacz': {
         const signingKey = d.signingKeyFile !== undefined ? loadSigningKey(fs.readFileSync(d.signingKeyFile)) : undefined;
-        const r = await exportWacz(archive, d.out, { title: d.title, description: d.description, pageText: d.pageText, ...(signingKey ? { signingKey } : {}), ...(d.redactCredentials ? { redactCredentials: true } : {}), onProgress });
+        const r = await exportWacz(archive, d.out, { title: d.title, description: d.description, pageText: d.pageText, ...(signingKey ? { signingKey } : {}), ...(d.redactCredentials ? { redactCredentials: true } : {}), onProgress, signal });
         return { type: 'done', bytes: r.bytes, ...(r.signingWarning ? { warning: r.signingWarning } : {}), summary: {
             warcs: r.warcs,
             captures: r.captures,
@@ -60,7 +63,7 @@ async function run(d: ExportWorkerData, onProgress: (p: ExportProgressInfo) => v
         };
       }
       case 'cdxj': {
-        const r = await exportCdxj(archive, d.out, { onProgress });
+        const r = await exportCdxj(archive, d.out, { onProgress, signal });
         return { type: 'done', bytes: r.bytes, summary: { lines: r.lines } };
       }
       case 'warc': {
@@ -84,7 +87,11 @@ async function run(d: ExportWorkerData, onProgress: (p: ExportProgressInfo) => v
 const port = parentPort;
 if (port) {
   const post = (m: ExportUp) => port.postMessage(m);
-  run(workerData as ExportWorkerData, (progress) => post({ type: 'progress', progress: { ...progress } }))
+  const cancel = new AbortController();
+  port.on('message', (m: ExportDown) => {
+    if (m.type === 'cancel') cancel.abort();
+  });
+  run(workerData as ExportWorkerData, (progress) => post({ type: 'progress', progress: { ...progress } }), cancel.signal)
     .then((done) => post(done))
     .catch((err) => post({ type: 'failed', error: toAppError(err) }))
     .finally(() => port.close());

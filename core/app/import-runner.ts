@@ -4,11 +4,13 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { ImportProgress, ImportReport } from '../api/archive-types.ts';
-import type { ImportUp, ImportWorkerData } from './import-worker.ts';
+import type { ImportDown, ImportUp, ImportWorkerData } from './import-worker.ts';
 import { workerResult } from './worker-result.ts';
 
 export class ImportRunner {
   private running = new Set<Worker>();
+  /** The worker importing into each archive directory, to cancel it. */
+  private byDir = new Map<string, Worker>();
   private workerUrl: URL | undefined;
 
   constructor(opts: { workerUrl?: URL } = {}) {
@@ -24,9 +26,22 @@ export class ImportRunner {
       resourceLimits: { maxYoungGenerationSizeMb: 12 },
     });
     this.running.add(worker);
-    worker.once('exit', () => this.running.delete(worker));
+    this.byDir.set(dir, worker);
+    worker.once('exit', () => {
+      this.running.delete(worker);
+      if (this.byDir.get(dir) === worker) this.byDir.delete(dir);
+    });
     const done = await workerResult<ImportProgress, Extract<ImportUp, { type: 'done' }>>(worker, onProgress, 'import', 'IMPORT_FAILED');
     return done.report;
+  }
+
+  /** Cancel the import into `dir`: it stops and leaves the archive as it was (CANCELLED). False when none runs. */
+  cancel(dir: string): boolean {
+    const worker = this.byDir.get(dir);
+    if (!worker) return false;
+    const m: ImportDown = { type: 'cancel' };
+    worker.postMessage(m);
+    return true;
   }
 
   async close(): Promise<void> {

@@ -22,10 +22,13 @@ export type ImportUp =
   | { type: 'done'; report: ImportReport }
   | { type: 'failed'; error: AppError };
 
-async function run(d: ImportWorkerData, onProgress: (p: ImportProgress) => void): Promise<ImportReport> {
+/** What the runner may send the worker: cancel (the archive is left as it was, import-staging.ts). */
+export type ImportDown = { type: 'cancel' };
+
+async function run(d: ImportWorkerData, onProgress: (p: ImportProgress) => void, signal: AbortSignal): Promise<ImportReport> {
   const archive = openArchive(d.dir);
   try {
-    return await importIntoArchive(archive, d.files, { ...(d.copy ? { copy: true } : {}), onProgress });
+    return await importIntoArchive(archive, d.files, { ...(d.copy ? { copy: true } : {}), onProgress, signal });
   } finally {
     archive.close();
   }
@@ -34,7 +37,11 @@ async function run(d: ImportWorkerData, onProgress: (p: ImportProgress) => void)
 const port = parentPort;
 if (port) {
   const post = (m: ImportUp) => port.postMessage(m);
-  run(workerData as ImportWorkerData, (progress) => post({ type: 'progress', progress: { ...progress } }))
+  const cancel = new AbortController();
+  port.on('message', (m: ImportDown) => {
+    if (m.type === 'cancel') cancel.abort();
+  });
+  run(workerData as ImportWorkerData, (progress) => post({ type: 'progress', progress: { ...progress } }), cancel.signal)
     .then((report) => post({ type: 'done', report }))
     .catch((err) => post({ type: 'failed', error: toAppError(err) }))
     .finally(() => port.close());

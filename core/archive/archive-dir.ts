@@ -27,6 +27,7 @@ import type { FrontierView } from '../frontier/frontier-view.ts';
 import { getMeta, setMeta } from '../storage/meta.ts';
 import { OPEN_SUFFIX } from '../warc/warc-file-name.ts';
 import { createCaptureIndex } from './capture-index.ts';
+import { STAGED_SUFFIX } from './staged-path.ts';
 import type { CaptureIndex } from './capture-index.ts';
 
 /** Folder of an archive directory where WARC files live (crawl output, copied imports). */
@@ -121,7 +122,10 @@ export function openArchive(dir: string, opts: OpenArchiveOptions = {}): Archive
     frontier,
     meta: (key) => getMeta(db, key),
     resolveFile(file) {
-      const stored = 'path' in file ? file.path : file.filePath;
+      // A file an import is indexing is registered under a staged path (import-staging.ts): its
+      // records are read from the file itself meanwhile.
+      const given = 'path' in file ? file.path : file.filePath;
+      const stored = given.endsWith(STAGED_SUFFIX) ? given.slice(0, -STAGED_SUFFIX.length) : given;
       const entry = waczEntry(stored);
       if (entry) return path.isAbsolute(entry.wacz) ? entry.wacz : path.join(abs, entry.wacz);
       return liveFile(path.isAbsolute(stored) ? stored : path.join(abs, stored));

@@ -77,6 +77,10 @@ export interface CaptureIndex extends CaptureScans {
   /** Register a WARC file. Throws CAPTURE_FILE_EXISTS when its path is already indexed. */
   addFile(f: NewWarcFile): number;
   updateFile(id: number, change: { size?: number; records?: number }): void;
+  /** Give a registered file another path and name (an import's staged registration taking its place). */
+  renameFile(id: number, path: string, name: string): void;
+  /** Forget a file: its records, their text, its row (and, by cascade, its fixity). */
+  deleteFile(id: number): void;
   fileById(id: number): WarcFileInfo | null;
   fileByPath(path: string): WarcFileInfo | null;
   files(): WarcFileInfo[];
@@ -128,6 +132,13 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     updateFile: (id, change) => {
       st.updateFile.run(change.size ?? null, change.records ?? null, id);
     },
+    renameFile: (id, path, name) => {
+      st.renameFile.run(path, name, id);
+    },
+    deleteFile: atomic(db, (id: number): void => {
+      deleteFileRecords(id);
+      st.deleteFileRow.run(id);
+    }),
     fileById: (id) => fileInfo(st.fileById.get(id)),
     fileByPath: (p) => fileInfo(st.fileByPath.get(p)),
     files: () => st.files.all().map((r) => fileInfo(r)!),
@@ -300,7 +311,7 @@ function searchText(st: CaptureStatements, query: string, limit = 20, opts: Sear
   if (match.trim() === '') return [];
   const [open, close] = opts.mark ?? ['[', ']'];
   try {
-    return st.search.all(open, close, match, limit).map((r) => ({
+    return st.search.all(open, close, match, match, limit).map((r) => ({
       recordId: r.record_id,
       title: r.title === '' ? null : r.title,
       snippet: r.snippet,

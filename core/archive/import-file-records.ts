@@ -7,6 +7,7 @@
  * once it has moved past the record. POST lookup keys need the request record, which usually
  * follows its response; the last few rows stay unflushed so their keys can still be fixed.
  */
+import { isCancelled, throwIfCancelled } from '../cancelled.ts';
 import { isTroveError } from '../errors.ts';
 import { openArchiveFile } from '../warc/read-records.ts';
 import type { WarcRecord } from '../warc/read-record.ts';
@@ -37,6 +38,8 @@ export interface IndexFileOptions {
   stopIfNotRandomAccess: boolean;
   /** After each record: records so far, and the offset reached in the read file. */
   onRecord?: (records: number, offset: number) => void;
+  /** Aborting it stops the indexing with CANCELLED (the caller drops the staged file). */
+  signal?: AbortSignal;
 }
 
 export interface IndexFileResult {
@@ -105,6 +108,7 @@ export async function indexArchiveFile(archive: Archive, opts: IndexFileOptions)
       },
     });
     for await (const record of records) {
+      throwIfCancelled(opts.signal, 'import');
       settle(null);
       if (stopNow()) {
         result.stopped = true;
@@ -122,7 +126,7 @@ export async function indexArchiveFile(archive: Archive, opts: IndexFileOptions)
       return result;
     }
   } catch (err) {
-    if (!isTroveError(err)) throw err;
+    if (!isTroveError(err) || isCancelled(err)) throw err;
     const offset = typeof err.details.offset === 'number' ? err.details.offset : undefined;
     settle(offset ?? null);
     result.error = { code: err.code, message: err.message, ...(offset !== undefined ? { offset: opts.offsetBase + offset } : {}) };

@@ -11,6 +11,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
+import { isCancelled, throwIfCancelled } from '../cancelled.ts';
 import { isTroveError } from '../errors.ts';
 import { openArchiveFile } from '../warc/read-records.ts';
 import type { WarcRecord } from '../warc/read-record.ts';
@@ -48,12 +49,13 @@ async function writeAll(out: FileHandle, data: Uint8Array, pos: number): Promise
 }
 
 /** Copy every readable record of `src` into `dest` (created or replaced), one gzip member each. */
-export async function recompressWarc(src: string, dest: string): Promise<RecompressResult> {
+export async function recompressWarc(src: string, dest: string, signal?: AbortSignal): Promise<RecompressResult> {
   const out = await fs.open(dest, 'w');
   const result: RecompressResult = { records: 0 };
   let pos = 0;
   try {
     for await (const record of openArchiveFile(src)) {
+      throwIfCancelled(signal, 'import');
       const head = headBytes(record);
       if (record.contentLength <= SYNC_LIMIT) {
         const { bytes } = await record.readBlock(record.contentLength);
@@ -78,7 +80,7 @@ export async function recompressWarc(src: string, dest: string): Promise<Recompr
       result.records++;
     }
   } catch (err) {
-    if (!isTroveError(err)) throw err;
+    if (!isTroveError(err) || isCancelled(err)) throw err;
     const offset = typeof err.details.offset === 'number' ? err.details.offset : undefined;
     result.error = { code: err.code, message: err.message, ...(offset !== undefined ? { offset } : {}) };
   } finally {

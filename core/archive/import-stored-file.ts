@@ -11,12 +11,15 @@ import type { ImportedFile, ImportProgress, ImportReport } from '../api/archive-
 import { sealFile } from './file-fixity.ts';
 import { indexArchiveFile } from './import-file-records.ts';
 import { recompressWarc } from './import-recompress.ts';
+import type { ImportStaging } from './import-staging.ts';
 
 export interface ImportOptions {
   /** Copy files into the archive's `warcs/` folder instead of indexing them in place. */
   copy?: boolean;
   /** Called as records are indexed (at most every 100 ms, and once at the end of each file). */
   onProgress?: (p: ImportProgress) => void;
+  /** Aborting it stops the import (CANCELLED) and leaves the library as it was (import-staging.ts). */
+  signal?: AbortSignal;
   /**
    * Called once when another import into the same archive (another process, or another worker of
    * this one) holds it: this import waits for it to finish, with this message to show.
@@ -27,6 +30,7 @@ export interface ImportOptions {
 /** State shared by the steps of one import run. */
 export interface ImportRun {
   archive: Archive;
+  staging: ImportStaging;
   opts: ImportOptions;
   report: ImportReport;
 }
@@ -85,17 +89,9 @@ export function referencePath(archive: Archive, abs: string): string {
  */
 export async function indexStoredFile(run: ImportRun, f: StoredFile): Promise<void> {
   const { archive, report } = run;
-  const existing = databaseOf(archive)
-    .transaction(() => {
-      const known = archive.index.fileByPath(f.storedPath);
-      if (known) {
-        archive.index.deleteFileRecords(known.id);
-        archive.index.updateFile(known.id, { size: f.size });
-      }
-      return known;
-    })
-    .immediate();
-  const register = () => existing?.id ?? archive.index.addFile({ path: f.storedPath, name: f.name, size: f.size, source: 'import', byReference: f.byReference });
+  // The earlier import of this path stays whole until the run commits (import-staging.ts).
+  const existing = archive.index.fileByPath(f.storedPath);
+  const register = () => run.staging.register({ path: f.storedPath, name: f.name, size: f.size, source: 'import', byReference: f.byReference });
   const progress = progressReporter(run, f.source, f.size);
   const first = await indexArchiveFile(archive, {
     readPath: f.readPath,
@@ -103,6 +99,7 @@ export async function indexStoredFile(run: ImportRun, f: StoredFile): Promise<vo
     register,
     stopIfNotRandomAccess: true,
     onRecord: progress,
+    ...(run.opts.signal ? { signal: run.opts.signal } : {}),
   });
   let result = first;
   let stored = f.storedPath;
@@ -112,19 +109,16 @@ export async function indexStoredFile(run: ImportRun, f: StoredFile): Promise<vo
     stored = warcsSlot(archive, `${f.stem}.warc.gz`);
     const dest = path.join(archive.dir, stored);
     await fsp.mkdir(path.dirname(dest), { recursive: true });
-    const copy = await recompressWarc(f.readPath, dest);
+    run.staging.writing(dest);
+    const copy = await recompressWarc(f.readPath, dest, run.opts.signal);
     const size = (await fsp.stat(dest)).size;
-    const again = archive.index.fileByPath(stored);
-    if (again) {
-      archive.index.deleteFileRecords(again.id);
-      archive.index.updateFile(again.id, { size });
-    }
     result = await indexArchiveFile(archive, {
       readPath: dest,
       offsetBase: 0,
-      register: () => again?.id ?? archive.index.addFile({ path: stored, name: path.basename(stored), size, source: 'import', byReference: false }),
+      register: () => run.staging.register({ path: stored, name: path.basename(stored), size, source: 'import', byReference: false }),
       stopIfNotRandomAccess: false,
       onRecord: progress,
+      ...(run.opts.signal ? { signal: run.opts.signal } : {}),
     });
     sealAt = { path: dest, start: 0, size };
     result.warnings += first.warnings;
@@ -147,8 +141,13 @@ export async function indexStoredFile(run: ImportRun, f: StoredFile): Promise<vo
     if (!result.error) report.problems.push({ file: f.source, code: 'IMPORT_NO_RECORDS', message: `${f.source} holds no WARC or ARC records` });
     return;
   }
+  // A re-imported file that now holds no records still replaces the earlier import.
+  if (result.fileId === null && existing) result.fileId = register();
   // Fixity as imported, for exports (file-fixity.ts).
-  if (result.fileId !== null) await sealFile(databaseOf(archive), result.fileId, sealAt.path, sealAt.start, sealAt.size);
+  if (result.fileId !== null) {
+    await sealFile(databaseOf(archive), result.fileId, sealAt.path, sealAt.start, sealAt.size);
+    run.staging.complete(result.fileId);
+  }
   const entry: ImportedFile = {
     source: f.source,
     storedAs: stored,

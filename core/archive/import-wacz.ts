@@ -35,6 +35,7 @@ export async function importWacz(run: ImportRun, given: string, abs: string): Pr
     waczPath = path.join(archive.dir, rel);
     try {
       await fsp.mkdir(path.dirname(waczPath), { recursive: true });
+      run.staging.writing(waczPath);
       if (waczPath !== abs) await fsp.copyFile(abs, waczPath);
     } catch (err) {
       await fsp.rm(waczPath, { force: true });

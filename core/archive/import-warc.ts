@@ -21,6 +21,8 @@ import type { ImportReport } from '../api/archive-types.ts';
 import { fileStem, indexStoredFile, referencePath, warcsSlot } from './import-stored-file.ts';
 import type { ImportOptions, ImportRun } from './import-stored-file.ts';
 import { importWacz } from './import-wacz.ts';
+import { ImportStaging } from './import-staging.ts';
+import { isCancelled, throwIfCancelled } from '../cancelled.ts';
 
 export type { ImportOptions } from './import-stored-file.ts';
 
@@ -95,6 +97,7 @@ async function takeImportLock(archive: Archive, opts: ImportOptions): Promise<()
   while (true) {
     const got = tryLock(file);
     if (got.ok) return got.release;
+    throwIfCancelled(opts.signal, 'import');
     if (!said) {
       said = true;
       opts.onWait?.(`waiting for another import into ${archive.dir} (${describeOwner(got.owner)}) to finish…`);
@@ -104,7 +107,21 @@ async function takeImportLock(archive: Archive, opts: ImportOptions): Promise<()
 }
 
 async function importEach(archive: Archive, files: string[], opts: ImportOptions): Promise<ImportReport> {
-  const run: ImportRun = { archive, opts, report: { files: [], records: 0, pages: 0, problems: [] } };
+  const run: ImportRun = { archive, staging: new ImportStaging(archive), opts, report: { files: [], records: 0, pages: 0, problems: [] } };
+  try {
+    await importEachFile(run, files);
+    // A cancel that came while the last file was being sealed (hashed whole) still holds: nothing is committed yet.
+    throwIfCancelled(opts.signal, 'import');
+  } catch (err) {
+    if (isCancelled(err)) await run.staging.discard();
+    else run.staging.commit();
+    throw err;
+  }
+  run.staging.commit();
+  return run.report;
+}
+
+async function importEachFile(run: ImportRun, files: string[]): Promise<void> {
   for (const given of files) {
     const abs = path.resolve(given);
     try {
@@ -116,12 +133,11 @@ async function importEach(archive: Archive, files: string[], opts: ImportOptions
       if (await isZip(abs)) await importWacz(run, given, abs);
       else await importWarc(run, given, abs, stat.size);
     } catch (err) {
-      if (!isTroveError(err)) throw err;
+      if (!isTroveError(err) || isCancelled(err)) throw err;
       const offset = typeof err.details.offset === 'number' ? err.details.offset : undefined;
       run.report.problems.push({ file: given, code: err.code, message: err.message, ...(offset !== undefined ? { offset } : {}) });
     }
   }
-  return run.report;
 }
 
 async function isZip(file: string): Promise<boolean> {
@@ -145,6 +161,7 @@ async function importWarc(run: ImportRun, given: string, abs: string, size: numb
     storedPath = warcsSlot(archive, name);
     readPath = path.join(archive.dir, storedPath);
     await fsp.mkdir(path.dirname(readPath), { recursive: true });
+    run.staging.writing(readPath);
     if (path.resolve(readPath) !== abs) await fsp.copyFile(abs, readPath);
   } else {
     storedPath = referencePath(archive, abs);

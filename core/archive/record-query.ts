@@ -210,7 +210,18 @@ export function listPages(archive: Archive, limit: number, after?: number): Page
 
 export type PageSort = 'ts' | 'url' | 'title';
 // records.ts, the stored column: a bare `ts` would name the output column (text, which no index orders).
-const PAGE_ORDER: Record<PageSort, string> = { ts: 'records.ts', url: 'target_uri', title: "COALESCE(NULLIF(title, ''), target_uri)" };
+/**
+ * Each sort as the Pages view's indexes hold it (storage/migrations.ts, pagesViewOrder), so the
+ * first screen walks an index instead of sorting every page: the text sorts case-insensitive, time
+ * as stored (a number, which has no case).
+ */
+const PAGE_ORDER: Record<PageSort, string> = { ts: 'records.ts', url: 'target_uri COLLATE NOCASE', title: "COALESCE(NULLIF(title, ''), target_uri) COLLATE NOCASE" };
+
+/** The Pages view's query for one sort (exported for the test that it walks an index). */
+export function sortedPagesSql(sort: PageSort, desc: boolean, where = 'page = 1'): string {
+  const dir = desc ? 'DESC' : 'ASC';
+  return `SELECT id, target_uri, ${tsSql('ts')} AS ts, title, mime FROM records WHERE ${where} ORDER BY ${PAGE_ORDER[sort]} ${dir}, id ${dir} LIMIT ? OFFSET ?`;
+}
 
 /**
  * The Pages view (as ReplayWeb.page's): HTML 200 pages, sorted by time, URL or title (either
@@ -228,8 +239,7 @@ export function sortedPages(archive: Archive, opts: { sort: PageSort; desc?: boo
   const where = q ? "page = 1 AND (title LIKE ? ESCAPE '\\' OR target_uri LIKE ? ESCAPE '\\')" : 'page = 1';
   const like = q ? [`%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`] : [];
   const params = q ? [like[0], like[0]] : [];
-  const dir = opts.desc ? 'DESC' : 'ASC';
-  const rows = prepared(databaseOf(archive), `SELECT id, target_uri, ${tsSql('ts')} AS ts, title, mime FROM records WHERE ${where} ORDER BY ${order} COLLATE NOCASE ${dir}, id ${dir} LIMIT ? OFFSET ?`).all(
+  const rows = prepared(databaseOf(archive), sortedPagesSql(opts.sort, opts.desc === true, where)).all(
     ...params,
     n,
     offset,

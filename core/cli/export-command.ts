@@ -1,6 +1,7 @@
 /**
  * `trove export <archive> [--wacz f] [--cdxj f] [--warc f …filters] [--mirror dir] [--report dir]`:
- * one or more exports of an archive directory in one run. A progress bar on a terminal, one
+ * one or more exports of an archive directory in one run. A progress bar with an ETA on a
+ * terminal (plain lines otherwise; Ctrl-C cancels and removes the partial file), one
  * summary line per export on stdout, problems (and a warning about a signing key ReplayWeb.page
  * will not verify) on stderr.
  *
@@ -20,7 +21,8 @@ import { loadSigningKey, signingKeyWarning } from '../archive/wacz-sign.ts';
 import { formatBytes } from '../formats/byte-size.ts';
 import { exitCodeFor, type CliCode } from '../api/error-codes.ts';
 import { CLI_USAGE, formatCliError } from './cli-errors.ts';
-import { newProgressBar, type ProgressBar } from './progress-bar.ts';
+import { isCancelled } from '../cancelled.ts';
+import { CANCELLED_EXIT, OperationProgress, PLAIN_EVERY_S, cancelOnSignals, parseEvery, type OperationReading } from './operation-progress.ts';
 
 export interface ExportIo {
   stdout: { write(chunk: string): unknown };
@@ -44,9 +46,10 @@ interface ExportCommandOptions {
   mirror?: string;
   report?: string;
   progress?: boolean;
+  progressEvery?: number;
 }
 
-type Job = { kind: string; run: (archive: Archive, onProgress: ProgressFn | undefined) => Promise<string> };
+type Job = { kind: string; run: (archive: Archive, onProgress: ProgressFn | undefined, signal?: AbortSignal) => Promise<string> };
 
 export function registerExportCommand(program: Command, io: ExportIo = { stdout: process.stdout, stderr: process.stderr }): void {
   program
@@ -69,6 +72,7 @@ export function registerExportCommand(program: Command, io: ExportIo = { stdout:
     .option('--mirror <dir>', 'write the site as files to browse offline (a new or empty folder)')
     .option('--report <dir>', 'write crawl reports (CSV, JSON and Heritrix text reports)')
     .option('--no-progress', 'no progress bar')
+    .option('--progress-every <seconds>', `when stderr is not a terminal, a progress line this often (default ${PLAIN_EVERY_S})`, parseEvery)
     .exitOverride((err) => {
       // Help and version are not failures; any other commander error is bad usage.
       process.exitCode = exitCodeFor(err.code as CliCode);
@@ -89,21 +93,28 @@ export function registerExportCommand(program: Command, io: ExportIo = { stdout:
         return usage(err.message, err.code);
       }
       let exit = 0;
+      const cancel = cancelOnSignals('export', io);
       try {
         for (const job of planned) {
-          const bar = io.stderr.isTTY && opts.progress !== false ? new ExportBar(job.kind) : null;
+          const bar = new OperationProgress(job.kind, io, { enabled: opts.progress !== false, ...(opts.progressEvery !== undefined ? { every: opts.progressEvery } : {}) });
           try {
-            const line = await job.run(archive, bar ? (p) => bar.update(p) : undefined);
-            bar?.stop();
+            const line = await job.run(archive, (p) => bar.update(reading(p), p.phase), cancel.signal);
+            bar.stop();
             io.stdout.write(`${line}\n`);
           } catch (err) {
-            bar?.stop();
+            bar.stop();
             if (!isTroveError(err)) throw err;
+            if (isCancelled(err)) {
+              io.stderr.write(`trove export: ${job.kind} cancelled; nothing of it was left behind\n`);
+              exit = CANCELLED_EXIT;
+              break;
+            }
             io.stderr.write(formatCliError('export', `${job.kind} failed: ${err.message}`, err.code));
             exit = Math.max(exit, exitCodeFor(err.code));
           }
         }
       } finally {
+        cancel.dispose();
         archive.close();
       }
       process.exitCode = exit;
@@ -155,9 +166,10 @@ function plan(opts: ExportCommandOptions, warn: (warning: string) => void): Job[
     const out = opts.wacz;
     jobs.push({
       kind: 'wacz',
-      run: async (archive, onProgress) => {
+      run: async (archive, onProgress, signal) => {
         const { exportWacz } = await import('../export/export-wacz.ts');
         const r = await exportWacz(archive, out, {
+          ...(signal ? { signal } : {}),
           ...(opts.title ? { title: opts.title } : {}),
           ...(opts.pageText ? { pageText: true } : {}),
           ...(opts.verify ? { verifyFixity: true } : {}),
@@ -174,9 +186,9 @@ function plan(opts: ExportCommandOptions, warn: (warning: string) => void): Job[
     const out = opts.cdxj;
     jobs.push({
       kind: 'cdxj',
-      run: async (archive, onProgress) => {
+      run: async (archive, onProgress, signal) => {
         const { exportCdxj } = await import('../export/export-cdxj.ts');
-        const r = await exportCdxj(archive, out, onProgress ? { onProgress } : {});
+        const r = await exportCdxj(archive, out, { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) });
         return `cdxj: ${r.path}: ${r.lines} captures, ${formatBytes(r.bytes)}`;
       },
     });
@@ -233,22 +245,7 @@ function flag(k: string): string {
   return `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }
 
-/** One cli-progress bar per export, fed by ExportProgress reports. */
-class ExportBar {
-  readonly #bar: ProgressBar;
-
-  constructor(kind: string) {
-    this.#bar = newProgressBar({ format: ` ${kind} {bar} {percentage}% | {phase} {done}/{total} | {bytes}`, barsize: 24, hideCursor: true, stream: process.stderr });
-    this.#bar.start(1, 0, { phase: 'starting', done: 0, total: '?', bytes: formatBytes(0) });
-  }
-
-  update(p: ExportProgress): void {
-    const total = p.total > 0 ? p.total : Math.max(1, p.done);
-    this.#bar.setTotal(total);
-    this.#bar.update(Math.min(p.done, total), { phase: p.phase, done: p.done, total: p.total > 0 ? p.total : '?', bytes: formatBytes(p.bytes) });
-  }
-
-  stop(): void {
-    this.#bar.stop();
-  }
+/** An export's report as a progress reading: the WARC phase counts bytes, the others their units. */
+function reading(p: ExportProgress): OperationReading {
+  return { done: p.done, total: p.total, bytes: p.phase === 'warcs', note: `${p.phase} | ${formatBytes(p.bytes)} written` };
 }

@@ -24,6 +24,8 @@ export interface CdxjExportOptions {
   maxRunBytes?: number;
   /** Folder for sort runs (default: beside the output). */
   tmpDir?: string;
+  /** Aborting it stops the export (CANCELLED) and removes the partial file. */
+  signal?: AbortSignal;
 }
 
 export interface CdxjExportResult {
@@ -33,7 +35,7 @@ export interface CdxjExportResult {
 }
 
 export async function exportCdxj(archive: Archive, out: string, opts: CdxjExportOptions = {}): Promise<CdxjExportResult> {
-  const progress = new ProgressThrottle(opts.onProgress);
+  const progress = new ProgressThrottle(opts.onProgress, opts.signal);
   const warcs = archiveWarcs(archive);
   const total = countCaptureRows(archive);
   let read = 0;
@@ -52,8 +54,8 @@ export async function exportCdxj(archive: Archive, out: string, opts: CdxjExport
         bytes += Buffer.byteLength(batch);
         if (!stream.write(batch)) await once(stream, 'drain');
         batch = '';
-        progress.report('write', count, read, bytes);
       }
+      if ((count & 1023) === 0) progress.report('write', count, read, bytes);
     }
     bytes += Buffer.byteLength(batch);
     stream.end(batch);

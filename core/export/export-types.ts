@@ -4,6 +4,8 @@
  * times. Plain data only, so the shapes can cross IPC unchanged.
  */
 
+import { throwIfCancelled } from '../cancelled.ts';
+
 /** One progress report. `done`/`total` count the phase's units (records, bytes, files…). */
 export interface ExportProgress {
   /** What is running now, e.g. `warcs`, `index`, `pages`, `records`, `files`. */
@@ -22,19 +24,24 @@ export const PROGRESS_INTERVAL_MS = 100;
 
 /**
  * A reporter that calls `fn` at most every PROGRESS_INTERVAL_MS, plus at every phase change and
- * on `flush()`. Calling it costs a clock read, so it can sit in a per-record loop.
+ * on `flush()`. Calling it costs a clock read, so it can sit in a per-record loop. It is also
+ * where an export notices it was cancelled: every loop that reports progress stops there
+ * (CANCELLED, core/cancelled.ts), and the export's error path removes its `.part` file.
  */
 export class ProgressThrottle {
   readonly #fn: ProgressFn | undefined;
+  readonly #signal: AbortSignal | undefined;
   #last: ExportProgress | null = null;
   #lastAt = 0;
   #sentLast = true;
 
-  constructor(fn: ProgressFn | undefined) {
+  constructor(fn: ProgressFn | undefined, signal?: AbortSignal) {
     this.#fn = fn;
+    this.#signal = signal;
   }
 
   report(phase: string, done: number, total: number, bytes: number): void {
+    throwIfCancelled(this.#signal, 'export');
     if (!this.#fn) return;
     const p = { phase, done, total, bytes };
     const phaseChanged = this.#last !== null && this.#last.phase !== phase;

@@ -83,6 +83,8 @@ export interface WaczExportOptions {
   verifyFixity?: boolean;
   /** The package's `created` time (default now). */
   now?: Date;
+  /** Aborting it stops the export (CANCELLED) and removes the partial package. */
+  signal?: AbortSignal;
   /** Request records get a marker for Cookie/Authorization values; the WARCs holding any are rewritten (wacz-redact.ts). */
   redactCredentials?: boolean;
 }
@@ -118,7 +120,7 @@ export interface WaczResourceEntry {
 }
 
 export async function exportWacz(archive: Archive, out: string, opts: WaczExportOptions = {}): Promise<WaczExportResult> {
-  const progress = new ProgressThrottle(opts.onProgress);
+  const progress = new ProgressThrottle(opts.onProgress, opts.signal);
   const now = opts.now ?? new Date();
   const warcs = archiveWarcs(archive);
   const zip = await ZipWriter.create(out);

@@ -406,9 +406,23 @@ function foldedChildren(db: Database.Database): void {
   }
 }
 
+/**
+ * Version 11 (issue 39: the Pages view of a big archive): the view's first screen, sorted by title
+ * (its default) or URL, walks an index instead of sorting every page. Measured on 20,000 pages
+ * (load 19): 870 ms with a temporary sort, which grows with the archive. The expressions are
+ * exactly those record-query.ts sorts by, or SQLite would not use them. Time order uses
+ * records_pages (ts, with the row id after it).
+ */
+function pagesViewOrder(db: Database.Database): void {
+  db.exec(`
+    CREATE INDEX IF NOT EXISTS records_pages_title ON records(COALESCE(NULLIF(title, ''), target_uri) COLLATE NOCASE, id) WHERE page = 1;
+    CREATE INDEX IF NOT EXISTS records_pages_url ON records(target_uri COLLATE NOCASE, id) WHERE page = 1;
+  `);
+}
+
 const MIGRATIONS: readonly Migration[] = [
   metaAndRobots, frontier, captureIndex, priorCaptures, fileFixity, pendingNonPages, compactRecords, bytesDatesAndVia, typeAndTsCodes,
-  foldedChildren,
+  foldedChildren, pagesViewOrder,
 ];
 
 /** The schema version this build writes. */

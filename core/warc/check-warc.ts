@@ -7,12 +7,14 @@
  * Levels: an `error` makes the file invalid; a `warning` is a defect readers cope with
  * (a missing record separator, a target record kept in another file, wget's `<uri>`).
  */
+import { isCancelled, throwIfCancelled } from '../cancelled.ts';
 import { isTroveError } from '../errors.ts';
 import { credentialHeaders } from '../formats/redact-credentials.ts';
 import { RecordDigests } from './check-digests.ts';
 import { checkRecordFields } from './check-fields.ts';
 import type { WarcWarningCode } from './read-errors.ts';
 import { openArchiveFile } from './read-records.ts';
+import { RecordIdSet } from './record-id-set.ts';
 
 export interface CheckProblem {
   file: string;
@@ -45,6 +47,10 @@ export interface CheckOptions {
   onProblem?: (p: CheckProblem) => void;
   /** How many problems `problems` keeps (default 10,000); counting goes on past it. */
   maxProblems?: number;
+  /** After each record: the offset reached in the file (for a progress bar). */
+  onRecord?: (offset: number) => void;
+  /** Aborting it stops the check with CANCELLED (nothing is written, so nothing to undo). */
+  signal?: AbortSignal;
 }
 
 /** How serious each reader warning is for `check`. */
@@ -101,15 +107,18 @@ export async function checkWarcFile(path: string, opts: CheckOptions = {}): Prom
     opts.onProblem?.(p);
   };
 
-  // Record ids and references are kept for the whole file (about 100 bytes per record), so the
-  // targets can be looked up at the end whatever order the records come in.
-  const ids = new Set<string>();
+  // Record ids are kept for the whole file as 64-bit hashes (record-id-set.ts). A reference to a
+  // record already seen (a request's Concurrent-To its response) is settled at once; only
+  // references forward are held, to be looked up at the end.
+  const ids = new RecordIdSet();
   const refs: { id: string; field: string; offset: number }[] = [];
   let sawOldVersion = false;
   let format: 'warc' | 'arc' | null = null;
   try {
     const records = openArchiveFile(path, { onWarning: (w) => report(w.offset, READER_LEVELS[w.code], w.code, w.message) });
     for await (const r of records) {
+      throwIfCancelled(opts.signal, 'check');
+      opts.onRecord?.(r.offset);
       result.records++;
       format ??= r.format;
       if (r.format === 'arc') {
@@ -124,7 +133,7 @@ export async function checkWarcFile(path: string, opts: CheckOptions = {}): Prom
       const id = r.get('WARC-Record-ID');
       if (id) ids.add(id.trim());
       for (const field of ['WARC-Concurrent-To', 'WARC-Refers-To']) {
-        for (const v of r.getAll(field)) refs.push({ id: v.trim(), field, offset: r.offset });
+        for (const v of r.getAll(field)) if (!ids.has(v.trim())) refs.push({ id: v.trim(), field, offset: r.offset });
       }
       const digests = new RecordDigests(r);
       const head = r.get('WARC-Type') === 'request' ? new RequestHead() : null;
@@ -139,7 +148,7 @@ export async function checkWarcFile(path: string, opts: CheckOptions = {}): Prom
       if (digests.chunkedConvention) result.chunkedDigests[digests.chunkedConvention]++;
     }
   } catch (err) {
-    if (!isTroveError(err)) throw err;
+    if (!isTroveError(err) || isCancelled(err)) throw err;
     report(typeof err.details.offset === 'number' ? err.details.offset : 0, 'error', err.code, err.message);
   }
 

@@ -135,6 +135,8 @@ describe('compact rows: the rule', () => {
       records_digest: 'payload_digest IS NOT NULL',
       records_file: null,
       records_pages: 'page = 1',
+      records_pages_title: 'page = 1',
+      records_pages_url: 'page = 1',
       records_record_id: null,
       records_status: 'status IS NOT NULL',
       records_target_uri: 'record_type = 4',

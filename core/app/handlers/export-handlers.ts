@@ -25,5 +25,9 @@ export function exportHandlers(ctx: AppContext): RoomHandlers<'export'> {
   return {
     'export.run': (req) => exportArchive(ctx, req),
     'export.list': ({ archiveId }) => ctx.exports.list(ctx.library.requireEntry(archiveId)),
+    'export.cancel': ({ exportId }) => {
+      ctx.exports.cancel(exportId);
+      return null;
+    },
   };
 }

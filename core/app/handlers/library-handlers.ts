@@ -114,5 +114,10 @@ export function libraryHandlers(ctx: AppContext): RoomHandlers<'library'> {
       }
       return { id, report };
     },
+    'library.cancelImport': ({ id }) => {
+      // The entry's folder, as library.import gave it to the runner (a new entry may not list yet).
+      ctx.imports.cancel(library.pathOf(id));
+      return null;
+    },
   };
 }

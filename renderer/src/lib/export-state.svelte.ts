@@ -1,8 +1,9 @@
-/** The Export dialog: format, options, progress from events, the result and earlier exports. */
+/** The Export dialog: format, options, progress from events (with an ETA, and Cancel), the result and earlier exports. */
 import type { ExportFile, ExportFilter, ExportFormat, ExportProgressInfo, ExportResult, RecordFilter } from '../../../core/api/app-types.ts';
 import type { Events } from '../../../core/api/channels.ts';
 import { unwrap, type TroveApi } from './bridge.ts';
 import { attempt } from './attempt.ts';
+import { etaMs } from './qa-format.ts';
 
 export const EXPORT_FORMATS: { id: ExportFormat; title: string; plain: string }[] = [
   { id: 'wacz', title: 'WACZ package', plain: 'One file with the WARCs, index and page list; opens in ReplayWeb.page and other WACZ tools.' },
@@ -41,10 +42,19 @@ export class ExportState {
   result = $state.raw<ExportResult | null>(null);
   error = $state<string | null>(null);
   files = $state.raw<ExportFile[]>([]);
+  /** Cancel was asked for the running export. */
+  cancelling = $state(false);
+  /** When the export's current phase began, and when its last progress came (the clock is injected). */
+  #phaseStartedAt = 0;
+  #progressAt = $state(0);
+  /** ms left of the export's current phase at its rate so far, or null. */
+  eta = $derived(this.progress ? etaMs(this.progress.done, this.progress.total, this.#phaseStartedAt, this.#progressAt) : null);
 
   readonly api: TroveApi;
+  private readonly clock: () => number;
 
-  constructor(api: TroveApi) {
+  constructor(api: TroveApi, clock: () => number = Date.now) {
+    this.clock = clock;
     this.api = api;
   }
 
@@ -80,7 +90,18 @@ export class ExportState {
   onProgress(p: Events['export.progress']): void {
     if (!this.running || p.archiveId !== this.archiveId) return;
     this.exportId = p.exportId;
+    const now = this.clock();
+    if (p.progress.phase !== this.progress?.phase) this.#phaseStartedAt = now;
+    this.#progressAt = now;
     this.progress = p.progress;
+  }
+
+  /** Cancel the running export: a WACZ or CDXJ export stops and leaves no file. */
+  async cancel(): Promise<void> {
+    if (!this.running || !this.exportId || this.cancelling) return;
+    this.cancelling = true;
+    const r = await attempt(this.api.export.cancel({ exportId: this.exportId }));
+    if (!r.ok) this.error = r.message;
   }
 
   /** Export into the archive's exports/ folder, or (`toFolder`) into a folder the user picks. */
@@ -96,12 +117,15 @@ export class ExportState {
       ...(this.format === 'warc' ? { filter: this.filter } : {}),
       ...((this.format === 'wacz' || this.format === 'warc') && this.redactCredentials ? { redactCredentials: true } : {}),
     };
+    this.cancelling = false;
+    this.exportId = null;
     const r = await attempt(async () => {
       this.result = await unwrap(opts.toFolder ? this.api.export.runTo(req) : this.api.export.run(req));
       await this.refreshFiles();
       return this.result;
     }, (on) => (this.running = on));
-    if (!r.ok) this.error = r.message;
+    if (!r.ok) this.error = this.cancelling ? 'Export cancelled: no file was left.' : r.message;
+    this.cancelling = false;
     return r.ok ? r.value : null;
   }
 

@@ -1,7 +1,8 @@
-/** The Library screen: crawls and imported archives, delete with confirmation, import. */
+/** The Library screen: crawls and imported archives, delete with confirmation, import (with its ETA, and Cancel). */
 import type { DeleteTicket, ImportProgress, ImportResult, LibraryEntry } from '../../../core/api/app-types.ts';
 import { unwrap, type TroveApi } from './bridge.ts';
 import { attempt } from './attempt.ts';
+import { etaMs } from './qa-format.ts';
 
 const isPaused = (e: LibraryEntry) => e.state === 'paused' || e.state === 'pausing';
 
@@ -14,12 +15,23 @@ export class LibraryState {
   pendingDelete = $state.raw<DeleteTicket | null>(null);
   importing = $state(false);
   importProgress = $state.raw<ImportProgress | null>(null);
+  /** The entry the running import fills (from its progress events), to cancel it. */
+  importId = $state<string | null>(null);
+  /** Cancel was asked for the running import. */
+  cancelling = $state(false);
   lastImport = $state.raw<ImportResult | null>(null);
   busyId = $state<string | null>(null);
+  /** When the running import started, and when its last progress came (the clock is injected). */
+  #importStartedAt = 0;
+  #importAt = $state(0);
+  /** ms left of the running import at its rate so far, or null before there is one. */
+  importEta = $derived(this.importProgress ? etaMs(this.importProgress.bytes, this.importProgress.total, this.#importStartedAt, this.#importAt) : null);
 
   readonly api: TroveApi;
+  private readonly now: () => number;
 
-  constructor(api: TroveApi) {
+  constructor(api: TroveApi, now: () => number = Date.now) {
+    this.now = now;
     this.api = api;
   }
 
@@ -60,10 +72,16 @@ export class LibraryState {
   async importPaths(files: string[], copy = true): Promise<ImportResult | null> {
     if (files.length === 0) return null;
     this.importProgress = null;
+    this.importId = null;
+    this.cancelling = false;
+    this.#importStartedAt = this.now();
     const r = await attempt(this.api.library.import({ files, copy }), (on) => (this.importing = on));
     this.importProgress = null;
+    this.importId = null;
     if (!r.ok) {
-      this.error = r.message;
+      this.error = this.cancelling ? 'Import cancelled: the library is as it was.' : r.message;
+      this.cancelling = false;
+      await this.refresh();
       return null;
     }
     this.lastImport = r.value;
@@ -90,6 +108,17 @@ export class LibraryState {
   }
 
   onProgress(p: { id: string; progress: ImportProgress }): void {
-    if (this.importing) this.importProgress = p.progress;
+    if (!this.importing) return;
+    this.importProgress = p.progress;
+    this.importId = p.id;
+    this.#importAt = this.now();
+  }
+
+  /** Cancel the running import: it stops and leaves the library as it was. */
+  async cancelImport(): Promise<void> {
+    if (!this.importing || !this.importId || this.cancelling) return;
+    this.cancelling = true;
+    const r = await attempt(this.api.library.cancelImport({ id: this.importId }));
+    if (!r.ok) this.error = r.message;
   }
 }

@@ -1,0 +1,48 @@
+/**
+ * What the big-archive bench writes and then asks for: one home for the synthetic archive's URL
+ * scheme and words, shared by the writer (big-archive-bench.ts) and the queries
+ * (big-archive-queries.ts). Every fourth capture is an image; the others are HTML pages.
+ */
+export const BIG_ARCHIVE_WORDS =
+  'archive web crawl page record capture index replay search text news report city council meeting budget school library museum river bridge station market festival weather season history science music film theatre sport'.split(
+    ' ',
+  );
+
+const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'te', 'vo', 'zu', 'pi', 'da', 'fe', 'go', 'hu', 'ji', 'ba', 'co', 'di', 'fa', 'ge'];
+/** Words of page text besides the common ones: made-up words, one per rank. */
+export const VOCABULARY = 20_000;
+
+/** The made-up word of this rank (its digits in base 20 as syllables). */
+export function vocabularyWord(rank: number): string {
+  let w = '';
+  let n = rank;
+  do {
+    w += SYLLABLES[n % 20];
+    n = Math.floor(n / 20);
+  } while (n > 0);
+  return w;
+}
+
+/**
+ * A word of page text: a fifth of them common words, the rest drawn from VOCABULARY with a
+ * rank log-uniform in 1..VOCABULARY, so word frequency falls off as in real text (Zipf) and a
+ * search for a rare word matches few pages, a frequent one many.
+ */
+export function textWord(rand: () => number): string {
+  if (rand() < 0.2) return BIG_ARCHIVE_WORDS[Math.floor(rand() * BIG_ARCHIVE_WORDS.length)]!;
+  return vocabularyWord(Math.floor(VOCABULARY ** rand()) - 1);
+}
+
+/** The searches the bench times: made-up words from frequent to rare, alone and in pairs. */
+export function benchQueries(): string[] {
+  const ranks = [3, 10, 30, 100, 300, 1000, 3000, 10000];
+  return [...ranks.map(vocabularyWord), ...ranks.slice(0, 6).map((r, i) => `${vocabularyWord(r)} ${vocabularyWord(ranks[i + 2]!)}`), 'council meeting', 'museum'];
+}
+
+export function isImageCapture(i: number): boolean {
+  return i % 4 === 3;
+}
+
+export function bigArchiveUrl(i: number): string {
+  return isImageCapture(i) ? `http://site${i % 50}.example.org/img/${i}.jpg` : `http://site${i % 50}.example.org/p/${i}.html`;
+}
