@@ -16,7 +16,9 @@
  * A lazy pool (`TabPool.lazy`, the tabs of `--capture auto`) starts its browser only when the
  * first page asks for a tab, and opens tabs one by one as pages wait for them, up to its size: an
  * auto crawl of a static site renders a sample page or two, and paid for Chromium's start and
- * four tabs before its first HTTP fetch (1 s on a quiet machine, 25 s at load 30).
+ * four tabs before its first HTTP fetch (1 s on a quiet machine, 25 s at load 30). With
+ * `idleCloseMs` it also closes its browser once every tab has been idle that long (no template
+ * left to sample), and starts it again for the next page that needs one.
  */
 import { TroveError } from '../errors.ts';
 import type { CdpSession } from './cdp-session.ts';
@@ -42,6 +44,9 @@ export class TabPool {
   private sourceStarting: Promise<TabSource> | null = null;
   /** Tabs a lazy pool is opening now (they count towards `size`). */
   private opening = 0;
+  /** A lazy pool's idle time before its browser is closed, and the timer counting it. */
+  private idleCloseMs: number | null = null;
+  private idleTimer: ReturnType<typeof setTimeout> | null = null;
   private idle: Tab[] = [];
   private waiters: { resolve: (t: Tab) => void; reject: (err: Error) => void }[] = [];
   /** Tabs that exist (idle or handed out): fewer than `size` once a replacement could not be opened. */
@@ -81,11 +86,38 @@ export class TabPool {
    * a tab; each tab opened when a page waits and fewer than `tabs` exist. A source that fails to
    * start fails the page that asked (and is tried again by the next).
    */
-  static lazy(start: () => Promise<TabSource>, tabs: number, opts: { userAgent?: string | undefined } = {}): TabPool {
+  static lazy(start: () => Promise<TabSource>, tabs: number, opts: { userAgent?: string | undefined; idleCloseMs?: number } = {}): TabPool {
     const pool = new TabPool(null, tabs);
     pool.startSource = start;
     pool.userAgent = opts.userAgent;
+    pool.idleCloseMs = opts.idleCloseMs ?? null;
     return pool;
+  }
+
+  /** Every tab of a lazy pool idle: count down to closing its browser. */
+  private armIdleClose(): void {
+    if (this.idleCloseMs === null || !this.tabSource || this.idle.length !== this.alive || this.opening > 0 || this.waiters.length > 0) return;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => void this.closeIdle(), this.idleCloseMs);
+    this.idleTimer.unref?.();
+  }
+
+  private disarmIdleClose(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+
+  /** Close an idle lazy pool's tabs and browser; the next page that asks starts it again. */
+  private async closeIdle(): Promise<void> {
+    this.idleTimer = null;
+    if (this.closed || this.idle.length !== this.alive || this.opening > 0) return;
+    const tabs = this.idle.splice(0);
+    this.alive -= tabs.length;
+    const source = this.tabSource;
+    this.tabSource = null;
+    this.sourceStarting = null;
+    for (const t of tabs) await t.source.close().catch(() => {});
+    await source?.close().catch(() => {});
   }
 
   private async source(): Promise<TabSource> {
@@ -119,6 +151,7 @@ export class TabPool {
   acquire(): Promise<BrowserTab> {
     const lazy = this.startSource !== null;
     if (this.closed || (!lazy && this.alive === 0)) return Promise.reject(this.gone());
+    this.disarmIdleClose();
     const t = this.idle.pop();
     if (t) return Promise.resolve(t);
     if (lazy && this.alive + this.opening < this.size) return this.openLazily();
@@ -166,6 +199,7 @@ export class TabPool {
       this.alive--;
       const w = this.waiters.shift();
       if (w) this.openLazily().then((t) => w.resolve(t as Tab), w.reject);
+      else this.armIdleClose();
       return;
     }
     if (opts.broken) {
@@ -182,13 +216,17 @@ export class TabPool {
     }
     const w = this.waiters.shift();
     if (w) w.resolve(t);
-    else this.idle.push(t);
+    else {
+      this.idle.push(t);
+      this.armIdleClose();
+    }
   }
 
   /** Close the idle tabs and the source (which closes what is still open: its browser, or the relay). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.disarmIdleClose();
     for (const w of this.waiters.splice(0)) w.reject(this.gone());
     for (const t of this.idle.splice(0)) await t.source.close().catch(() => {});
     const source = this.tabSource ?? (this.sourceStarting ? await this.sourceStarting.catch(() => null) : null);

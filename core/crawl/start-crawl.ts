@@ -271,6 +271,13 @@ function resolveSettings(db: Database.Database, given: Partial<CrawlSettings>): 
 }
 
 /**
+ * An auto crawl's Chromium idle this long is closed (its memory given back) until a page needs
+ * it again: long enough that a site whose pages keep needing it does not pay a restart (~1 s of
+ * CPU) between them, short against a crawl of a static site.
+ */
+const AUTO_BROWSER_IDLE_MS = 30_000;
+
+/**
  * Browser and auto capture: Chromium is found before the crawl begins, so a missing one is said
  * at once (with the paths tried) rather than as a failure of every page, and before anything of
  * the crawl is written or started; browser mode starts it then too, auto mode when a page first
@@ -298,9 +305,10 @@ async function startBrowser(settings: CrawlSettings, tabSource: TabSource | unde
     }
     const launch = { executablePath: findChromium({ path: settings.browser.path }), tabs: settings.browser.tabs, userAgent: settings.userAgent };
     if (captureModeOf(settings) === 'auto') {
-      // Auto: Chromium starts when a page first needs it, and opens tabs as pages wait for them.
+      // Auto: Chromium starts when a page first needs it, opens tabs as pages wait for them, and
+      // is closed after AUTO_BROWSER_IDLE_MS without a page to render (a static site's samples done).
       const { launchChromiumTabs } = await import('../browser/chromium-tab-source.ts');
-      into.tabs = TabPool.lazy(() => launchChromiumTabs(launch), launch.tabs, { userAgent: settings.userAgent });
+      into.tabs = TabPool.lazy(() => launchChromiumTabs(launch), launch.tabs, { userAgent: settings.userAgent, idleCloseMs: AUTO_BROWSER_IDLE_MS });
       return;
     }
     into.tabs = await TabPool.launch(launch);

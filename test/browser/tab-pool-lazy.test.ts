@@ -5,7 +5,7 @@
  * and is tried again by the next; closing closes what was started. The source here is a counting
  * stand-in for Chromium (the pool is what is tested; real Chromium tabs are the crawl tests').
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TabPool } from '../../core/browser/tab-pool.ts';
 import type { CdpSession } from '../../core/browser/cdp-session.ts';
 import type { SourceTab, TabSource } from '../../core/browser/tab-source.ts';
@@ -74,5 +74,36 @@ describe('lazy tab pool', () => {
     const { c, start } = countingSource();
     await TabPool.lazy(start, 4).close();
     expect([c.starts, c.sourceClosed]).toEqual([0, 0]);
+  });
+});
+
+describe('lazy tab pool, idle', () => {
+  it('closes its browser once every tab has been idle idleCloseMs, and starts it again for the next page', async () => {
+    vi.useFakeTimers();
+    try {
+      const { c, start } = countingSource();
+      const pool = TabPool.lazy(start, 2, { idleCloseMs: 30_000 });
+      const a = await pool.acquire();
+      const b = await pool.acquire();
+      await pool.release(a);
+      // One tab still out: nothing is closed however long the other idles.
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(c.sourceClosed).toBe(0);
+      await pool.release(b);
+      await vi.advanceTimersByTimeAsync(29_000);
+      expect(c.sourceClosed).toBe(0);
+      // A page in time resets the count.
+      await pool.release(await pool.acquire());
+      await vi.advanceTimersByTimeAsync(29_000);
+      expect(c.sourceClosed).toBe(0);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect([c.sourceClosed, c.tabsClosed]).toEqual([1, 2]);
+      await pool.release(await pool.acquire());
+      expect([c.starts, c.opened]).toEqual([2, 3]);
+      await pool.close();
+      expect(c.sourceClosed).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
