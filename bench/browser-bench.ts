@@ -139,7 +139,7 @@ function modeSettings(mode: string, tabs: number, path: string): Record<string, 
   return { capture, browser: { enabled: false, tabs, path } };
 }
 
-/** `--tabs=1,2,4` (browser mode's tab counts; default 4) and `--no-phases`. */
+/** `--tabs=1,2,4` (browser mode's tab counts; default 4; 0 leaves browser mode out), `--no-phases`, `--only=docs|fixture`. */
 function benchArgs(argv: string[]): { tabs: number[]; phases: boolean; only: string | null } {
   const t = argv.find((a) => a.startsWith('--tabs='));
   const only = argv.find((a) => a.startsWith('--only='))?.slice(7) ?? null;
@@ -158,7 +158,7 @@ export async function runBrowserBench(argv: string[] = process.argv.slice(2)): P
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-browser-bench-'));
   const site = await startBrowserSite();
   const fast = { perHost: 4, concurrency: 6, delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, minFreeDiskBytes: 0, name: 'bench' };
-  const modes = ['HTTP-only', 'auto, 4 tabs', ...opts.tabs.map((n) => `browser, ${n} tab${n === 1 ? '' : 's'}`)];
+  const modes = ['HTTP-only', 'auto, 4 tabs', ...opts.tabs.filter((n) => n > 0).map((n) => `browser, ${n} tab${n === 1 ? '' : 's'}`)];
   const tabsOf = (mode: string) => Number(/(\d+) tab/.exec(mode)?.[1] ?? 4);
   console.log(`load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at the start (the machine is shared: figures are loaded-machine figures)`);
   const runs: Run[] = [];
