@@ -12,7 +12,9 @@
  *   crawl archived;
  * - throughput: pages, pages rendered in a browser, pages/s (and against HTTP-only), CPU seconds
  *   per page and the peak PSS and RSS of the crawl's process tree, Chromium's included; browser
- *   mode with 4 tabs (`--tabs=1,2,4` for more).
+ *   mode with 4 tabs (`--tabs=1,2,4` for more); the CPU per page split by process (the crawl's,
+ *   Chromium's renderers, GPU process, browser process, network service);
+ * - `--only=docs` or `--only=fixture` runs one site (coverage needs the fixture).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -40,6 +42,8 @@ interface Child {
   peakRssMb: number;
   peakPssMb: number;
   reason: string;
+  /** CPU ms by process: the crawl's own, and Chromium's by type (renderer, gpu-process, browser…). */
+  cpuByType: Record<string, number>;
   archived: string[];
 }
 
@@ -135,10 +139,11 @@ function modeSettings(mode: string, tabs: number, path: string): Record<string, 
   return { capture, browser: { enabled: false, tabs, path } };
 }
 
-/** `--tabs=1,2,4` (browser mode's tab counts; default 4) and `--no-phases`. */
-function benchArgs(argv: string[]): { tabs: number[]; phases: boolean } {
+/** `--tabs=1,2,4` (browser mode's tab counts; default 4; 0 leaves browser mode out), `--no-phases`, `--only=docs|fixture`. */
+function benchArgs(argv: string[]): { tabs: number[]; phases: boolean; only: string | null } {
   const t = argv.find((a) => a.startsWith('--tabs='));
-  return { tabs: t ? t.slice(7).split(',').map(Number) : [4], phases: !argv.includes('--no-phases') };
+  const only = argv.find((a) => a.startsWith('--only='))?.slice(7) ?? null;
+  return { tabs: t ? t.slice(7).split(',').map(Number) : [4], phases: !argv.includes('--no-phases'), only };
 }
 
 export async function runBrowserBench(argv: string[] = process.argv.slice(2)): Promise<void> {
@@ -153,26 +158,28 @@ export async function runBrowserBench(argv: string[] = process.argv.slice(2)): P
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-browser-bench-'));
   const site = await startBrowserSite();
   const fast = { perHost: 4, concurrency: 6, delayFactor: 0, minDelayMs: 0, maxDelayMs: 0, minFreeDiskBytes: 0, name: 'bench' };
-  const modes = ['HTTP-only', 'auto, 4 tabs', ...opts.tabs.map((n) => `browser, ${n} tab${n === 1 ? '' : 's'}`)];
+  const modes = ['HTTP-only', 'auto, 4 tabs', ...opts.tabs.filter((n) => n > 0).map((n) => `browser, ${n} tab${n === 1 ? '' : 's'}`)];
   const tabsOf = (mode: string) => Number(/(\d+) tab/.exec(mode)?.[1] ?? 4);
   console.log(`load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at the start (the machine is shared: figures are loaded-machine figures)`);
   const runs: Run[] = [];
   const nginx = nginxAvailable() && fs.existsSync(DOCS) ? await startNginx(fs.realpathSync(DOCS)) : null;
   try {
+    const fixture = opts.only !== 'docs';
+    const docs = nginx && opts.only !== 'fixture';
     if (opts.phases) {
-      await phaseTable(executablePath, 'fixture pages', BROWSER_SITE_PAGES.map((p) => site.origin + p));
-      if (nginx) await phaseTable(executablePath, 'Python docs pages', DOCS_PHASE_PAGES.map((p) => nginx.origin + p));
+      if (fixture) await phaseTable(executablePath, 'fixture pages', BROWSER_SITE_PAGES.map((p) => site.origin + p));
+      if (docs) await phaseTable(executablePath, 'Python docs pages', DOCS_PHASE_PAGES.map((p) => nginx.origin + p));
     }
     const seed = `${site.origin}/`;
-    const live = await liveRequests(executablePath, site.origin);
-    for (const mode of modes) runs.push({ site: 'fixture', mode, r: await crawl(path.join(work, `fixture-${runs.length}`), { ...fast, ...modeSettings(mode, tabsOf(mode), executablePath), seeds: [seed] }) });
-    if (nginx) {
-      const docs = { ...fast, seeds: [`${nginx.origin}/`], limitPages: DOCS_PAGES };
-      for (const mode of modes) runs.push({ site: 'docs', mode, r: await crawl(path.join(work, `docs-${runs.length}`), { ...docs, ...modeSettings(mode, tabsOf(mode), executablePath) }) });
-    } else {
+    const live = fixture ? await liveRequests(executablePath, site.origin) : new Map<string, string[]>();
+    if (fixture) for (const mode of modes) runs.push({ site: 'fixture', mode, r: await crawl(path.join(work, `fixture-${runs.length}`), { ...fast, ...modeSettings(mode, tabsOf(mode), executablePath), seeds: [seed] }) });
+    if (docs) {
+      const docsSettings = { ...fast, seeds: [`${nginx.origin}/`], limitPages: DOCS_PAGES };
+      for (const mode of modes) runs.push({ site: 'docs', mode, r: await crawl(path.join(work, `docs-${runs.length}`), { ...docsSettings, ...modeSettings(mode, tabsOf(mode), executablePath) }) });
+    } else if (!nginx) {
       console.log('Python docs skipped: needs nginx and python3-doc (apt-get install nginx python3-doc)');
     }
-    printCoverage(live, runs.filter((r) => r.site === 'fixture'), site.origin);
+    if (fixture) printCoverage(live, runs.filter((r) => r.site === 'fixture'), site.origin);
     printThroughput(runs, live);
   } finally {
     await nginx?.close();
@@ -226,6 +233,11 @@ function printThroughput(runs: Run[], live: Map<string, string[]>): void {
         `  ${`${site}, ${mode}`.padEnd(32)}${`${(r.ms / 1000).toFixed(1)} s`.padStart(9)}${String(r.pages).padStart(7)}${`${r.rendered} (${pct(r.rendered, r.pages)})`.padStart(10)}${String(r.uris).padStart(7)}${pps.toFixed(2).padStart(9)}${`${(pps / basePps).toFixed(2)}×`.padStart(9)}${cov.padStart(10)}${(r.cpuMs / 1000 / Math.max(1, r.pages)).toFixed(3).padStart(12)}${`${r.peakPssMb.toFixed(0)} MB`.padStart(10)}${`${r.peakRssMb.toFixed(0)} MB`.padStart(10)}`,
       );
     }
+  }
+  console.log('\nCPU ms per page by process (the crawl\'s own, and Chromium\'s by type; sampled from /proc every 250 ms)');
+  for (const { site, mode, r } of runs) {
+    const parts = Object.entries(r.cpuByType ?? {}).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
+    console.log(`  ${`${site}, ${mode}`.padEnd(32)}${parts.map(([t, v]) => `${t} ${(v / Math.max(1, r.pages)).toFixed(0)}`).join(', ')}`);
   }
   console.log('  targets (issue 35): docs browser 4 tabs >= 2.0 pages/s; docs auto >= 0.80× HTTP-only and <= 5% rendered; fixture auto 100% coverage');
 }

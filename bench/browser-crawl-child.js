@@ -6,7 +6,9 @@
  * tree (from /proc/<pid>/smaps_rollup, so pages shared between Chromium's processes count once;
  * sampled every 250 ms, a walk of each process's page tables), and the URLs archived. CPU time
  * including the browser is taken by the parent (bash `times` over this child, which waits for
- * Chromium).
+ * Chromium); the child splits it by process: its own (the crawl), and each of Chromium's by type
+ * (renderer, gpu-process, the browser process, utility services), from /proc/<pid>/stat sampled
+ * every 250 ms (a process's CPU after its last sample is missed: a few ms).
  */
 import fs from 'node:fs';
 import { enableCompileCache } from '../bin/compile-cache.js';
@@ -78,17 +80,46 @@ function treeRssBytes(root) {
   return total;
 }
 
+/** Last CPU ticks seen per process of the tree, and its Chromium process type. */
+const cpuSeen = new Map();
+function sampleCpu(root) {
+  for (const pid of treePids(root)) {
+    if (pid === root) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ticks = Number(f[11]) + Number(f[12]);
+      let type = cpuSeen.get(pid)?.type;
+      // A zygote's child names its type once it has set its title: asked again until then.
+      if (!type || type === 'zygote') {
+        const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+        const t = /--type=(\S+)/.exec(cmd)?.[1];
+        const sub = /--utility-sub-type=\S*?(\w+)(\s|$)/.exec(cmd)?.[1];
+        type = /chrom/i.test(cmd) ? (t ? (sub ? `${t}:${sub}` : t) : 'browser') : 'other';
+      }
+      cpuSeen.set(pid, { type, ticks });
+    } catch {
+      /* ended meanwhile */
+    }
+  }
+}
+
 const [dir, json] = process.argv.slice(2);
 let peak = 0;
 const sampler = setInterval(() => (peak = Math.max(peak, treeRssBytes(process.pid))), 50);
 let peakPss = 0;
-const pssSampler = setInterval(() => (peakPss = Math.max(peakPss, treePssBytes(process.pid))), 250);
+const pssSampler = setInterval(() => {
+  peakPss = Math.max(peakPss, treePssBytes(process.pid));
+  sampleCpu(process.pid);
+}, 250);
 const t0 = performance.now();
 const crawl = await startCrawl({ dir, settings: JSON.parse(json) });
 const final = await crawl.finished();
 const ms = performance.now() - t0;
+const cpuByType = { crawl: (process.cpuUsage().user + process.cpuUsage().system) / 1000 };
+for (const { type, ticks } of cpuSeen.values()) cpuByType[type] = (cpuByType[type] ?? 0) + ticks * 10;
 clearInterval(sampler);
 clearInterval(pssSampler);
 const records = await readWarcDir(`${dir}/warcs`);
 const archived = [...new Set(records.filter((r) => r.type === 'response' || r.type === 'revisit').map((r) => r.targetUri))];
-process.stdout.write(JSON.stringify({ ms, pages: final.pages, rendered: final.rendered ?? 0, uris: final.downloaded + final.failed, peakRssMb: peak / 1048576, peakPssMb: peakPss / 1048576, state: final.state, reason: final.finishReason, archived }) + '\n');
+process.stdout.write(JSON.stringify({ ms, pages: final.pages, rendered: final.rendered ?? 0, uris: final.downloaded + final.failed, peakRssMb: peak / 1048576, peakPssMb: peakPss / 1048576, state: final.state, reason: final.finishReason, cpuByType, archived }) + '\n');

@@ -111,6 +111,8 @@ export class CrawlController {
    * (fetched again on resume).
    */
   private readonly maxActive: number;
+  /** URIs in flight that are parked (CrawlUri.park): they do not count against maxActive. */
+  private parked = 0;
   private wake: (() => void) | null = null;
   private stopRequested = false;
   private pauseRequested = false;
@@ -421,7 +423,7 @@ export class CrawlController {
             this.emitSnapshot();
           }
         } else {
-          while (this.freeSlots.length > 0 && this.inflight.size < this.maxActive && !this.stopRequested && !this.diskPaused && this.underUriLimit(now)) {
+          while (this.freeSlots.length > 0 && this.inflight.size - this.parked < this.maxActive && !this.stopRequested && !this.diskPaused && this.underUriLimit(now)) {
             let uri: ClaimedUri | null;
             try {
               uri = this.ctx.group.unit(() => this.ctx.frontier.claim(this.ctx.now(), { pages: this.pagesOpen() }));
@@ -465,7 +467,7 @@ export class CrawlController {
       // With every fetch slot taken nothing can be claimed before one is given back (which wakes
       // the loop), so the next ready time is not asked for: it cost two queries per pass, and with
       // a queue ready and the slots full the loop came round every 5 ms to ask again.
-      const canClaim = this.freeSlots.length > 0 && this.inflight.size < this.maxActive;
+      const canClaim = this.freeSlots.length > 0 && this.inflight.size - this.parked < this.maxActive;
       const next = this.stopRequested || this.pauseRequested || !canClaim ? null : this.ctx.frontier.nextReadyAt({ pages: this.pagesOpen() });
       const waitMs = Math.max(5, Math.min(next === null ? 1000 : next - this.ctx.now(), SNAPSHOT_MS));
       await new Promise<void>((resolve) => {
@@ -507,7 +509,14 @@ export class CrawlController {
       this.freeSlots.push(slot);
       this.poke();
     };
-    const p: Promise<void> = processUri(this.ctx, this.uriChain, uri, slot, freeSlot)
+    let parked = false;
+    const park = (on: boolean) => {
+      if (on === parked) return;
+      parked = on;
+      this.parked += on ? 1 : -1;
+      this.poke();
+    };
+    const p: Promise<void> = processUri(this.ctx, this.uriChain, uri, slot, freeSlot, park)
       .then((r) => {
         if (r.kind === 'retry') this.ctx.stats.recordRetry();
         // An unexpected error ended this URI as a −5 through the chain's disposition (crawl.log,
@@ -539,6 +548,7 @@ export class CrawlController {
       .finally(() => {
         this.inflight.delete(p);
         if (holdsPage) this.pageSlotsHeld--;
+        park(false);
         freeSlot();
         this.poke();
       });

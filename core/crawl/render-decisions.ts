@@ -2,7 +2,8 @@
  * `--capture auto`'s decisions per page template (page-template.ts): `browser` (every page of it
  * is rendered), `http` (fetched over HTTP only, unless the page itself shows a sign), or not
  * decided yet: then the first page of the template is rendered as its sample, and the other
- * pages of it wait for that sample's verdict rather than each being rendered too.
+ * pages of it wait for that sample's verdict rather than each being rendered too (parked, with
+ * their HTTP responses: the crawl's other fetches go on meanwhile, fetch-auto.ts).
  *
  * The decisions are kept in the crawl's meta table (the storage room's key/value home), written
  * on the crawl's connection inside its open group, so they commit with the crawl.log lines of the
@@ -55,6 +56,11 @@ export class RenderDecisions {
       }
       await out.done;
     }
+  }
+
+  /** Whether a page of `template` would wait for a sample's verdict now (`claim` would not answer at once). */
+  awaitsSample(template: string): boolean {
+    return !this.#decided.has(template) && this.#sampling.has(template);
   }
 
   /** The sample's verdict (stored, in the open group), or null when it could not be rendered (the next page samples). */

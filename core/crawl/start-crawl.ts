@@ -273,9 +273,17 @@ function resolveSettings(db: Database.Database, given: Partial<CrawlSettings>): 
 }
 
 /**
- * Browser and auto capture: Chromium is found and started before the crawl begins, so a missing one is said
+ * An auto crawl's Chromium idle this long is closed (its memory given back) until a page needs
+ * it again: long enough that a site whose pages keep needing it does not pay a restart (~1 s of
+ * CPU) between them, short against a crawl of a static site.
+ */
+const AUTO_BROWSER_IDLE_MS = 30_000;
+
+/**
+ * Browser and auto capture: Chromium is found before the crawl begins, so a missing one is said
  * at once (with the paths tried) rather than as a failure of every page, and before anything of
- * the crawl is written or started. The tabs send the crawl's User-Agent (on the page and
+ * the crawl is written or started; browser mode starts it then too, auto mode when a page first
+ * needs it (an auto crawl of a static site renders a sample or two). The tabs send the crawl's User-Agent (on the page and
  * everything it loads), as the HTTP fetcher does, not Chromium's own: sites see one agent per
  * crawl and robots.txt is read for it. Its modules load here, only for a browser crawl: an
  * HTTP-only crawl never touches them (and closes a tab source it was given).
@@ -293,9 +301,19 @@ async function startBrowser(settings: CrawlSettings, tabSource: TabSource | unde
       into.tabs = await TabPool.open(profileTabSource(inner, () => login.profile!), settings.browser.tabs, { userAgent: settings.userAgent });
       return;
     }
-    into.tabs = tabSource
-      ? await TabPool.open(tabSource, settings.browser.tabs, { userAgent: settings.userAgent })
-      : await TabPool.launch({ executablePath: findChromium({ path: settings.browser.path }), tabs: settings.browser.tabs, userAgent: settings.userAgent });
+    if (tabSource) {
+      into.tabs = await TabPool.open(tabSource, settings.browser.tabs, { userAgent: settings.userAgent });
+      return;
+    }
+    const launch = { executablePath: findChromium({ path: settings.browser.path }), tabs: settings.browser.tabs, userAgent: settings.userAgent };
+    if (captureModeOf(settings) === 'auto') {
+      // Auto: Chromium starts when a page first needs it, opens tabs as pages wait for them, and
+      // is closed after AUTO_BROWSER_IDLE_MS without a page to render (a static site's samples done).
+      const { launchChromiumTabs } = await import('../browser/chromium-tab-source.ts');
+      into.tabs = TabPool.lazy(() => launchChromiumTabs(launch), launch.tabs, { userAgent: settings.userAgent, idleCloseMs: AUTO_BROWSER_IDLE_MS });
+      return;
+    }
+    into.tabs = await TabPool.launch(launch);
   } else {
     await tabSource?.close();
   }

@@ -44,6 +44,12 @@ export interface CrawlUri {
   /** Called once the URI's fetch is over and its queue slot given back (frontier.releaseSlot). */
   readonly fetchDone?: () => void;
   /**
+   * Park (true) or unpark (false) the URI: while parked it waits on something other than the
+   * network (an auto crawl's page for its template's verdict, fetch-auto.ts), its fetch slot is
+   * given back and it does not count against the crawl's URIs in flight, so the next fetches go on.
+   */
+  readonly park?: (on: boolean) => void;
+  /**
    * `uri.url` WHATWG-parsed, once (claimedUrl below), or null when it does not parse. Owned by
    * this CrawlUri and never mutated: scope recheck, robots gate, fetcher and trap detector read
    * its parts instead of each parsing the string again. Undefined until first asked for.
@@ -133,11 +139,12 @@ export interface Processor {
   process(ctx: CrawlContext, curi: CrawlUri): Promise<ProcessResult> | ProcessResult;
 }
 
-export function newCrawlUri(uri: ClaimedUri, slot: number, fetchDone?: () => void): CrawlUri {
+export function newCrawlUri(uri: ClaimedUri, slot: number, fetchDone?: () => void, park?: (on: boolean) => void): CrawlUri {
   return {
     uri,
     slot,
     fetchDone,
+    park,
     parsed: undefined,
     host: '',
     hs: undefined as unknown as HostSettings, // set by the precondition processors, before any use

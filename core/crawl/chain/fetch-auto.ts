@@ -27,13 +27,15 @@ import type { CrawlUri, ProcessResult, Processor } from './crawl-uri.ts';
 import { claimedUrl } from './crawl-uri.ts';
 import { disposeFetch } from './dispose-fetch.ts';
 import { fetchHttp } from './fetch-http.ts';
+import { politenessDelay } from '../politeness.ts';
+import type { Outlink } from '../../extract/outlink.ts';
 
 const HTML = /^(text\/html|application\/xhtml\+xml)$/;
 
 export function fetchAuto(browser: Processor, decisions: RenderDecisions): Processor {
   return {
     name: 'fetch-auto',
-    reads: { settings: ['maxExtractBytes', 'maxLinksPerDocument'], services: ['chain', 'extractor', 'frontier', 'hardStop'] },
+    reads: { settings: ['crawlDelayCapS', 'delayFactor', 'maxDelayMs', 'maxExtractBytes', 'maxKbpsPerHost', 'maxLinksPerDocument', 'minDelayMs'], services: ['chain', 'extractor', 'frontier', 'hardStop'] },
     async process(ctx, curi): Promise<ProcessResult> {
       if ((await fetchHttp.process(ctx, curi)) === 'finish') return 'finish';
       const f = curi.fetch!;
@@ -42,7 +44,10 @@ export function fetchAuto(browser: Processor, decisions: RenderDecisions): Proce
       const decoded = await decodeBodyStream(f.entity.stream(), listFieldValue(f.headers, 'content-encoding') ?? undefined, ctx.settings.maxExtractBytes);
       const html = decoded.body.toString('utf8');
       const template = pageTemplate(claimedUrl(curi)?.host ?? '', html);
+      // Waiting for the template's sample: parked, so that the crawl's next fetches go on.
+      const parked = decisions.awaitsSample(template) && park(ctx, curi);
       const decision = await decisions.claim(template, ctx.hardStop);
+      if (parked) curi.park!(false);
       if (ctx.hardStop.aborted) {
         if (decision === 'sample') decisions.settle(template, null);
         await putBack(ctx, curi);
@@ -51,9 +56,14 @@ export function fetchAuto(browser: Processor, decisions: RenderDecisions): Proce
       const reason = decision === 'browser' ? 'template' : decision === 'sample' ? 'sample' : (renderSignals(html)[0] ?? null);
       if (!reason) return 'proceed';
 
-      let http: { urls: Set<string>; textLength: number } | null = null;
+      let http: { urls: Set<string>; textLength: number; outlinks: Outlink[] } | null = null;
       try {
-        if (decision === 'sample') http = await httpFound(ctx, curi, decoded.body, mime);
+        if (decision === 'sample') {
+          http = await httpFound(ctx, curi, decoded.body, mime);
+          // What HTTP found in the sample leads on at once: the crawl goes on while it renders
+          // (the browser's own links are queued with its outcome; one seen already is not again).
+          ctx.frontier.schedule(ctx.chain.fromOutlinks(curi.uri, http.outlinks, false));
+        }
         // The browser's capture is the page's: the HTTP response is let go unwritten.
         await disposeFetch(f);
         curi.fetch = undefined;
@@ -69,6 +79,22 @@ export function fetchAuto(browser: Processor, decisions: RenderDecisions): Proce
   };
 }
 
+/**
+ * Park a page that waits for its template's verdict: its fetch is over, so its queue slot goes
+ * back (after the politeness delay its fetch earned, as set-politeness would set it) and the
+ * crawl's next fetches go on. Rendered after all (a \`browser\` verdict), its tab is not counted
+ * against the host's slots: the one place a page's rendering does not hold a queue slot.
+ */
+function park(ctx: CrawlContext, curi: CrawlUri): boolean {
+  if (!curi.park) return false;
+  const f = curi.fetch!;
+  const delay = politenessDelay(curi.hs, { fetchDurationMs: f.durationMs, bytes: f.bytesReceived, robotsCrawlDelayS: curi.crawlDelayS });
+  ctx.frontier.releaseSlot(curi.uri, Date.now() + delay.delayMs);
+  curi.fetchDone?.();
+  curi.park(true);
+  return true;
+}
+
 /** Cut by a hard stop after its HTTP fetch: nothing written, the page fetched again on resume. */
 async function putBack(ctx: CrawlContext, curi: CrawlUri): Promise<void> {
   if (curi.fetch) await disposeFetch(curi.fetch);
@@ -78,12 +104,12 @@ async function putBack(ctx: CrawlContext, curi: CrawlUri): Promise<void> {
 }
 
 /** What HTTP extraction finds in the page's body: its links and embeds (fragments off), and its text length. */
-async function httpFound(ctx: CrawlContext, curi: CrawlUri, body: Buffer, mime: string): Promise<{ urls: Set<string>; textLength: number }> {
+async function httpFound(ctx: CrawlContext, curi: CrawlUri, body: Buffer, mime: string): Promise<{ urls: Set<string>; textLength: number; outlinks: Outlink[] }> {
   const f = curi.fetch!;
   const ex = await ctx.extractor.run({ url: curi.uri.url, status: f.status ?? 200, headers: f.headers, body: Buffer.from(body), mime, maxLinks: ctx.settings.maxLinksPerDocument });
   const urls = new Set<string>([withoutFragment(curi.uri.url)]);
   for (const l of ex.outlinks) urls.add(withoutFragment(l.url));
-  return { urls, textLength: textLength(ex.text) };
+  return { urls, textLength: textLength(ex.text), outlinks: ex.outlinks };
 }
 
 /** The sample's verdict: in-scope URLs only the browser reached, and the text each side read. */

@@ -75,8 +75,8 @@ export function buildUriChain(opts: { browser?: Processor } = {}): UriChain {
  * `fetchDone` is called once the URI's fetch is over and its queue slot given back
  * (frontier.releaseSlot): from then on the rest of the chain runs beside the next fetches.
  */
-export async function processUri(ctx: CrawlContext, chain: UriChain, uri: ClaimedUri, slot: number, fetchDone?: () => void): Promise<UriResult> {
-  const curi = newCrawlUri(uri, slot, fetchDone);
+export async function processUri(ctx: CrawlContext, chain: UriChain, uri: ClaimedUri, slot: number, fetchDone?: () => void, park?: (on: boolean) => void): Promise<UriResult> {
+  const curi = newCrawlUri(uri, slot, fetchDone, park);
   try {
     try {
       await runMain(ctx, chain, curi);
