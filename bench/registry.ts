@@ -79,6 +79,8 @@ export const HELPERS: Helper[] = [
   { file: 'bench-nginx.ts', role: 'module', what: "Debian's nginx serving a folder on loopback", usedBy: ['crawl', 'small-pages', 'crawl100k', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'index', 'traps', 'page-limit', 'browser', 'recrawl', 'qa'] },
   { file: 'recrawl-scenario.ts', role: 'module', what: 'issue 38 measured: a docs copy edited, deleted, added and touched between a crawl and its recrawl', usedBy: ['recrawl'] },
   { file: 'synthetic-warc.ts', role: 'module', what: 'a 2,000-page WARC written by Trove', usedBy: ['index', 'check-wacz'] },
+  { file: 'big-archive-data.ts', role: 'module', what: 'the URLs, page text words and queries of the synthetic big archive', usedBy: ['big-archive'] },
+  { file: 'big-archive-queries.ts', role: 'child', what: 'replay lookups, full-text searches and the Pages view query on a big archive, in a process of its own', usedBy: ['big-archive'] },
   { file: 'thread-cpu.js', role: 'module', what: "CPU by thread name from /proc/self/task", usedBy: ['crawl-ab'] },
   { file: 'memory-detail.js', role: 'module', what: 'resident memory grouped from /proc/self/smaps, V8 figures beside it', usedBy: ['crawl100k', 'cli-rss'] },
   { file: 'node-binary-pages.js', role: 'module', what: "the node binary's resident pages by what they hold", usedBy: ['cli-rss'] },

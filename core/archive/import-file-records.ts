@@ -7,8 +7,7 @@
  * once it has moved past the record. POST lookup keys need the request record, which usually
  * follows its response; the last few rows stay unflushed so their keys can still be fixed.
  */
-import { isCancelled, throwIfCancelled } from '../cancelled.ts';
-import { isTroveError } from '../errors.ts';
+import { isCancelled, isTroveError, throwIfCancelled } from '../errors.ts';
 import { openArchiveFile } from '../warc/read-records.ts';
 import type { WarcRecord } from '../warc/read-record.ts';
 import { databaseOf } from './archive-dir.ts';

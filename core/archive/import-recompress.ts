@@ -11,8 +11,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import { isCancelled, throwIfCancelled } from '../cancelled.ts';
-import { isTroveError } from '../errors.ts';
+import { isCancelled, isTroveError, throwIfCancelled } from '../errors.ts';
 import { openArchiveFile } from '../warc/read-records.ts';
 import type { WarcRecord } from '../warc/read-record.ts';
 

@@ -13,7 +13,7 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { isTroveError, TroveError } from '../errors.ts';
+import { isCancelled, isTroveError, throwIfCancelled, TroveError } from '../errors.ts';
 import { describeOwner, tryLock } from '../storage/owner-lock.ts';
 import { databaseOf, openArchive } from './archive-dir.ts';
 import type { Archive } from './archive-dir.ts';
@@ -22,7 +22,6 @@ import { fileStem, indexStoredFile, referencePath, warcsSlot } from './import-st
 import type { ImportOptions, ImportRun } from './import-stored-file.ts';
 import { importWacz } from './import-wacz.ts';
 import { ImportStaging } from './import-staging.ts';
-import { isCancelled, throwIfCancelled } from '../cancelled.ts';
 
 export type { ImportOptions } from './import-stored-file.ts';
 

@@ -10,7 +10,7 @@
 import fs from 'node:fs/promises';
 import type { Command } from 'commander';
 import { exitCodeFor, type ErrorCode } from '../api/error-codes.ts';
-import { isCancelled } from '../cancelled.ts';
+import { isCancelled } from '../errors.ts';
 import { CANCELLED_EXIT, OperationProgress, PLAIN_EVERY_S, cancelOnSignals, parseEvery } from './operation-progress.ts';
 
 /** A WACZ by name, or a ZIP by its first bytes (`PK\x03\x04`, or `PK\x05\x06` for an empty one). */

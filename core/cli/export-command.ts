@@ -14,14 +14,13 @@ import type { KeyObject } from 'node:crypto';
 import type { Command } from 'commander';
 import { openArchive } from '../archive/archive-dir.ts';
 import type { Archive } from '../archive/archive-dir.ts';
-import { isTroveError } from '../errors.ts';
+import { isCancelled, isTroveError } from '../errors.ts';
 import type { ExportProgress, ProgressFn } from '../export/export-types.ts';
 import type { WaczExportResult } from '../export/export-wacz.ts';
 import { loadSigningKey, signingKeyWarning } from '../archive/wacz-sign.ts';
 import { formatBytes } from '../formats/byte-size.ts';
 import { exitCodeFor, type CliCode } from '../api/error-codes.ts';
 import { CLI_USAGE, formatCliError } from './cli-errors.ts';
-import { isCancelled } from '../cancelled.ts';
 import { CANCELLED_EXIT, OperationProgress, PLAIN_EVERY_S, cancelOnSignals, parseEvery, type OperationReading } from './operation-progress.ts';
 
 export interface ExportIo {

@@ -7,9 +7,8 @@
  */
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { isTroveError } from '../errors.ts';
+import { isCancelled, isTroveError } from '../errors.ts';
 import type { ImportProgress, ImportReport } from '../api/archive-types.ts';
-import { isCancelled } from '../cancelled.ts';
 import { CANCELLED_EXIT, OperationProgress, PLAIN_EVERY_S, cancelOnSignals, parseEvery } from './operation-progress.ts';
 
 export interface ImportIo {

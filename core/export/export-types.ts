@@ -4,7 +4,7 @@
  * times. Plain data only, so the shapes can cross IPC unchanged.
  */
 
-import { throwIfCancelled } from '../cancelled.ts';
+import { throwIfCancelled } from '../errors.ts';
 
 /** One progress report. `done`/`total` count the phase's units (records, bytes, files…). */
 export interface ExportProgress {

@@ -7,8 +7,7 @@
  * Levels: an `error` makes the file invalid; a `warning` is a defect readers cope with
  * (a missing record separator, a target record kept in another file, wget's `<uri>`).
  */
-import { isCancelled, throwIfCancelled } from '../cancelled.ts';
-import { isTroveError } from '../errors.ts';
+import { isCancelled, isTroveError, throwIfCancelled } from '../errors.ts';
 import { credentialHeaders } from '../formats/redact-credentials.ts';
 import { RecordDigests } from './check-digests.ts';
 import { checkRecordFields } from './check-fields.ts';
