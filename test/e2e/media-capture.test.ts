@@ -287,6 +287,10 @@ const PLAY_THROUGH = async ({ seconds }: { seconds: number }) => {
     for (const end = Date.now() + ms; !ok() && Date.now() < end; ) await wait(50);
   };
   v.muted = true;
+  // A player that builds its source by script (the DASH page's MSE player, hls.js) sets it only
+  // after fetching its manifest: a play() before that is refused and nothing would ever ask for
+  // the next segments.
+  await until(() => v.src !== '' || v.querySelector('source') !== null, 20_000);
   // hls.js reads its buffer goal as it goes: the page's 2 s (a short capture leaves segments
   // unplayed) would stall at 16×.
   const hls = (window as unknown as { hls?: { config: Record<string, number> } }).hls;
