@@ -4,7 +4,7 @@
  * fills from each response; the profile's whole state for the browser's tabs; and, at the end,
  * the refresh of the profile (`--save-profile`): the jar's cookies, overlaid, in a browser
  * crawl, with what the tabs held after their last page (cookies the pages' scripts set, the
- * origins' localStorage and sessionStorage: browser/tab-profile-state.ts). The jar lives in memory only: cookies never go
+ * origins' localStorage and sessionStorage: browser/tab-state.ts). The jar lives in memory only: cookies never go
  * into the crawl directory (a resume reads the profile and the file again, so a refreshed
  * profile is what a resume after a logged-out pause uses).
  */

@@ -47,7 +47,7 @@ import { fetchHttp } from './fetch-http.ts';
 import { disposeFetch } from './dispose-fetch.ts';
 import { logMediaReport } from './media-limits-log.ts';
 import { loggedOut } from './check-logged-in.ts';
-import { readTabProfileState } from '../../browser/tab-profile-state.ts';
+import { readTabState } from '../../browser/tab-state.ts';
 
 const HTML = /^(text\/html|application\/xhtml\+xml)$/;
 
@@ -94,7 +94,7 @@ export function fetchBrowser(pool: TabPool, behaviors: BehaviorOptions = {}): Pr
           ...(ctx.loggedIn ? { marker: ctx.loggedIn.check.marker } : {}),
         });
         // --save-profile: what the tab holds of the login now (the last reading is saved at the end).
-        if (ctx.browserProfile) ctx.browserProfile.observe(await readTabProfileState(tab.session));
+        if (ctx.browserProfile) ctx.browserProfile.observe((await readTabState(tab.session)).state);
       } catch (err) {
         failure = err;
       } finally {
