@@ -7,10 +7,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // Two test files at a time on CI's two cores (vitest's default is cores − 1, one): most files
-    // wait on Chromium, servers and child processes, so the whole suite took 15.5 min this way
-    // against about 20 with one (2026-12-05), inside CI's 25-minute budget with room to grow.
-    maxWorkers: 2,
     // The JSON report lets .ci/run print one plain "N passed, N failed" line.
     reporters: ['default', ['json', { outputFile: 'test-artifacts/vitest-results.json' }]],
     projects: [
