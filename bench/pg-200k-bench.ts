@@ -65,9 +65,15 @@ if (typeof server === 'string') {
     console.log(`4 workers, ${HOSTS} hosts x ${PAGES} pages = ${total} pages, ${LATENCY_MS} ms per response, --per-host 1, --concurrency ${CONCURRENCY} per worker, ${os.cpus().length} CPUs, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     const t0 = performance.now();
     const running = new Map<string, TroveRun>();
-    running.set('a', trove(['crawl', ...hosts.map((h) => `${h.s.origin}/p0.html`), '--frontier', url, '--worker-name', 'a', '--out', dir('a'), ...sharedCrawlFlags(0, CONCURRENCY)]));
+    // Runs that have exited, noted as they exit (a race against a resolved promise cannot tell).
+    const exited = new Set<TroveRun>();
+    const start = (w: string, run: TroveRun) => {
+      running.set(w, run);
+      void run.then(() => exited.add(run));
+    };
+    start('a', trove(['crawl', ...hosts.map((h) => `${h.s.origin}/p0.html`), '--frontier', url, '--worker-name', 'a', '--out', dir('a'), ...sharedCrawlFlags(0, CONCURRENCY)]));
     await whenSettingsStored(server.url, crawl);
-    for (const w of ['b', 'c', 'd']) running.set(w, trove(['worker', url, '--worker-name', w, '--lease-s', String(LEASE_S), '--out', dir(w), '--no-progress']));
+    for (const w of ['b', 'c', 'd']) start(w, trove(['worker', url, '--worker-name', w, '--lease-s', String(LEASE_S), '--out', dir(w), '--no-progress']));
 
     const tenths: number[] = [];
     const held = new Set<string>();
@@ -86,12 +92,12 @@ if (typeof server === 'string') {
         for (const r of (await db.query(`SELECT url FROM ${crawl}.uris WHERE state = 2 AND leased_by = $1`, [k.worker])).rows) held.add(r.url);
         // Started again at once on its own folder, under the same name: it recovers the WARC the kill
         // left open and takes its own leases back.
-        running.set(k.worker, trove(['worker', url, '--worker-name', k.worker, '--out', dir(k.worker), '--no-progress']));
+        start(k.worker, trove(['worker', url, '--worker-name', k.worker, '--out', dir(k.worker), '--no-progress']));
         console.log(`${s.toFixed(1)} s: killed ${k.worker} at ${((100 * done) / total).toFixed(0)} % holding ${held.size} URIs in flight in all, started it again`);
       }
       if (tenths.length === 10) break;
       // Every worker gone before the last tenth: the crawl ended short; the conditions below say how.
-      if (!kills.length && (await Promise.all([...running.values()].map((r) => Promise.race([r.then(() => true), Promise.resolve(false)])))).every(Boolean)) break;
+      if (!kills.length && [...running.values()].every((r) => exited.has(r))) break;
       await new Promise((r) => setTimeout(r, 200));
     }
     const exits = await Promise.all([...running.values()]);
