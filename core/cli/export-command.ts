@@ -196,7 +196,7 @@ function plan(opts: ExportCommandOptions, warn: (warning: string) => void): Job[
     const out = opts.warc;
     jobs.push({
       kind: 'warc',
-      run: async (archive, onProgress) => {
+      run: async (archive, onProgress, signal) => {
         const { exportWarcSubset } = await import('../export/export-warc-subset.ts');
         const r = await exportWarcSubset(archive, out, {
           ...(opts.urlPrefix ? { urlPrefix: opts.urlPrefix } : {}),
@@ -206,6 +206,7 @@ function plan(opts: ExportCommandOptions, warn: (warning: string) => void): Job[
           ...(opts.mime ? { mime: opts.mime } : {}),
           ...(opts.redactCredentials ? { redactCredentials: true } : {}),
           ...(onProgress ? { onProgress } : {}),
+          ...(signal ? { signal } : {}),
         });
         const notes = [r.materialized ? `${r.materialized} revisits written as responses` : '', r.unresolvedRevisits ? `${r.unresolvedRevisits} revisits without their original` : '']
           .filter(Boolean)
