@@ -219,9 +219,9 @@ function plan(opts: ExportCommandOptions, warn: (warning: string) => void): Job[
     const out = opts.mirror;
     jobs.push({
       kind: 'mirror',
-      run: async (archive, onProgress) => {
+      run: async (archive, onProgress, signal) => {
         const { exportMirror } = await import('../export/export-mirror.ts');
-        const r = await exportMirror(archive, out, onProgress ? { onProgress } : {});
+        const r = await exportMirror(archive, out, { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) });
         return `mirror: ${r.dir}: ${r.files} files (${r.rewritten} with links rewritten, ${r.linksLocal} local and ${r.linksAbsolute} absolute links${r.placeholders ? `, ${r.placeholders} placeholders` : ''}), ${formatBytes(r.bytes)}`;
       },
     });
@@ -230,9 +230,9 @@ function plan(opts: ExportCommandOptions, warn: (warning: string) => void): Job[
     const out = opts.report;
     jobs.push({
       kind: 'report',
-      run: async (archive, onProgress) => {
+      run: async (archive, onProgress, signal) => {
         const { exportReport } = await import('../export/export-report.ts');
-        const r = await exportReport(archive, out, onProgress ? { onProgress } : {});
+        const r = await exportReport(archive, out, { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) });
         const s = r.data.summary;
         return `report: ${r.dir}: ${r.files.length} files (${s.urisProcessed} URIs, ${s.hosts} hosts, ${s.failures} failures)`;
       },
