@@ -19,6 +19,8 @@ import { openArchive } from '../../core/archive/archive-dir.ts';
 import { exportCdxj } from '../../core/export/export-cdxj.ts';
 import { exportWacz } from '../../core/export/export-wacz.ts';
 import { exportWarcSubset } from '../../core/export/export-warc-subset.ts';
+import { exportMirror } from '../../core/export/export-mirror.ts';
+import { exportReport } from '../../core/export/export-report.ts';
 import { checkWaczFile } from '../../core/archive/wacz-check.ts';
 import { isTroveError } from '../../core/errors.ts';
 import { writeBigArchiveWarc } from '../helpers/big-archive-warc.ts';
@@ -162,7 +164,7 @@ describe('Ctrl-C leaves nothing half-written (real CLI)', () => {
     expect(fs.statSync(wacz).size).toBe(size);
   }, 120_000);
 
-  it('CDXJ, WACZ and WARC exports and the WACZ check given an aborted signal throw CANCELLED and write nothing', async () => {
+  it('every export and the WACZ check given an aborted signal throw CANCELLED and write nothing', async () => {
     const a = openArchive(path.join(root, 'archive-small'), { create: false });
     try {
       const signal = AbortSignal.abort();
@@ -171,6 +173,8 @@ describe('Ctrl-C leaves nothing half-written (real CLI)', () => {
         () => exportWacz(a, path.join(root, 'aborted.wacz'), { signal }),
         () => exportWarcSubset(a, path.join(root, 'aborted.warc.gz'), { signal }),
         () => checkWaczFile(path.join(root, 'small.wacz'), { signal }),
+        () => exportMirror(a, path.join(root, 'aborted-mirror'), { signal }),
+        () => exportReport(a, path.join(root, 'aborted-report'), { signal }),
       ]) {
         const err = await run().then(() => null, (e: unknown) => e);
         expect(isTroveError(err, 'CANCELLED')).toBe(true);
