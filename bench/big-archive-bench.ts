@@ -132,7 +132,9 @@ async function main(): Promise<void> {
   const warcDir = path.join(home, 'warcs');
   const archive = path.join(home, 'archive');
   const resultsFile = path.join(home, 'results.json');
-  const results: Results = keep && fs.existsSync(resultsFile) ? (JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as Results) : {};
+  // Figures kept from earlier runs of the same size only.
+  const kept = keep && fs.existsSync(resultsFile) ? (JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as { sizeMb?: number; results?: Results }) : {};
+  const results: Results = kept.sizeMb === sizeMb ? (kept.results ?? {}) : {};
   const report = path.join(tmp, 'time.txt');
   try {
     // WARC files of 1 GB by default, as crawlers roll them.
@@ -182,7 +184,7 @@ async function main(): Promise<void> {
       if ((step === 'cdxj' || step === 'wacz') && !fs.existsSync(archive)) throw new Error(`${name}: no imported archive in ${archive} (run the import step)`);
       results[name] = timeProcess(cmd, args, { report, env: cliNodeEnv() });
       after();
-      if (keep) fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2));
+      if (keep) fs.writeFileSync(resultsFile, JSON.stringify({ sizeMb, results }, null, 2));
       console.log(`${name}: done (${results[name]!.wallS.toFixed(1)} s)`);
     }
     const gunzip = results['gunzip -c (reference)'];
