@@ -1,79 +1,109 @@
 /**
  * Archives of tens of gigabytes (issue 39, part 3): generates synthetic WARCs of realistic records
- * (HTML pages of varied text that compress as real pages do, incompressible images, the request
- * record of each, a revisit now and then) up to `--size` MB, then runs each operation on them as a
- * whole `trove` process under GNU time and prints its wall time and peak RSS beside a plain
- * `gunzip -c` and a `cp` of the same bytes:
+ * (HTML pages of varied text that compress as real pages do, big-archive-data.ts; incompressible images; the request
+ * record of each) up to `--size` MB, then runs each operation on them as a whole `trove` process
+ * under GNU time and prints its wall time, CPU and peak RSS beside a plain `gunzip -c` and a `cp`
+ * of the same bytes:
  *
- *   import           trove import <warcs> --archive <dir>
+ *   import           trove import <warcs> --archive <dir>       (by reference: no copy of the WARCs)
  *   check            trove check <warcs>
  *   cdxj export      trove export <dir> --cdxj <file>
  *   wacz export      trove export <dir> --wacz <file>
  *
- * The issue's target at 20 GB (about 2M captures): peak RSS at most 300 MB each, time printed
+ * The issue's target at 20 GB (about 1.2M captures): peak RSS at most 300 MB each, time printed
  * against the gunzip/copy. Then, on the imported archive, in a child of its own
  * (big-archive-queries.ts): replay lookup p50/p99 (target p50 < 2 ms), full-text search p50
  * (target < 100 ms over 1M pages) and the Pages view's first screen (target < 1 s).
- * Run: `npm run bench -- big-archive --size 200` (default 100 MB; the generated files are removed
- * at the end, `--keep DIR` writes and keeps them there). The issue's run: `--size 20480`.
+ *
+ * The WARCs are files of 1 GB (as crawlers roll them; `--file-mb`), each written by a child
+ * process of its own (big-archive-warc.ts), as many at once as `--jobs` (default: the cores). A 20 GB run takes
+ * hours, so it can be spread over sessions: `--keep DIR` keeps the WARCs (DIR/warcs), the
+ * imported archive (DIR/archive) and each step's figures (DIR/results.json); a later run with the
+ * same DIR writes only the WARCs missing, and `--steps` picks the steps to run (the others'
+ * figures are printed from results.json). Before it writes anything it prints the disk space the
+ * run needs and stops if the temporary folder (or DIR) has less free.
+ *
+ *   npm run bench -- big-archive --size 200                     (default 100 MB; all removed at the end)
+ *   npm run bench -- big-archive --size 20480 --keep /tmp/big20g --steps gen,gunzip,cp,import
+ *   npm run bench -- big-archive --size 20480 --keep /tmp/big20g --steps check,cdxj,wacz,queries
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execSync, spawnSync } from 'node:child_process';
+import { execSync, spawn, spawnSync } from 'node:child_process';
 import { cliNodeEnv, cliNodeFlags } from './cli-node-flags.ts';
-import { WarcWriter } from '../core/warc/warc-writer.ts';
 import { timeProcess, type ProcessTimes } from './time-v.ts';
-import { bigArchiveUrl, isImageCapture, textWord } from './big-archive-data.ts';
 
-const bin = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'trove.js');
-const queriesScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'big-archive-queries.ts');
-const FILE_BYTES = 1024 ** 3; // WARC files of 1 GB, as crawlers roll them
+const here = path.dirname(fileURLToPath(import.meta.url));
+const bin = path.join(here, '..', 'bin', 'trove.js');
+const queriesScript = path.join(here, 'big-archive-queries.ts');
+const warcScript = path.join(here, 'big-archive-warc.ts');
+const MIB = 1024 ** 2;
+/** Gzipped bytes per capture (response + request) as big-archive-warc.ts writes them: 54.6 MB for 3,000. */
+const BYTES_PER_CAPTURE = 18_200;
+const STEPS = ['gen', 'gunzip', 'cp', 'import', 'check', 'cdxj', 'wacz', 'queries'] as const;
+type Step = (typeof STEPS)[number];
 
-/** A deterministic pseudo-random source (xorshift), so every run writes the same bytes. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
+interface WarcPlan {
+  prefix: string;
+  first: number;
+  count: number;
 }
 
-function htmlPage(i: number, rand: () => number): Buffer {
-  const words = 800 + Math.floor(rand() * 4000);
-  const text: string[] = [];
-  for (let w = 0; w < words; w++) text.push(textWord(rand));
-  const links = Array.from({ length: 20 }, () => `<a href="/p/${Math.floor(rand() * 1e6)}.html">more</a>`).join(' ');
-  return Buffer.from(`<!doctype html><html><head><title>Page ${i} ${text.slice(0, 6).join(' ')}</title></head><body><h1>${text.slice(0, 8).join(' ')}</h1><p>${text.join(' ')}</p>${links}</body></html>`);
-}
-
-/** Writes about `sizeMb` MB of gzipped WARC into `dir`; returns the files and the captures written. */
-async function writeWarcs(dir: string, sizeMb: number): Promise<{ files: string[]; captures: number }> {
-  fs.mkdirSync(dir, { recursive: true });
-  const w = new WarcWriter({ dir, prefix: 'BIG', maxBytes: FILE_BYTES, warcinfo: () => ({ fields: { software: 'trove big-archive bench' } }) });
-  const rand = rng(39);
-  const start = new Date('2026-01-01T00:00:00Z').getTime();
-  let captures = 0;
-  const size = () => fs.readdirSync(dir).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
-  for (let i = 0; ; i++) {
-    if (i % 200 === 0 && size() >= sizeMb * 1024 * 1024) break;
-    const image = isImageCapture(i);
-    const url = bigArchiveUrl(i);
-    const body = image ? Buffer.from(Array.from({ length: 20_000 + Math.floor(rand() * 60_000) }, () => Math.floor(rand() * 256))) : htmlPage(i, rand);
-    const head = Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: ${image ? 'image/jpeg' : 'text/html; charset=utf-8'}\r\nContent-Length: ${body.length}\r\n\r\n`);
-    const id = `<urn:uuid:00000000-0000-4000-8000-${String(i).padStart(12, '0')}>`;
-    const date = new Date(start + i * 1000);
-    await w.writeGroup([
-      { type: 'response', targetUri: url, date, recordId: id, contentType: 'application/http; msgtype=response', blockParts: [head, body] },
-      { type: 'request', targetUri: url, date, contentType: 'application/http; msgtype=request', fields: [['WARC-Concurrent-To', id]], blockParts: [Buffer.from(`GET ${new URL(url).pathname} HTTP/1.1\r\nHost: ${new URL(url).host}\r\n\r\n`)] },
-    ]);
-    captures++;
+/** The files a run of `captures` captures is made of: fixed ranges, so a kept folder can be completed. */
+function planWarcs(captures: number, fileBytes: number): WarcPlan[] {
+  const perFile = Math.max(1, Math.round(fileBytes / BYTES_PER_CAPTURE));
+  const plan: WarcPlan[] = [];
+  for (let first = 0; first < captures; first += perFile) {
+    const count = Math.min(perFile, captures - first);
+    plan.push({ prefix: `BIG-${String(first).padStart(9, '0')}-${count}`, first, count });
   }
-  await w.close();
-  return { files: fs.readdirSync(dir).filter((n) => n.endsWith('.warc.gz')).sort().map((n) => path.join(dir, n)), captures };
+  return plan;
+}
+
+/** The complete file of this plan in `dir` (WarcWriter renames `.open` files when done), or null. */
+function finished(dir: string, w: WarcPlan): string | null {
+  const name = fs.readdirSync(dir).find((n) => n.startsWith(`${w.prefix}-`) && n.endsWith('.warc.gz'));
+  return name ? path.join(dir, name) : null;
+}
+
+/** Writes the missing files of `plan` into `dir`, `jobs` children at once; returns every file. */
+async function writeWarcs(dir: string, plan: WarcPlan[], jobs: number): Promise<string[]> {
+  fs.mkdirSync(dir, { recursive: true });
+  for (const n of fs.readdirSync(dir)) if (n.endsWith('.open')) fs.rmSync(path.join(dir, n)); // an interrupted run's
+  const todo = plan.filter((w) => !finished(dir, w));
+  const one = (w: WarcPlan): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [warcScript, dir, w.prefix, String(w.first), String(w.count)], { stdio: ['ignore', 'inherit', 'inherit'] });
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`big-archive-warc.ts ${w.prefix} exited ${code}`))));
+    });
+  const workers = Array.from({ length: Math.min(jobs, todo.length) }, async () => {
+    for (let w = todo.shift(); w; w = todo.shift()) await one(w);
+  });
+  await Promise.all(workers);
+  return plan.map((w) => finished(dir, w)!);
+}
+
+/** Free bytes where `dir` lives (df), or null when df cannot say. */
+function freeBytes(dir: string): number | null {
+  const r = spawnSync('df', ['-Pk', dir], { encoding: 'utf8' });
+  const kib = Number(r.stdout?.trim().split('\n').at(-1)?.split(/\s+/)[3]);
+  return Number.isFinite(kib) ? kib * 1024 : null;
+}
+
+/**
+ * What the steps to run will still write, at their peak: the missing WARCs, the archive's
+ * database with its full-text index (234 MB for 198 MB of these WARCs: page text is stored and
+ * indexed uncompressed), and the larger of the `cp` copy and the WACZ (each about the WARC bytes;
+ * the copy is removed as soon as it is timed, the CDXJ and the WACZ too). The WARCs are imported
+ * by reference, not copied. At 20 GB: 20 + 25 + 20 = about 65 GB.
+ */
+function bytesNeeded(size: number, missing: number, steps: Set<Step>): number {
+  const archive = steps.has('import') ? 1.25 * size : 0;
+  const copy = steps.has('cp') || steps.has('wacz') ? size : 0;
+  return Math.ceil(missing + archive + copy + 64 * MIB);
 }
 
 function arg(name: string): string | undefined {
@@ -81,48 +111,112 @@ function arg(name: string): string | undefined {
   return at >= 0 ? process.argv[at + 1] : undefined;
 }
 
+type Results = Record<string, ProcessTimes>;
+
+function fmt(t: ProcessTimes, gunzip: ProcessTimes | undefined): string {
+  const cpu = t.userS + t.sysS;
+  const ref = gunzip ? gunzip.userS + gunzip.sysS : NaN;
+  return `${t.wallS.toFixed(1).padStart(8)} ${cpu.toFixed(1).padStart(8)} ${(t.maxRssKib / 1024).toFixed(0).padStart(12)} ${(gunzip ? t.wallS / gunzip.wallS : NaN).toFixed(2).padStart(10)} ${(cpu / ref).toFixed(2).padStart(9)}`;
+}
+
 async function main(): Promise<void> {
   const sizeMb = Number(arg('--size') ?? 100);
   const keep = arg('--keep');
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-big-archive-'));
-  const warcDir = keep ?? path.join(tmp, 'warcs');
+  const jobs = Math.max(1, Number(arg('--jobs') ?? os.availableParallelism()));
+  const steps = new Set((arg('--steps') ?? STEPS.join(',')).split(',').map((x) => x.trim()) as Step[]);
+  for (const st of steps) if (!STEPS.includes(st)) throw new Error(`--steps: unknown step ${st} (steps: ${STEPS.join(',')})`);
+  if (keep) fs.mkdirSync(keep, { recursive: true });
+  // Scratch (the copy, the CDXJ, the WACZ) on the same disk as the WARCs, so one df says it all.
+  const tmp = fs.mkdtempSync(path.join(keep ? path.resolve(keep) : os.tmpdir(), 'trove-big-archive-'));
+  const home = keep ? path.resolve(keep) : tmp;
+  const warcDir = path.join(home, 'warcs');
+  const archive = path.join(home, 'archive');
+  const resultsFile = path.join(home, 'results.json');
+  // Figures kept from earlier runs of the same size only.
+  const kept = keep && fs.existsSync(resultsFile) ? (JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as { sizeMb?: number; results?: Results }) : {};
+  const results: Results = kept.sizeMb === sizeMb ? (kept.results ?? {}) : {};
   const report = path.join(tmp, 'time.txt');
   try {
-    const t0 = performance.now();
-    const { files, captures } = await writeWarcs(warcDir, sizeMb);
-    const bytes = files.reduce((n, f) => n + fs.statSync(f).size, 0);
+    // WARC files of 1 GB by default, as crawlers roll them.
+    const plan = planWarcs(Math.max(1, Math.round((sizeMb * MIB) / BYTES_PER_CAPTURE)), Number(arg('--file-mb') ?? 1024) * MIB);
+    const captures = plan.reduce((n, w) => n + w.count, 0);
+    fs.mkdirSync(warcDir, { recursive: true });
+    const missing = plan.filter((w) => !finished(warcDir, w)).reduce((n, w) => n + w.count * BYTES_PER_CAPTURE, 0);
+    const need = bytesNeeded(sizeMb * MIB, steps.has('gen') ? missing : 0, steps);
+    const free = freeBytes(home);
     console.log(`uptime: ${execSync('uptime').toString().trim()}`);
-    console.log(`big-archive: ${files.length} WARC file(s), ${(bytes / 1024 ** 2).toFixed(0)} MB gzipped, ${captures.toLocaleString('en')} captures, written in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}`);
-    const archive = path.join(tmp, 'archive');
+    console.log(`big-archive: ${plan.length} WARC file(s) of ${captures.toLocaleString('en')} captures (about ${sizeMb} MB) in ${home}; ${(missing / MIB).toFixed(0)} MB of them to write; this run needs about ${(need / 1024 ** 3).toFixed(1)} GB free, ${free === null ? 'df cannot say how much is' : `${(free / 1024 ** 3).toFixed(1)} GB are`}`);
+    if (free !== null && free < need) {
+      console.error(`big-archive: not enough free disk in ${home}: the run needs about ${(need / 1024 ** 3).toFixed(1)} GB (WARCs still to write, the archive's database, a WACZ or copy of the WARCs), and df shows ${(free / 1024 ** 3).toFixed(1)} GB. Free some space, or pass --keep DIR on a bigger disk.`);
+      process.exitCode = 1;
+      return;
+    }
+    let files: string[];
+    if (steps.has('gen')) {
+      const t0 = performance.now();
+      const cpu0 = childCpuSeconds();
+      const before = new Set(plan.map((w) => finished(warcDir, w)));
+      files = await writeWarcs(warcDir, plan, jobs);
+      const s = (performance.now() - t0) / 1000;
+      const cpu = childCpuSeconds() - cpu0;
+      const written = files.filter((f) => !before.has(f)).reduce((n, f) => n + fs.statSync(f).size, 0);
+      if (written > 0) console.log(`written: ${(written / MIB).toFixed(0)} MB in ${s.toFixed(1)} s wall = ${(written / MIB / s).toFixed(1)} MB/s with ${Math.min(jobs, plan.length)} process(es) at once, ${cpu.toFixed(1)} CPU s = ${(written / MIB / cpu).toFixed(1)} MB per CPU s; uptime: ${execSync('uptime').toString().trim()}`);
+    } else {
+      files = plan.map((w) => finished(warcDir, w)).filter((f): f is string => f !== null);
+      if (files.length < plan.length) throw new Error(`--steps without gen: ${plan.length - files.length} of the ${plan.length} WARC files are not in ${warcDir}`);
+    }
+    const bytes = files.reduce((n, f) => n + fs.statSync(f).size, 0);
+    console.log(`big-archive: ${files.length} WARC file(s), ${(bytes / MIB).toFixed(0)} MB gzipped, ${captures.toLocaleString('en')} captures, ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}`);
     // The CLI as users run it: bin/trove.js's shebang flags and environment (cli-node-flags.ts).
     const trove = (...args: string[]): [string, string[]] => [process.execPath, [...cliNodeFlags(), bin, ...args]];
-    const ops: [string, string, string[]][] = [
-      ['gunzip -c (reference)', 'sh', ['-c', `for f in ${files.map((f) => `'${f}'`).join(' ')}; do gunzip -c "$f" > /dev/null; done`]],
-      ['cp (reference)', 'cp', [...files, fs.mkdtempSync(path.join(tmp, 'copy-'))]],
-      ['import', ...trove('import', ...files, '--archive', archive, '--no-progress')],
-      ['check', ...trove('check', '--errors-only', '--no-progress', ...files)],
-      ['cdxj export', ...trove('export', archive, '--cdxj', path.join(tmp, 'all.cdxj'), '--no-progress')],
-      ['wacz export', ...trove('export', archive, '--wacz', path.join(tmp, 'all.wacz'), '--no-progress')],
+    const copyDir = path.join(tmp, 'copy');
+    const ops: [Step, string, string, string[], () => void][] = [
+      ['gunzip', 'gunzip -c (reference)', 'sh', ['-c', `for f in ${files.map((f) => `'${f}'`).join(' ')}; do gunzip -c "$f" > /dev/null; done`], () => undefined],
+      ['cp', 'cp (reference)', 'cp', [...files, (fs.mkdirSync(copyDir, { recursive: true }), copyDir)], () => fs.rmSync(copyDir, { recursive: true, force: true })],
+      ['import', 'import', ...trove('import', ...files, '--archive', archive, '--no-progress'), () => undefined],
+      ['check', 'check', ...trove('check', '--errors-only', '--no-progress', ...files), () => undefined],
+      ['cdxj', 'cdxj export', ...trove('export', archive, '--cdxj', path.join(tmp, 'all.cdxj'), '--no-progress'), () => fs.rmSync(path.join(tmp, 'all.cdxj'), { force: true })],
+      ['wacz', 'wacz export', ...trove('export', archive, '--wacz', path.join(tmp, 'all.wacz'), '--no-progress'), () => fs.rmSync(path.join(tmp, 'all.wacz'), { force: true })],
     ];
-    const rows: [string, ProcessTimes][] = [];
-    for (const [name, cmd, args] of ops) rows.push([name, timeProcess(cmd, args, { report, env: cliNodeEnv() })]);
-    const gunzip = rows[0]![1].wallS;
-    console.log(`${'operation'.padEnd(24)} ${'wall s'.padStart(8)} ${'cpu s'.padStart(8)} ${'peak RSS MB'.padStart(12)} ${'x gunzip'.padStart(9)}`);
-    for (const [name, t] of rows) {
-      console.log(`${name.padEnd(24)} ${t.wallS.toFixed(1).padStart(8)} ${(t.userS + t.sysS).toFixed(1).padStart(8)} ${(t.maxRssKib / 1024).toFixed(0).padStart(12)} ${(t.wallS / gunzip).toFixed(2).padStart(9)}`);
+    for (const [step, name, cmd, args, after] of ops) {
+      if (!steps.has(step)) continue;
+      if (step === 'import') fs.rmSync(archive, { recursive: true, force: true });
+      if ((step === 'cdxj' || step === 'wacz') && !fs.existsSync(archive)) throw new Error(`${name}: no imported archive in ${archive} (run the import step)`);
+      results[name] = timeProcess(cmd, args, { report, env: cliNodeEnv() });
+      after();
+      if (keep) fs.writeFileSync(resultsFile, JSON.stringify({ sizeMb, results }, null, 2));
+      console.log(`${name}: done (${results[name]!.wallS.toFixed(1)} s)`);
     }
+    const gunzip = results['gunzip -c (reference)'];
+    console.log(`${'operation'.padEnd(24)} ${'wall s'.padStart(8)} ${'cpu s'.padStart(8)} ${'peak RSS MB'.padStart(12)} ${'wall x gz'.padStart(10)} ${'cpu x gz'.padStart(9)}`);
+    for (const [, name] of ops) {
+      const t = results[name];
+      if (t) console.log(`${name.padEnd(24)} ${fmt(t, gunzip)}${steps.has(ops.find((o) => o[1] === name)![0]) ? '' : '  (kept from an earlier run)'}`);
+    }
+    if (fs.existsSync(archive)) console.log(`archive folder: ${(Number(execSync(`du -sk '${archive}'`).toString().split(/\s/)[0]) / 1024).toFixed(0)} MB (the WARCs are referenced, not copied)`);
     console.log(`target at 20 GB: peak RSS <= 300 MB for import, check, cdxj and wacz export (this run: ${(bytes / 1024 ** 3).toFixed(2)} GB)`);
-    const queries = spawnSync(process.execPath, [...cliNodeFlags(), queriesScript, archive, String(captures)], { encoding: 'utf8', env: cliNodeEnv() });
-    if (queries.status !== 0) throw new Error(`big-archive-queries failed: ${queries.stderr}`);
-    const q = JSON.parse(queries.stdout.trim().split('\n').at(-1)!) as Record<string, number>;
-    const f = (n: number | undefined) => (n ?? NaN).toFixed(2);
-    console.log(`replay lookup (replayHead, 500 URLs): p50 ${f(q.lookupP50)} ms, p99 ${f(q.lookupP99)} ms, ${q.lookupMisses} not found (target p50 < 2 ms)`);
-    console.log(`full-text search (records.search, 50 hits, ${q.searchHits} hits over 16 queries): p50 ${f(q.searchP50)} ms, p99 ${f(q.searchP99)} ms (target p50 < 100 ms)`);
-    console.log(`Pages view first screen (open + records.sortedPages, 200 by title, of ${q.pagesTotal}): ${f(q.pagesFirstMs)} ms, again p50 ${f(q.pagesAgainP50)} ms (target < 1000 ms)`);
+    if (steps.has('queries') && fs.existsSync(archive)) queryFigures(archive, captures);
     console.log(`uptime: ${execSync('uptime').toString().trim()}`);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** CPU seconds of this process's finished children (the WARC writers). */
+function childCpuSeconds(): number {
+  const stat = fs.readFileSync(`/proc/${process.pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[13]) + Number(f[14])) / 100; // fields 16 and 17: cutime + cstime, in clock ticks (USER_HZ = 100)
+}
+
+function queryFigures(archive: string, captures: number): void {
+  const queries = spawnSync(process.execPath, [...cliNodeFlags(), queriesScript, archive, String(captures)], { encoding: 'utf8', env: cliNodeEnv() });
+  if (queries.status !== 0) throw new Error(`big-archive-queries failed: ${queries.stderr}`);
+  const q = JSON.parse(queries.stdout.trim().split('\n').at(-1)!) as Record<string, number>;
+  const f = (n: number | undefined) => (n ?? NaN).toFixed(2);
+  console.log(`replay lookup (replayHead, 500 URLs): p50 ${f(q.lookupP50)} ms, p99 ${f(q.lookupP99)} ms, ${q.lookupMisses} not found (target p50 < 2 ms)`);
+  console.log(`full-text search (records.search, 50 hits, ${q.searchHits} hits over 16 queries): p50 ${f(q.searchP50)} ms, p99 ${f(q.searchP99)} ms (target p50 < 100 ms)`);
+  console.log(`Pages view first screen (open + records.sortedPages, 200 by title, of ${q.pagesTotal}): ${f(q.pagesFirstMs)} ms, again p50 ${f(q.pagesAgainP50)} ms (target < 1000 ms)`);
 }
 
 await main();

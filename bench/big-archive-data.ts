@@ -33,6 +33,28 @@ export function textWord(rand: () => number): string {
   return vocabularyWord(Math.floor(VOCABULARY ** rand()) - 1);
 }
 
+// The same words as bytes, each with its trailing space, for writePageWords.
+const COMMON_BYTES = BIG_ARCHIVE_WORDS.map((w) => Buffer.from(`${w} `));
+const VOCABULARY_BYTES = Array.from({ length: VOCABULARY }, (_, rank) => Buffer.from(`${vocabularyWord(rank)} `));
+
+/**
+ * `count` words drawn as textWord draws them, written into `buf` (room for 12 bytes a word)
+ * each followed by a space, byte by byte: a page's text without a string per word. Returns the
+ * end, and where the 6th and 8th words end (the page's title and heading).
+ */
+export function writePageWords(buf: Buffer, count: number, rand: () => number): { end: number; after6: number; after8: number } {
+  let pos = 0;
+  let after6 = 0;
+  let after8 = 0;
+  for (let n = 0; n < count; n++) {
+    const w = rand() < 0.2 ? COMMON_BYTES[Math.floor(rand() * COMMON_BYTES.length)]! : VOCABULARY_BYTES[Math.floor(VOCABULARY ** rand()) - 1]!;
+    for (let k = 0; k < w.length; k++) buf[pos++] = w[k]!;
+    if (n === 5) after6 = pos;
+    if (n === 7) after8 = pos;
+  }
+  return { end: pos, after6: after6 || pos, after8: after8 || pos };
+}
+
 /** The searches the bench times: made-up words from frequent to rare, alone and in pairs. */
 export function benchQueries(): string[] {
   const ranks = [3, 10, 30, 100, 300, 1000, 3000, 10000];

@@ -80,6 +80,7 @@ export const HELPERS: Helper[] = [
   { file: 'recrawl-scenario.ts', role: 'module', what: 'issue 38 measured: a docs copy edited, deleted, added and touched between a crawl and its recrawl', usedBy: ['recrawl'] },
   { file: 'synthetic-warc.ts', role: 'module', what: 'a 2,000-page WARC written by Trove', usedBy: ['index', 'check-wacz'] },
   { file: 'big-archive-data.ts', role: 'module', what: 'the URLs, page text words and queries of the synthetic big archive', usedBy: ['big-archive'] },
+  { file: 'big-archive-warc.ts', role: 'child', what: 'one 1 GB WARC of the synthetic big archive, written in a process of its own (several at once)', usedBy: ['big-archive'] },
   { file: 'big-archive-queries.ts', role: 'child', what: 'replay lookups, full-text searches and the Pages view query on a big archive, in a process of its own', usedBy: ['big-archive'] },
   { file: 'thread-cpu.js', role: 'module', what: "CPU by thread name from /proc/self/task", usedBy: ['crawl-ab'] },
   { file: 'memory-detail.js', role: 'module', what: 'resident memory grouped from /proc/self/smaps, V8 figures beside it', usedBy: ['crawl100k', 'cli-rss'] },

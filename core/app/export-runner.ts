@@ -72,7 +72,7 @@ export class ExportRunner {
     return { exportId, format: req.format, path: out, name, bytes, summary: done.summary, ...(done.warning ? { warning: done.warning } : {}) };
   }
 
-  /** Cancel a running export: a WACZ or CDXJ export stops and removes its file (CANCELLED). False when it is not running. */
+  /** Cancel a running export: it stops and removes what it wrote (CANCELLED). False when it is not running. */
   cancel(exportId: string): boolean {
     const worker = this.running.get(exportId);
     if (!worker) return false;

@@ -37,7 +37,7 @@ export type ExportUp =
   | { type: 'done'; bytes: number; summary: Record<string, string | number | boolean>; warning?: string }
   | { type: 'failed'; error: AppError };
 
-/** What the runner may send the worker: cancel (a WACZ or CDXJ export stops and removes its file). */
+/** What the runner may send the worker: cancel (the export stops and removes what it wrote). */
 export type ExportDown = { type: 'cancel' };
 
 async function run(d: ExportWorkerData, onProgress: (p: ExportProgressInfo) => void, signal: AbortSignal): Promise<Extract<ExportUp, { type: 'done' }>> {
@@ -67,15 +67,15 @@ async function run(d: ExportWorkerData, onProgress: (p: ExportProgressInfo) => v
         return { type: 'done', bytes: r.bytes, summary: { lines: r.lines } };
       }
       case 'warc': {
-        const r = await exportWarcSubset(archive, d.out, { ...(d.filter ?? {}), ...(d.redactCredentials ? { redactCredentials: true } : {}), onProgress });
+        const r = await exportWarcSubset(archive, d.out, { ...(d.filter ?? {}), ...(d.redactCredentials ? { redactCredentials: true } : {}), onProgress, signal });
         return { type: 'done', bytes: r.bytes, summary: { records: r.records, captures: r.captures, materialized: r.materialized, ...(d.redactCredentials ? { 'request records redacted': r.redacted } : {}) } };
       }
       case 'mirror': {
-        const r = await exportMirror(archive, d.out, { onProgress });
+        const r = await exportMirror(archive, d.out, { onProgress, signal });
         return { type: 'done', bytes: r.bytes, summary: { files: r.files, rewritten: r.rewritten, placeholders: r.placeholders } };
       }
       case 'report': {
-        const r = await exportReport(archive, d.out, { onProgress });
+        const r = await exportReport(archive, d.out, { onProgress, signal });
         return { type: 'done', bytes: 0, summary: { files: r.files.length } };
       }
     }

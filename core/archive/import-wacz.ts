@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { isTroveError, TroveError } from '../errors.ts';
+import { isCancelled, isTroveError, TroveError } from '../errors.ts';
 import { waczEntryPath, WARCS_FOLDER } from './archive-dir.ts';
 import { checkEntryBounds, entryTarget, openWacz, verifyWacz, waczWarcEntries } from './wacz-read.ts';
 import type { WaczEntry, WaczPackage } from './wacz-read.ts';
@@ -59,7 +59,7 @@ async function importPackage(run: ImportRun, given: string, waczPath: string): P
   const storedWacz = referencePath(archive, waczPath);
   const pkg = await openWacz(waczPath);
   try {
-    for (const check of await verifyWacz(pkg)) {
+    for (const check of await verifyWacz(pkg, { ...(run.opts.signal ? { signal: run.opts.signal } : {}), what: 'import' })) {
       if (!check.ok) report.problems.push({ file: `${given}!/${check.path}`, code: check.code!, message: check.message! });
     }
     if (pkg.version === null) {
@@ -81,7 +81,7 @@ async function importPackage(run: ImportRun, given: string, waczPath: string): P
         if (entry.compressionMethod === 0) await importStoredEntry(run, pkg, storedWacz, entry, source, packageName);
         else await importDeflatedEntry(run, pkg, entry, source, packageName);
       } catch (err) {
-        if (!isTroveError(err)) throw err;
+        if (!isTroveError(err) || isCancelled(err)) throw err;
         report.problems.push({ file: source, code: err.code, message: err.message });
       }
     }

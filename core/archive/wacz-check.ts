@@ -17,6 +17,12 @@
  * Problems name `<package>!/<entry>`; offsets are within that entry (the local header's offset in
  * the .wacz for container problems). WARCs are copied out to a temporary folder to be read: the
  * WARC checker and indexer read files, and the copy goes through the same bounds as an import.
+ *
+ * A package of gigabytes takes minutes: progress goes to `onRecord` as a position in the package
+ * (the hash pass over every resource, then each WARC copied out, checked and indexed, each pass
+ * weighed by its bytes, scaled to the file's size), so the CLI's one bar over the files it checks
+ * stays one bar with one ETA. Aborting `signal` stops the check (CANCELLED) wherever it is; the
+ * temporary folder goes with it.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -26,7 +32,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import tls from 'node:tls';
 import zlib from 'node:zlib';
-import { isTroveError } from '../errors.ts';
+import { isCancelled, isTroveError, throwIfCancelled } from '../errors.ts';
 import { verifyAnonymousSignature } from './wacz-sign.ts';
 import type { CheckOptions, CheckProblem, CheckResult } from '../warc/check-warc.ts';
 import { checkWarcFile } from '../warc/check-warc.ts';
@@ -82,11 +88,14 @@ export async function checkWaczFile(file: string, opts: CheckOptions = {}): Prom
   }
   const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'trove-check-wacz-'));
   try {
-    const ctx: Ctx = { pkg, report, push, result, tmp, unreadable: new Set() };
+    const work = new PackageWork(pkg, (await fsp.stat(file)).size, opts.onRecord);
+    const ctx: Ctx = { pkg, report, push, result, tmp, unreadable: new Set(), work, signal: opts.signal };
     await checkDatapackage(ctx);
     await checkDigestFile(ctx);
     const records = await checkWarcs(ctx, opts);
+    throwIfCancelled(opts.signal, 'check');
     await checkIndexes(ctx, records);
+    throwIfCancelled(opts.signal, 'check');
     await checkPages(ctx, records);
   } finally {
     pkg.close();
@@ -108,6 +117,48 @@ interface Ctx {
   tmp: string;
   /** Entries already reported as unreadable (bounds, size, CRC): said once, not again by each reader. */
   unreadable: Set<string>;
+  work: PackageWork;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * How far a package check has got, in bytes of work: every resource hashed once, every WARC
+ * entry then copied out, checked and indexed (three passes over its bytes). Reported as the same
+ * share of the package file's size, at most once per MiB of work.
+ */
+class PackageWork {
+  readonly #fileSize: number;
+  readonly #total: number;
+  readonly #onPosition: ((offset: number) => void) | undefined;
+  #done = 0;
+  #reported = 0;
+
+  constructor(pkg: WaczPackage, fileSize: number, onPosition: ((offset: number) => void) | undefined) {
+    const hashed = pkg.resources.reduce((n, r) => n + (pkg.entry(r.path)?.size ?? 0), 0);
+    const warcs = waczWarcEntries(pkg).reduce((n, e) => n + e.size, 0);
+    this.#fileSize = fileSize;
+    this.#total = Math.max(1, hashed + 3 * warcs);
+    this.#onPosition = onPosition;
+  }
+
+  add(bytes: number): void {
+    this.#done += bytes;
+    if (this.#done - this.#reported < 1 << 20) return;
+    this.#reported = this.#done;
+    this.#onPosition?.(Math.min(this.#fileSize, Math.floor((this.#fileSize * this.#done) / this.#total)));
+  }
+
+  /** A pass over `size` bytes that reports its offset as it goes: adds only what is new. */
+  pass(size: number): { at: (offset: number) => void; end: () => void } {
+    let last = 0;
+    return {
+      at: (offset) => {
+        if (offset > last) this.add(offset - last);
+        last = Math.max(last, offset);
+      },
+      end: () => this.add(Math.max(0, size - last)),
+    };
+  }
 }
 
 async function readEntry(ctx: Ctx, entry: WaczEntry, max = MAX_SMALL_ENTRY): Promise<Buffer | null> {
@@ -161,7 +212,7 @@ async function checkDatapackage(ctx: Ctx): Promise<void> {
     if (typeof r.bytes !== 'number' && typeof stats.bytes !== 'number') report('datapackage.json', 0, 'error', 'WACZ_RESOURCE_NO_BYTES', at(`${where} has no "bytes"`));
     if (typeof r.hash !== 'string' && typeof stats.hash !== 'string') report('datapackage.json', 0, 'error', 'WACZ_RESOURCE_NO_HASH', at(`${where} has no "hash"`));
   });
-  for (const check of await verifyWacz(pkg)) {
+  for (const check of await verifyWacz(pkg, { onBytes: (n) => ctx.work.add(n), ...(ctx.signal ? { signal: ctx.signal } : {}) })) {
     if (check.ok) continue;
     if (check.code!.startsWith('WACZ_ENTRY_')) unreadable(ctx, check.path, check.code!, check.message!);
     else report(check.path, 0, 'error', check.code!, check.message!);
@@ -281,31 +332,47 @@ async function checkWarcs(ctx: Ctx, opts: CheckOptions): Promise<Map<string, Ind
   let n = 0;
   for (const entry of waczWarcEntries(ctx.pkg)) {
     const copy = path.join(ctx.tmp, `${++n}-${path.posix.basename(entry.name)}`);
+    const { work, signal } = ctx;
     try {
-      await pipeline(await ctx.pkg.openEntry(entry), fs.createWriteStream(copy));
+      const counted = async function* (source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+        for await (const chunk of source) {
+          throwIfCancelled(signal, 'check');
+          work.add(chunk.length);
+          yield chunk;
+        }
+      };
+      await pipeline(await ctx.pkg.openEntry(entry), counted, fs.createWriteStream(copy));
     } catch (err) {
-      if (!isTroveError(err)) throw err;
+      if (!isTroveError(err) || isCancelled(err)) throw err;
       unreadable(ctx, entry.name, err.code, err.message);
       await fsp.rm(copy, { force: true });
       continue;
     }
     const inner = `${ctx.result.file}!/${entry.name}`;
+    const checked = work.pass(entry.size);
     const r = await checkWarcFile(copy, {
       maxProblems: opts.maxProblems ?? 10_000,
       onProblem: (p) => ctx.push({ ...p, file: inner }),
+      onRecord: checked.at,
+      ...(signal ? { signal } : {}),
     });
+    checked.end();
     ctx.result.records += r.records;
     ctx.result.chunkedDigests.entity += r.chunkedDigests.entity;
     ctx.result.chunkedDigests.transfer += r.chunkedDigests.transfer;
     ctx.result.credentials += r.credentials;
     const filename = path.posix.basename(entry.name);
+    const indexed = work.pass(entry.size);
     try {
       for await (const e of indexFile(copy, { filename })) {
+        throwIfCancelled(signal, 'check');
+        indexed.at(e.offset);
         records.set(`${filename} ${e.offset}`, { length: e.length, digest: e.digest, url: e.url, seen: false });
       }
     } catch (err) {
-      if (!isTroveError(err)) throw err; // the WARC check has reported the break
+      if (!isTroveError(err) || isCancelled(err)) throw err; // the WARC check has reported the break
     }
+    indexed.end();
     await fsp.rm(copy, { force: true });
   }
   return records;

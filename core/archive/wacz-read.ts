@@ -24,7 +24,7 @@ import { Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
-import { TroveError } from '../errors.ts';
+import { TroveError, isCancelled, throwIfCancelled } from '../errors.ts';
 
 /** How much of `datapackage.json` is read; real ones are a few KB. */
 const MAX_DATAPACKAGE_BYTES = 16 << 20;
@@ -281,8 +281,17 @@ function parseResources(abs: string, dp: Record<string, unknown>): WaczResource[
   return out;
 }
 
+/** How a hash pass over a big package reports and stops: bytes hashed so far, and a cancel. */
+export interface VerifyOptions {
+  /** After each chunk hashed: its size in bytes. */
+  onBytes?: (n: number) => void;
+  /** Aborting it stops the pass with CANCELLED (`what` names the operation in the message). */
+  signal?: AbortSignal;
+  what?: string;
+}
+
 /** Check every listed resource: present, of the stated size, with the stated hash. */
-export async function verifyWacz(pkg: WaczPackage): Promise<WaczResourceCheck[]> {
+export async function verifyWacz(pkg: WaczPackage, opts: VerifyOptions = {}): Promise<WaczResourceCheck[]> {
   const checks: WaczResourceCheck[] = [];
   for (const res of pkg.resources) {
     const entry = pkg.entry(res.path);
@@ -304,9 +313,14 @@ export async function verifyWacz(pkg: WaczPackage): Promise<WaczResourceCheck[]>
     let actual: string;
     try {
       const h = createHash(algorithm);
-      for await (const chunk of await pkg.openEntry(entry)) h.update(chunk as Buffer);
+      for await (const chunk of await pkg.openEntry(entry)) {
+        throwIfCancelled(opts.signal, opts.what ?? 'check');
+        h.update(chunk as Buffer);
+        opts.onBytes?.((chunk as Buffer).length);
+      }
       actual = h.digest('hex');
     } catch (err) {
+      if (isCancelled(err)) throw err;
       fail(err instanceof TroveError ? err.code : 'WACZ_ENTRY_UNREADABLE', `${res.path}: ${(err as Error).message}`);
       continue;
     }

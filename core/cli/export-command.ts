@@ -196,7 +196,7 @@ function plan(opts: ExportCommandOptions, warn: (warning: string) => void): Job[
     const out = opts.warc;
     jobs.push({
       kind: 'warc',
-      run: async (archive, onProgress) => {
+      run: async (archive, onProgress, signal) => {
         const { exportWarcSubset } = await import('../export/export-warc-subset.ts');
         const r = await exportWarcSubset(archive, out, {
           ...(opts.urlPrefix ? { urlPrefix: opts.urlPrefix } : {}),
@@ -206,6 +206,7 @@ function plan(opts: ExportCommandOptions, warn: (warning: string) => void): Job[
           ...(opts.mime ? { mime: opts.mime } : {}),
           ...(opts.redactCredentials ? { redactCredentials: true } : {}),
           ...(onProgress ? { onProgress } : {}),
+          ...(signal ? { signal } : {}),
         });
         const notes = [r.materialized ? `${r.materialized} revisits written as responses` : '', r.unresolvedRevisits ? `${r.unresolvedRevisits} revisits without their original` : '']
           .filter(Boolean)
@@ -218,9 +219,9 @@ function plan(opts: ExportCommandOptions, warn: (warning: string) => void): Job[
     const out = opts.mirror;
     jobs.push({
       kind: 'mirror',
-      run: async (archive, onProgress) => {
+      run: async (archive, onProgress, signal) => {
         const { exportMirror } = await import('../export/export-mirror.ts');
-        const r = await exportMirror(archive, out, onProgress ? { onProgress } : {});
+        const r = await exportMirror(archive, out, { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) });
         return `mirror: ${r.dir}: ${r.files} files (${r.rewritten} with links rewritten, ${r.linksLocal} local and ${r.linksAbsolute} absolute links${r.placeholders ? `, ${r.placeholders} placeholders` : ''}), ${formatBytes(r.bytes)}`;
       },
     });
@@ -229,9 +230,9 @@ function plan(opts: ExportCommandOptions, warn: (warning: string) => void): Job[
     const out = opts.report;
     jobs.push({
       kind: 'report',
-      run: async (archive, onProgress) => {
+      run: async (archive, onProgress, signal) => {
         const { exportReport } = await import('../export/export-report.ts');
-        const r = await exportReport(archive, out, onProgress ? { onProgress } : {});
+        const r = await exportReport(archive, out, { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) });
         const s = r.data.summary;
         return `report: ${r.dir}: ${r.files.length} files (${s.urisProcessed} URIs, ${s.hosts} hosts, ${s.failures} failures)`;
       },

@@ -67,7 +67,6 @@ export async function exportCdxj(archive: Archive, out: string, opts: CdxjExport
     if (err instanceof TroveError) throw err;
     throw new TroveError('EXPORT_WRITE_FAILED', `cannot write ${out}: ${(err as Error).message}`, { path: out }, { cause: err });
   }
-  progress.report('write', count, count, bytes);
-  progress.flush();
+  progress.done('write', count, count, bytes);
   return { path: out, lines: count, bytes };
 }

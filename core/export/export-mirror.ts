@@ -11,13 +11,14 @@
  * cannot be replayed still gets a small placeholder page, so no rewritten link ever points at a
  * missing file. The folder must be empty or new (nothing in it is overwritten or followed), and
  * every path is checked to stay inside it before it is written; files are opened with
- * O_NOFOLLOW where the platform has it.
+ * O_NOFOLLOW where the platform has it. A cancel (the signal) stops at the next file and empties
+ * the folder again (removing it when the export made it): a half mirror would look whole.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Archive } from '../archive/archive-dir.ts';
-import { TroveError } from '../errors.ts';
+import { TroveError, isCancelled } from '../errors.ts';
 import { fieldValue } from '../formats/http-fields.ts';
 import { isHtmlType, mediaType } from '../formats/media-type.ts';
 import { replay } from '../replay/replay.ts';
@@ -31,6 +32,8 @@ import { mirrorRootIndex, placeholderPage } from './mirror-pages.ts';
 
 export interface MirrorExportOptions {
   onProgress?: ProgressFn;
+  /** Aborting it stops the export (CANCELLED) and removes what it wrote. */
+  signal?: AbortSignal;
 }
 
 export interface MirrorExportResult {
@@ -52,9 +55,10 @@ const PLAN_FILE = '.trove-mirror-plan.sqlite';
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 
 export async function exportMirror(archive: Archive, dir: string, opts: MirrorExportOptions = {}): Promise<MirrorExportResult> {
-  const progress = new ProgressThrottle(opts.onProgress);
-  const root = await prepareFolder(dir);
+  const progress = new ProgressThrottle(opts.onProgress, opts.signal);
+  const { root, created } = await prepareFolder(dir);
   const plan = new MirrorPlan(path.join(root, PLAN_FILE));
+  let cancelled = false;
   const result: MirrorExportResult = { dir: root, files: 0, bytes: 0, rewritten: 0, linksLocal: 0, linksAbsolute: 0, placeholders: 0 };
   try {
     // Pass 1: a path for every URL (the latest 200 GET capture of each URL key, in key order).
@@ -115,11 +119,14 @@ export async function exportMirror(archive: Archive, dir: string, opts: MirrorEx
     );
     await writeInside(root, 'index.html', index, null);
     result.bytes += index.length;
+  } catch (err) {
+    cancelled = isCancelled(err);
+    throw err;
   } finally {
     plan.close();
+    if (cancelled) await emptyFolder(root, created);
   }
-  progress.report('files', result.files, result.files, result.bytes);
-  progress.flush();
+  progress.done('files', result.files, result.files, result.bytes);
   return result;
 }
 
@@ -130,13 +137,22 @@ function entryRank(host: string, p: string): number {
 }
 
 /** Create the folder, or accept an empty one; refuse one with anything in it. */
-async function prepareFolder(dir: string): Promise<string> {
-  await fsp.mkdir(dir, { recursive: true });
+async function prepareFolder(dir: string): Promise<{ root: string; created: boolean }> {
+  const created = (await fsp.mkdir(dir, { recursive: true })) !== undefined;
   const entries = await fsp.readdir(dir);
   if (entries.length > 0) {
     throw new TroveError('EXPORT_TARGET_NOT_EMPTY', `${dir} is not empty; give a new or empty folder for the mirror`, { dir });
   }
-  return fsp.realpath(dir);
+  return { root: await fsp.realpath(dir), created };
+}
+
+/** After a cancel: the folder as it was before (empty, or gone when the export made it). */
+async function emptyFolder(root: string, created: boolean): Promise<void> {
+  if (created) {
+    await fsp.rm(root, { recursive: true, force: true });
+    return;
+  }
+  for (const name of await fsp.readdir(root)) await fsp.rm(path.join(root, name), { recursive: true, force: true });
 }
 
 function rewriteStylesheet(body: Buffer, rewrite: (raw: string) => string | null): Buffer | null {

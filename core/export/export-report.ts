@@ -45,6 +45,8 @@ function qaReportFiles(archive: Archive): [string, string][] {
 
 export interface ReportExportOptions {
   onProgress?: ProgressFn;
+  /** Aborting it stops the export (CANCELLED) while it reads the archive, before it writes a file. */
+  signal?: AbortSignal;
 }
 
 export interface ReportExportResult {
@@ -67,9 +69,11 @@ export function toCsv<T extends object>(rows: readonly T[], columns: (keyof T & 
 }
 
 export async function exportReport(archive: Archive, dir: string, opts: ReportExportOptions = {}): Promise<ReportExportResult> {
-  const progress = new ProgressThrottle(opts.onProgress);
+  const progress = new ProgressThrottle(opts.onProgress, opts.signal);
   let rows = 0;
   const data = await gatherReport(archive, () => progress.report('read', ++rows, 0, 0));
+  // Past here it only writes a few small files: a cancel now would leave some written, so it is not heard.
+  const written = new ProgressThrottle(opts.onProgress);
   await fsp.mkdir(dir, { recursive: true });
   const summaryRows = Object.entries(data.summary).map(([key, value]) => ({ key, value: value as Cell }));
   const files: [string, string][] = [
@@ -99,8 +103,8 @@ export async function exportReport(archive: Archive, dir: string, opts: ReportEx
   for (const [i, [name, text]] of files.entries()) {
     await fsp.writeFile(path.join(dir, name), text, 'utf8');
     bytes += Buffer.byteLength(text);
-    progress.report('write', i + 1, files.length, bytes);
+    written.report('write', i + 1, files.length, bytes);
   }
-  progress.flush();
+  written.flush();
   return { dir, files: files.map(([n]) => n), data };
 }

@@ -57,6 +57,16 @@ export class ProgressThrottle {
     }
   }
 
+  /**
+   * The last report, once the output is complete (renamed into place): passed on at once and
+   * never CANCELLED, since a cancel that comes after the rename has nothing left to undo.
+   */
+  done(phase: string, done: number, total: number, bytes: number): void {
+    this.#last = { phase, done, total, bytes };
+    this.#sentLast = false;
+    this.flush();
+  }
+
   /** Pass on the last report if the throttle held it back. */
   flush(): void {
     if (this.#fn && this.#last && !this.#sentLast) {

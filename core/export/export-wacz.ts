@@ -182,8 +182,7 @@ export async function exportWacz(archive: Archive, out: string, opts: WaczExport
     await zip.addBuffer('datapackage-digest.json', Buffer.from(JSON.stringify(digest, null, 2), 'utf8'), { compress: true });
     await zip.close();
     const bytes = zip.bytesWritten;
-    progress.report('finish', 1, 1, bytes);
-    progress.flush();
+    progress.done('finish', 1, 1, bytes);
     const signingWarning = opts.signingKey ? signingKeyWarning(opts.signingKey) : undefined;
     return { path: out, bytes, warcs: warcs.length + (earlier ? 1 : 0), captures, pages, index: 'zipnum', signed: opts.signingKey !== undefined, ...(signingWarning ? { signingWarning } : {}), resources, fixity, changedSinceRecorded, redacted };
   } catch (err) {

@@ -13,7 +13,8 @@
  *
  * Output is gzipped (one member per record) when FILE ends in `.gz`. Records keep the
  * WARC-Warcinfo-ID of their source file's warcinfo (they are copied untouched). Written as
- * `FILE.part`, renamed when complete.
+ * `FILE.part`, renamed when complete; a cancel (the signal) stops at the next capture and removes
+ * the `.part` file.
  */
 import fsp from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -44,6 +45,8 @@ export interface WarcSubsetOptions extends WarcSubsetFilter {
   now?: Date;
   /** Request records get a marker for Cookie/Authorization values (warc-subset-redact.ts). */
   redactCredentials?: boolean;
+  /** Aborting it stops the export (CANCELLED) and removes the partial file. */
+  signal?: AbortSignal;
 }
 
 export interface WarcSubsetResult {
@@ -65,7 +68,7 @@ export interface WarcSubsetResult {
 export async function exportWarcSubset(archive: Archive, out: string, opts: WarcSubsetOptions = {}): Promise<WarcSubsetResult> {
   const selection = new SubsetSelection(archive, opts);
   const total = selection.count();
-  const progress = new ProgressThrottle(opts.onProgress);
+  const progress = new ProgressThrottle(opts.onProgress, opts.signal);
   const gzip = /\.gz$/i.test(out);
   const part = `${out}.part`;
   let fh: FileHandle;
@@ -97,6 +100,7 @@ export async function exportWarcSubset(archive: Archive, out: string, opts: Warc
 
   try {
     const warcinfo = warcinfoRecord(archive, path.basename(out), opts, opts.now ?? new Date());
+    progress.report('records', 0, total, 0);
     await writeBytes(warcinfo.bytes);
     for (const capture of selection.captures()) {
       for (const row of selection.group(capture)) {
@@ -138,8 +142,7 @@ export async function exportWarcSubset(archive: Archive, out: string, opts: Warc
     throw new TroveError('EXPORT_WRITE_FAILED', `cannot write ${out}: ${(err as Error).message}`, { path: out }, { cause: err });
   }
   result.bytes = pos;
-  progress.report('records', result.captures, total, pos);
-  progress.flush();
+  progress.done('records', result.captures, total, pos);
   return result;
 }
 

@@ -6,9 +6,9 @@
  * nothing reads a whole record, file or index into memory. (The gzip reader keeps a bounded
  * window, up to ~40 MB, for finding member ends: gzip-members-fast.ts; hence the two sizes
  * rather than one WARC without big bodies.) Then Ctrl-C: a cancelled import leaves the archive
- * as it was, a cancelled WACZ export leaves no file, a cancelled check stops; the archive's WARC
- * still checks. CDXJ export's cancel is tested in process (on an archive this small it ends
- * before a signal could arrive).
+ * as it was, a cancelled WACZ or WARC export leaves no file, a cancelled check stops (a WACZ's
+ * check leaves no temporary copy); the archive's WARC still checks. CDXJ export's cancel is
+ * tested in process (on an archive this small it ends before a signal could arrive).
  * The figures at gigabytes are the big-archive bench's (bench/big-archive-bench.ts).
  */
 import { spawn } from 'node:child_process';
@@ -18,6 +18,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../../core/archive/archive-dir.ts';
 import { exportCdxj } from '../../core/export/export-cdxj.ts';
 import { exportWacz } from '../../core/export/export-wacz.ts';
+import { exportWarcSubset } from '../../core/export/export-warc-subset.ts';
+import { exportMirror } from '../../core/export/export-mirror.ts';
+import { exportReport } from '../../core/export/export-report.ts';
+import { checkWaczFile } from '../../core/archive/wacz-check.ts';
 import { isTroveError } from '../../core/errors.ts';
 import { writeBigArchiveWarc } from '../helpers/big-archive-warc.ts';
 import { troveBin } from '../helpers/trove-cli.ts';
@@ -40,9 +44,9 @@ interface Run {
 }
 
 /** Run `trove args`; when `interruptOn` matches stderr, send SIGINT once. */
-function trove(args: string[], interruptOn?: RegExp): Promise<Run> {
+function trove(args: string[], interruptOn?: RegExp, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...NODE_FLAGS, troveBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...NODE_ENV } });
+    const child = spawn(process.execPath, [...NODE_FLAGS, troveBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...NODE_ENV, ...env } });
     let stdout = '';
     let stderr = '';
     let sent = false;
@@ -131,11 +135,47 @@ describe('Ctrl-C leaves nothing half-written (real CLI)', () => {
     expect(c.stderr).toContain('trove check: cancelled');
   }, 120_000);
 
-  it('CDXJ and WACZ exports given an aborted signal throw CANCELLED and write nothing', async () => {
+  it('a cancelled WARC subset export leaves no file and the archive as it was; a cancelled WACZ check leaves no temporary copy', async () => {
+    const dir = path.join(root, 'archive-big');
+    const records = (): unknown => {
+      const a = openArchive(dir, { create: false });
+      try {
+        return { files: a.index.files().map((f) => ({ id: f.id, path: f.path, records: f.records })), count: a.index.count() };
+      } finally {
+        a.close();
+      }
+    };
+    const before = records();
+    const r = await trove(['export', dir, '--warc', path.join(root, 'subset.warc'), '--progress-every', '0'], /trove warc: /);
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.stderr).toContain('warc cancelled');
+    expect(fs.readdirSync(root).filter((n) => n.startsWith('subset'))).toEqual([]);
+    expect(records()).toEqual(before);
+
+    // The WACZ check copies each WARC out to the temporary folder to read it: a cancel removes it.
+    const wacz = path.join(root, 'big.wacz');
+    const size = fs.statSync(wacz).size;
+    const tmp = path.join(root, 'check-tmp');
+    fs.mkdirSync(tmp);
+    const c = await trove(['check', wacz, '--progress-every', '0'], /trove check: \d+%/, { TMPDIR: tmp });
+    expect(c.code, c.stderr).toBe(130);
+    expect(c.stderr).toContain('trove check: cancelled');
+    expect(fs.readdirSync(tmp)).toEqual([]);
+    expect(fs.statSync(wacz).size).toBe(size);
+  }, 120_000);
+
+  it('every export and the WACZ check given an aborted signal throw CANCELLED and write nothing', async () => {
     const a = openArchive(path.join(root, 'archive-small'), { create: false });
     try {
       const signal = AbortSignal.abort();
-      for (const run of [() => exportCdxj(a, path.join(root, 'aborted.cdxj'), { signal }), () => exportWacz(a, path.join(root, 'aborted.wacz'), { signal })]) {
+      for (const run of [
+        () => exportCdxj(a, path.join(root, 'aborted.cdxj'), { signal }),
+        () => exportWacz(a, path.join(root, 'aborted.wacz'), { signal }),
+        () => exportWarcSubset(a, path.join(root, 'aborted.warc.gz'), { signal }),
+        () => checkWaczFile(path.join(root, 'small.wacz'), { signal }),
+        () => exportMirror(a, path.join(root, 'aborted-mirror'), { signal }),
+        () => exportReport(a, path.join(root, 'aborted-report'), { signal }),
+      ]) {
         const err = await run().then(() => null, (e: unknown) => e);
         expect(isTroveError(err, 'CANCELLED')).toBe(true);
       }

@@ -124,7 +124,7 @@ export class ExportState {
       await this.refreshFiles();
       return this.result;
     }, (on) => (this.running = on));
-    if (!r.ok) this.error = this.cancelling ? 'Export cancelled: no file was left.' : r.message;
+    if (!r.ok) this.error = this.cancelling ? 'Export cancelled: nothing of it was left.' : r.message;
     this.cancelling = false;
     return r.ok ? r.value : null;
   }
