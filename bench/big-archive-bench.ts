@@ -25,22 +25,11 @@ import { execSync, spawnSync } from 'node:child_process';
 import { cliNodeEnv, cliNodeFlags } from './cli-node-flags.ts';
 import { WarcWriter } from '../core/warc/warc-writer.ts';
 import { timeProcess, type ProcessTimes } from './time-v.ts';
-import { bigArchiveUrl, isImageCapture, textWord } from './big-archive-data.ts';
+import { bigArchiveUrl, isImageCapture, rng, textWord } from './big-archive-data.ts';
 
 const bin = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'trove.js');
 const queriesScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'big-archive-queries.ts');
 const FILE_BYTES = 1024 ** 3; // WARC files of 1 GB, as crawlers roll them
-
-/** A deterministic pseudo-random source (xorshift), so every run writes the same bytes. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 function htmlPage(i: number, rand: () => number): Buffer {
   const words = 800 + Math.floor(rand() * 4000);

@@ -157,6 +157,9 @@ describe('capture index', () => {
     expect(hits[0]!.snippet).toContain('[harbour]');
     expect(ix.searchText('storm').map((h) => h.recordId).sort()).toEqual([a, b].sort());
     expect(ix.searchText('storm ships').map((h) => h.recordId)).toEqual([a]); // words are ANDed
+    expect(ix.searchText('"harbour reopened"').map((h) => h.recordId)).toEqual([a]); // a phrase: next to each other, in order
+    expect(ix.searchText('"reopened harbour"')).toEqual([]);
+    expect(ix.searchText('"storm is" coming').map((h) => h.recordId)).toEqual([b]);
     expect(ix.searchText('harb*').map((h) => h.recordId)).toEqual([a]);
     expect(ix.searchText('covid-19').map((h) => h.recordId)).toEqual([b]);
     expect(ix.searchText('cafe').map((h) => h.recordId)).toEqual([b]); // diacritics folded
