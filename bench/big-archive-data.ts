@@ -1,7 +1,7 @@
 /**
  * What the big-archive bench writes and then asks for: one home for the synthetic archive's URL
  * scheme and words, shared by the writer (big-archive-bench.ts) and the queries
- * (big-archive-queries.ts). Every fourth capture is an image; the others are HTML pages.
+ * (big-archive-queries.ts), and by the search bench (search-bench.ts). Every fourth capture is an image; the others are HTML pages.
  */
 export const BIG_ARCHIVE_WORDS =
   'archive web crawl page record capture index replay search text news report city council meeting budget school library museum river bridge station market festival weather season history science music film theatre sport'.split(
@@ -21,6 +21,17 @@ export function vocabularyWord(rank: number): string {
     n = Math.floor(n / 20);
   } while (n > 0);
   return w;
+}
+
+/** A deterministic pseudo-random source (xorshift), so every run writes the same bytes. */
+export function rng(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 2 ** 32;
+  };
 }
 
 /**

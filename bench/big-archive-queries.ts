@@ -22,14 +22,19 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function timed(n: number, run: (i: number) => unknown): Promise<number[]> {
+/** Wall ms of each call, and the process's CPU ms for each (what a call costs whatever the machine's load). */
+async function timed(n: number, run: (i: number) => unknown): Promise<number[] & { cpu: number[] }> {
   const ms: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i < n; i++) {
+    const c = process.cpuUsage();
     const t = performance.now();
     await run(i);
     ms.push(performance.now() - t);
+    const d = process.cpuUsage(c);
+    cpu.push((d.user + d.system) / 1000);
   }
-  return ms.sort((a, b) => a - b);
+  return Object.assign(ms.sort((a, b) => a - b), { cpu: cpu.sort((a, b) => a - b) });
 }
 
 const t0 = performance.now();
@@ -58,9 +63,11 @@ console.log(
     pagesAgainP50: percentile(pagesAgain, 50),
     lookupP50: percentile(lookup, 50),
     lookupP99: percentile(lookup, 99),
+    lookupCpuP50: percentile(lookup.cpu, 50),
     lookupMisses: misses,
     searchP50: percentile(search, 50),
     searchP99: percentile(search, 99),
+    searchCpuP50: percentile(search.cpu, 50),
     searchHits: hits,
   }),
 );

@@ -17,18 +17,8 @@
  */
 import crypto from 'node:crypto';
 import { WarcWriter } from '../core/warc/warc-writer.ts';
-import { bigArchiveUrl, isImageCapture, writePageWords } from './big-archive-data.ts';
+import { bigArchiveUrl, isImageCapture, rng, writePageWords } from './big-archive-data.ts';
 
-/** A deterministic pseudo-random source (xorshift). */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 const ZEROS = Buffer.alloc(80_000);
 const KEY = crypto.createHash('sha256').update('trove big-archive images').digest().subarray(0, 16);

@@ -64,6 +64,7 @@ export const BENCHES: Bench[] = [
   { name: 'records-reader', file: 'records-reader-bench.ts', what: 'the readers of every record (records browser, subsets, CDXJ rows, lookups) on a kept crawl, vs a baseline tree: ms per call', namedOnly: true },
   { name: 'touch-rss', file: 'touch-rss-probe.ts', what: 'resident memory one call or import costs a fresh process with the CLI flags (Intl, TextDecoder, modules): file-backed and anonymous', namedOnly: true },
   { name: 'recrawl', file: 'recrawl-bench.ts', what: 'the Python docs on nginx crawled, 5% edited, 1% deleted, 1% added, 20% touched, recrawled: change report exactness, recrawl WARC bytes vs the first crawl (target <= 10%) and by record, 304s, replay identical to live (--section=/howto/)', namedOnly: true },
+  { name: 'search', file: 'search-bench.ts', what: 'full-text search over --pages N pages (default 1M) written through the capture index as an import writes them: build time, database size, p50/p99 of 50 hits with snippets for frequent, rare, two-word, phrase, prefix and no-hit queries', namedOnly: true },
   { name: 'fuzz', file: 'fuzz.ts', what: 'long fuzz runs of the WARC, CDXJ and WACZ readers: failures, heap growth, peak RSS (also `npm run fuzz`)', namedOnly: true },
 ];
 
@@ -79,7 +80,7 @@ export const HELPERS: Helper[] = [
   { file: 'bench-nginx.ts', role: 'module', what: "Debian's nginx serving a folder on loopback", usedBy: ['crawl', 'small-pages', 'crawl100k', 'crawl-ab', 'cli-rss', 'body-buffers', 'perf-thread', 'index', 'traps', 'page-limit', 'browser', 'recrawl', 'qa'] },
   { file: 'recrawl-scenario.ts', role: 'module', what: 'issue 38 measured: a docs copy edited, deleted, added and touched between a crawl and its recrawl', usedBy: ['recrawl'] },
   { file: 'synthetic-warc.ts', role: 'module', what: 'a 2,000-page WARC written by Trove', usedBy: ['index', 'check-wacz'] },
-  { file: 'big-archive-data.ts', role: 'module', what: 'the URLs, page text words and queries of the synthetic big archive', usedBy: ['big-archive'] },
+  { file: 'big-archive-data.ts', role: 'module', what: 'the URLs, page text words and queries of the synthetic big archive', usedBy: ['big-archive', 'search'] },
   { file: 'big-archive-warc.ts', role: 'child', what: 'one 1 GB WARC of the synthetic big archive, written in a process of its own (several at once)', usedBy: ['big-archive'] },
   { file: 'big-archive-queries.ts', role: 'child', what: 'replay lookups, full-text searches and the Pages view query on a big archive, in a process of its own', usedBy: ['big-archive'] },
   { file: 'thread-cpu.js', role: 'module', what: "CPU by thread name from /proc/self/task", usedBy: ['crawl-ab'] },

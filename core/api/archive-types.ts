@@ -121,6 +121,11 @@ export interface SearchHit {
   snippet: string;
   /** bm25: lower is better. */
   rank: number;
+  /**
+   * Set when more pages matched than search ranks: the hits are the best among the matches of
+   * this many pages added last (the newest), not of every match. Show it ("best of the newest N").
+   */
+  rankedAmong?: number;
 }
 
 /** A page's screenshot (the `urn:view:` resource record of a browser capture), ready for an <img>. */

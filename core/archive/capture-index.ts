@@ -63,6 +63,11 @@ export interface TextHit {
   rank: number;
   targetUri: string | null;
   ts: string | null;
+  /**
+   * Set when more pages matched than search ranks (SEARCH_CANDIDATES): the hits are the best of
+   * the matches among this many pages added last, not of every match.
+   */
+  rankedAmong?: number;
 }
 
 export interface SearchOptions {
@@ -70,6 +75,8 @@ export interface SearchOptions {
   raw?: boolean;
   /** Strings put around matches in the snippet. Default `[` and `]`. */
   mark?: readonly [string, string];
+  /** How many of the newest matches are ranked (default SEARCH_CANDIDATES; tests and the search bench pass others). */
+  candidates?: number;
 }
 
 /** The index's writes and lookups, and the scans exports, replay and reports read it with (capture-scans.ts). */
@@ -306,21 +313,35 @@ function closest(st: CaptureStatements, urlkey: string, ts14?: string): CaptureR
   return capture(dAfter <= dBefore ? after : before);
 }
 
+/**
+ * Search ranks at most this many matches: those of the pages added last (the highest record
+ * ids: the latest crawled or imported). bm25 reads every match it ranks, so ranking all of them
+ * costs in proportion to the pages holding a word: 512 ms p50 on 22,050 pages of the big-archive
+ * bench, seconds at a million. Bounded, a search costs about the same at any size (issue 39:
+ * target p50 < 100 ms over 1M pages, bench/search-bench.ts). The trade-off: when more pages
+ * match, the best hits are the best of these, and the hits say so (TextHit.rankedAmong).
+ */
+export const SEARCH_CANDIDATES = 5000;
+
 function searchText(st: CaptureStatements, query: string, limit = 20, opts: SearchOptions = {}): TextHit[] {
   const match = opts.raw ? query : toFtsQuery(query);
   if (match.trim() === '') return [];
   const [open, close] = opts.mark ?? ['[', ']'];
   try {
-    return st.search.all(open, close, match, match, limit).map((r) => ({
+    // The newest match left out, when there is one: candidates are the matches above it.
+    const candidates = opts.candidates ?? SEARCH_CANDIDATES;
+    const past = st.searchFloor.get(match, candidates)?.rowid;
+    return st.search.all({ q: match, floor: past === undefined ? 0 : past + 1, limit, open, close }).map((r) => ({
       recordId: r.record_id,
       title: r.title === '' ? null : r.title,
       snippet: r.snippet,
       rank: r.rank,
       targetUri: r.target_uri,
       ts: r.ts,
+      ...(past !== undefined ? { rankedAmong: candidates } : {}),
     }));
   } catch (err) {
-    // The statement is fixed; an SQLITE_ERROR at run time comes from the MATCH expression.
+    // The statements are fixed; an SQLITE_ERROR at run time comes from the MATCH expression.
     if ((err as { code?: string }).code === 'SQLITE_ERROR') {
       throw new TroveError('SEARCH_QUERY_INVALID', `cannot search for ${query}: ${(err as Error).message}`, { query }, { cause: err });
     }

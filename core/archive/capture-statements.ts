@@ -191,18 +191,28 @@ export function prepareCaptureStatements(db: Database.Database) {
     deleteText: db.prepare<[number]>('DELETE FROM page_text WHERE rowid = ?'),
     insertText: db.prepare<[number, string, string]>('INSERT INTO page_text (rowid, title, text) VALUES (?, ?, ?)'),
     setTitle: db.prepare<[string, number]>('UPDATE records SET title = ? WHERE id = ?'),
-    // The best `limit` matches are chosen first (FTS5's own rank, bm25), and snippets are made
-    // for those alone: a snippet in the outer SELECT of one ORDER BY … LIMIT query is made for
-    // every match before the sort, which grows with the archive (issue 39: 141 ms p50 on 900
-    // pages of the big-archive bench under load). The pattern is FTS5's documented one.
-    search: db.prepare<[string, string, string, string, number], SearchDbRow>(
-      `SELECT page_text.rowid AS record_id, page_text.title AS title,
-              snippet(page_text, 1, ?, ?, '…', 16) AS snippet, bm25(page_text) AS rank,
+    // Search ranks a bounded set of candidates (capture-index.ts searchText says why): the
+    // matches of the last SEARCH_CANDIDATES added, found by walking the full-text index newest
+    // first, which FTS5 stops after the OFFSET (checked at 1M pages: bench/search-bench.ts).
+    // Asked with OFFSET SEARCH_CANDIDATES: the newest match left out, none when all are in.
+    searchFloor: db.prepare<[string, number], { rowid: number }>(
+      'SELECT rowid FROM page_text WHERE page_text MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?',
+    ),
+    // The best `limit` candidates at or above the floor by bm25, then their snippets: bm25 is
+    // taken as a column (`ORDER BY score`), not FTS5's `ORDER BY rank`, whose sorted plan cost
+    // as much at 100 candidates as at 5,000 (35 ms of CPU against 3–5 on 50,000 pages). The
+    // snippets come from one scan of the candidates (CROSS JOIN keeps page_text outside, so a
+    // prefix query's terms are merged once, not once per hit), made for the `limit` rows alone.
+    search: db.prepare<{ q: string; floor: number; limit: number; open: string; close: string }, SearchDbRow>(
+      `WITH best AS MATERIALIZED (
+         SELECT rowid AS id, bm25(page_text) AS score FROM page_text WHERE page_text MATCH @q AND rowid >= @floor ORDER BY score, rowid DESC LIMIT @limit
+       )
+       SELECT page_text.rowid AS record_id, page_text.title AS title,
+              snippet(page_text, 1, @open, @close, '…', 16) AS snippet, best.score AS rank,
               records.target_uri AS target_uri, ${tsSql('records.ts')} AS ts
-       FROM page_text JOIN records ON records.id = page_text.rowid
-       WHERE page_text MATCH ?
-         AND page_text.rowid IN (SELECT rowid FROM page_text WHERE page_text MATCH ? ORDER BY rank LIMIT ?)
-       ORDER BY rank`,
+       FROM page_text CROSS JOIN best ON best.id = page_text.rowid JOIN records ON records.id = page_text.rowid
+       WHERE page_text MATCH @q AND page_text.rowid >= @floor
+       ORDER BY best.score, page_text.rowid DESC`,
     ),
   };
 }

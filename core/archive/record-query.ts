@@ -178,8 +178,9 @@ function escapeHtml(s: string): string {
 }
 
 /**
- * Full-text search over page titles and text, best first (bm25). Each hit's `snippet` is HTML:
- * the text escaped, matches in `<mark>`.
+ * Full-text search over page titles and text, best first (bm25; when many pages match, best of
+ * the newest SEARCH_CANDIDATES matches, and each hit says so in `rankedAmong`: capture-index.ts).
+ * Each hit's `snippet` is HTML: the text escaped, matches in `<mark>`.
  */
 export function searchText(archive: Archive, q: string, limit = 20): SearchHit[] {
   const n = checkLimit(limit);
@@ -190,6 +191,7 @@ export function searchText(archive: Archive, q: string, limit = 20): SearchHit[]
     title: h.title,
     snippet: escapeHtml(h.snippet).replaceAll(OPEN, '<mark>').replaceAll(CLOSE, '</mark>'),
     rank: h.rank,
+    ...(h.rankedAmong !== undefined ? { rankedAmong: h.rankedAmong } : {}),
   }));
 }
 

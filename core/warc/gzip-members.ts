@@ -268,7 +268,10 @@ export class GzipMembers {
   async #fill(pos: number, n: number): Promise<void> {
     const len = Math.max(0, Math.min(n, this.#size - pos));
     let target = this.#other;
-    if (target.length < len) target = Buffer.allocUnsafe(Math.max(len, Math.min(WINDOW, this.#size)));
+    // At most what is left from `pos` on: `#size` is where reading stops (a file offset), so a
+    // replay read of one record deep in a big WARC took a whole WINDOW (4 MiB) for a few KiB,
+    // and its garbage collection was a third of a replay lookup's CPU (issue 39).
+    if (target.length < len) target = Buffer.allocUnsafe(Math.max(len, Math.min(WINDOW, this.#size - pos)));
     let got = 0;
     const end = this.#winStart + this.#win.length;
     if (pos >= this.#winStart && pos < end) {

@@ -157,6 +157,9 @@ describe('capture index', () => {
     expect(hits[0]!.snippet).toContain('[harbour]');
     expect(ix.searchText('storm').map((h) => h.recordId).sort()).toEqual([a, b].sort());
     expect(ix.searchText('storm ships').map((h) => h.recordId)).toEqual([a]); // words are ANDed
+    expect(ix.searchText('"harbour reopened"').map((h) => h.recordId)).toEqual([a]); // a phrase: next to each other, in order
+    expect(ix.searchText('"reopened harbour"')).toEqual([]);
+    expect(ix.searchText('"storm is" coming').map((h) => h.recordId)).toEqual([b]);
     expect(ix.searchText('harb*').map((h) => h.recordId)).toEqual([a]);
     expect(ix.searchText('covid-19').map((h) => h.recordId)).toEqual([b]);
     expect(ix.searchText('cafe').map((h) => h.recordId)).toEqual([b]); // diacritics folded
@@ -172,6 +175,24 @@ describe('capture index', () => {
     expect(ix.searchText('harbour')).toEqual([expect.objectContaining({ recordId: a })]); // title still matches
     expect(ix.searchText('ships')).toEqual([]);
     expect(() => ix.addPageText(424242, 't', 'x')).toThrow(expect.objectContaining({ code: 'CAPTURE_NO_RECORD' }));
+  });
+
+  it('ranks the newest matches when more pages match than it ranks, and says so', () => {
+    const f = ix.addFile({ path: 'a.warc.gz', name: 'a.warc.gz', source: 'crawl' });
+    const ids = ix.addRecords([1, 2, 3, 4].map((i) => rec(f, { offset: i * 100, page: true })));
+    // The oldest page is the best match by far; with 3 candidates it is left out.
+    ix.addPageText(ids[0]!, 'Tide', 'tide tide tide tide');
+    ix.addPageText(ids[1]!, 'One', 'tide and many other words about the sea and the shore and the wind');
+    ix.addPageText(ids[2]!, 'Two', 'tide tide and the moon');
+    ix.addPageText(ids[3]!, 'Three', 'no such word');
+    const all = ix.searchText('tide');
+    expect(all.map((h) => h.recordId)).toEqual([ids[0], ids[2], ids[1]]);
+    expect(all.every((h) => h.rankedAmong === undefined)).toBe(true);
+    expect(ix.searchText('tide', 10, { candidates: 3 }).map((h) => h.recordId)).toEqual([ids[0], ids[2], ids[1]]); // exactly 3 match: all ranked
+    const newest = ix.searchText('tide', 10, { candidates: 2 });
+    expect(newest.map((h) => [h.recordId, h.rankedAmong])).toEqual([[ids[2], 2], [ids[1], 2]]);
+    expect(newest[0]!.snippet).toContain('[tide]');
+    expect(ix.searchText('tide', 1, { candidates: 2 }).map((h) => h.recordId)).toEqual([ids[2]]);
   });
 
   it('deletes one file’s records and their text for a re-import, leaving other files alone', () => {
