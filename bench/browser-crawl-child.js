@@ -8,7 +8,9 @@
  * including the browser is taken by the parent (bash `times` over this child, which waits for
  * Chromium); the child splits it by process: its own (the crawl), and each of Chromium's by type
  * (renderer, gpu-process, the browser process, utility services), from /proc/<pid>/stat sampled
- * every 250 ms (a process's CPU after its last sample is missed: a few ms).
+ * every 250 ms (a process's CPU after its last sample is missed: a few ms). The bench adds the
+ * split up for its CPU per page: `times` misses Chromium's renderers, which are not reaped back
+ * through the browser process.
  */
 import fs from 'node:fs';
 import { enableCompileCache } from '../bin/compile-cache.js';
