@@ -9,8 +9,8 @@
  * Each run of this tree also says where a page's time went (core/qa/qa-phases.ts: reference,
  * navigation, waiting for quiet, text, screenshot, scoring, store writes — summed over the tabs,
  * so with several tabs they add up to more than the wall time — and the replay handler's answers)
- * and the CPU spent in Node and in Chromium, Chromium's by process type, sampled from /proc
- * (qa-bench-cpu.ts says why not the reaped children's CPU).
+ * and the CPU spent in Node and in Chromium, Chromium's by process type, and the peak PSS of the
+ * process tree, sampled from /proc by a process of its own (qa-bench-cpu.ts).
  *
  * `--baseline=DIR` (a checkout: `git archive <commit> | tar -x -C DIR && ln -s "$PWD/node_modules"
  * DIR/`) runs that tree's `runQa` too, alternated with this one's round by round, order swapped
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
           const sec = (performance.now() - t) / 1000;
           const cpu = process.cpuUsage(cpu0);
           const nodeS = (cpu.user + cpu.system) / 1e6;
-          const byType = procs.stop();
+          const { cpuByType: byType, peakPssMb } = await procs.stop();
           const chromiumS = Object.values(byType).reduce((a, b) => a + b, 0) / 1000;
           const key = `${tree.name} ${tabs}`;
           perTree.set(key, [...(perTree.get(key) ?? []), run.pages / sec]);
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
           console.log(rows.at(-1));
           if (tree.name === 'this') printPhases(phases, sec, tabs);
           const cpuCells = [['node', nodeS * 1000] as const, ...Object.entries(byType).sort((a, b) => b[1] - a[1])].map(([k, v]) => `${k} ${(v / Math.max(1, run.pages)).toFixed(0)}`);
-          console.log(`        CPU ms a page: ${((nodeS + chromiumS) * 1000 / Math.max(1, run.pages)).toFixed(0)} (${cpuCells.join(', ')}); ${((nodeS + chromiumS) / sec).toFixed(2)} of the ${os.availableParallelism()} cores busy`);
+          console.log(`        CPU ms a page: ${((nodeS + chromiumS) * 1000 / Math.max(1, run.pages)).toFixed(0)} (${cpuCells.join(', ')}); ${((nodeS + chromiumS) / sec).toFixed(2)} of the ${os.availableParallelism()} cores busy; peak PSS ${peakPssMb.toFixed(0)} MB (this process and Chromium's)`);
           if (round === 0 && tree.name === 'this') {
             for (const p of listQaPages(dir).filter((x) => x.band !== 'good' && x.runId === run.id)) {
               console.log(`        ${p.band} ${p.url} missing ${p.missingUrls.slice(0, 3).join(' ') || '-'} errors ${p.errorUrls.length} script errors ${p.scriptErrors.length}`);
