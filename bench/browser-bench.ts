@@ -13,7 +13,9 @@
  * - throughput: pages, pages rendered in a browser, pages/s (and against HTTP-only), CPU seconds
  *   per page and the peak PSS and RSS of the crawl's process tree, Chromium's included; browser
  *   mode with 4 tabs (`--tabs=1,2,4` for more); the CPU per page split by process (the crawl's,
- *   Chromium's renderers, GPU process, browser process, network service);
+ *   Chromium's renderers, GPU process, browser process, network service), and the CPU seconds
+ *   per page are the sum of that split (sampled from /proc: bash's `times` over the crawl, used
+ *   before, missed about half of Chromium's CPU);
  * - `--only=docs` or `--only=fixture` runs one site (coverage needs the fixture).
  */
 import { spawn } from 'node:child_process';
@@ -226,11 +228,15 @@ function printThroughput(runs: Run[], live: Map<string, string[]>): void {
     const ref = site === 'fixture' ? liveUrls : (mine.find((r) => r.mode.startsWith('browser'))?.r.archived ?? []);
     for (const { mode, r } of mine) {
       const pps = r.pages / (r.ms / 1000);
+      // The sampled CPU of every process of the tree; bash's `times` (r.cpuMs) misses Chromium's
+      // renderers, which are not reaped back through the browser process (about half its CPU).
+      const sampled = Object.values(r.cpuByType ?? {}).reduce((a, b) => a + b, 0);
+      const cpuMs = sampled > 0 ? sampled : r.cpuMs;
       const basePps = base ? base.r.pages / (base.r.ms / 1000) : pps;
       const have = new Set(r.archived);
       const cov = pct(ref.filter((u) => have.has(u)).length, ref.length);
       console.log(
-        `  ${`${site}, ${mode}`.padEnd(32)}${`${(r.ms / 1000).toFixed(1)} s`.padStart(9)}${String(r.pages).padStart(7)}${`${r.rendered} (${pct(r.rendered, r.pages)})`.padStart(10)}${String(r.uris).padStart(7)}${pps.toFixed(2).padStart(9)}${`${(pps / basePps).toFixed(2)}×`.padStart(9)}${cov.padStart(10)}${(r.cpuMs / 1000 / Math.max(1, r.pages)).toFixed(3).padStart(12)}${`${r.peakPssMb.toFixed(0)} MB`.padStart(10)}${`${r.peakRssMb.toFixed(0)} MB`.padStart(10)}`,
+        `  ${`${site}, ${mode}`.padEnd(32)}${`${(r.ms / 1000).toFixed(1)} s`.padStart(9)}${String(r.pages).padStart(7)}${`${r.rendered} (${pct(r.rendered, r.pages)})`.padStart(10)}${String(r.uris).padStart(7)}${pps.toFixed(2).padStart(9)}${`${(pps / basePps).toFixed(2)}×`.padStart(9)}${cov.padStart(10)}${(cpuMs / 1000 / Math.max(1, r.pages)).toFixed(3).padStart(12)}${`${r.peakPssMb.toFixed(0)} MB`.padStart(10)}${`${r.peakRssMb.toFixed(0)} MB`.padStart(10)}`,
       );
     }
   }

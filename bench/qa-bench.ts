@@ -9,8 +9,8 @@
  * Each run of this tree also says where a page's time went (core/qa/qa-phases.ts: reference,
  * navigation, waiting for quiet, text, screenshot, scoring, store writes — summed over the tabs,
  * so with several tabs they add up to more than the wall time — and the replay handler's answers)
- * and the CPU spent in Node and in Chromium (Chromium's processes are reaped by this one when the
- * run closes its browser: /proc/self/stat cutime + cstime).
+ * and the CPU spent in Node and in Chromium, Chromium's by process type, and the peak PSS of the
+ * process tree, sampled from /proc by a process of its own (qa-bench-cpu.ts).
  *
  * `--baseline=DIR` (a checkout: `git archive <commit> | tar -x -C DIR && ln -s "$PWD/node_modules"
  * DIR/`) runs that tree's `runQa` too, alternated with this one's round by round, order swapped
@@ -27,6 +27,7 @@ import { runQa } from '../core/qa/qa-run.ts';
 import { listQaPages } from '../core/archive/qa-store.ts';
 import { findChromium } from '../core/browser/find-chromium.ts';
 import { QA_PHASES, QaPhaseTimes } from '../core/qa/qa-phases.ts';
+import { ChildTreeCpu } from './qa-bench-cpu.ts';
 
 const DOCS = '/usr/share/doc/python3-doc/html';
 
@@ -41,14 +42,6 @@ function argValue(name: string): string | undefined {
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-}
-
-/** CPU ms of this process's children that have exited and been reaped (Chromium, once its browser is closed). */
-function childCpuMs(): number {
-  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 16 and 17 of stat(5) (cutime, cstime), counted from field 3 after the command name.
-  return ((Number(f[13]) + Number(f[14])) * 1000) / 100;
 }
 
 /** Where the run's time went: each phase's share of the page time summed over the tabs. */
@@ -96,13 +89,14 @@ async function main(): Promise<void> {
         for (const tree of round % 2 === 0 ? trees : [...trees].reverse()) {
           const phases = new QaPhaseTimes();
           const cpu0 = process.cpuUsage();
-          const child0 = childCpuMs();
+          const procs = new ChildTreeCpu();
           const t = performance.now();
           const run = await tree.run(dir, { tabs, chromiumPath: chromium, ...(pages ? { pages } : {}) }, tree.name === 'this' ? { phases } : {});
           const sec = (performance.now() - t) / 1000;
           const cpu = process.cpuUsage(cpu0);
           const nodeS = (cpu.user + cpu.system) / 1e6;
-          const chromiumS = (childCpuMs() - child0) / 1000;
+          const { cpuByType: byType, peakPssMb } = await procs.stop();
+          const chromiumS = Object.values(byType).reduce((a, b) => a + b, 0) / 1000;
           const key = `${tree.name} ${tabs}`;
           perTree.set(key, [...(perTree.get(key) ?? []), run.pages / sec]);
           rows.push(
@@ -111,6 +105,8 @@ async function main(): Promise<void> {
           );
           console.log(rows.at(-1));
           if (tree.name === 'this') printPhases(phases, sec, tabs);
+          const cpuCells = [['node', nodeS * 1000] as const, ...Object.entries(byType).sort((a, b) => b[1] - a[1])].map(([k, v]) => `${k} ${(v / Math.max(1, run.pages)).toFixed(0)}`);
+          console.log(`        CPU ms a page: ${((nodeS + chromiumS) * 1000 / Math.max(1, run.pages)).toFixed(0)} (${cpuCells.join(', ')}); ${((nodeS + chromiumS) / sec).toFixed(2)} of the ${os.availableParallelism()} cores busy; peak PSS ${peakPssMb.toFixed(0)} MB (this process and Chromium's)`);
           if (round === 0 && tree.name === 'this') {
             for (const p of listQaPages(dir).filter((x) => x.band !== 'good' && x.runId === run.id)) {
               console.log(`        ${p.band} ${p.url} missing ${p.missingUrls.slice(0, 3).join(' ') || '-'} errors ${p.errorUrls.length} script errors ${p.scriptErrors.length}`);

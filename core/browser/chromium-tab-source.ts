@@ -24,6 +24,18 @@ export const CHROMIUM_CRAWL_ARGS = [
   '--autoplay-policy=no-user-gesture-required',
 ];
 
+/**
+ * A tab's pages share its renderer process: Chromium started a new one (and a spare) for each
+ * page the tab navigated to, 43 renderer processes for 23 Python docs pages with 4 tabs, 9 with
+ * these (issue 35: the CPU of a process's start and its cold caches, on every page; QA's replay
+ * with 4 tabs spent 0.79–0.84 CPU s a page without them, 0.62–0.66 with them, issue 34). Each
+ * tab is its own browser context, and no process is shared between contexts, so no tab's page
+ * runs beside another tab's; a cross-site frame still gets its own process (site isolation).
+ */
+export function rendererProcessArgs(tabs: number): string[] {
+  return ['--process-per-site', `--renderer-process-limit=${Math.max(1, Math.floor(tabs))}`];
+}
+
 export interface ChromiumTabSourceOptions {
   executablePath: string;
   /**
@@ -40,12 +52,7 @@ export async function launchChromiumTabs(opts: ChromiumTabSourceOptions): Promis
   const { chromium } = await import('playwright-core');
   // Chromium refuses to run sandboxed as root (containers, CI): only then is the sandbox off.
   const args = process.getuid?.() === 0 ? [...CHROMIUM_CRAWL_ARGS, '--no-sandbox'] : [...CHROMIUM_CRAWL_ARGS];
-  // A tab's pages share its renderer process: Chromium started a new one (and a spare) for each
-  // page the tab navigated to, 43 renderer processes for 23 Python docs pages with 4 tabs, 9 with
-  // these (issue 35: the CPU of a process's start and its cold caches, on every page). Each tab is
-  // its own browser context, and no process is shared between contexts, so no tab's page runs
-  // beside another tab's; a cross-site frame still gets its own process (site isolation).
-  if (opts.tabs) args.push('--process-per-site', `--renderer-process-limit=${opts.tabs}`);
+  if (opts.tabs) args.push(...rendererProcessArgs(opts.tabs));
   let browser: Browser;
   try {
     browser = await chromium.launch({ executablePath: opts.executablePath, args, headless: true });

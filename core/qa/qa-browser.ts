@@ -9,17 +9,18 @@ import type { Browser } from 'playwright-core';
 import { TroveError } from '../errors.ts';
 import { findChromium } from '../browser/find-chromium.ts';
 import { REPLAY_WEBRTC_POLICY } from '../replay/replay-policy.ts';
-import { CHROMIUM_CRAWL_ARGS } from '../browser/chromium-tab-source.ts';
+import { CHROMIUM_CRAWL_ARGS, rendererProcessArgs } from '../browser/chromium-tab-source.ts';
 
 // The browser crawl's flags (core/browser/chromium-tab-source.ts), so a page renders as it did
 // when its capture-time screenshot was taken, plus the replay policy's.
 const ARGS = [...CHROMIUM_CRAWL_ARGS, '--disable-quic', `--force-webrtc-ip-handling-policy=${REPLAY_WEBRTC_POLICY}`];
 
-export async function launchQaBrowser(chromiumPath?: string): Promise<Browser> {
+/** `tabs`: the run's tabs, each reusing one renderer process from page to page as a crawl's tabs do. */
+export async function launchQaBrowser(chromiumPath?: string, tabs?: number): Promise<Browser> {
   const executablePath = findChromium(chromiumPath ? { path: chromiumPath } : {});
   const { chromium } = await import('playwright-core');
   // Chromium refuses to run sandboxed as root (containers, CI): only then is the sandbox off.
-  const args = process.getuid?.() === 0 ? [...ARGS, '--no-sandbox'] : ARGS;
+  const args = [...ARGS, ...(tabs ? rendererProcessArgs(tabs) : []), ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])];
   try {
     return await chromium.launch({ executablePath, args, headless: true });
   } catch (err) {

@@ -41,7 +41,8 @@ export async function runQa(archiveDir: string, options: QaOptions, events: QaEv
   try {
     const pages = selectPages(archive, options);
     if (pages.length === 0) throw new TroveError('QA_NO_PAGES', `no pages to check in ${archive.dir}${filtersSaid(options)}`, { dir: archive.dir });
-    const browser = await launchQaBrowser(options.chromiumPath);
+    const tabs = tabCount(options.tabs ?? QA_DEFAULT_TABS, pages.length);
+    const browser = await launchQaBrowser(options.chromiumPath, tabs);
     const { only: _only, ...kept } = options;
     const writer = new QaRunWriter(archive.dir, kept, options.afterPatchOf ?? null);
     try {
@@ -49,7 +50,7 @@ export async function runQa(archiveDir: string, options: QaOptions, events: QaEv
       try {
         const phases = events.phases ?? null;
         const answers = new ReplayAnswers();
-        await forEachPage(pages, options.tabs ?? QA_DEFAULT_TABS, events, () => QaTab.open(browser, options.viewport ?? QA_VIEWPORT, true, phases, answers), async (tab, page) => {
+        await forEachPage(pages, tabs, events, () => QaTab.open(browser, options.viewport ?? QA_VIEWPORT, true, phases, answers), async (tab, page) => {
           const result = await scorePage(tab, archive, page, live, events.signal, phases);
           const t = performance.now();
           writer.add(result);
@@ -78,6 +79,11 @@ function filtersSaid(o: QaOptions): string {
   return f.length ? ` with ${f.join(' ')}` : '';
 }
 
+/** The tabs a run opens: as asked, within 1..QA_MAX_TABS, no more than there are pages. */
+function tabCount(tabs: number, pages: number): number {
+  return Math.max(1, Math.min(QA_MAX_TABS, Math.floor(tabs), pages));
+}
+
 /** Run `score` over the pages in `tabs` tabs at once, reporting progress after each. */
 async function forEachPage(
   pages: QaPage[],
@@ -103,8 +109,7 @@ async function forEachPage(
       await tab.close();
     }
   };
-  const n = Math.max(1, Math.min(QA_MAX_TABS, Math.floor(tabs), pages.length));
-  await Promise.all(Array.from({ length: n }, worker));
+  await Promise.all(Array.from({ length: tabs }, worker));
 }
 
 /** Replay one page, compare it with its reference, keep its screenshots, and score it. */
