@@ -193,8 +193,7 @@ describe.skipIf(!chromium || !hasFfmpeg())('media: whole records, streams, limit
     });
     afterAll(() => archive?.close());
 
-    // The pages side by side, each in a context of its own: each waits on its player.
-    it.concurrent.for(PAGES)('%s: plays to its end at 16×, a seek to 80 percent plays on, every request answered', { timeout: 90_000 }, async (p, { expect }) => {
+    it.each(PAGES)('%s: plays to its end at 16×, a seek to 80 percent plays on, every request answered', async (p) => {
       const context = await browser.newContext();
       const answered: { url: string; status: number }[] = [];
       let paused = 0;
@@ -235,14 +234,14 @@ describe.skipIf(!chromium || !hasFfmpeg())('media: whole records, streams, limit
       } finally {
         await context.close();
       }
-    });
+    }, 90_000);
   });
 
   describe('ReplayWeb.page, after trove export --wacz', () => {
     let server: ReplayWebPageServer;
     let source = '';
     // One browser context for all the pages: ReplayWeb.page's service worker registers and loads
-    // the WACZ's index once (here, before the pages open side by side).
+    // the WACZ's index once.
     let context: BrowserContext;
     beforeAll(async () => {
       const wacz = path.join(tmp, 'media.wacz');
@@ -251,10 +250,6 @@ describe.skipIf(!chromium || !hasFfmpeg())('media: whole records, streams, limit
       server = await serveReplayWebPage();
       source = server.addWacz('media.wacz', wacz);
       context = await browser.newContext();
-      const list = await context.newPage();
-      await list.goto(`${server.origin}/?source=${encodeURIComponent(source)}#view=pages`);
-      await list.locator('wr-page-entry').first().waitFor({ timeout: 60_000 });
-      await list.close();
     }, 120_000);
     afterAll(async () => {
       await context?.close();
@@ -267,8 +262,7 @@ describe.skipIf(!chromium || !hasFfmpeg())('media: whole records, streams, limit
     // responses on (DEMUXER_ERROR_COULD_NOT_PARSE, "HlsDemuxerStatus::Network read error"), so
     // no archive can make it play there; it plays in Trove's replay above, which answers from
     // the browser's network layer. See docs/FORMATS.md.
-    // The pages side by side, each in a tab of its own.
-    it.concurrent.for(PAGES.filter((p) => p !== '/hls-native.html'))('%s: plays to its end at 16×, a seek to 80 percent plays on, no request answered with an error', { timeout: 120_000 }, async (p, { expect }) => {
+    it.each(PAGES.filter((p) => p !== '/hls-native.html'))('%s: plays to its end at 16×, a seek to 80 percent plays on, no request answered with an error', async (p) => {
       const bad: string[] = [];
       const page = await context.newPage();
       try {
@@ -297,7 +291,7 @@ describe.skipIf(!chromium || !hasFfmpeg())('media: whole records, streams, limit
       } finally {
         await page.close();
       }
-    });
+    }, 120_000);
   });
 });
 
