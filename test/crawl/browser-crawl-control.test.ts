@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
 import { parseOverride } from '../../core/cli/crawl-options.ts';
 import { findChromium } from '../e2e/harness.ts';
@@ -37,29 +37,22 @@ function browserLines(dir: string): string[][] {
 const isPagePath = (u: string) => /\.html$|\/$/.test(new URL(u, 'http://x').pathname);
 
 describe.skipIf(!chromium)('browser crawl controls', () => {
+  let site: BrowserSiteServer;
   const dirs: string[] = [];
-  const sites: BrowserSiteServer[] = [];
   const newDir = () => {
     const d = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-browser-control-'));
     dirs.push(d);
     return d;
   };
-  /**
-   * The fixture site for one test: the tests run side by side (each mostly waits on its tabs),
-   * and what a site was asked (`hits`) must be its crawl's alone.
-   */
-  const newSite = async () => {
-    const site = await startBrowserSite();
-    sites.push(site);
-    return site;
-  };
+  beforeAll(async () => {
+    site = await startBrowserSite();
+  });
   afterAll(async () => {
-    for (const site of sites) await site.close();
+    await site.close();
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   });
 
-  it.concurrent('--limit-pages 3 captures exactly three pages with two tabs, and loads no fourth', async ({ expect }) => {
-    const site = await newSite();
+  it('--limit-pages 3 captures exactly three pages with two tabs, and loads no fourth', async () => {
     const before = site.hits.length;
     const dir = newDir();
     const crawl = await startCrawl({ dir, settings: { ...fast, seeds: [`${site.origin}/`], limitPages: 3, browser: { enabled: true, tabs: 2, path: chromium! } } });
@@ -85,8 +78,7 @@ describe.skipIf(!chromium)('browser crawl controls', () => {
     expect(loadedAsPages.sort()).toEqual([...pages].sort());
   }, 180_000);
 
-  it.concurrent('pause lets the tabs finish and claims nothing; resume goes to the end with every URI captured once', async ({ expect }) => {
-    const site = await newSite();
+  it('pause lets the tabs finish and claims nothing; resume goes to the end with every URI captured once', async () => {
     const before = site.hits.length;
     const dir = newDir();
     const crawl = await startCrawl({ dir, settings: { ...fast, seeds: [`${site.origin}/`], browser: { enabled: true, tabs: 2, path: chromium! } } });
@@ -130,8 +122,7 @@ describe.skipIf(!chromium)('browser crawl controls', () => {
     expect(browserLines(dir).length).toBe(final.pages);
   }, 240_000);
 
-  it.concurrent("the tabs send the crawl's User-Agent on pages and on what they load", async ({ expect }) => {
-    const site = await newSite();
+  it("the tabs send the crawl's User-Agent on pages and on what they load", async () => {
     const agent = 'TroveFixtureBot/1.0 (+https://example.org/bot)';
     const before = site.hits.length;
     const dir = newDir();
@@ -145,8 +136,7 @@ describe.skipIf(!chromium)('browser crawl controls', () => {
     expect(hits.filter((h) => h.userAgent !== agent)).toEqual([]);
   }, 120_000);
 
-  it.concurrent("a per-host override's User-Agent is what the tabs send on that host's pages", async ({ expect }) => {
-    const site = await newSite();
+  it("a per-host override's User-Agent is what the tabs send on that host's pages", async () => {
     const other = 'OtherAgent/2.0 (+https://example.org/bot)';
     const host = new URL(site.origin).hostname;
     const before = site.hits.length;

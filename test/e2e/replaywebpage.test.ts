@@ -28,7 +28,7 @@ import { promisify } from 'node:util';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, type ExpectStatic } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { databaseOf, openArchive } from '../../core/archive/archive-dir.ts';
 import { importFiles } from '../../core/archive/import-warc.ts';
@@ -196,14 +196,14 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
     }, coll);
   }
 
-  async function listedPages(expect: ExpectStatic, page: Page, expected: number): Promise<string[]> {
+  async function listedPages(page: Page, expected: number): Promise<string[]> {
     const urls = page.locator('wr-page-entry .page-url keyword-mark');
     await expect.poll(() => urls.count(), { timeout: 30_000 }).toBe(expected);
     return (await urls.evaluateAll((els) => els.map((e) => e.getAttribute('title') ?? ''))).sort();
   }
 
   /** Click a page in the list; the replay frame once its document and images have loaded. */
-  async function replay(expect: ExpectStatic, page: Page, url: string): Promise<Frame> {
+  async function replay(page: Page, url: string): Promise<Frame> {
     await page.locator('wr-page-entry').filter({ has: page.locator(`keyword-mark[title="${url}"]`) }).locator('a').first().click();
     let frame: Frame | undefined;
     await expect
@@ -219,9 +219,7 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
     return frame!;
   }
 
-  // The packages are opened side by side, each in a profile of its own (a browser context): each
-  // test only waits on ReplayWeb.page loading its package.
-  it.concurrent("verifies the signatures made with the README's key and the app's key (P-384); shows none for a P-256 key, whose SPKI it cannot import as P-384", async ({ expect }) => {
+  it("verifies the signatures made with the README's key and the app's key (P-384); shows none for a P-256 key, whose SPKI it cannot import as P-384", async () => {
     const digestOf = async (file: string) =>
       JSON.parse((await readZipEverywhere(file)).find((e) => e.name === 'datapackage-digest.json')!.data.toString('utf8')) as { hash: string; signedData: Record<string, string> };
     const signed = variants[VARIANTS.indexOf('signed')]!;
@@ -231,7 +229,7 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
       const p384 = await digestOf(file);
       const a = await open({ name: path.basename(file), file, pages: signed.pages });
       try {
-        await listedPages(expect, a.page, signed.pages.length);
+        await listedPages(a.page, signed.pages.length);
         const { rows, verify } = await verdictOf(a.page, a.coll);
         const row = (id: string) => rows.find((r) => r.id === id);
         // ReplayWeb.page's own check: WebCrypto ECDSA P-384 / SHA-256 over the hash, and it matched.
@@ -252,7 +250,7 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
 
     const b = await open({ name: 'signed with a P-256 key', file: p256Signed, pages: signed.pages });
     try {
-      await listedPages(expect, b.page, signed.pages.length);
+      await listedPages(b.page, signed.pages.length);
       const { rows, verify } = await verdictOf(b.page, b.coll);
       // The package itself loads and its hashes check, but no signature verdict and no key.
       expect(rows.find((r) => r.id === 'datapackageHash')?.expected).toBe(p256.hash);
@@ -278,7 +276,7 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
     }
   }, 120_000);
 
-  it.concurrent('exports every variant, each read without complaint by yauzl, Python zipfile and unzip', ({ expect }) => {
+  it('exports every variant, each read without complaint by yauzl, Python zipfile and unzip', () => {
     expect(variants.map((v) => v.name)).toEqual(VARIANTS);
     expect(crawledPages.length).toBeGreaterThan(10);
     for (const v of variants.slice(0, 4)) expect([...v.pages].sort(), v.name).toEqual(crawledPages);
@@ -289,12 +287,12 @@ describe.skipIf(!chromium)('ReplayWeb.page opens Trove WACZ exports (Chromium)',
   });
 
   for (const [i, name] of VARIANTS.entries()) {
-    it.concurrent(`${name}: lists every page and replays the home page with its title, CSS (with @import) and image`, async ({ expect }) => {
+    it(`${name}: lists every page and replays the home page with its title, CSS (with @import) and image`, async () => {
       const v = variants[i]!;
       const { page, errors, close } = await open(v);
       try {
-        expect(await listedPages(expect, page, v.pages.length), v.name).toEqual([...v.pages].sort());
-        const frame = await replay(expect, page, origin + '/');
+        expect(await listedPages(page, v.pages.length), v.name).toEqual([...v.pages].sort());
+        const frame = await replay(page, origin + '/');
         const seen = await frame.evaluate(() => {
           const h1 = document.querySelector('h1');
           const logo = [...document.images].find((img) => img.src.endsWith('/img/logo.png'));
