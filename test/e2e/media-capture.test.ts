@@ -30,7 +30,7 @@ import { replayResponse } from '../../core/app/replay-bridge.ts';
 import type { CrawlSettings } from '../../core/api/settings.ts';
 import { Outcome } from '../../core/api/outcome-codes.ts';
 import { parseStreamManifest } from '../../core/formats/media-manifest.ts';
-import { hasFfmpeg, MEDIA_SECONDS, mediaFixtures, type MediaFixtures } from '../helpers/media-fixtures.ts';
+import { hasFfmpeg, MEDIA_SECONDS } from '../helpers/media-fixtures.ts';
 import { startMediaSite, MEDIA_PAGES, type MediaSiteServer } from '../helpers/media-site-server.ts';
 import { expectWholeFile, renditionsArchived, wholeRecord } from '../helpers/media-records.ts';
 import { readWarcDir, type ReadRecord } from '../helpers/read-warcs.ts';
@@ -48,73 +48,54 @@ const SMALL_LIMIT = 60_000;
 
 interface Crawled {
   dir: string;
-  /** The origin of the site it crawled (each crawl has a site of its own). */
-  origin: string;
-  /** Every request that site had. */
-  hits: MediaSiteServer['hits'];
   records: ReadRecord[];
   log: string[];
   finishReason: string;
 }
 
-/**
- * A browser crawl of `pages` on a media site of its own (the same fixtures, its own port and
- * request log), shut once the crawl is done: the three crawls below run at the same time, and
- * each one's requests are still its own.
- */
-async function crawl(dir: string, pages: string[], settings: Partial<CrawlSettings>): Promise<Crawled> {
-  const site = await startMediaSite();
-  try {
-    const c = await startCrawl({
-      dir,
-      settings: {
-        seeds: pages.map((p) => site.origin + p),
-        scope: 'page',
-        concurrency: 4,
-        perHost: 2,
-        delayFactor: 0,
-        minDelayMs: 0,
-        maxDelayMs: 0,
-        minFreeDiskBytes: 0,
-        maxRetries: 0,
-        browser: { enabled: true, tabs: 2, path: chromium! },
-        ...settings,
-      },
-    });
-    const final = await c.finished();
-    return {
-      dir,
-      origin: site.origin,
-      hits: [...site.hits],
-      records: await readWarcDir(path.join(dir, 'warcs')),
-      log: fs.readFileSync(path.join(dir, 'logs', 'crawl.log'), 'utf8').split('\n').filter(Boolean),
-      finishReason: final.finishReason ?? '',
-    };
-  } finally {
-    // From here on nothing can come from this live site.
-    await site.close();
-  }
+async function crawl(dir: string, site: MediaSiteServer, pages: string[], settings: Partial<CrawlSettings>): Promise<Crawled> {
+  const c = await startCrawl({
+    dir,
+    settings: {
+      seeds: pages.map((p) => site.origin + p),
+      scope: 'page',
+      concurrency: 4,
+      perHost: 2,
+      delayFactor: 0,
+      minDelayMs: 0,
+      maxDelayMs: 0,
+      minFreeDiskBytes: 0,
+      maxRetries: 0,
+      browser: { enabled: true, tabs: 2, path: chromium! },
+      ...settings,
+    },
+  });
+  const final = await c.finished();
+  return { dir, records: await readWarcDir(path.join(dir, 'warcs')), log: fs.readFileSync(path.join(dir, 'logs', 'crawl.log'), 'utf8').split('\n').filter(Boolean), finishReason: final.finishReason ?? '' };
 }
 
 describe.skipIf(!chromium || !hasFfmpeg())('media: whole records, streams, limits, and replay in Chromium', () => {
-  let fixtures: MediaFixtures;
+  let site: MediaSiteServer;
   let browser: Browser;
   let tmp = '';
   let used: Crawled;
   let all: Crawled;
   let limited: Crawled;
+  let usedHits: MediaSiteServer['hits'] = [];
 
   beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-media-'));
-    fixtures = mediaFixtures();
-    // The three crawls at once (each with its own site and its own Chromium): they mostly wait
-    // on the players' playback, which does not get slower for the others.
-    [used, all, limited] = await Promise.all([
-      crawl(path.join(tmp, 'used'), PAGES, {}),
+    site = await startMediaSite();
+    try {
+      used = await crawl(path.join(tmp, 'used'), site, PAGES, {});
+      usedHits = [...site.hits];
       // One HLS page is enough here: with `all` the player's choices do not matter.
-      crawl(path.join(tmp, 'all'), ['/hls-js.html', '/dash.html'], { mediaRenditions: 'all' }),
-      crawl(path.join(tmp, 'limited'), ['/click.html', '/audio.html'], { maxMediaBytes: SMALL_LIMIT }),
-    ]);
+      all = await crawl(path.join(tmp, 'all'), site, ['/hls-js.html', '/dash.html'], { mediaRenditions: 'all' });
+      limited = await crawl(path.join(tmp, 'limited'), site, ['/click.html', '/audio.html'], { maxMediaBytes: SMALL_LIMIT });
+    } finally {
+      // From here on nothing can come from the live site.
+      await site.close();
+    }
     const { chromium: pw } = await import('playwright-core');
     browser = await pw.launch({ executablePath: chromium!, args: [...CHROMIUM_ARGS, '--autoplay-policy=no-user-gesture-required'] });
   }, 600_000);
@@ -127,53 +108,53 @@ describe.skipIf(!chromium || !hasFfmpeg())('media: whole records, streams, limit
   it('a file the page loaded by Range: its 206 records stay, and one whole 200 record is the file, fetched once', () => {
     expect(used.finishReason).toBe('frontier-empty');
     for (const rel of Object.values(FILES)) {
-      const url = `${used.origin}/media/${rel}`;
-      expect(used.hits.some((h) => h.url === `/media/${rel}` && h.range), `${rel} was played by Range`).toBe(true);
+      const url = `${site.origin}/media/${rel}`;
+      expect(usedHits.some((h) => h.url === `/media/${rel}` && h.range), `${rel} was played by Range`).toBe(true);
       expect(used.records.some((r) => r.targetUri === url && r.status === 206), `${rel}: the page's partial record`).toBe(true);
-      expectWholeFile(used.records, used.origin, fixtures, rel);
+      expectWholeFile(used.records, site.origin, site.fixtures, rel);
       expect(used.records.filter((r) => r.targetUri === url && r.status === 200 && r.type === 'response'), rel).toHaveLength(1);
       // Trove's own GET of the whole file is the one request without Range, and there is one.
-      expect(used.hits.filter((h) => h.url === `/media/${rel}` && !h.range), rel).toHaveLength(1);
+      expect(usedHits.filter((h) => h.url === `/media/${rel}` && !h.range), rel).toHaveLength(1);
     }
   });
 
   it('HLS (hls.js and native): every segment of each rendition the player used and of the one ReplayWeb.page keeps, its subtitles, and the manifests', () => {
-    expectWholeFile(used.records, used.origin, fixtures, 'hls/master.m3u8');
-    expectWholeFile(used.records, used.origin, fixtures, 'hls/subs/en.vtt');
+    expectWholeFile(used.records, site.origin, site.fixtures, 'hls/master.m3u8');
+    expectWholeFile(used.records, site.origin, site.fixtures, 'hls/subs/en.vtt');
     // hls.js starts on low (startLevel 0): a rendition the player used.
-    expect(used.hits.some((h) => h.url === '/media/hls/low/seg_000.ts')).toBe(true);
+    expect(usedHits.some((h) => h.url === '/media/hls/low/seg_000.ts')).toBe(true);
     // high (320×180) is what ReplayWeb.page keeps of the master (the largest up to 1280×720).
     for (const r of ['low', 'high']) {
-      expect(renditionsArchived(used.records, used.origin, fixtures, 'hls', `hls/${r}/index.m3u8`)[0]!.archived, r).toBe(5);
-      for (const f of fixtures.files.filter((f) => f.startsWith(`hls/${r}/seg_`))) expectWholeFile(used.records, used.origin, fixtures, f);
+      expect(renditionsArchived(used.records, site.origin, site.fixtures, 'hls', `hls/${r}/index.m3u8`)[0]!.archived, r).toBe(5);
+      for (const f of site.fixtures.files.filter((f) => f.startsWith(`hls/${r}/seg_`))) expectWholeFile(used.records, site.origin, site.fixtures, f);
     }
   });
 
   it('DASH: every segment of the representation the player used, and of those ReplayWeb.page keeps', () => {
     // The player reads video:0 only; ffmpeg put each stream in an AdaptationSet of its own, and
     // ReplayWeb.page keeps one Representation per set, so all three are kept for it.
-    expect(used.hits.some((h) => h.url === '/media/dash/chunk-0-001.m4s')).toBe(true);
-    expect(used.hits.some((h) => h.url === '/media/dash/chunk-1-001.m4s' && h.range === null && h.acceptEncoding !== 'identity')).toBe(false);
-    const got = renditionsArchived(used.records, used.origin, fixtures, 'dash', 'dash/manifest.mpd');
+    expect(usedHits.some((h) => h.url === '/media/dash/chunk-0-001.m4s')).toBe(true);
+    expect(usedHits.some((h) => h.url === '/media/dash/chunk-1-001.m4s' && h.range === null && h.acceptEncoding !== 'identity')).toBe(false);
+    const got = renditionsArchived(used.records, site.origin, site.fixtures, 'dash', 'dash/manifest.mpd');
     expect(got).toEqual([
       { id: 'video:0', urls: 6, archived: 6 },
       { id: 'video:1', urls: 6, archived: 6 },
       { id: 'audio:2', urls: 6, archived: 6 },
     ]);
     // Each URL the manifest names, byte for byte, with the file's payload digest.
-    const manifest = parseStreamManifest('dash', fs.readFileSync(path.join(fixtures.dir, 'dash/manifest.mpd'), 'utf8'), `${used.origin}/media/dash/manifest.mpd`);
-    for (const u of manifest.renditions.flatMap((r) => r.urls)) expectWholeFile(used.records, used.origin, fixtures, u.slice(`${used.origin}/media/`.length));
+    const manifest = parseStreamManifest('dash', fs.readFileSync(path.join(site.fixtures.dir, 'dash/manifest.mpd'), 'utf8'), `${site.origin}/media/dash/manifest.mpd`);
+    for (const u of manifest.renditions.flatMap((r) => r.urls)) expectWholeFile(used.records, site.origin, site.fixtures, u.slice(`${site.origin}/media/`.length));
   });
 
   it('--media-renditions all: every segment of every rendition of the HLS stream (hls.js and native) and of the DASH one', () => {
     expect(all.finishReason).toBe('frontier-empty');
-    for (const r of ['low', 'high']) expect(renditionsArchived(all.records, all.origin, fixtures, 'hls', `hls/${r}/index.m3u8`)[0]!.archived, r).toBe(5);
-    expect(renditionsArchived(all.records, all.origin, fixtures, 'dash', 'dash/manifest.mpd').map((r) => r.archived)).toEqual([6, 6, 6]);
+    for (const r of ['low', 'high']) expect(renditionsArchived(all.records, site.origin, site.fixtures, 'hls', `hls/${r}/index.m3u8`)[0]!.archived, r).toBe(5);
+    expect(renditionsArchived(all.records, site.origin, site.fixtures, 'dash', 'dash/manifest.mpd').map((r) => r.archived)).toEqual([6, 6, 6]);
   });
 
   it('--max-media-bytes: the larger file is cut at the limit, marked and logged −51; the crawl goes on', () => {
     expect(limited.finishReason).toBe('frontier-empty');
-    const url = `${limited.origin}/media/clip.mp4`;
+    const url = `${site.origin}/media/clip.mp4`;
     const cut = limited.records.find((r) => r.targetUri === url && r.status === 200);
     expect(cut?.warcHeaders['WARC-Truncated']).toBe('length');
     expect(cut?.payload.length).toBe(SMALL_LIMIT);
@@ -182,8 +163,8 @@ describe.skipIf(!chromium || !hasFfmpeg())('media: whole records, streams, limit
     expect(Number(line!.split(/\s+/)[1])).toBe(Outcome.OVER_SIZE_LIMIT);
     expect(line).toContain('media-limit:resource');
     // The smaller file, and both pages, are whole.
-    expectWholeFile(limited.records, limited.origin, fixtures, 'tone.m4a');
-    for (const p of ['/click.html', '/audio.html']) expect(wholeRecord(limited.records, limited.origin + p), p).toBeDefined();
+    expectWholeFile(limited.records, site.origin, site.fixtures, 'tone.m4a');
+    for (const p of ['/click.html', '/audio.html']) expect(wholeRecord(limited.records, site.origin + p), p).toBeDefined();
   });
 
   describe("Trove's replay in Chromium, the live site shut", () => {
@@ -219,7 +200,7 @@ describe.skipIf(!chromium || !hasFfmpeg())('media: whole records, streams, limit
               .catch(() => {});
           })();
         });
-        await page.goto(used.origin + p, { waitUntil: 'load' });
+        await page.goto(site.origin + p, { waitUntil: 'load' });
         const seen = await page.evaluate(PLAY_THROUGH, { seconds: MEDIA_SECONDS });
         const said = `${p} ${JSON.stringify(seen)} answered: ${answered.map((a) => `${a.status} ${a.url}`).join(', ')}`;
         expect(seen.error, said).toBeNull();
@@ -274,7 +255,7 @@ describe.skipIf(!chromium || !hasFfmpeg())('media: whole records, streams, limit
           if (r.url().includes('mp_/')) bad.push(`failed ${r.url()} ${r.failure()?.errorText}`);
         });
         await page.goto(`${server.origin}/?source=${encodeURIComponent(source)}#view=pages`);
-        const url = used.origin + p;
+        const url = site.origin + p;
         await page.locator('wr-page-entry').filter({ has: page.locator(`keyword-mark[title="${url}"]`) }).locator('a').first().click({ timeout: 30_000 });
         let frame: Frame | undefined;
         await expect
