@@ -33,7 +33,8 @@ describe.skipIf(!chromium)('capturePage in Chromium', () => {
   let browser: Browser;
   let site: BrowserSiteServer;
   let tmp: string;
-  const captures = new Map<string, { capture: PageCapture; exchanges: RecordedExchange[]; hits: { method: string; url: string }[] }>();
+  /** Each page's capture, made on a fixture site of its own (`origin`), whose log is `hits`. */
+  const captures = new Map<string, { capture: PageCapture; exchanges: RecordedExchange[]; hits: { method: string; url: string }[]; origin: string }>();
   const ex = (page: string, p: string) => captures.get(page)!.exchanges.filter((x) => new URL(x.url).pathname === p);
 
   beforeAll(async () => {
@@ -41,12 +42,20 @@ describe.skipIf(!chromium)('capturePage in Chromium', () => {
     site = await startBrowserSite();
     const { chromium: pw } = await import('playwright-core');
     browser = await pw.launch({ executablePath: chromium!, args: CHROMIUM_ARGS });
-    for (const p of BROWSER_SITE_PAGES) {
-      site.hits.length = 0;
-      const sink = collectingSink();
-      const capture = await captureInBrowser(browser, site.origin + p, { sink, spoolDir: tmp });
-      captures.set(p, { capture, exchanges: sink.exchanges, hits: [...site.hits] });
-    }
+    // The pages side by side, each in a context of its own and on a site of its own (so the
+    // site's log is that page's requests alone): each capture mostly waits on its page.
+    await Promise.all(
+      BROWSER_SITE_PAGES.map(async (p) => {
+        const own = await startBrowserSite();
+        try {
+          const sink = collectingSink();
+          const capture = await captureInBrowser(browser, own.origin + p, { sink, spoolDir: tmp });
+          captures.set(p, { capture, exchanges: sink.exchanges, hits: [...own.hits], origin: own.origin });
+        } finally {
+          await own.close();
+        }
+      }),
+    );
   }, 240_000);
 
   afterAll(async () => {
@@ -56,7 +65,7 @@ describe.skipIf(!chromium)('capturePage in Chromium', () => {
   });
 
   it.each([...BROWSER_SITE_PAGES])('%s: every URL the browser requested is recorded', (p) => {
-    const { capture, exchanges, hits } = captures.get(p)!;
+    const { capture, exchanges, hits, origin } = captures.get(p)!;
     expect(capture.status).toBe(200);
     expect(capture.requested.length).toBeGreaterThan(0);
     const recorded = new Set(exchanges.map((x) => x.url));
@@ -65,7 +74,7 @@ describe.skipIf(!chromium)('capturePage in Chromium', () => {
     const recordedReqs = new Set(exchanges.map((x) => `${x.method} ${new URL(x.url).pathname}${new URL(x.url).search}`));
     expect(hits.map((h) => `${h.method} ${h.url}`).filter((h) => !recordedReqs.has(h))).toEqual([]);
     // Exactly one top-level document, the page itself.
-    expect(exchanges.filter((x) => x.isPageDocument).map((x) => x.url)).toEqual([site.origin + p]);
+    expect(exchanges.filter((x) => x.isPageDocument).map((x) => x.url)).toEqual([origin + p]);
     expect(capture.screenshot?.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
     expect(capture.problems).toEqual([]);
     // Nothing but http(s): a data: URL in the page is not an exchange.
@@ -73,12 +82,12 @@ describe.skipIf(!chromium)('capturePage in Chromium', () => {
   });
 
   it('single-page app: content from fetch()ed JSON, a redirect hop by hop, a POST with its body', () => {
-    const { capture } = captures.get('/spa.html')!;
+    const { capture, origin } = captures.get('/spa.html')!;
     expect(capture.title).toBe('Fixture News');
     expect(capture.text).toContain('Archiving the dynamic web');
     expect(capture.text).toContain('Saved: {"viewed":"spa","count":3}');
-    expect(capture.outlinks).toEqual(expect.arrayContaining([`${site.origin}/articles/dynamic.html`, `${site.origin}/articles/lazy.html`, `${site.origin}/articles/fonts.html`]));
-    expect(capture.embeds).toEqual(expect.arrayContaining([`${site.origin}/api/articles.json`, `${site.origin}/js/spa.js`, `${site.origin}/img/logo.png`]));
+    expect(capture.outlinks).toEqual(expect.arrayContaining([`${origin}/articles/dynamic.html`, `${origin}/articles/lazy.html`, `${origin}/articles/fonts.html`]));
+    expect(capture.embeds).toEqual(expect.arrayContaining([`${origin}/api/articles.json`, `${origin}/js/spa.js`, `${origin}/img/logo.png`]));
     const [hop] = ex('/spa.html', '/go/logo.png');
     expect(hop!.status).toBe(302);
     expect(header(hop!.responseHeaders, 'location')).toBe('/img/logo.png');
@@ -92,7 +101,7 @@ describe.skipIf(!chromium)('capturePage in Chromium', () => {
     expect(header(json!.responseHeaders, 'content-encoding')).toBe('gzip');
     expect(JSON.parse(bodyOf(json!).toString()).title).toBe('Fixture News');
     // Headers as sent: what Chromium put on the wire (Host, Accept-Encoding).
-    expect(header(json!.requestHeaders, 'host')).toBe(new URL(site.origin).host);
+    expect(header(json!.requestHeaders, 'host')).toBe(new URL(origin).host);
     expect(header(json!.requestHeaders, 'accept-encoding')).toMatch(/gzip/);
     expect(json!.remoteAddress).toBe('127.0.0.1');
   });
@@ -133,15 +142,15 @@ describe.skipIf(!chromium)('capturePage in Chromium', () => {
   });
 
   it('load more: the button pressed until it is gone, <details> opened, the link never followed', () => {
-    const { capture } = captures.get('/load-more.html')!;
+    const { capture, origin } = captures.get('/load-more.html')!;
     expect(capture.behaviors.clicks).toBe(2);
     expect(capture.behaviors.detailsOpened).toBe(1);
     expect(capture.text).toContain('Story 6');
     expect(capture.text).toContain('Hidden notes');
     expect(ex('/load-more.html', '/api/more-2.json')).toHaveLength(1);
     expect(capture.requested.some((u) => u.endsWith('/elsewhere.html'))).toBe(false);
-    expect(capture.finalUrl).toBe(`${site.origin}/load-more.html`);
-    expect(capture.outlinks).toEqual([`${site.origin}/elsewhere.html`]);
+    expect(capture.finalUrl).toBe(`${origin}/load-more.html`);
+    expect(capture.outlinks).toEqual([`${origin}/elsewhere.html`]);
   });
 
   it('written as WARC records and read back with warcio: digests verify, headers describe the stored bodies', async () => {

@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
 import { findChromium } from '../e2e/harness.ts';
 import { repoRoot } from '../helpers/corpus.ts';
@@ -43,7 +43,9 @@ describe.skipIf(!chromium)('browser crawl', () => {
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   });
 
-  describe('on the browser fixture site', () => {
+  // The three parts side by side: each has its own servers and crawl directories, and mostly
+  // waits on its pages (the behaviors' quiet periods, a delay between fetches).
+  describe.concurrent('on the browser fixture site', () => {
     let site: BrowserSiteServer;
     beforeAll(async () => {
       site = await startBrowserSite();
@@ -52,7 +54,7 @@ describe.skipIf(!chromium)('browser crawl', () => {
       await site.close();
     });
 
-    it('archives everything the browser requested, which an HTTP crawl misses, with a screenshot per page', async () => {
+    it('archives everything the browser requested, which an HTTP crawl misses, with a screenshot per page', async ({ expect }) => {
       const seed = `${site.origin}/`;
       const http = await startCrawl({ dir: newDir(), settings: { ...fast, seeds: [seed] } });
       const httpFinal = await http.finished();
@@ -109,7 +111,7 @@ describe.skipIf(!chromium)('browser crawl', () => {
     }, 240_000);
   });
 
-  describe('robots and scope', () => {
+  describe.concurrent('robots and scope', () => {
     let a: LocalServer;
     let b: LocalServer;
     beforeAll(async () => {
@@ -137,7 +139,7 @@ describe.skipIf(!chromium)('browser crawl', () => {
       await b.close();
     });
 
-    it('leaves out what robots.txt forbids, keeps out-of-scope embeds, follows no out-of-scope link', async () => {
+    it('leaves out what robots.txt forbids, keeps out-of-scope embeds, follows no out-of-scope link', async ({ expect }) => {
       const dir = newDir();
       const crawl = await startCrawl({ dir, settings: { ...fast, seeds: [`${a.origin}/`], browser: { enabled: true, tabs: 1, path: chromium! } } });
       const final = await crawl.finished();
@@ -155,7 +157,7 @@ describe.skipIf(!chromium)('browser crawl', () => {
     }, 120_000);
   });
 
-  describe('kill -9 and resume', () => {
+  describe.concurrent('kill -9 and resume', () => {
     let site: BrowserSiteServer;
     beforeAll(async () => {
       site = await startBrowserSite();
@@ -164,7 +166,7 @@ describe.skipIf(!chromium)('browser crawl', () => {
       await site.close();
     });
 
-    it('loses nothing: the real CLI killed mid-crawl, then trove resume', async () => {
+    it('loses nothing: the real CLI killed mid-crawl, then trove resume', async ({ expect }) => {
       const dir = path.join(newDir(), 'crawl');
       const flags = ['--browser', '--browser-path', chromium!, '--browser-tabs', '2', '--concurrency', '3', '--per-host', '2', '--delay-factor', '0', '--min-delay-ms', '100', '--max-delay-ms', '100', '--min-free-disk', '0', '--no-progress'];
       const logFile = path.join(dir, 'logs', 'crawl.log');

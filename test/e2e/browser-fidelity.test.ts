@@ -16,8 +16,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, CDPSession, Frame, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, type ExpectStatic } from 'vitest';
+import type { Browser, BrowserContext, CDPSession, Frame, Page } from 'playwright-core';
 import { openArchive, type Archive } from '../../core/archive/archive-dir.ts';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
 import { replayResponse } from '../../core/app/replay-bridge.ts';
@@ -54,7 +54,7 @@ const SEEN = `(() => ({
 }))()`;
 
 /** What, beyond the text, each page must show in replay as it did live. */
-function expectMedia(p: string, seen: Seen): void {
+function expectMedia(expect: ExpectStatic, p: string, seen: Seen): void {
   if (p === '/lazy.html') expect(seen.lazyImages).toHaveLength(6);
   for (const img of seen.lazyImages) expect(img.naturalWidth, img.src).toBeGreaterThan(0);
   expect(seen.brokenImages, p).toEqual([]);
@@ -80,17 +80,21 @@ describe.skipIf(!chromium)('browser capture fidelity: live vs Trove replay vs Re
     browser = await pw.launch({ executablePath: chromium!, args: CHROMIUM_ARGS });
     archiveDir = path.join(tmp, 'crawl');
     try {
-      // The reference: each page as a person's browser shows it, live, after the behaviors.
-      for (const p of BROWSER_SITE_PAGES) {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-        try {
-          const page = await context.newPage();
-          await page.goto(origin + p, { waitUntil: 'load' });
-          live.set(p, await behaveAndLook(page, await context.newCDPSession(page), page.mainFrame()));
-        } finally {
-          await context.close();
-        }
-      }
+      // The reference: each page as a person's browser shows it, live, after the behaviors; the
+      // pages in contexts of their own, all at once, while the crawl runs (both only wait on the
+      // pages' own timers and network, so doing them one after another only added their waits).
+      const reference = Promise.all(
+        BROWSER_SITE_PAGES.map(async (p) => {
+          const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+          try {
+            const page = await context.newPage();
+            await page.goto(origin + p, { waitUntil: 'load' });
+            live.set(p, await behaveAndLook(page, await context.newCDPSession(page), page.mainFrame()));
+          } finally {
+            await context.close();
+          }
+        }),
+      );
       // The archive: a real browser crawl, as `trove crawl --browser --browser-tabs 2` runs it.
       const crawl = await startCrawl({
         dir: archiveDir,
@@ -106,7 +110,7 @@ describe.skipIf(!chromium)('browser capture fidelity: live vs Trove replay vs Re
           browser: { enabled: true, tabs: 2, path: chromium! },
         },
       });
-      const final = await crawl.finished();
+      const [final] = await Promise.all([crawl.finished(), reference]);
       expect(final.finishReason).toBe('frontier-empty');
     } finally {
       // From here on nothing can come from the live site.
@@ -131,7 +135,7 @@ describe.skipIf(!chromium)('browser capture fidelity: live vs Trove replay vs Re
   });
 
   it('the live pages show what the fixtures render only with script, and their media', () => {
-    for (const p of BROWSER_SITE_PAGES) expectMedia(p, live.get(p)!);
+    for (const p of BROWSER_SITE_PAGES) expectMedia(expect, p, live.get(p)!);
     expect(live.get('/spa.html')!.text).toContain('Archiving the dynamic web');
     expect(live.get('/infinite.html')!.text).toContain('Batch 3, item 5');
     expect(live.get('/load-more.html')!.text).toContain('Story 6');
@@ -144,7 +148,8 @@ describe.skipIf(!chromium)('browser capture fidelity: live vs Trove replay vs Re
     });
     afterAll(() => archive?.close());
 
-    it.each([...BROWSER_SITE_PAGES])('%s: same innerText as live; lazy images, font and video loaded', async (p) => {
+    // The pages side by side (each in a context of its own): each only waits on its page.
+    it.concurrent.for([...BROWSER_SITE_PAGES])('%s: same innerText as live; lazy images, font and video loaded', { timeout: 90_000 }, async (p, { expect }) => {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       const answered: { url: string; status: number }[] = [];
       try {
@@ -174,28 +179,39 @@ describe.skipIf(!chromium)('browser capture fidelity: live vs Trove replay vs Re
         const seen = await behaveAndLook(page, session, page.mainFrame());
         await page.screenshot({ path: path.join(ARTIFACTS, `browser-fidelity-trove${p.replace(/\W+/g, '-')}.png`) });
         expect(seen.text, p).toBe(live.get(p)!.text);
-        expectMedia(p, seen);
+        expectMedia(expect, p, seen);
         // Everything came out of the archive (the live site is shut): no not-archived answers.
         expect(answered.filter((a) => a.status === 404 && !a.url.endsWith('/favicon.ico')), p).toEqual([]);
       } finally {
         await context.close();
       }
-    }, 90_000);
+    });
   });
 
   describe('ReplayWeb.page, after trove export --wacz', () => {
     let server: ReplayWebPageServer;
     let source = '';
+    // One browser context for all the pages, as a person opens the package once and then its
+    // pages: ReplayWeb.page's service worker registers and loads the WACZ's index once, not once
+    // per page. The pages are then replayed side by side, each in a tab of its own.
+    let context: BrowserContext;
     beforeAll(async () => {
       server = await serveReplayWebPage();
       source = server.addWacz('browser-site.wacz', wacz);
+      context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const list = await context.newPage();
+      await list.goto(`${server.origin}/?source=${encodeURIComponent(source)}#view=pages`);
+      await list.locator('wr-page-entry').first().waitFor({ timeout: 60_000 });
+      await list.close();
+    }, 90_000);
+    afterAll(async () => {
+      await context?.close();
+      await server?.close();
     });
-    afterAll(async () => server?.close());
 
-    it.each([...BROWSER_SITE_PAGES])('%s: same innerText as live; lazy images, font and video loaded', async (p) => {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    it.concurrent.for([...BROWSER_SITE_PAGES])('%s: same innerText as live; lazy images, font and video loaded', { timeout: 120_000 }, async (p, { expect }) => {
+      const page = await context.newPage();
       try {
-        const page = await context.newPage();
         await page.goto(`${server.origin}/?source=${encodeURIComponent(source)}#view=pages`);
         const url = origin + p;
         await page.locator('wr-page-entry').filter({ has: page.locator(`keyword-mark[title="${url}"]`) }).locator('a').first().click({ timeout: 30_000 });
@@ -208,11 +224,11 @@ describe.skipIf(!chromium)('browser capture fidelity: live vs Trove replay vs Re
         const seen = await behaveAndLook(page, session, frame!);
         await page.screenshot({ path: path.join(ARTIFACTS, `browser-fidelity-rwp${p.replace(/\W+/g, '-')}.png`) });
         expect(seen.text, p).toBe(live.get(p)!.text);
-        expectMedia(p, seen);
+        expectMedia(expect, p, seen);
       } finally {
-        await context.close();
+        await page.close();
       }
-    }, 120_000);
+    });
   });
 });
 

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -131,6 +132,14 @@ function htmlFixtures(): string[] {
   return htmlFiles(path.join(repoRoot, 'test', 'fixtures', 'browser-site'));
 }
 
+/** SHA-256 of a token stream as `tokens` writes it. */
+function digestOf(stream: string[]): string {
+  return crypto.createHash('sha256').update(stream.join('\n')).digest('hex');
+}
+
+/** parse5's token stream of each Python docs page (in 4,099-character chunks), as its digest. */
+const parse5Digests = new Map<string, string>();
+
 describe('RunTokenizer', () => {
   describe.each([
     ['parse5 tokens only', false],
@@ -166,8 +175,11 @@ describe('RunTokenizer', () => {
         const cuts: number[] = [];
         for (let c = 4099; c < input.length; c += 4099) cuts.push(c);
         const got = tokens(RunTokenizer, input, cuts, plain);
-        const want = tokens(Tokenizer, input, cuts);
-        if (got.join('\n') !== want.join('\n')) expect(got, `${file} in ${cuts.length + 1} chunks`).toEqual(want);
+        // parse5's stream of a page is the same for both ways of handing tags: made once, kept as
+        // a digest; on a difference it is made again, for the message.
+        let want = parse5Digests.get(file);
+        if (want === undefined) parse5Digests.set(file, (want = digestOf(tokens(Tokenizer, input, cuts))));
+        if (digestOf(got) !== want) expect(got, `${file} in ${cuts.length + 1} chunks`).toEqual(tokens(Tokenizer, input, cuts));
       }
     }, 120_000);
 
