@@ -8,7 +8,8 @@
  * including the browser is taken by the parent (bash `times` over this child, which waits for
  * Chromium); the child splits it by process: its own (the crawl), and each of Chromium's by type
  * (renderer, gpu-process, the browser process, utility services), from /proc/<pid>/stat sampled
- * every 250 ms (a process's CPU after its last sample is missed: a few ms).
+ * every 250 ms (a process's CPU after its last sample is missed: a few ms). It also lists the
+ * crawl's pages and those rendered (from crawl.log).
  */
 import fs from 'node:fs';
 import { enableCompileCache } from '../bin/compile-cache.js';
@@ -122,4 +123,14 @@ clearInterval(sampler);
 clearInterval(pssSampler);
 const records = await readWarcDir(`${dir}/warcs`);
 const archived = [...new Set(records.filter((r) => r.type === 'response' || r.type === 'revisit').map((r) => r.targetUri))];
-process.stdout.write(JSON.stringify({ ms, pages: final.pages, rendered: final.rendered ?? 0, uris: final.downloaded + final.failed, peakRssMb: peak / 1048576, peakPssMb: peakPss / 1048576, state: final.state, reason: final.finishReason, cpuByType, archived }) + '\n');
+// The crawl's pages (HTML answered 200) and those rendered in a browser, from crawl.log: what
+// the bench's precision and recall of auto's decision are counted on.
+const pageUrls = [];
+const renderedUrls = [];
+for (const line of fs.readFileSync(`${dir}/logs/crawl.log`, 'utf8').split('\n')) {
+  const f = line.trim().split(/\s+/);
+  if (f[1] !== '200' || !/^text\/html/.test(f[6] ?? '')) continue;
+  pageUrls.push(f[3]);
+  if (/(^|,)rendered:/.test(f.at(-1))) renderedUrls.push(f[3]);
+}
+process.stdout.write(JSON.stringify({ ms, pages: final.pages, rendered: final.rendered ?? 0, uris: final.downloaded + final.failed, peakRssMb: peak / 1048576, peakPssMb: peakPss / 1048576, state: final.state, reason: final.finishReason, cpuByType, archived, pageUrls, renderedUrls }) + '\n');

@@ -44,6 +44,8 @@ export class TabPool {
   private sourceStarting: Promise<TabSource> | null = null;
   /** Tabs a lazy pool is opening now (they count towards `size`). */
   private opening = 0;
+  /** A lazy pool's first tab, opened at its start (`startNow`), is on its way: the first page waits for it. */
+  private warming = false;
   /** A lazy pool's idle time before its browser is closed, and the timer counting it. */
   private idleCloseMs: number | null = null;
   private idleTimer: ReturnType<typeof setTimeout> | null = null;
@@ -86,11 +88,29 @@ export class TabPool {
    * a tab; each tab opened when a page waits and fewer than `tabs` exist. A source that fails to
    * start fails the page that asked (and is tried again by the next).
    */
-  static lazy(start: () => Promise<TabSource>, tabs: number, opts: { userAgent?: string | undefined; idleCloseMs?: number } = {}): TabPool {
+  static lazy(start: () => Promise<TabSource>, tabs: number, opts: { userAgent?: string | undefined; idleCloseMs?: number; startNow?: boolean } = {}): TabPool {
     const pool = new TabPool(null, tabs);
     pool.startSource = start;
     pool.userAgent = opts.userAgent;
     pool.idleCloseMs = opts.idleCloseMs ?? null;
+    // Started now with one tab, beside the crawl's first fetches, so that the first page that
+    // needs a tab does not wait for Chromium's start; not needed within idleCloseMs, it is
+    // closed. A failed start is tried again by the first page that asks.
+    if (opts.startNow) {
+      pool.warming = true;
+      void pool.openLazily().then(
+        (t) => {
+          pool.warming = false;
+          return pool.release(t);
+        },
+        () => {
+          // The page that waited for it opens its own (and fails if the browser cannot start).
+          pool.warming = false;
+          const w = pool.waiters.shift();
+          if (w) pool.openLazily().then((t) => w.resolve(t as Tab), w.reject);
+        },
+      );
+    }
     return pool;
   }
 
@@ -154,7 +174,7 @@ export class TabPool {
     this.disarmIdleClose();
     const t = this.idle.pop();
     if (t) return Promise.resolve(t);
-    if (lazy && this.alive + this.opening < this.size) return this.openLazily();
+    if (lazy && this.alive + this.opening < this.size && !(this.warming && this.waiters.length === 0)) return this.openLazily();
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 

@@ -310,7 +310,7 @@ async function startBrowser(settings: CrawlSettings, tabSource: TabSource | unde
       // Auto: Chromium starts when a page first needs it, opens tabs as pages wait for them, and
       // is closed after AUTO_BROWSER_IDLE_MS without a page to render (a static site's samples done).
       const { launchChromiumTabs } = await import('../browser/chromium-tab-source.ts');
-      into.tabs = TabPool.lazy(() => launchChromiumTabs(launch), launch.tabs, { userAgent: settings.userAgent, idleCloseMs: AUTO_BROWSER_IDLE_MS });
+      into.tabs = TabPool.lazy(() => launchChromiumTabs(launch), launch.tabs, { userAgent: settings.userAgent, idleCloseMs: AUTO_BROWSER_IDLE_MS, startNow: process.env.TROVE_AUTO_WARM !== '0' });
       return;
     }
     into.tabs = await TabPool.launch(launch);

@@ -20,7 +20,7 @@
 import { decodeBodyStream } from '../../extract/decode-body.ts';
 import { listFieldValue } from '../../formats/http-fields.ts';
 import { headMediaType as mimeOf } from '../../formats/media-type.ts';
-import { needsBrowser, pageTemplate, renderSignals, textLength, type RenderEvidence } from '../page-template.ts';
+import { needsBrowser, pageTemplate, renderSignals, servedWhole, textLength, type RenderEvidence } from '../page-template.ts';
 import type { RenderDecisions } from '../render-decisions.ts';
 import type { CrawlContext } from '../crawl-context.ts';
 import type { CrawlUri, ProcessResult, Processor } from './crawl-uri.ts';
@@ -44,6 +44,9 @@ export function fetchAuto(browser: Processor, decisions: RenderDecisions): Proce
       const decoded = await decodeBodyStream(f.entity.stream(), listFieldValue(f.headers, 'content-encoding') ?? undefined, ctx.settings.maxExtractBytes);
       const html = decoded.body.toString('utf8');
       const template = pageTemplate(claimedUrl(curi)?.host ?? '', html);
+      const signs = renderSignals(html);
+      // Served whole by HTTP, by the body's own evidence: no sample, no wait (unless its template was decided `browser`).
+      if (process.env.TROVE_AUTO_BODY !== '0' && signs.length === 0 && decisions.decided(template) === undefined && servedWhole(html)) return 'proceed';
       // Waiting for the template's sample: parked, so that the crawl's next fetches go on.
       const parked = decisions.awaitsSample(template) && park(ctx, curi);
       const decision = await decisions.claim(template, ctx.hardStop);
@@ -53,7 +56,7 @@ export function fetchAuto(browser: Processor, decisions: RenderDecisions): Proce
         await putBack(ctx, curi);
         return 'finish';
       }
-      const reason = decision === 'browser' ? 'template' : decision === 'sample' ? 'sample' : (renderSignals(html)[0] ?? null);
+      const reason = decision === 'browser' ? 'template' : decision === 'sample' ? 'sample' : (signs[0] ?? null);
       if (!reason) return 'proceed';
 
       let http: { urls: Set<string>; textLength: number; outlinks: Outlink[] } | null = null;
