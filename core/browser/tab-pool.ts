@@ -14,9 +14,10 @@
  * A page whose host has its own agent (a per-host override) is loaded with that one (`useAgent`).
  *
  * A lazy pool (`TabPool.lazy`, the tabs of `--capture auto`) starts its browser only when the
- * first page asks for a tab, and opens tabs one by one as pages wait for them, up to its size: an
- * auto crawl of a static site renders a sample page or two, and paid for Chromium's start and
- * four tabs before its first HTTP fetch (1 s on a quiet machine, 25 s at load 30). With
+ * first page asks for a tab, or with `startNow` at once but without waiting for it (one tab, beside
+ * the crawl's first fetches), and opens tabs one by one as pages wait for them, up to its size:
+ * an auto crawl of a static site renders a page or two, and paid for Chromium's start and four
+ * tabs before its first HTTP fetch (1 s on a quiet machine, 25 s at load 30). With
  * `idleCloseMs` it also closes its browser once every tab has been idle that long (no template
  * left to sample), and starts it again for the next page that needs one.
  */

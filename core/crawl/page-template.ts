@@ -1,8 +1,8 @@
 /**
  * `--capture auto`'s look at a page's HTTP body: which template it is (so that a sample of a
- * template's pages rendered in a browser decides for all of them), and the signs in the body
- * alone that a browser is needed (an empty application root, `<noscript>` content, scripts but
- * next to no text).
+ * template's pages rendered in a browser decides for all of them), the signs in the body alone
+ * that a browser is needed (an empty application root, `<noscript>` content, scripts but next to
+ * no text), and whether the body shows HTTP has the whole page (no sample needed).
  *
  * The template is the page's host and its DOM skeleton: the containers (div, main, nav,
  * header…, not content's sections and lists) of the first three levels under <body> with their classes
@@ -90,7 +90,7 @@ export function renderSignals(html: string): string[] {
 /** Script-driven lazy loading: the real URL waits in a data- attribute (or a `lazyload` class) for a script to set it. */
 const LAZY_MARK = [/data-(?:src|srcset|lazy|lazy-src|original|bg|background)\s*=/i, /\bclass\s*=\s*["'][^"'>]*\blazy/i];
 /** An inline script that loads or builds something: a request, a new element, markup written, a URL set. */
-const LOADING_SCRIPT = /\bfetch\s*\(|XMLHttpRequest|IntersectionObserver|\bimport\s*\(|createElement|\.src\s*=|\.srcset\s*=|innerHTML|insertAdjacentHTML|document\.write|url\(|new\s+(Worker|EventSource|WebSocket)\b|serviceWorker/;
+const LOADING_SCRIPT = /\bfetch\s*\(|XMLHttpRequest|getJSON|\.ajax\s*\(|IntersectionObserver|\bimport\s*\(|createElement|\.src\s*=|\.srcset\s*=|innerHTML|insertAdjacentHTML|document\.write|url\(|new\s+(Worker|EventSource|WebSocket)\b|serviceWorker/;
 /** Text a page must show over HTTP, when it loads external scripts, to be read as served whole. */
 const RICH_TEXT = 500;
 
