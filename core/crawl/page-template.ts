@@ -98,9 +98,11 @@ const RICH_TEXT = 500;
  * The body alone shows that HTTP has the whole page, so that no sample is rendered for it: no
  * sign (`renderSignals`), no lazy-load mark, no inline script that loads or builds anything, and
  * either no external script at all or at least 500 characters of text (a document whose
- * content is in its HTML: the Python docs' scripts only highlight, collapse and copy). What the
- * external scripts of a text-rich page do is not read; the bench prints this rule's precision
- * and recall against rendered truth (fixture site and Python docs, bench/browser-bench.ts).
+ * content is in its HTML: the Python docs' scripts highlight, collapse and copy). What the
+ * external scripts of a text-rich page do is not read, so what they load is missed (the docs'
+ * py-modindex.html: the collapse toggle's plus.png, which a template's sample would not have
+ * shown either); the bench prints this rule's precision and recall against rendered truth
+ * (fixture site and Python docs, bench/browser-bench.ts).
  */
 export function servedWhole(html: string): boolean {
   if (LAZY_MARK.some((re) => re.test(html))) return false;
