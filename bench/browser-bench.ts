@@ -16,6 +16,14 @@
  *   Chromium's renderers, GPU process, browser process, network service), and the CPU seconds
  *   per page are the sum of that split (sampled from /proc: bash's `times` over the crawl, used
  *   before, missed about half of Chromium's CPU);
+ * - the whole Python docs (about 530 pages, no page limit), HTTP-only and auto alternated
+ *   (`--pairs=N` pairs, default 1; `--no-all` leaves it out): auto's fixed cost (Chromium's start,
+ *   one sample) against a site of realistic size; browser mode is not run on it (too long);
+ * - precision and recall of auto's "needs a browser" (the pages it rendered) and of the HTTP
+ *   body's rule alone (page-template.ts: signs, or not served whole), against the truth of each
+ *   page of the fixture's and the 40-page docs' auto crawls: fetched over HTTP and rendered once,
+ *   does the browser find in-scope URLs or a fifth more text that HTTP extraction does not
+ *   (`--no-truth` leaves it out);
  * - `--only=docs` or `--only=fixture` runs one site (coverage needs the fixture).
  */
 import { spawn } from 'node:child_process';
@@ -30,6 +38,8 @@ import { findChromium } from '../core/browser/find-chromium.ts';
 import { capturePage, type CapturePhase, type PageCapture } from '../core/browser/capture-page.ts';
 import type { CdpSession } from '../core/browser/cdp-session.ts';
 import { startBrowserSite, BROWSER_SITE_PAGES } from '../test/helpers/browser-site-server.ts';
+import { extractDocument } from '../core/extract/extract-document.ts';
+import { needsBrowser, renderSignals, servedWhole, textLength } from '../core/crawl/page-template.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DOCS = '/usr/share/doc/python3-doc/html';
@@ -47,6 +57,9 @@ interface Child {
   /** CPU ms by process: the crawl's own, and Chromium's by type (renderer, gpu-process, browser…). */
   cpuByType: Record<string, number>;
   archived: string[];
+  /** The crawl's pages (HTML answered 200), and those rendered in a browser (crawl.log). */
+  pageUrls: string[];
+  renderedUrls: string[];
 }
 
 /**
@@ -128,8 +141,10 @@ phases, ${label}: mean ms per page over ${caps.length} pages, one tab (${os.load
 
 const pct = (a: number, b: number) => (b === 0 ? '-' : `${((100 * a) / b).toFixed(0)}%`);
 
+type Site = 'fixture' | 'docs' | 'docs, all';
+
 interface Run {
-  site: 'fixture' | 'docs';
+  site: Site;
   mode: string;
   r: Child;
 }
@@ -141,11 +156,12 @@ function modeSettings(mode: string, tabs: number, path: string): Record<string, 
   return { capture, browser: { enabled: false, tabs, path } };
 }
 
-/** `--tabs=1,2,4` (browser mode's tab counts; default 4; 0 leaves browser mode out), `--no-phases`, `--only=docs|fixture`. */
-function benchArgs(argv: string[]): { tabs: number[]; phases: boolean; only: string | null } {
+/** `--tabs=1,2,4` (browser mode's tab counts; default 4; 0 leaves browser mode out), `--no-phases`, `--only=docs|fixture`, `--no-all`, `--pairs=N`, `--no-truth`. */
+function benchArgs(argv: string[]): { tabs: number[]; phases: boolean; only: string | null; all: boolean; pairs: number; truth: boolean } {
   const t = argv.find((a) => a.startsWith('--tabs='));
   const only = argv.find((a) => a.startsWith('--only='))?.slice(7) ?? null;
-  return { tabs: t ? t.slice(7).split(',').map(Number) : [4], phases: !argv.includes('--no-phases'), only };
+  const pairs = Number(argv.find((a) => a.startsWith('--pairs='))?.slice(8) ?? 1);
+  return { tabs: t ? t.slice(7).split(',').map(Number) : [4], phases: !argv.includes('--no-phases'), only, all: !argv.includes('--no-all'), pairs, truth: !argv.includes('--no-truth') };
 }
 
 export async function runBrowserBench(argv: string[] = process.argv.slice(2)): Promise<void> {
@@ -178,11 +194,21 @@ export async function runBrowserBench(argv: string[] = process.argv.slice(2)): P
     if (docs) {
       const docsSettings = { ...fast, seeds: [`${nginx.origin}/`], limitPages: DOCS_PAGES };
       for (const mode of modes) runs.push({ site: 'docs', mode, r: await crawl(path.join(work, `docs-${runs.length}`), { ...docsSettings, ...modeSettings(mode, tabsOf(mode), executablePath) }) });
+      // The whole docs, HTTP-only and auto alternated (loaded machine: a ratio within a pair means more than a time).
+      if (opts.all) {
+        for (let i = 0; i < opts.pairs; i++) {
+          for (const mode of ['HTTP-only', 'auto, 4 tabs']) {
+            console.log(`  whole docs, ${mode}, pair ${i + 1}: load average ${os.loadavg()[0]!.toFixed(2)}`);
+            runs.push({ site: 'docs, all', mode, r: await crawl(path.join(work, `docs-all-${runs.length}`), { ...fast, seeds: [`${nginx.origin}/`], ...modeSettings(mode, 4, executablePath) }) });
+          }
+        }
+      }
     } else if (!nginx) {
       console.log('Python docs skipped: needs nginx and python3-doc (apt-get install nginx python3-doc)');
     }
     if (fixture) printCoverage(live, runs.filter((r) => r.site === 'fixture'), site.origin);
     printThroughput(runs, live);
+    if (opts.truth) await printDecisionQuality(executablePath, runs);
   } finally {
     await nginx?.close();
     await site.close();
@@ -222,19 +248,20 @@ function printThroughput(runs: Run[], live: Map<string, string[]>): void {
   console.log(`\nthroughput (${os.availableParallelism()} cores, load average ${os.loadavg()[0]!.toFixed(2)} now; CPU, PSS and RSS include Chromium's processes)`);
   console.log('  run'.padEnd(34) + 'time'.padStart(9) + 'pages'.padStart(7) + 'rendered'.padStart(10) + 'URIs'.padStart(7) + 'pages/s'.padStart(9) + 'vs HTTP'.padStart(9) + 'coverage'.padStart(10) + 'CPU s/page'.padStart(12) + 'peak PSS'.padStart(10) + 'peak RSS'.padStart(10));
   const liveUrls = [...new Set([...live.values()].flat())];
-  for (const site of ['fixture', 'docs'] as const) {
+  for (const site of ['fixture', 'docs', 'docs, all'] as const) {
     const mine = runs.filter((r) => r.site === site);
-    const base = mine.find((r) => r.mode === 'HTTP-only');
     const ref = site === 'fixture' ? liveUrls : (mine.find((r) => r.mode.startsWith('browser'))?.r.archived ?? []);
-    for (const { mode, r } of mine) {
+    for (const [i, { mode, r }] of mine.entries()) {
       const pps = r.pages / (r.ms / 1000);
       // The sampled CPU of every process of the tree; bash's `times` (r.cpuMs) misses Chromium's
       // renderers, which are not reaped back through the browser process (about half its CPU).
       const sampled = Object.values(r.cpuByType ?? {}).reduce((a, b) => a + b, 0);
       const cpuMs = sampled > 0 ? sampled : r.cpuMs;
+      // Against the HTTP-only run just before (the whole docs alternate the two modes).
+      const base = mine.slice(0, i + 1).findLast((x) => x.mode === 'HTTP-only');
       const basePps = base ? base.r.pages / (base.r.ms / 1000) : pps;
       const have = new Set(r.archived);
-      const cov = pct(ref.filter((u) => have.has(u)).length, ref.length);
+      const cov = ref.length ? pct(ref.filter((u) => have.has(u)).length, ref.length) : '-';
       console.log(
         `  ${`${site}, ${mode}`.padEnd(32)}${`${(r.ms / 1000).toFixed(1)} s`.padStart(9)}${String(r.pages).padStart(7)}${`${r.rendered} (${pct(r.rendered, r.pages)})`.padStart(10)}${String(r.uris).padStart(7)}${pps.toFixed(2).padStart(9)}${`${(pps / basePps).toFixed(2)}×`.padStart(9)}${cov.padStart(10)}${(cpuMs / 1000 / Math.max(1, r.pages)).toFixed(3).padStart(12)}${`${r.peakPssMb.toFixed(0)} MB`.padStart(10)}${`${r.peakRssMb.toFixed(0)} MB`.padStart(10)}`,
       );
@@ -246,6 +273,89 @@ function printThroughput(runs: Run[], live: Map<string, string[]>): void {
     console.log(`  ${`${site}, ${mode}`.padEnd(32)}${parts.map(([t, v]) => `${t} ${(v / Math.max(1, r.pages)).toFixed(0)}`).join(', ')}`);
   }
   console.log('  targets (issue 35): docs browser 4 tabs >= 2.0 pages/s; docs auto >= 0.80× HTTP-only and <= 5% rendered; fixture auto 100% coverage');
+}
+
+interface Truth {
+  url: string;
+  /** The browser found in-scope URLs or a fifth more text that HTTP extraction did not. */
+  needs: boolean;
+  /** The HTTP body's rule alone says render (a sign, or not served whole). */
+  bodySays: boolean;
+  why: string;
+}
+
+const noFragment = (u: string) => u.split('#')[0]!;
+
+/**
+ * The truth of "needs a browser" for each page: fetched over HTTP and extracted as the crawl
+ * does, then rendered once (its own context, the crawl's behaviors), and compared by the rule a
+ * sample's verdict uses (needsBrowser): in-scope (same origin) URLs only the browser found (a
+ * live-DOM link the page's HTTP extraction lacks, or a request of the page that the site's
+ * HTTP-only crawl did not archive either: a font a stylesheet names is found over HTTP too), or
+ * a fifth more text.
+ */
+async function renderTruth(executablePath: string, urls: string[], httpArchived: Set<string>): Promise<Truth[]> {
+  const browser = await pw.launch({ executablePath, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+  const spool = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-truth-'));
+  const out: Truth[] = [];
+  try {
+    for (const url of urls) {
+      const res = await fetch(url);
+      const body = Buffer.from(await res.arrayBuffer());
+      const html = body.toString('utf8');
+      const ex = extractDocument({ url, status: res.status, headers: [...res.headers], body, mime: 'text/html', maxLinks: 100_000 });
+      const httpUrls = new Set([noFragment(url), ...ex.outlinks.map((l) => noFragment(l.url))]);
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
+      const page = await context.newPage();
+      const session = (await context.newCDPSession(page)) as unknown as CdpSession;
+      const cap = await capturePage(session, url, { sink: { exchange: async () => {} }, spoolDir: spool, behaviors: { screenshot: false } });
+      await context.close();
+      const origin = new URL(url).origin;
+      const inScope = (u: string) => u.startsWith(`${origin}/`) && !httpUrls.has(u);
+      const more = [...new Set([...cap.outlinks.map(noFragment).filter(inScope), ...cap.requested.map(noFragment).filter((u) => inScope(u) && !httpArchived.has(u))])];
+      const evidence = { moreUrls: more, httpTextLength: textLength(ex.text), browserTextLength: textLength(cap.text) };
+      const signs = renderSignals(html);
+      out.push({
+        url,
+        needs: needsBrowser(evidence),
+        bodySays: signs.length > 0 || !servedWhole(html),
+        why: more.length ? `${more.length} URLs only rendered (${more.slice(0, 2).map((u) => u.slice(origin.length)).join(' ')}${more.length > 2 ? ' …' : ''})` : `text ${evidence.httpTextLength} → ${evidence.browserTextLength}`,
+      });
+    }
+  } finally {
+    await browser.close();
+    fs.rmSync(spool, { recursive: true, force: true });
+  }
+  return out;
+}
+
+/** Precision and recall of a "needs a browser" prediction against the truth. */
+function score(truth: Truth[], says: (t: Truth) => boolean): string {
+  const tp = truth.filter((t) => t.needs && says(t)).length;
+  const predicted = truth.filter(says).length;
+  const actual = truth.filter((t) => t.needs).length;
+  const ratio = (a: number, b: number) => (b === 0 ? '-' : `${((100 * a) / b).toFixed(0)}% (${a}/${b})`);
+  return `${String(predicted).padStart(5)} ${ratio(tp, predicted).padStart(13)} ${ratio(tp, actual).padStart(13)}`;
+}
+
+/**
+ * Auto's decision (the pages its crawl rendered) and the HTTP body's rule alone against each
+ * page's rendered truth, on the fixture's and the 40-page docs' auto crawls; disagreements listed.
+ */
+async function printDecisionQuality(executablePath: string, runs: Run[]): Promise<void> {
+  console.log(`\n"needs a browser": auto's decision and the HTTP body's rule alone against each page's rendered truth (load average ${os.loadavg()[0]!.toFixed(2)})`);
+  console.log('  site'.padEnd(12) + 'pages'.padStart(6) + 'need'.padStart(6) + '   auto: rendered  precision        recall' + '   body rule: says  precision        recall');
+  for (const site of ['fixture', 'docs'] as const) {
+    const auto = runs.find((r) => r.site === site && r.mode.startsWith('auto'));
+    if (!auto) continue;
+    const rendered = new Set(auto.r.renderedUrls);
+    const truth = await renderTruth(executablePath, auto.r.pageUrls, new Set(runs.find((r) => r.site === site && r.mode === 'HTTP-only')?.r.archived ?? []));
+    console.log(`  ${site.padEnd(10)}${String(truth.length).padStart(6)}${String(truth.filter((t) => t.needs).length).padStart(6)}       ${score(truth, (t) => rendered.has(t.url))}        ${score(truth, (t) => t.bodySays)}`);
+    for (const t of truth) {
+      const a = rendered.has(t.url);
+      if (a !== t.needs || t.bodySays !== t.needs) console.log(`    ${t.url}: needs ${t.needs ? 'yes' : 'no'} (${t.why}); auto ${a ? 'rendered' : 'HTTP'}; body rule ${t.bodySays ? 'render' : 'HTTP'}`);
+    }
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runBrowserBench();

@@ -8,8 +8,10 @@
  * and the URLs archived. Memory and Chromium's CPU are sampled every 250 ms by a process of its
  * own (browser-bench-sampler.js); a process's CPU after its last sample is missed (a few ms). The
  * bench adds the CPU split up for its CPU per page (bash's `times` over this child misses
- * Chromium's renderers, which are not reaped back through the browser process).
+ * Chromium's renderers, which are not reaped back through the browser process). It also lists the
+ * crawl's pages and those rendered (from crawl.log).
  */
+import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { enableCompileCache } from '../bin/compile-cache.js';
@@ -34,4 +36,14 @@ const { peakRssMb, peakPssMb, cpuByType: chromium } = JSON.parse(sampled);
 const cpuByType = { crawl: (process.cpuUsage().user + process.cpuUsage().system) / 1000, ...chromium };
 const records = await readWarcDir(`${dir}/warcs`);
 const archived = [...new Set(records.filter((r) => r.type === 'response' || r.type === 'revisit').map((r) => r.targetUri))];
-process.stdout.write(JSON.stringify({ ms, pages: final.pages, rendered: final.rendered ?? 0, uris: final.downloaded + final.failed, peakRssMb, peakPssMb, state: final.state, reason: final.finishReason, cpuByType, archived }) + '\n');
+// The crawl's pages (HTML answered 200) and those rendered in a browser, from crawl.log: what
+// the bench's precision and recall of auto's decision are counted on.
+const pageUrls = [];
+const renderedUrls = [];
+for (const line of fs.readFileSync(`${dir}/logs/crawl.log`, 'utf8').split('\n')) {
+  const f = line.trim().split(/\s+/);
+  if (f[1] !== '200' || !/^text\/html/.test(f[6] ?? '')) continue;
+  pageUrls.push(f[3]);
+  if (/(^|,)rendered:/.test(f.at(-1))) renderedUrls.push(f[3]);
+}
+process.stdout.write(JSON.stringify({ ms, pages: final.pages, rendered: final.rendered ?? 0, uris: final.downloaded + final.failed, peakRssMb, peakPssMb, state: final.state, reason: final.finishReason, cpuByType, archived, pageUrls, renderedUrls }) + '\n');

@@ -14,9 +14,10 @@
  * A page whose host has its own agent (a per-host override) is loaded with that one (`useAgent`).
  *
  * A lazy pool (`TabPool.lazy`, the tabs of `--capture auto`) starts its browser only when the
- * first page asks for a tab, and opens tabs one by one as pages wait for them, up to its size: an
- * auto crawl of a static site renders a sample page or two, and paid for Chromium's start and
- * four tabs before its first HTTP fetch (1 s on a quiet machine, 25 s at load 30). With
+ * first page asks for a tab, or with `startNow` at once but without waiting for it (one tab, beside
+ * the crawl's first fetches), and opens tabs one by one as pages wait for them, up to its size:
+ * an auto crawl of a static site renders a page or two, and paid for Chromium's start and four
+ * tabs before its first HTTP fetch (1 s on a quiet machine, 25 s at load 30). With
  * `idleCloseMs` it also closes its browser once every tab has been idle that long (no template
  * left to sample), and starts it again for the next page that needs one.
  */
@@ -44,6 +45,8 @@ export class TabPool {
   private sourceStarting: Promise<TabSource> | null = null;
   /** Tabs a lazy pool is opening now (they count towards `size`). */
   private opening = 0;
+  /** A lazy pool's first tab, opened at its start (`startNow`), is on its way: the first page waits for it. */
+  private warming = false;
   /** A lazy pool's idle time before its browser is closed, and the timer counting it. */
   private idleCloseMs: number | null = null;
   private idleTimer: ReturnType<typeof setTimeout> | null = null;
@@ -86,11 +89,29 @@ export class TabPool {
    * a tab; each tab opened when a page waits and fewer than `tabs` exist. A source that fails to
    * start fails the page that asked (and is tried again by the next).
    */
-  static lazy(start: () => Promise<TabSource>, tabs: number, opts: { userAgent?: string | undefined; idleCloseMs?: number } = {}): TabPool {
+  static lazy(start: () => Promise<TabSource>, tabs: number, opts: { userAgent?: string | undefined; idleCloseMs?: number; startNow?: boolean } = {}): TabPool {
     const pool = new TabPool(null, tabs);
     pool.startSource = start;
     pool.userAgent = opts.userAgent;
     pool.idleCloseMs = opts.idleCloseMs ?? null;
+    // Started now with one tab, beside the crawl's first fetches, so that the first page that
+    // needs a tab does not wait for Chromium's start; not needed within idleCloseMs, it is
+    // closed. A failed start is tried again by the first page that asks.
+    if (opts.startNow) {
+      pool.warming = true;
+      void pool.openLazily().then(
+        (t) => {
+          pool.warming = false;
+          return pool.release(t);
+        },
+        () => {
+          // The page that waited for it opens its own (and fails if the browser cannot start).
+          pool.warming = false;
+          const w = pool.waiters.shift();
+          if (w) pool.openLazily().then((t) => w.resolve(t as Tab), w.reject);
+        },
+      );
+    }
     return pool;
   }
 
@@ -154,7 +175,7 @@ export class TabPool {
     this.disarmIdleClose();
     const t = this.idle.pop();
     if (t) return Promise.resolve(t);
-    if (lazy && this.alive + this.opening < this.size) return this.openLazily();
+    if (lazy && this.alive + this.opening < this.size && !(this.warming && this.waiters.length === 0)) return this.openLazily();
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 

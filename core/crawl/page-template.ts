@@ -1,8 +1,8 @@
 /**
  * `--capture auto`'s look at a page's HTTP body: which template it is (so that a sample of a
- * template's pages rendered in a browser decides for all of them), and the signs in the body
- * alone that a browser is needed (an empty application root, `<noscript>` content, scripts but
- * next to no text).
+ * template's pages rendered in a browser decides for all of them), the signs in the body alone
+ * that a browser is needed (an empty application root, `<noscript>` content, scripts but next to
+ * no text), and whether the body shows HTTP has the whole page (no sample needed).
  *
  * The template is the page's host and its DOM skeleton: the containers (div, main, nav,
  * header…, not content's sections and lists) of the first three levels under <body> with their classes
@@ -85,6 +85,36 @@ export function renderSignals(html: string): string[] {
   }
   if (/<script\b/i.test(html) && textUpTo(html, 200) < 200) out.push('script-only');
   return out;
+}
+
+/** Script-driven lazy loading: the real URL waits in a data- attribute (or a `lazyload` class) for a script to set it. */
+const LAZY_MARK = [/data-(?:src|srcset|lazy|lazy-src|original|bg|background)\s*=/i, /\bclass\s*=\s*["'][^"'>]*\blazy/i];
+/** An inline script that loads or builds something: a request, a new element, markup written, a URL set. */
+const LOADING_SCRIPT = /\bfetch\s*\(|XMLHttpRequest|getJSON|\.ajax\s*\(|IntersectionObserver|\bimport\s*\(|createElement|\.src\s*=|\.srcset\s*=|innerHTML|insertAdjacentHTML|document\.write|url\(|new\s+(Worker|EventSource|WebSocket)\b|serviceWorker/;
+/** Text a page must show over HTTP, when it loads external scripts, to be read as served whole. */
+const RICH_TEXT = 500;
+
+/**
+ * The body alone shows that HTTP has the whole page, so that no sample is rendered for it: no
+ * sign (`renderSignals`), no lazy-load mark, no inline script that loads or builds anything, and
+ * either no external script at all or at least 500 characters of text (a document whose
+ * content is in its HTML: the Python docs' scripts highlight, collapse and copy). What the
+ * external scripts of a text-rich page do is not read, so what they load is missed (the docs'
+ * py-modindex.html: the collapse toggle's plus.png, which a template's sample would not have
+ * shown either); the bench prints this rule's precision and recall against rendered truth
+ * (fixture site and Python docs, bench/browser-bench.ts).
+ */
+export function servedWhole(html: string): boolean {
+  if (LAZY_MARK.some((re) => re.test(html))) return false;
+  let external = false;
+  for (const m of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi)) {
+    const type = /\btype\s*=\s*["']?([^"'\s>]+)/i.exec(m[1]!)?.[1]?.toLowerCase();
+    // Data blocks (JSON, ld+json, templates) do not run.
+    if (type && !/^(text\/javascript|application\/javascript|module)$/.test(type)) continue;
+    if (/\bsrc\s*=/i.test(m[1]!)) external = true;
+    else if (LOADING_SCRIPT.test(m[2]!)) return false;
+  }
+  return !external || textUpTo(html, RICH_TEXT) >= RICH_TEXT;
 }
 
 /** Characters of text between tags (whitespace, and raw-text elements' content, left out), counted up to `max`. */

@@ -58,6 +58,11 @@ export class RenderDecisions {
     }
   }
 
+  /** The template's decision, if it has one. */
+  decided(template: string): RenderDecision | undefined {
+    return this.#decided.get(template)?.decision;
+  }
+
   /** Whether a page of `template` would wait for a sample's verdict now (`claim` would not answer at once). */
   awaitsSample(template: string): boolean {
     return !this.#decided.has(template) && this.#sampling.has(template);

@@ -282,10 +282,10 @@ const AUTO_BROWSER_IDLE_MS = 30_000;
 /**
  * Browser and auto capture: Chromium is found before the crawl begins, so a missing one is said
  * at once (with the paths tried) rather than as a failure of every page, and before anything of
- * the crawl is written or started; browser mode starts it then too, auto mode when a page first
- * needs it (an auto crawl of a static site renders a sample or two). The tabs send the crawl's User-Agent (on the page and
- * everything it loads), as the HTTP fetcher does, not Chromium's own: sites see one agent per
- * crawl and robots.txt is read for it. Its modules load here, only for a browser crawl: an
+ * the crawl is written or started; browser mode starts it then too, auto mode beside the crawl's
+ * first fetches (with one tab; closed while idle). The tabs send the crawl's User-Agent (on the
+ * page and everything it loads), as the HTTP fetcher does, not Chromium's own: sites see one
+ * agent per crawl and robots.txt is read for it. Its modules load here, only for a browser crawl: an
  * HTTP-only crawl never touches them (and closes a tab source it was given).
  */
 async function startBrowser(settings: CrawlSettings, tabSource: TabSource | undefined, into: BrowserParts, login: CrawlLogin): Promise<void> {
@@ -307,10 +307,11 @@ async function startBrowser(settings: CrawlSettings, tabSource: TabSource | unde
     }
     const launch = { executablePath: findChromium({ path: settings.browser.path }), tabs: settings.browser.tabs, userAgent: settings.userAgent };
     if (captureModeOf(settings) === 'auto') {
-      // Auto: Chromium starts when a page first needs it, opens tabs as pages wait for them, and
+      // Auto: Chromium and one tab start now, beside the first fetches (the first page that needs
+      // a tab need not wait for Chromium's start), more tabs open as pages wait for them, and it
       // is closed after AUTO_BROWSER_IDLE_MS without a page to render (a static site's samples done).
       const { launchChromiumTabs } = await import('../browser/chromium-tab-source.ts');
-      into.tabs = TabPool.lazy(() => launchChromiumTabs(launch), launch.tabs, { userAgent: settings.userAgent, idleCloseMs: AUTO_BROWSER_IDLE_MS });
+      into.tabs = TabPool.lazy(() => launchChromiumTabs(launch), launch.tabs, { userAgent: settings.userAgent, idleCloseMs: AUTO_BROWSER_IDLE_MS, startNow: true });
       return;
     }
     into.tabs = await TabPool.launch(launch);

@@ -2,8 +2,9 @@
  * A lazy tab pool (`--capture auto`'s tabs, issue 35): its source (Chromium) starts only when a
  * page first asks for a tab, tabs open one by one as pages wait, up to the pool's size; a broken
  * tab is replaced when a page next asks; a source that fails to start fails the page that asked
- * and is tried again by the next; closing closes what was started. The source here is a counting
- * stand-in for Chromium (the pool is what is tested; real Chromium tabs are the crawl tests').
+ * and is tried again by the next; closing closes what was started; `startNow` starts it, with one
+ * tab, before any page asks. The source here is a counting stand-in for Chromium (the pool is
+ * what is tested; real Chromium tabs are the crawl tests').
  */
 import { describe, expect, it, vi } from 'vitest';
 import { TabPool } from '../../core/browser/tab-pool.ts';
@@ -68,6 +69,24 @@ describe('lazy tab pool', () => {
     expect([c.opened, c.tabsClosed]).toEqual([2, 1]);
     await pool.close();
     expect(c.sourceClosed).toBe(1);
+  });
+
+  it('startNow: starts its browser and one tab before a page asks; the first page gets that tab, the next opens its own; a failed start is tried again', async () => {
+    const { c, start } = countingSource();
+    const pool = TabPool.lazy(start, 2, { startNow: true });
+    await new Promise((r) => setTimeout(r, 0));
+    expect([c.starts, c.opened]).toEqual([1, 1]);
+    await pool.acquire();
+    expect(c.opened).toBe(1);
+    await pool.acquire();
+    expect([c.starts, c.opened]).toEqual([1, 2]);
+    await pool.close();
+    const failing = countingSource(1);
+    const pool2 = TabPool.lazy(failing.start, 2, { startNow: true });
+    // Asked while the start is failing: the page starts the browser again and gets its tab.
+    expect((await pool2.acquire()).id).toBe(1);
+    expect(failing.c.starts).toBe(2);
+    await pool2.close();
   });
 
   it('a pool no page asked of closes without starting its browser', async () => {

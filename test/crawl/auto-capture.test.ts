@@ -5,10 +5,11 @@
  * - the template key and the body's signs (page-template.ts) on small documents: one Sphinx-like
  *   layout with different content is one template, an empty app root / noscript words / scripts
  *   with no text are signs;
+ * - which bodies HTTP serves whole (no sample rendered for them);
  * - an auto crawl of the browser fixture site in real Chromium archives everything a browser
  *   crawl does (what only script loads included), each rendered page's crawl.log line says
- *   `rendered:<reason>`, a static page of an `http` template carries no `rendered:`, and the
- *   snapshot counts the rendered pages;
+ *   `rendered:<reason>`, a page without script carries no `rendered:`, and the snapshot counts
+ *   the rendered pages;
  * - kill -9 of the real CLI during an auto crawl, then `trove resume`: nothing lost, no page
  *   rendered twice, no template sampled again after its verdict, the verdicts in the crawl's db.
  */
@@ -18,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
-import { needsBrowser, pageTemplate, renderSignals } from '../../core/crawl/page-template.ts';
+import { needsBrowser, pageTemplate, renderSignals, servedWhole } from '../../core/crawl/page-template.ts';
 import { openDatabase } from '../../core/storage/open-database.ts';
 import { getMeta } from '../../core/storage/meta.ts';
 import { findChromium } from '../e2e/harness.ts';
@@ -68,6 +69,16 @@ describe('page templates and signs', () => {
     expect(renderSignals('<body><script>var s = "' + 'x'.repeat(500) + '";</script><p>Hi</p></body>')).toEqual(['script-only']);
   });
 
+  it('served whole by HTTP: no script, or 500 characters of text with external scripts only; not with a lazy-load mark or an inline script that loads', () => {
+    const words = '<p>' + 'Plenty of text in this document. '.repeat(20) + '</p>';
+    expect(servedWhole('<body><h1>Index</h1><a href="/a.html">a</a></body>')).toBe(true);
+    expect(servedWhole(sphinx(words))).toBe(true);
+    expect(servedWhole(sphinx('<p>Short.</p>'))).toBe(false);
+    expect(servedWhole(sphinx(words + '<img class="lazy" data-src="/x.png">'))).toBe(false);
+    expect(servedWhole(sphinx(words + '<script>fetch("/api/more.json")</script>'))).toBe(false);
+    expect(servedWhole(sphinx(words + '<script type="application/ld+json">{"fetch(": 1}</script><script>var x = 1;</script>'))).toBe(true);
+  });
+
   it('a template renders when its sample showed more in-scope URLs or a fifth more text', () => {
     expect(needsBrowser({ moreUrls: ['http://h/x'], httpTextLength: 100, browserTextLength: 100 })).toBe(true);
     expect(needsBrowser({ moreUrls: [], httpTextLength: 1000, browserTextLength: 1100 })).toBe(false);
@@ -107,8 +118,8 @@ describe.skipIf(!chromium)('auto capture crawl (Chromium)', () => {
     // Every rendered line is a browser capture; nothing else claims to be rendered.
     for (const l of lines) expect(/(^|,)rendered:/.test(l.annotations)).toBe(/(^|,)browser:\d+/.test(l.annotations));
     const byUrl = new Map(lines.map((l) => [l.url, l.annotations]));
-    // The seed is its template's sample; srcset.html shares its layout, and static pages need no browser.
-    expect(byUrl.get(`${site.origin}/`)).toMatch(/rendered:sample/);
+    // The seed and srcset.html run no script: served whole by HTTP, neither is rendered nor sampled.
+    expect(byUrl.get(`${site.origin}/`)).not.toMatch(/rendered:/);
     expect(byUrl.get(`${site.origin}/srcset.html`)).not.toMatch(/rendered:/);
     for (const p of ['/spa.html', '/lazy.html', '/infinite.html', '/video.html', '/load-more.html', '/font-bg.html']) expect(byUrl.get(site.origin + p), p).toMatch(/rendered:/);
     expect(final.rendered).toBe(rendered.length);
