@@ -31,6 +31,13 @@ export class RenderDecisions {
   readonly #decided: Map<string, TemplateDecision>;
   /** Templates whose sample is being rendered, and the wake-up of the pages waiting for it. */
   readonly #sampling = new Map<string, { done: Promise<void>; wake: () => void }>();
+  /**
+   * Pages that waited parked (their queue slot given back) and then had to render: put back in
+   * the queue so that their rendering holds a host slot like any fetch, and rendered straight
+   * away when claimed again, with the reason they were given. In memory only: after a kill the
+   * page is fetched over HTTP again and its template's stored decision sends it to the browser.
+   */
+  readonly #renderNext = new Map<string, string>();
 
   constructor(db: Database.Database) {
     this.#db = db;
@@ -77,6 +84,18 @@ export class RenderDecisions {
     const out = this.#sampling.get(template);
     this.#sampling.delete(template);
     out?.wake();
+  }
+
+  /** `url` renders, for `reason`, when it is next claimed (see #renderNext). */
+  renderWhenClaimed(url: string, reason: string): void {
+    this.#renderNext.set(url, reason);
+  }
+
+  /** The reason `url` was put back to render, once (then forgotten), or undefined. */
+  takeRenderWhenClaimed(url: string): string | undefined {
+    const reason = this.#renderNext.get(url);
+    this.#renderNext.delete(url);
+    return reason;
   }
 
   /** Templates decided so far, by decision. */

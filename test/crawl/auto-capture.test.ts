@@ -11,10 +11,14 @@
  *   `rendered:<reason>`, a page without script carries no `rendered:`, and the snapshot counts
  *   the rendered pages;
  * - kill -9 of the real CLI during an auto crawl, then `trove resume`: nothing lost, no page
- *   rendered twice, no template sampled again after its verdict, the verdicts in the crawl's db.
+ *   rendered twice, no template sampled again after its verdict, the verdicts in the crawl's db;
+ * - pages that waited for their template's verdict render only holding a host slot: never more
+ *   pages of one host open in the browser at once than `--per-host`.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -186,4 +190,73 @@ describe.skipIf(!chromium)('auto capture crawl (Chromium)', () => {
       db.close();
     }
   }, 300_000);
+});
+
+/**
+ * A host of one template that needs a browser: each page's script fetches its JSON (answered a
+ * little later, so pages open at once would overlap) and adds a link only the browser finds.
+ * The server counts the pages open in a browser (document requested with Sec-Fetch-Dest, JSON
+ * not yet answered) at any moment.
+ */
+function startTemplateSite(pages: number): Promise<{ origin: string; maxOpen: () => number; close: () => Promise<void> }> {
+  let open = 0;
+  let maxOpen = 0;
+  const page = (n: number) => `<!doctype html><html><head><title>Item ${n}</title></head><body><main id="item"><h1>Item ${n}</h1></main>
+<script>fetch('/data-${n}.json').then((r) => r.json()).then((d) => { const a = document.createElement('a'); a.href = d.link; a.textContent = 'more'; document.getElementById('item').append(a); });</script></body></html>`;
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? '/';
+    const m = /^\/(item|data|more)-(\d+)\.(html|json)$/.exec(url);
+    if (url === '/') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<!doctype html><title>Index</title><p>${Array.from({ length: pages }, (_, i) => `<a href="/item-${i}.html">item ${i}</a>`).join(' ')}</p>`);
+    } else if (m && m[1] === 'item') {
+      if (req.headers['sec-fetch-dest'] === 'document') maxOpen = Math.max(maxOpen, ++open);
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(page(Number(m[2])));
+    } else if (m && m[1] === 'data') {
+      setTimeout(() => {
+        open = Math.max(0, open - 1);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ link: `/more-${m[2]}.html` }));
+      }, 40);
+    } else if (m && m[1] === 'more') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><title>More</title><p>more</p>');
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        maxOpen: () => maxOpen,
+        close: () => new Promise<void>((r) => server.close(() => r())),
+      }),
+    ),
+  );
+}
+
+describe.skipIf(!chromium)('auto capture: per-host slots', () => {
+  it('pages parked while their template was sampled render one host slot at a time, each once', async () => {
+    const site = await startTemplateSite(8);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-auto-slots-'));
+    try {
+      // Two slots for the host: the sample renders in one while the other fetches and parks the
+      // rest; the verdict (browser) then sends them back to the queue, not all into four tabs.
+      const crawl = await startCrawl({ dir, settings: { ...fast, perHost: 2, seeds: [`${site.origin}/`], capture: 'auto', browser: { enabled: false, tabs: 4, path: chromium! } } });
+      const final = await crawl.finished();
+      expect(final.state).toBe('finished');
+      const lines = logLines(dir);
+      const rendered = lines.filter((l) => /(^|,)rendered:/.test(l.annotations)).map((l) => l.url);
+      const items = Array.from({ length: 8 }, (_, i) => `${site.origin}/item-${i}.html`);
+      expect(rendered.sort()).toEqual(items.sort());
+      expect(new Set(lines.map((l) => l.url)).size, 'one crawl.log line per URI').toBe(lines.length);
+      expect(archived((await verifyCrawlDir(dir)).records).has(`${site.origin}/more-7.html`)).toBe(true);
+      expect(site.maxOpen()).toBeLessThanOrEqual(2);
+    } finally {
+      await site.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -42,6 +42,9 @@ export function fetchAuto(browser: Processor, decisions: RenderDecisions): Proce
     name: 'fetch-auto',
     reads: { settings: ['crawlDelayCapS', 'delayFactor', 'maxDelayMs', 'maxExtractBytes', 'maxKbpsPerHost', 'maxLinksPerDocument', 'minDelayMs'], services: ['chain', 'extractor', 'frontier', 'hardStop'] },
     async process(ctx, curi): Promise<ProcessResult> {
+      // Put back after waiting parked (below): rendered now, holding its host's slot.
+      const again = decisions.takeRenderWhenClaimed(curi.uri.url);
+      if (again) return renderAs(ctx, curi, browser, again);
       if ((await fetchHttp.process(ctx, curi)) === 'finish') return 'finish';
       const f = curi.fetch!;
       const mime = mimeOf(f.headers);
@@ -63,6 +66,14 @@ export function fetchAuto(browser: Processor, decisions: RenderDecisions): Proce
       }
       const reason = decision === 'browser' ? 'template' : decision === 'sample' ? 'sample' : (signs[0] ?? null);
       if (!reason) return 'proceed';
+      if (parked) {
+        // Its slot went back while it waited: it renders only once it holds one again (a
+        // sample's turn goes to the next page, this one is fetched again like any other).
+        if (decision === 'sample') decisions.settle(template, null);
+        else decisions.renderWhenClaimed(curi.uri.url, reason);
+        await putBack(ctx, curi);
+        return 'finish';
+      }
 
       let http: { urls: Set<string>; textLength: number; outlinks: Outlink[] } | null = null;
       try {
@@ -75,8 +86,7 @@ export function fetchAuto(browser: Processor, decisions: RenderDecisions): Proce
         // The browser's capture is the page's: the HTTP response is let go unwritten.
         await disposeFetch(f);
         curi.fetch = undefined;
-        const r = await browser.process(ctx, curi);
-        if (curi.captured) curi.annotations.push(`rendered:${reason}`);
+        const r = await renderAs(ctx, curi, browser, reason);
         if (decision === 'sample') decisions.settle(template, curi.captured && http && curi.rendering ? verdict(ctx, curi, http) : null);
         return r;
       } catch (err) {
@@ -101,11 +111,18 @@ async function bodyOf(entity: Spool, contentEncoding: string | undefined, maxByt
   return decodeBodyStream(entity.stream(), contentEncoding, maxBytes);
 }
 
+/** The page in a browser tab (fetch-browser.ts), its crawl.log line annotated with why. */
+async function renderAs(ctx: CrawlContext, curi: CrawlUri, browser: Processor, reason: string): Promise<ProcessResult> {
+  const r = await browser.process(ctx, curi);
+  if (curi.captured) curi.annotations.push(`rendered:${reason}`);
+  return r;
+}
+
 /**
  * Park a page that waits for its template's verdict: its fetch is over, so its queue slot goes
  * back (after the politeness delay its fetch earned, as set-politeness would set it) and the
- * crawl's next fetches go on. Rendered after all (a \`browser\` verdict), its tab is not counted
- * against the host's slots: the one place a page's rendering does not hold a queue slot.
+ * crawl's next fetches go on. To be rendered after all, it goes back to the queue first
+ * (process above), so that no page renders without its host's slot.
  */
 function park(ctx: CrawlContext, curi: CrawlUri): boolean {
   if (!curi.park) return false;
@@ -117,7 +134,7 @@ function park(ctx: CrawlContext, curi: CrawlUri): boolean {
   return true;
 }
 
-/** Cut by a hard stop after its HTTP fetch: nothing written, the page fetched again on resume. */
+/** Back to the queue after its HTTP fetch (a hard stop, or to render holding a slot): nothing written, the page claimed again. */
 async function putBack(ctx: CrawlContext, curi: CrawlUri): Promise<void> {
   if (curi.fetch) await disposeFetch(curi.fetch);
   curi.fetch = undefined;
