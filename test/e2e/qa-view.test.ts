@@ -156,8 +156,9 @@ describe.skipIf(!chromium)('the QA view', () => {
     expect(await page.locator('[data-testid=qa-row]').count()).toBe(4);
     // The verdict and the note in the Pages view too.
     await byTestId('view-pages').click();
-    await expect.poll(() => page.locator('[data-testid=page-row]', { hasText: 'rejected' }).count()).toBe(1);
-    await expect.poll(() => text('page-note')).toContain('stylesheet missing');
+    // The Pages view lists through the IPC gate: on a loaded machine that takes longer than poll's default second.
+    await expect.poll(() => page.locator('[data-testid=page-row]', { hasText: 'rejected' }).count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => text('page-note'), { timeout: 10_000 }).toContain('stylesheet missing');
 
     // A smaller window: the list, its buttons and the page side by side still fit.
     await page.setViewportSize({ width: 1024, height: 700 });
