@@ -143,10 +143,10 @@ describe.skipIf(!chromium)('the QA view', () => {
     await openQaView('Damaged');
     await expect.poll(() => page.locator('[data-testid=qa-row]').count(), { timeout: 10_000 }).toBe(4);
     const rejected = page.locator('[data-testid=qa-row]', { hasText: 'rejected' });
-    await expect.poll(() => rejected.count()).toBe(1);
+    await expect.poll(() => rejected.count(), { timeout: 10_000 }).toBe(1);
     await rejected.click();
-    await expect.poll(() => byTestId('qa-note').inputValue()).toBe('stylesheet missing: patch while the site is up');
-    await expect.poll(() => byTestId('qa-reject').getAttribute('aria-pressed')).toBe('true');
+    await expect.poll(() => byTestId('qa-note').inputValue(), { timeout: 10_000 }).toBe('stylesheet missing: patch while the site is up');
+    await expect.poll(() => byTestId('qa-reject').getAttribute('aria-pressed'), { timeout: 10_000 }).toBe('true');
     // A run cancelled part way is not an error, and the results stay listed.
     await byTestId('qa-run').click();
     await byTestId('qa-progress').waitFor();
