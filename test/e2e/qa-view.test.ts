@@ -106,7 +106,7 @@ describe.skipIf(!chromium)('the QA view', () => {
 
     await page.locator('[data-testid=qa-row]').first().click();
     await byTestId('qa-detail').waitFor();
-    await expect.poll(() => text('qa-missing')).toContain(`${site.origin}/css/alt.css`);
+    await expect.poll(() => text('qa-missing'), { timeout: 10_000 }).toContain(`${site.origin}/css/alt.css`);
     for (const shot of ['qa-shot-reference-img', 'qa-shot-replay-img', 'qa-shot-diff-img']) await expect.poll(() => decoded(shot), { timeout: 10_000 }).toBeGreaterThan(0);
     // Side by side: the three pictures on one row.
     const boxes = await Promise.all(['qa-shot-reference', 'qa-shot-replay', 'qa-shot-diff'].map((t) => byTestId(t).boundingBox()));
@@ -116,7 +116,7 @@ describe.skipIf(!chromium)('the QA view', () => {
 
     await byTestId('qa-note').fill('stylesheet missing: patch while the site is up');
     await byTestId('qa-reject').click();
-    await expect.poll(() => page.locator('[data-testid=qa-row]').first().textContent()).toContain('rejected');
+    await expect.poll(() => page.locator('[data-testid=qa-row]').first().textContent(), { timeout: 10_000 }).toContain('rejected');
     await page.screenshot({ path: path.join(ARTIFACTS, 'qa01-side-by-side-1440.png') });
   }, 300_000);
 
@@ -131,9 +131,10 @@ describe.skipIf(!chromium)('the QA view', () => {
     await byTestId('qa-patch-result').waitFor();
     expect(await rowBands()).toEqual(['good', 'good', 'good', 'good']);
     // The page opened side by side is read again: good now, nothing missing.
-    await expect.poll(() => text('qa-detail-url')).toBe(opened);
-    await expect.poll(() => byTestId('qa-detail').locator('.badge').first().textContent().then((t) => t?.trim())).toBe('good');
-    await expect.poll(() => text('qa-missing')).toContain('None');
+    // The detail pane reads the page again through the IPC gate: 10 s rather than poll's default 1 s on a loaded machine.
+    await expect.poll(() => text('qa-detail-url'), { timeout: 10_000 }).toBe(opened);
+    await expect.poll(() => byTestId('qa-detail').locator('.badge').first().textContent().then((t) => t?.trim()), { timeout: 10_000 }).toBe('good');
+    await expect.poll(() => text('qa-missing'), { timeout: 10_000 }).toContain('None');
     await page.screenshot({ path: path.join(ARTIFACTS, 'qa02-after-patch-1440.png') });
   }, 240_000);
 
