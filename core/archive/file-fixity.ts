@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import type Database from 'better-sqlite3';
 import { crc32 } from 'node:zlib';
+import { isCancelled, throwIfCancelled } from '../errors.ts';
 
 export interface Fixity {
   /** Hex SHA-256 of the bytes. */
@@ -49,7 +50,7 @@ interface FixityRow {
  * collection, and sealing a crawl's 300 MB WARC piled up ~60 MiB of them (the 111,111-page
  * synthetic crawl's peak RSS came at its end, from this).
  */
-export async function computeFixity(file: string, start: number, length: number): Promise<Fixity> {
+export async function computeFixity(file: string, start: number, length: number, signal?: AbortSignal): Promise<Fixity> {
   const sha = createHash('sha256');
   let crc = 0;
   let seen = 0;
@@ -58,6 +59,7 @@ export async function computeFixity(file: string, start: number, length: number)
     try {
       const buf = Buffer.allocUnsafe(Math.min(length, 1 << 20));
       while (seen < length) {
+        throwIfCancelled(signal, 'hashing');
         const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, length - seen), start + seen);
         if (bytesRead === 0) break;
         const chunk = buf.subarray(0, bytesRead);
@@ -89,12 +91,12 @@ export function fixityStillHolds(f: RecordedFixity, holder: fs.Stats, length: nu
 /**
  * Hash `length` bytes of `source` from `start` and record them for `fileId`. Nothing is recorded
  * (null) when the file changed while it was read, or when it cannot be read: fixity is then
- * computed by whoever needs it.
+ * computed by whoever needs it. With `signal`, an abort stops the hashing (CANCELLED is thrown).
  */
-export async function sealFile(db: Database.Database, fileId: number, source: string, start: number, length: number): Promise<RecordedFixity | null> {
+export async function sealFile(db: Database.Database, fileId: number, source: string, start: number, length: number, signal?: AbortSignal): Promise<RecordedFixity | null> {
   try {
     const before = await fsp.stat(source);
-    const fixity = await computeFixity(source, start, length);
+    const fixity = await computeFixity(source, start, length, signal);
     const after = await fsp.stat(source);
     if (after.size !== before.size || after.mtimeMs !== before.mtimeMs) return null;
     const recorded: RecordedFixity = { ...fixity, bytes: length, fileSize: after.size, mtimeMs: after.mtimeMs, recordedAt: Date.now() };
@@ -105,7 +107,9 @@ export async function sealFile(db: Database.Database, fileId: number, source: st
          file_size = excluded.file_size, mtime_ms = excluded.mtime_ms, recorded_at = excluded.recorded_at`,
     ).run(fileId, recorded.sha256, recorded.crc32, recorded.bytes, recorded.fileSize, recorded.mtimeMs, recorded.recordedAt);
     return recorded;
-  } catch {
+  } catch (err) {
+    // A cancel (an import's signal) stops the hashing of a whole file at once, and is the caller's to handle.
+    if (isCancelled(err)) throw err;
     return null;
   }
 }

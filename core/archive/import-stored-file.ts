@@ -145,7 +145,7 @@ export async function indexStoredFile(run: ImportRun, f: StoredFile): Promise<vo
   if (result.fileId === null && existing) result.fileId = register();
   // Fixity as imported, for exports (file-fixity.ts).
   if (result.fileId !== null) {
-    await sealFile(databaseOf(archive), result.fileId, sealAt.path, sealAt.start, sealAt.size);
+    await sealFile(databaseOf(archive), result.fileId, sealAt.path, sealAt.start, sealAt.size, run.opts.signal);
     run.staging.complete(result.fileId);
   }
   const entry: ImportedFile = {

@@ -45,6 +45,8 @@ export interface ViewOptions {
   /** The screenshot's size against the viewport's: the reference's, so the two compare pixel for pixel (1 when none). */
   shotScale?: number;
   signal?: AbortSignal;
+  /** Wait QUIET_MS of quiet rather than SETTLE_MS: a second read of a page the first read found not good. */
+  patient?: boolean;
 }
 
 /**
@@ -54,6 +56,19 @@ export interface ViewOptions {
  * is more than a replayed page needs; a fixed 300 ms wait per page was a fifth of its time.
  */
 const SETTLE_MS = 40;
+/**
+ * Then the page's own "finished", in its own time rather than Node's: the load event, the
+ * document's images decoded (lazy ones the viewport has not reached are left: they may never
+ * load), its web fonts ready, then two animation frames and a task, so what those unblock (an
+ * onload handler, a frame callback) has run however long a loaded machine kept the page from
+ * running. A request the page started meanwhile sends the wait back to the network's quiet.
+ */
+const PAGE_SETTLED = `(async () => {
+  if (document.readyState !== 'complete') await new Promise((r) => addEventListener('load', r, { once: true }));
+  await Promise.all([...document.images].filter((i) => i.loading !== 'lazy' && i.currentSrc).map((i) => i.decode().catch(() => {})));
+  if (document.fonts) await document.fonts.ready;
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0))));
+})()`;
 const QUIET_MS = 300;
 const QUIET_MAX_MS = 8_000;
 const LOAD_TIMEOUT_MS = 30_000;
@@ -94,6 +109,8 @@ export class QaTab {
   readonly #replay: ReplayAnswers;
   #scriptErrors: string[] = [];
   #answers: Answers | null = null;
+  /** Requests the tab's page started (Network.requestWillBeSent), to see one start while the page settles. */
+  #started = 0;
 
   private constructor(context: BrowserContext, tab: Page, session: CdpSession, phases: QaPhaseTimes | null, replay: ReplayAnswers) {
     this.#context = context;
@@ -102,6 +119,7 @@ export class QaTab {
     this.#phases = phases;
     this.#replay = replay;
     this.#net = new NetworkActivity(session, realClock);
+    session.on('Network.requestWillBeSent', () => void this.#started++);
     tab.on('pageerror', (err) => {
       if (this.#scriptErrors.length < SCRIPT_ERRORS_MAX) this.#scriptErrors.push(err.message.split('\n')[0]!.slice(0, 300));
     });
@@ -193,6 +211,21 @@ export class QaTab {
     return { ...view, pageFailed: answers.pageFailed || view.pageFailed, captured, missingUrls, errorUrls };
   }
 
+  /** Until the network is quiet and the page settled with no request started meanwhile (PAGE_SETTLED), within QUIET_MAX_MS. */
+  async #settle(signal?: AbortSignal, patient = false): Promise<void> {
+    const busy = () => evaluate<'io' | 'timer' | null>(this.#session, PAGE_BUSY);
+    const end = performance.now() + QUIET_MAX_MS;
+    for (let left = QUIET_MAX_MS; left > 0 && !signal?.aborted; left = end - performance.now()) {
+      await this.#net.waitForQuiet({ quietMs: QUIET_MS, settleMs: patient ? QUIET_MS : SETTLE_MS, maxMs: left, busy, ...(signal ? { signal } : {}) }).catch(() => false);
+      const started = this.#started;
+      const budget = new AbortController();
+      const over = realClock.sleep(Math.max(0, end - performance.now()), signal ? AbortSignal.any([signal, budget.signal]) : budget.signal).then(() => false, () => false);
+      const settled = await Promise.race([evaluate(this.#session, PAGE_SETTLED).then(() => true, () => true), over]);
+      budget.abort();
+      if (!settled || (this.#started === started && this.#net.inFlight === 0)) return;
+    }
+  }
+
   /**
    * Open `url`, wait for the load and a quiet network, run the behaviors when asked, and read
    * title, text and a viewport screenshot. The next page is opened from this one: the network was
@@ -216,8 +249,7 @@ export class QaTab {
       else pageFailed = true;
     }
     lap('navigate');
-    const busy = () => evaluate<'io' | 'timer' | null>(this.#session, PAGE_BUSY);
-    await this.#net.waitForQuiet({ quietMs: QUIET_MS, settleMs: SETTLE_MS, maxMs: QUIET_MAX_MS, busy, ...(opts.signal ? { signal: opts.signal } : {}) }).catch(() => false);
+    await this.#settle(opts.signal, opts.patient);
     lap('quiet');
     if (opts.behaviors && !opts.signal?.aborted) {
       await runBehaviors(this.#session, this.#net, realClock, { ...DEFAULT_BEHAVIORS, screenshot: false }, opts.signal).catch(() => undefined);

@@ -17,7 +17,7 @@ import { launchQaBrowser } from './qa-browser.ts';
 import { selectPages, type QaPage } from './qa-pages.ts';
 import { captureReference, type PageReference } from './qa-reference.ts';
 import { QA_SHOT_SCALE, QaTab } from './qa-replay-tab.ts';
-import { isBlank, pageBand, resourceScore, screenshotMatch, textMatch } from './qa-score.ts';
+import { scoreView, worthRereading } from './qa-score.ts';
 import { LiveReferences } from './qa-live.ts';
 import { pngSize } from '../browser/viewport-shot.ts';
 import type { QaPhaseTimes } from './qa-phases.ts';
@@ -126,20 +126,16 @@ export async function scorePage(tab: QaTab, archive: Archive, page: QaPage, live
   const refSize = ref?.screenshot ? pngSize(ref.screenshot) : null;
   const shotScale = refSize ? Math.min(1, refSize.width / QA_VIEWPORT.width) : QA_SHOT_SCALE;
   if (phases) phases.add('reference', t);
-  const seen = await tab.replay(archive, page, { behaviors: reference === 'capture', shotScale, ...(signal ? { signal } : {}) });
+  const viewOpts = { behaviors: reference === 'capture', shotScale, ...(signal ? { signal } : {}) };
+  let seen = await tab.replay(archive, page, viewOpts);
   t = performance.now();
-  let screenshotScore: number | null = null;
-  let diff: Buffer | null = null;
-  if (ref?.screenshot && seen.screenshot) {
-    const m = screenshotMatch(ref.screenshot, seen.screenshot);
-    screenshotScore = m.score;
-    diff = m.diff;
-  } else if (ref?.screenshot) screenshotScore = 0;
-  const textScore = ref?.text != null ? textMatch(ref.text, seen.text) : null;
-  const resources = { captured: seen.captured, missing: seen.missingUrls.length, errors: seen.errorUrls.length };
-  const rScore = resourceScore(resources);
-  const empty = seen.text.trim() === '' && (!seen.screenshot || isBlank(seen.screenshot));
-  const band = pageBand({ reference, screenshotScore, textScore, resourceScore: rScore, resources, pageFailed: seen.pageFailed, empty, scriptErrors: seen.scriptErrors.length });
+  let s = scoreView(reference, ref, seen);
+  if (worthRereading(seen, s.band) && !signal?.aborted) {
+    seen = await tab.replay(archive, page, { ...viewOpts, patient: true });
+    t = performance.now();
+    s = scoreView(reference, ref, seen);
+  }
+  const { screenshotScore, textScore, diff, resources, resourceScore: rScore, band } = s;
   if (phases) t = phases.add('score', t);
   writeQaShot(archive.dir, page.url, page.ts, 'replay', seen.screenshot);
   writeQaShot(archive.dir, page.url, page.ts, 'reference', ref?.screenshot ?? null);

@@ -10,6 +10,8 @@ import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
 import { distance } from 'fastest-levenshtein';
 import type { QaBand, QaReference, QaResources } from '../api/qa-types.ts';
+import type { PageReference } from './qa-reference.ts';
+import type { PageView } from './qa-replay-tab.ts';
 
 /** Browsertrix's bands: below 0.5 severe, 0.5 up to 0.9 moderate, 0.9 and above good. */
 export const SEVERE_BELOW = 0.5;
@@ -117,4 +119,42 @@ export function pageBand(x: BandInput): QaBand {
   }
   if (x.resources.missing > 0) band = worse(band, 'moderate');
   return band;
+}
+
+export interface ViewScores {
+  screenshotScore: number | null;
+  textScore: number | null;
+  /** pixelmatch's picture of the differences, when both screenshots exist. */
+  diff: Buffer | null;
+  resources: QaResources;
+  resourceScore: number;
+  band: QaBand;
+}
+
+/** Score what a replayed page showed (`seen`) against its reference (`ref`, none with replay-only). */
+export function scoreView(reference: QaReference, ref: PageReference | null, seen: PageView): ViewScores {
+  let screenshotScore: number | null = null;
+  let diff: Buffer | null = null;
+  if (ref?.screenshot && seen.screenshot) {
+    const m = screenshotMatch(ref.screenshot, seen.screenshot);
+    screenshotScore = m.score;
+    diff = m.diff;
+  } else if (ref?.screenshot) screenshotScore = 0;
+  const textScore = ref?.text != null ? textMatch(ref.text, seen.text) : null;
+  const resources = { captured: seen.captured, missing: seen.missingUrls.length, errors: seen.errorUrls.length };
+  const rScore = resourceScore(resources);
+  const empty = seen.text.trim() === '' && (!seen.screenshot || isBlank(seen.screenshot));
+  const band = pageBand({ reference, screenshotScore, textScore, resourceScore: rScore, resources, pageFailed: seen.pageFailed, empty, scriptErrors: seen.scriptErrors.length });
+  return { screenshotScore, textScore, diff, resources, resourceScore: rScore, band };
+}
+
+/**
+ * Whether a page scored not good may only have been read too early, and is worth a second,
+ * patient read: replay answered every request it made (a missing or failed resource is not good
+ * however late the page is read) and its document was there. What is left (a screenshot or text
+ * unlike the reference, an empty page, a script error) can be a page read before its own work
+ * was done on a loaded machine. Good pages, the common case, are read once.
+ */
+export function worthRereading(seen: PageView, band: QaBand): boolean {
+  return band !== 'good' && !seen.pageFailed && seen.missingUrls.length === 0 && seen.errorUrls.length === 0;
 }

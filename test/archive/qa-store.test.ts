@@ -11,7 +11,7 @@ import { PNG } from 'pngjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { QaBand, QaPageResult } from '../../core/api/qa-types.ts';
 import { currentQaBands, listQaPages, listQaRuns, qaPage, QaRunWriter, readQaShots, setReview, writeQaShot } from '../../core/archive/qa-store.ts';
-import { bandOf, isBlank, pageBand, screenshotMatch, textMatch } from '../../core/qa/qa-score.ts';
+import { bandOf, isBlank, pageBand, scoreView, screenshotMatch, textMatch, worthRereading } from '../../core/qa/qa-score.ts';
 
 const dirs: string[] = [];
 function tmpArchive(): string {
@@ -122,5 +122,18 @@ describe('qa-score', () => {
     expect(pageBand({ ...base, reference: 'replay-only', screenshotScore: null, textScore: null, scriptErrors: 1 })).toBe('moderate');
     expect(pageBand({ ...base, reference: 'replay-only', screenshotScore: null, textScore: null, empty: true })).toBe('severe');
     expect(pageBand({ ...base, reference: 'replay-only', screenshotScore: null, textScore: null, pageFailed: true })).toBe('severe');
+  });
+
+  it('reads a page not good a second time only when replay answered all it asked (it may have been read too early)', () => {
+    const seen = { pageFailed: false, timedOut: false, title: '', text: 'Page', screenshot: png(10, 10, () => [255, 255, 255]), captured: 2, missingUrls: [], errorUrls: [], scriptErrors: [] };
+    // Unlike its capture-time screenshot: worth a second read.
+    const unlike = scoreView('capture', { screenshot: png(10, 10, () => [0, 0, 0]), text: 'Page' }, seen);
+    expect(unlike.band).toBe('severe');
+    expect(worthRereading(seen, unlike.band)).toBe(true);
+    expect(worthRereading(seen, scoreView('capture', { screenshot: seen.screenshot, text: 'Page' }, seen).band)).toBe(false);
+    // A missing or failed resource, or page, does not come back by waiting.
+    expect(worthRereading({ ...seen, missingUrls: ['http://x/a.css'] }, 'severe')).toBe(false);
+    expect(worthRereading({ ...seen, errorUrls: [{ url: 'http://x/a.css', status: 404 }] }, 'moderate')).toBe(false);
+    expect(worthRereading({ ...seen, pageFailed: true }, 'severe')).toBe(false);
   });
 });

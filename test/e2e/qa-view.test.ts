@@ -106,7 +106,7 @@ describe.skipIf(!chromium)('the QA view', () => {
 
     await page.locator('[data-testid=qa-row]').first().click();
     await byTestId('qa-detail').waitFor();
-    await expect.poll(() => text('qa-missing')).toContain(`${site.origin}/css/alt.css`);
+    await expect.poll(() => text('qa-missing'), { timeout: 10_000 }).toContain(`${site.origin}/css/alt.css`);
     for (const shot of ['qa-shot-reference-img', 'qa-shot-replay-img', 'qa-shot-diff-img']) await expect.poll(() => decoded(shot), { timeout: 10_000 }).toBeGreaterThan(0);
     // Side by side: the three pictures on one row.
     const boxes = await Promise.all(['qa-shot-reference', 'qa-shot-replay', 'qa-shot-diff'].map((t) => byTestId(t).boundingBox()));
@@ -116,7 +116,7 @@ describe.skipIf(!chromium)('the QA view', () => {
 
     await byTestId('qa-note').fill('stylesheet missing: patch while the site is up');
     await byTestId('qa-reject').click();
-    await expect.poll(() => page.locator('[data-testid=qa-row]').first().textContent()).toContain('rejected');
+    await expect.poll(() => page.locator('[data-testid=qa-row]').first().textContent(), { timeout: 10_000 }).toContain('rejected');
     await page.screenshot({ path: path.join(ARTIFACTS, 'qa01-side-by-side-1440.png') });
   }, 300_000);
 
@@ -131,9 +131,10 @@ describe.skipIf(!chromium)('the QA view', () => {
     await byTestId('qa-patch-result').waitFor();
     expect(await rowBands()).toEqual(['good', 'good', 'good', 'good']);
     // The page opened side by side is read again: good now, nothing missing.
-    await expect.poll(() => text('qa-detail-url')).toBe(opened);
-    await expect.poll(() => byTestId('qa-detail').locator('.badge').first().textContent().then((t) => t?.trim())).toBe('good');
-    await expect.poll(() => text('qa-missing')).toContain('None');
+    // The detail pane reads the page again through the IPC gate: 10 s rather than poll's default 1 s on a loaded machine.
+    await expect.poll(() => text('qa-detail-url'), { timeout: 10_000 }).toBe(opened);
+    await expect.poll(() => byTestId('qa-detail').locator('.badge').first().textContent().then((t) => t?.trim()), { timeout: 10_000 }).toBe('good');
+    await expect.poll(() => text('qa-missing'), { timeout: 10_000 }).toContain('None');
     await page.screenshot({ path: path.join(ARTIFACTS, 'qa02-after-patch-1440.png') });
   }, 240_000);
 
@@ -143,10 +144,10 @@ describe.skipIf(!chromium)('the QA view', () => {
     await openQaView('Damaged');
     await expect.poll(() => page.locator('[data-testid=qa-row]').count(), { timeout: 10_000 }).toBe(4);
     const rejected = page.locator('[data-testid=qa-row]', { hasText: 'rejected' });
-    await expect.poll(() => rejected.count()).toBe(1);
+    await expect.poll(() => rejected.count(), { timeout: 10_000 }).toBe(1);
     await rejected.click();
-    await expect.poll(() => byTestId('qa-note').inputValue()).toBe('stylesheet missing: patch while the site is up');
-    await expect.poll(() => byTestId('qa-reject').getAttribute('aria-pressed')).toBe('true');
+    await expect.poll(() => byTestId('qa-note').inputValue(), { timeout: 10_000 }).toBe('stylesheet missing: patch while the site is up');
+    await expect.poll(() => byTestId('qa-reject').getAttribute('aria-pressed'), { timeout: 10_000 }).toBe('true');
     // A run cancelled part way is not an error, and the results stay listed.
     await byTestId('qa-run').click();
     await byTestId('qa-progress').waitFor();
@@ -156,8 +157,9 @@ describe.skipIf(!chromium)('the QA view', () => {
     expect(await page.locator('[data-testid=qa-row]').count()).toBe(4);
     // The verdict and the note in the Pages view too.
     await byTestId('view-pages').click();
-    await expect.poll(() => page.locator('[data-testid=page-row]', { hasText: 'rejected' }).count()).toBe(1);
-    await expect.poll(() => text('page-note')).toContain('stylesheet missing');
+    // The Pages view lists through the IPC gate: on a loaded machine that takes longer than poll's default second.
+    await expect.poll(() => page.locator('[data-testid=page-row]', { hasText: 'rejected' }).count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => text('page-note'), { timeout: 10_000 }).toContain('stylesheet missing');
 
     // A smaller window: the list, its buttons and the page side by side still fit.
     await page.setViewportSize({ width: 1024, height: 700 });

@@ -4,7 +4,7 @@ import { ReplayState } from '../../renderer/src/lib/replay-state.svelte.ts';
 import { LibraryState } from '../../renderer/src/lib/library-state.svelte.ts';
 import { AppState, shortcutAction } from '../../renderer/src/lib/app-state.svelte.ts';
 import type { LibraryEntry, ReplayInfo } from '../../core/api/app-types.ts';
-import { fakeApi } from './fake-api.ts';
+import { fakeApi, tick } from './fake-api.ts';
 
 const info = (url: string): ReplayInfo => ({
   kind: 'archived', url, status: 200, statusText: 'OK', mime: 'text/html', headers: [], bodyBytes: 1,
@@ -64,6 +64,47 @@ describe('LibraryState', () => {
     expect(await lib.confirmDelete()).toBe(true);
     expect(calls.find((c) => c.name === 'library.delete')!.payload).toEqual({ id: 'a', token: 'tok-a' });
     expect(lib.entries.map((e) => e.id)).toEqual(['b']);
+  });
+
+  it('an import cancelled says so, and the listings after it (its own, library.changed) leave the message', async () => {
+    let finish: (() => void) | null = null;
+    const { api } = fakeApi({
+      'library.list': () => [],
+      'library.import': () =>
+        new Promise((_, reject) => {
+          finish = () => reject(Object.assign(new Error('import cancelled'), { code: 'CANCELLED' }));
+        }),
+      'library.cancelImport': () => {
+        finish!();
+        return null;
+      },
+    });
+    const lib = new LibraryState(api);
+    const imported = lib.importPaths(['/tmp/x.warc']);
+    await tick();
+    lib.onProgress({ id: 'x', progress: { file: '/tmp/x.warc', bytes: 1, total: 10, records: 0 } });
+    await lib.cancelImport();
+    expect(await imported).toBeNull();
+    expect(lib.error).toContain('Import cancelled');
+    await lib.refresh();
+    expect(lib.error).toContain('Import cancelled');
+    expect(lib.importing).toBe(false);
+  });
+
+  it('a listing that fails shows why, and the next one that works clears it', async () => {
+    let fail = true;
+    const { api } = fakeApi({
+      'library.list': () => {
+        if (fail) throw Object.assign(new Error('library folder unreadable'), { code: 'IO' });
+        return [];
+      },
+    });
+    const lib = new LibraryState(api);
+    await lib.refresh();
+    expect(lib.error).toContain('unreadable');
+    fail = false;
+    await lib.refresh();
+    expect(lib.error).toBeNull();
   });
 });
 

@@ -42,10 +42,20 @@ export class LibraryState {
   crawling = $derived(this.entries.filter((e) => e.running && !isPaused(e)).length);
   paused = $derived(this.entries.filter((e) => e.running && isPaused(e)).length);
 
+  /**
+   * The message a failed listing showed. A listing that works clears that one only: it runs after
+   * every import (and on every library.changed event), so clearing any message would wipe an
+   * import's outcome ("Import cancelled…") moments after it was shown.
+   */
+  #listError: string | null = null;
+
   async refresh(): Promise<void> {
     const r = await attempt(this.api.library.list(), (on) => (this.loading = on));
-    if (r.ok) this.entries = r.value;
-    this.error = r.ok ? null : r.message;
+    if (r.ok) {
+      this.entries = r.value;
+      if (this.error === this.#listError) this.error = null;
+      this.#listError = null;
+    } else this.error = this.#listError = r.message;
     this.loaded = true;
   }
 
