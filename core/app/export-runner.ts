@@ -67,6 +67,9 @@ export class ExportRunner {
     const worker = new Worker(this.workerUrl ?? new URL('./export-worker.ts', import.meta.url), { workerData: data, name: `export ${req.format} ${id}` });
     this.running.set(exportId, worker);
     worker.once('exit', () => this.running.delete(exportId));
+    // The export's id reaches the app at once, so Cancel works from the start: the worker's first
+    // report may come only after a hash of every WARC (their fixity is checked first).
+    onProgress(exportId, { phase: 'starting', done: 0, total: 0, bytes: 0 });
     const done = await workerResult<ExportProgressInfo, Extract<ExportUp, { type: 'done' }>>(worker, (p) => onProgress(exportId, p), 'export', 'EXPORT_FAILED', { format: req.format });
     const bytes = req.format === 'mirror' || req.format === 'report' ? directorySize(out).bytes : done.bytes;
     return { exportId, format: req.format, path: out, name, bytes, summary: done.summary, ...(done.warning ? { warning: done.warning } : {}) };
