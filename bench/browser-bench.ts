@@ -14,7 +14,8 @@
  *   per page and the peak PSS and RSS of the crawl's process tree, Chromium's included; browser
  *   mode with 4 tabs (`--tabs=1,2,4` for more); the CPU per page split by process (the crawl's,
  *   Chromium's renderers, GPU process, browser process, network service), and the CPU seconds
- *   per page are the sum of that split (sampled from /proc: bash's `times` over the crawl, used
+ *   per page are the sum of that split (sampled from /proc by browser-bench-sampler.js in a
+ *   process of its own, so the sampling's CPU is not the crawl's; bash's `times` over the crawl, used
  *   before, missed about half of Chromium's CPU);
  * - the whole Python docs (about 530 pages, no page limit), HTTP-only and auto alternated
  *   (`--pairs=N` pairs, default 1; `--no-all` leaves it out): auto's fixed cost (Chromium's start,

@@ -82,6 +82,8 @@ export const HELPERS: Helper[] = [
   { file: 'synthetic-warc.ts', role: 'module', what: 'a 2,000-page WARC written by Trove', usedBy: ['index', 'check-wacz'] },
   { file: 'big-archive-data.ts', role: 'module', what: 'the URLs, page text words and queries of the synthetic big archive', usedBy: ['big-archive', 'search'] },
   { file: 'big-archive-warc.ts', role: 'child', what: 'one 1 GB WARC of the synthetic big archive, written in a process of its own (several at once)', usedBy: ['big-archive'] },
+  { file: 'browser-bench-sampler.js', role: 'child', what: "the peak RSS/PSS and each Chromium process's CPU of a process tree, sampled from /proc in a process of its own", usedBy: ['browser', 'qa'] },
+  { file: 'qa-bench-cpu.ts', role: 'module', what: "CPU by process type of trove qa's Chromium, through the sampler", usedBy: ['qa'] },
   { file: 'big-archive-queries.ts', role: 'child', what: 'replay lookups, full-text searches and the Pages view query on a big archive, in a process of its own', usedBy: ['big-archive'] },
   { file: 'thread-cpu.js', role: 'module', what: "CPU by thread name from /proc/self/task", usedBy: ['crawl-ab'] },
   { file: 'memory-detail.js', role: 'module', what: 'resident memory grouped from /proc/self/smaps, V8 figures beside it', usedBy: ['crawl100k', 'cli-rss'] },
