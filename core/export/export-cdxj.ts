@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import type { Archive } from '../archive/archive-dir.ts';
 import { TroveError } from '../errors.ts';
 import { archiveWarcs } from './archive-warcs.ts';
@@ -62,7 +63,10 @@ export async function exportCdxj(archive: Archive, out: string, opts: CdxjExport
     await once(stream, 'finish');
     await fsp.rename(part, out);
   } catch (err) {
+    // The part file is opened asynchronously: once the stream has closed (its open done) the
+    // file is there to remove; removed before that, it would be created again after the rm.
     stream.destroy();
+    await finished(stream).catch(() => {});
     await fsp.rm(part, { force: true });
     if (err instanceof TroveError) throw err;
     throw new TroveError('EXPORT_WRITE_FAILED', `cannot write ${out}: ${(err as Error).message}`, { path: out }, { cause: err });

@@ -26,7 +26,9 @@ describe('capture timestamps', () => {
 describe('toFtsQuery', () => {
   it('quotes each word, keeps a trailing * as a prefix search, drops punctuation-only words', () => {
     expect(toFtsQuery('covid-19 vacc*')).toBe('"covid-19" "vacc"*');
-    expect(toFtsQuery('say "hi" OR (x')).toBe('"say" """hi""" "OR" "(x"');
+    // A quoted span is one phrase; an unpaired quote is a character of its word.
+    expect(toFtsQuery('say "hi" OR (x')).toBe('"say" "hi" "OR" "(x"');
+    expect(toFtsQuery('say "hi OR (x')).toBe('"say" """hi" "OR" "(x"');
     expect(toFtsQuery('  - * !! ')).toBe('');
     expect(toFtsQuery('北京 新闻')).toBe('"北京" "新闻"');
   });
