@@ -27,10 +27,20 @@ export interface RecrawlPlan {
   settings: CrawlSettings;
 }
 
-/** Where a recrawl goes when no directory is named: beside the earlier one, named for the time. */
+/** A recrawl's folder name after its series' base name: the time it started, `-2`, `-3`… when that second was taken. */
+const RUN_SUFFIX = /-\d{14}(?:-\d+)?$/;
+
+/**
+ * Where a recrawl goes when no directory is named: beside the earlier one, named for the time.
+ * Two runs started in one second (a scheduled run due just after one started by hand) get
+ * `-2`, `-3`… rather than the second one failing on the first one's folder.
+ */
 export function defaultRecrawlDir(from: string, now: Date): string {
-  const base = path.basename(path.resolve(from)).replace(/-\d{14}$/, '');
-  return path.join(path.dirname(path.resolve(from)), `${base}-${timestamp14(now)}`);
+  const base = path.basename(path.resolve(from)).replace(RUN_SUFFIX, '');
+  const named = path.join(path.dirname(path.resolve(from)), `${base}-${timestamp14(now)}`);
+  let dir = named;
+  for (let n = 2; fs.existsSync(dir); n++) dir = `${named}-${n}`;
+  return dir;
 }
 
 /** The new crawl's settings and chain, read from the earlier crawl (nothing is written). */
@@ -67,11 +77,11 @@ export function startRecrawl(plan: RecrawlPlan, opts: Omit<StartCrawlOptions, 'd
  */
 export function seriesBeside(dir: string): string[] {
   const first = path.resolve(dir);
-  const base = path.basename(first).replace(/-\d{14}$/, '');
+  const base = path.basename(first).replace(RUN_SUFFIX, '');
   const parent = path.dirname(first);
   const named = fs
     .readdirSync(parent)
-    .filter((n) => n.startsWith(base + '-') && /^\d{14}$/.test(n.slice(base.length + 1)))
+    .filter((n) => n.startsWith(base + '-') && /^\d{14}(?:-\d+)?$/.test(n.slice(base.length + 1)))
     .sort()
     .map((n) => path.join(parent, n));
   const out = [first];

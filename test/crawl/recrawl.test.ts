@@ -14,7 +14,7 @@ import path from 'node:path';
 import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
-import { planRecrawl, seriesBeside, startRecrawl } from '../../core/crawl/recrawl.ts';
+import { defaultRecrawlDir, planRecrawl, seriesBeside, startRecrawl } from '../../core/crawl/recrawl.ts';
 import { openArchive, RECRAWL_OF_META } from '../../core/archive/archive-dir.ts';
 import { replay } from '../../core/replay/replay.ts';
 import { changeReport } from '../../core/export/change-report.ts';
@@ -233,5 +233,24 @@ describe('trove recrawl and trove changes', () => {
     const cron = await run('recrawl', dirs[0]!, '--print-cron', 'weekly');
     expect(cron.out).toMatch(new RegExp(`^0 3 \\* \\* 1 '.*bin/trove\\.js' recrawl '${dirs[0]}' --latest >> '${dirs[0]}\\.recrawl\\.log' 2>&1\\n$`));
     expect((await run('recrawl', dirs[0]!, '--print-cron', 'every tuesday')).code).toBe(2);
+  });
+});
+
+describe('a recrawl folder of its own', () => {
+  it('two runs started in one second get -2, -3 rather than one folder; a run of a run keeps the series name', () => {
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-recrawl-dir-'));
+    try {
+      const first = path.join(parent, 'Site');
+      const now = new Date(Date.UTC(2026, 11, 5, 14, 55, 4));
+      const a = defaultRecrawlDir(first, now);
+      fs.mkdirSync(a);
+      const b = defaultRecrawlDir(first, now);
+      fs.mkdirSync(b);
+      expect(path.basename(a)).toMatch(/^Site-\d{14}$/);
+      expect(b).toBe(`${a}-2`);
+      expect(defaultRecrawlDir(b, now)).toBe(`${a}-3`);
+    } finally {
+      fs.rmSync(parent, { recursive: true, force: true });
+    }
   });
 });
