@@ -4,8 +4,16 @@
  * browser holds is read while it runs (cookies of the whole browser, localStorage and
  * sessionStorage of each open page), on every page load and every half second, because once the
  * last window is closed Chromium exits and nothing can be asked any more: the last reading is the
- * profile. The user-data-dir stays as it is (IndexedDB, service workers and everything else
- * Chromium keeps), so the same login can be opened again to refresh it.
+ * profile. A reading that ends with no window open is not kept: when the last window goes,
+ * Chromium drops the session cookies (the login, often) and still answers for a moment before it
+ * exits. Each kept reading is handed to `onRead`, so the CLI can show what it holds (the person,
+ * or a driving test, sees the login was read before closing the window). The user-data-dir
+ * stays as it is (IndexedDB, service workers and everything else Chromium keeps), so the same
+ * login can be opened again to refresh it.
+ *
+ * Why no final reading after the close: Chromium quits with its last window
+ * (--keep-alive-for-test does not hold a headful browser), and even a browser kept up without
+ * windows (--no-startup-window) has cleared the session cookies by the time the close is seen.
  *
  * `TROVE_PROFILE_CDP_PORT`: Chromium also listens for DevTools on that loopback port, so a test
  * (or a script) can drive the visible window (playwright-core's connectOverCDP) instead of a
@@ -23,6 +31,8 @@ export interface ProfileCaptureOptions {
   url: string;
   /** Called once the window is open (the CLI says what to do). */
   onOpen?: () => void;
+  /** Called with each reading that is kept (the profile so far). */
+  onRead?: (state: ProfileState) => void;
   /** Extra DevTools port for a driving test (TROVE_PROFILE_CDP_PORT). */
   cdpPort?: number;
 }
@@ -54,7 +64,11 @@ export async function captureProfile(opts: ProfileCaptureOptions): Promise<Profi
     if (reading) return;
     reading = true;
     try {
-      last = await readState(context, last);
+      const got = await readState(context, last);
+      // Read while the last window closed: its session cookies may already be gone.
+      if (context.pages().length === 0) return;
+      last = got;
+      opts.onRead?.(last);
     } catch {
       /* the browser is going away: keep the last reading */
     } finally {

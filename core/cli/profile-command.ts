@@ -3,6 +3,8 @@
  * saved logins `trove crawl --profile NAME` starts from.
  *
  *   trove profile create members --url https://example.org/login   (log in, close the window)
+ *     (stderr shows what the browser holds each time that changes, cookie and storage key names
+ *     without their values: once the login's cookie is there, the window can be closed)
  *   trove profile create members --url https://example.org/login --update   (log in again: refresh)
  *   trove profile list
  *   trove profile rename members old-members
@@ -14,6 +16,7 @@
 import type { Command } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ProfileState } from '../api/profile-types.ts';
 import { TroveError } from '../errors.ts';
 import { defaultLibraryDir, ProfileStore, profilesDirOf } from '../storage/profile-store.ts';
 import type { CommandIo } from './robots-command.ts';
@@ -46,12 +49,17 @@ export function registerProfileCommand(program: Command, io: CommandIo): void {
       const executablePath = findChromium({ path: opts.browserPath });
       const userDataDir = store.browserDir(name);
       const port = Number(process.env.TROVE_PROFILE_CDP_PORT) || undefined;
+      let shown = '';
       const state = await captureProfile({
         executablePath,
         userDataDir,
         url: opts.url,
         cdpPort: port,
         onOpen: () => io.stderr.write(`A browser window is open at ${opts.url}: log in, then close the window to save profile ${name}.\n`),
+        onRead: (read) => {
+          const line = heldLine(read);
+          if (line !== shown) io.stderr.write(`${(shown = line)}\n`);
+        },
       });
       store.save(name, state, { url: opts.url });
       lockDown(userDataDir);
@@ -86,6 +94,17 @@ export function registerProfileCommand(program: Command, io: CommandIo): void {
       storeOf(opts).delete(name);
       io.stdout.write(`deleted profile ${name}\n`);
     });
+}
+
+/** What a reading holds, by name only (never a value): `read: 3 cookies (pre, sid), 1 storage key (theme)`. */
+function heldLine(state: ProfileState): string {
+  const count = (n: number, one: string, names: string[]) => {
+    const unique = [...new Set(names)].sort();
+    const shown = unique.length > 12 ? [...unique.slice(0, 12), `${unique.length - 12} more`] : unique;
+    return `${n} ${one}${n === 1 ? '' : 's'}${n ? ` (${shown.join(', ')})` : ''}`;
+  };
+  const keys = state.origins.flatMap((o) => [...o.localStorage, ...o.sessionStorage].map(([k]) => k));
+  return `read: ${count(state.cookies.length, 'cookie', state.cookies.map((c) => c.name))}, ${count(keys.length, 'storage key', keys)}`;
 }
 
 /** Chromium writes its files with its own modes: the profile's browser data is made owner-only too. */

@@ -29,33 +29,67 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Log in through the visible window of `trove profile create`, then close it. */
-async function logInThroughWindow(port: number, site: LoginSite): Promise<void> {
+/** The running `trove profile create`: its exit, and a wait for a line it writes to stderr. */
+interface CreateRun {
+  exited: Promise<{ code: number | null; stdout: string; stderr: string }>;
+  /** Resolves once stderr has a line matching `re`; rejects if the CLI exits first. */
+  stderrLine(re: RegExp): Promise<void>;
+}
+
+function startCreate(args: string[], port: number): CreateRun {
+  const child = spawn('xvfb-run', ['-a', process.execPath, troveBin, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, TROVE_PROFILE_CDP_PORT: String(port) },
+  });
+  let stdout = '';
+  let stderr = '';
+  let done = false;
+  const waiters = new Set<() => void>();
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    for (const w of waiters) w();
+  });
+  const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => {
+      done = true;
+      for (const w of waiters) w();
+      resolve({ code, stdout, stderr });
+    }),
+  );
+  const stderrLine = (re: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (re.test(stderr)) resolve();
+        else if (done) reject(new Error(`trove profile create exited without a line ${re}:\n${stderr}`));
+        else return;
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
+  return { exited, stderrLine };
+}
+
+/**
+ * Log in through the visible window of `trove profile create`, then close it. No time windows:
+ * the CLI says when its window is open (DevTools listening, login page loaded), and it says
+ * what each reading of the browser holds; the window is closed once a reading has the login's
+ * `sid` cookie and the `theme` key set after it.
+ */
+async function logInThroughWindow(cli: CreateRun, port: number, site: LoginSite): Promise<void> {
+  await cli.stderrLine(/^A browser window is open at /m);
   const { chromium: pw } = await import('playwright-core');
-  let browser;
-  for (let i = 0; ; i++) {
-    try {
-      browser = await pw.connectOverCDP(`http://127.0.0.1:${port}`);
-      break;
-    } catch (e) {
-      if (i > 200) throw e;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  const context = browser.contexts()[0]!;
-  let page = context.pages().find((p) => p.url().includes('/login'));
-  for (let i = 0; !page && i < 100; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    page = context.pages().find((p) => p.url().includes('/login'));
-  }
-  await page!.waitForSelector('#username');
-  await page!.fill('#username', LOGIN_USER);
-  await page!.fill('#password', LOGIN_PASSWORD);
-  await Promise.all([page!.waitForURL(`${site.origin}/members/`), page!.click('#submit')]);
-  await page!.evaluate(() => localStorage.setItem('theme', 'dark'));
-  // Give the CLI a reading after the login (it reads on each load and every half second).
-  await new Promise((r) => setTimeout(r, 1200));
-  await page!.close();
+  const browser = await pw.connectOverCDP(`http://127.0.0.1:${port}`);
+  const page = browser.contexts()[0]!.pages().find((p) => p.url().includes('/login'));
+  if (!page) throw new Error(`no login page among ${browser.contexts()[0]!.pages().map((p) => p.url())}`);
+  await page.waitForSelector('#username');
+  await page.fill('#username', LOGIN_USER);
+  await page.fill('#password', LOGIN_PASSWORD);
+  await Promise.all([page.waitForURL(`${site.origin}/members/`), page.click('#submit')]);
+  await page.evaluate(() => localStorage.setItem('theme', 'dark'));
+  await cli.stderrLine(/^read: \d+ cookies? \([^)]*\bsid\b[^)]*\), \d+ storage keys? \([^)]*\btheme\b/m);
+  await page.close();
 }
 
 describe.skipIf(!chromium || !xvfb)('trove profile create under Xvfb, driven over DevTools', () => {
@@ -74,19 +108,9 @@ describe.skipIf(!chromium || !xvfb)('trove profile create under Xvfb, driven ove
 
   it('saves the login as a profile (0700/0600) that list, a browser crawl --profile, rename and delete use', async () => {
     const port = await freePort();
-    const created = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn('xvfb-run', ['-a', process.execPath, troveBin, 'profile', 'create', 'members', '--url', `${site.origin}/login`, '--library', library, '--browser-path', chromium!], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, TROVE_PROFILE_CDP_PORT: String(port) },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('exit', (code) => resolve({ code, stdout, stderr }));
-    });
-    await logInThroughWindow(port, site);
-    const r = await created;
+    const cli = startCreate(['profile', 'create', 'members', '--url', `${site.origin}/login`, '--library', library, '--browser-path', chromium!], port);
+    await logInThroughWindow(cli, port, site);
+    const r = await cli.exited;
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/log in, then close the window/);
     expect(r.stdout).toMatch(/saved profile members: \d+ cookies/);
@@ -96,6 +120,7 @@ describe.skipIf(!chromium || !xvfb)('trove profile create under Xvfb, driven ove
     const sid = state.cookies.find((c) => c.name === 'sid')!;
     expect(sid.httpOnly).toBe(true);
     expect(site.sessions()).toContain(sid.value);
+    expect(r.stderr).not.toContain(sid.value); // the readings it showed name cookies, never their values
     expect(state.origins.find((o) => o.origin === site.origin)?.localStorage).toContainEqual(['theme', 'dark']);
     const dir = profilesDirOf(library);
     const modes: string[] = [];
