@@ -9,6 +9,7 @@
  *   check            trove check <warcs>
  *   cdxj export      trove export <dir> --cdxj <file>
  *   wacz export      trove export <dir> --wacz <file>
+ *   wacz check       trove check <that file>                      (step checkwacz; its WARCs are read in place)
  *
  * The issue's target at 20 GB (about 1.2M captures): peak RSS at most 300 MB each, time printed
  * against the gunzip/copy. Then, on the imported archive, in a child of its own
@@ -25,7 +26,10 @@
  *
  *   npm run bench -- big-archive --size 200                     (default 100 MB; all removed at the end)
  *   npm run bench -- big-archive --size 20480 --keep /tmp/big20g --steps gen,gunzip,cp,import
- *   npm run bench -- big-archive --size 20480 --keep /tmp/big20g --steps check,cdxj,wacz,queries
+ *   npm run bench -- big-archive --size 20480 --keep /tmp/big20g --steps check,cdxj,wacz,checkwacz,queries
+ *
+ * The WACZ is removed as soon as the last step that reads it has run: `wacz`, or `checkwacz`
+ * (which needs `wacz` in the same run: the package is not kept).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -42,7 +46,12 @@ const warcScript = path.join(here, 'big-archive-warc.ts');
 const MIB = 1024 ** 2;
 /** Gzipped bytes per capture (response + request) as big-archive-warc.ts writes them: 54.6 MB for 3,000. */
 const BYTES_PER_CAPTURE = 18_200;
-const STEPS = ['gen', 'gunzip', 'cp', 'import', 'check', 'cdxj', 'wacz', 'queries'] as const;
+/**
+ * Disk the WACZ check's temporary record store takes per capture at most: WARC number, offset,
+ * length, digest and URL of its indexed record, and the URL index the pages check builds.
+ */
+const CHECK_STORE_BYTES_PER_CAPTURE = 512;
+const STEPS = ['gen', 'gunzip', 'cp', 'import', 'check', 'cdxj', 'wacz', 'checkwacz', 'queries'] as const;
 type Step = (typeof STEPS)[number];
 
 interface WarcPlan {
@@ -97,13 +106,15 @@ function freeBytes(dir: string): number | null {
  * What the steps to run will still write, at their peak: the missing WARCs, the archive's
  * database with its full-text index (234 MB for 198 MB of these WARCs: page text is stored and
  * indexed uncompressed), and the larger of the `cp` copy and the WACZ (each about the WARC bytes;
- * the copy is removed as soon as it is timed, the CDXJ and the WACZ too). The WARCs are imported
- * by reference, not copied. At 20 GB: 20 + 25 + 20 = about 65 GB.
+ * the copy is removed as soon as it is timed, the CDXJ too, the WACZ once checked), with the WACZ
+ * check's record store beside the WACZ (it reads the WARCs in the package in place: no copy). The
+ * WARCs are imported by reference, not copied. At 20 GB: 20 + 25 + 20 + 0.6 = about 66 GB.
  */
 function bytesNeeded(size: number, missing: number, steps: Set<Step>): number {
   const archive = steps.has('import') ? 1.25 * size : 0;
   const copy = steps.has('cp') || steps.has('wacz') ? size : 0;
-  return Math.ceil(missing + archive + copy + 64 * MIB);
+  const checkStore = steps.has('checkwacz') ? (size / BYTES_PER_CAPTURE) * CHECK_STORE_BYTES_PER_CAPTURE : 0;
+  return Math.ceil(missing + archive + copy + checkStore + 64 * MIB);
 }
 
 function arg(name: string): string | undefined {
@@ -125,6 +136,7 @@ async function main(): Promise<void> {
   const jobs = Math.max(1, Number(arg('--jobs') ?? os.availableParallelism()));
   const steps = new Set((arg('--steps') ?? STEPS.join(',')).split(',').map((x) => x.trim()) as Step[]);
   for (const st of steps) if (!STEPS.includes(st)) throw new Error(`--steps: unknown step ${st} (steps: ${STEPS.join(',')})`);
+  if (steps.has('checkwacz') && !steps.has('wacz')) throw new Error('--steps: checkwacz checks the WACZ the wacz step writes in the same run; add wacz');
   if (keep) fs.mkdirSync(keep, { recursive: true });
   // Scratch (the copy, the CDXJ, the WACZ) on the same disk as the WARCs, so one df says it all.
   const tmp = fs.mkdtempSync(path.join(keep ? path.resolve(keep) : os.tmpdir(), 'trove-big-archive-'));
@@ -170,13 +182,16 @@ async function main(): Promise<void> {
     // The CLI as users run it: bin/trove.js's shebang flags and environment (cli-node-flags.ts).
     const trove = (...args: string[]): [string, string[]] => [process.execPath, [...cliNodeFlags(), bin, ...args]];
     const copyDir = path.join(tmp, 'copy');
+    const wacz = path.join(tmp, 'all.wacz');
+    const removeWacz = () => fs.rmSync(wacz, { force: true });
     const ops: [Step, string, string, string[], () => void][] = [
       ['gunzip', 'gunzip -c (reference)', 'sh', ['-c', `for f in ${files.map((f) => `'${f}'`).join(' ')}; do gunzip -c "$f" > /dev/null; done`], () => undefined],
       ['cp', 'cp (reference)', 'cp', [...files, (fs.mkdirSync(copyDir, { recursive: true }), copyDir)], () => fs.rmSync(copyDir, { recursive: true, force: true })],
       ['import', 'import', ...trove('import', ...files, '--archive', archive, '--no-progress'), () => undefined],
       ['check', 'check', ...trove('check', '--errors-only', '--no-progress', ...files), () => undefined],
       ['cdxj', 'cdxj export', ...trove('export', archive, '--cdxj', path.join(tmp, 'all.cdxj'), '--no-progress'), () => fs.rmSync(path.join(tmp, 'all.cdxj'), { force: true })],
-      ['wacz', 'wacz export', ...trove('export', archive, '--wacz', path.join(tmp, 'all.wacz'), '--no-progress'), () => fs.rmSync(path.join(tmp, 'all.wacz'), { force: true })],
+      ['wacz', 'wacz export', ...trove('export', archive, '--wacz', wacz, '--no-progress'), steps.has('checkwacz') ? () => undefined : removeWacz],
+      ['checkwacz', 'wacz check', ...trove('check', wacz, '--errors-only', '--no-progress'), removeWacz],
     ];
     for (const [step, name, cmd, args, after] of ops) {
       if (!steps.has(step)) continue;
@@ -194,7 +209,7 @@ async function main(): Promise<void> {
       if (t) console.log(`${name.padEnd(24)} ${fmt(t, gunzip)}${steps.has(ops.find((o) => o[1] === name)![0]) ? '' : '  (kept from an earlier run)'}`);
     }
     if (fs.existsSync(archive)) console.log(`archive folder: ${(Number(execSync(`du -sk '${archive}'`).toString().split(/\s/)[0]) / 1024).toFixed(0)} MB (the WARCs are referenced, not copied)`);
-    console.log(`target at 20 GB: peak RSS <= 300 MB for import, check, cdxj and wacz export (this run: ${(bytes / 1024 ** 3).toFixed(2)} GB)`);
+    console.log(`target at 20 GB: peak RSS <= 300 MB for import, check, cdxj and wacz export, wacz check (this run: ${(bytes / 1024 ** 3).toFixed(2)} GB)`);
     if (steps.has('queries') && fs.existsSync(archive)) queryFigures(archive, captures);
     console.log(`uptime: ${execSync('uptime').toString().trim()}`);
   } finally {

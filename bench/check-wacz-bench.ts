@@ -1,12 +1,12 @@
 /**
  * `trove check` on a WACZ against `trove check` on the WARCs inside it, in the same run: what the
- * package checks cost on top of the WARC checks (copying each WARC out through the bounded
- * reader, hashing every resource, indexing the WARCs to check each index line against its record,
- * the pages file). The package is what `trove export --wacz` writes for an archive imported from
- * one synthetic WARC.gz (2,000 pages of 40 KB with their request records, ~10 MB).
+ * package checks cost on top of the WARC checks (hashing every resource, indexing the WARCs, which
+ * are read in place, into the temporary record store to check each index line against its
+ * record, the pages file). The package is what `trove export --wacz` writes for an archive
+ * imported from one synthetic WARC.gz (2,000 pages of 40 KB with their request records).
  *
- * Target: the WACZ check ≤ 3× the WARC check (the WARCs are read three times: copied out,
- * checked, indexed; the check itself dominates).
+ * Target: the WACZ check ≤ 3× the WARC check (the WARCs are read three times: hashed, checked,
+ * indexed; the check itself dominates).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

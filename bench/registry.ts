@@ -42,7 +42,7 @@ export const BENCHES: Bench[] = [
   { name: 'replay', file: 'replay-bench.ts', what: 'replay lookups over 1M captures; RSS of an import' },
   { name: 'replay-info', file: 'replay-info-bench.ts', what: "the replay banner's info from record heads vs a whole replay" },
   { name: 'export', file: 'export-bench.ts', what: 'WACZ export vs a plain copy of the WARCs' },
-  { name: 'big-archive', file: 'big-archive-bench.ts', what: 'synthetic WARCs of --size MB: import, check, CDXJ and WACZ export, wall and peak RSS vs gunzip/cp; replay lookup, search, Pages view' },
+  { name: 'big-archive', file: 'big-archive-bench.ts', what: 'synthetic WARCs of --size MB: import, check, CDXJ and WACZ export, WACZ check, wall and peak RSS vs gunzip/cp; replay lookup, search, Pages view' },
   { name: 'check-wacz', file: 'check-wacz-bench.ts', what: 'trove check on a WACZ vs on the WARC inside it' },
   { name: 'reliability', file: 'reliability-bench.ts', what: 'hostile-site crawl: time, crawler peak RSS, one outcome per path, WARC validity' },
   { name: 'extract', file: 'extract-bench.ts', what: 'HTML link extraction throughput (MB/s)' },

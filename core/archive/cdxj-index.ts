@@ -29,6 +29,7 @@ import { mediaType } from '../formats/media-type.ts';
 import { parseHttpHead } from '../formats/http-head.ts';
 import { blockIsHttp } from '../warc/http-block.ts';
 import type { HttpHead } from '../formats/http-head.ts';
+import type { FileRange } from '../warc/file-range.ts';
 import type { WarningHandler } from '../warc/read-errors.ts';
 import { openArchiveFile } from '../warc/read-records.ts';
 import type { WarcRecord, WarcRecordHead } from '../warc/read-record.ts';
@@ -40,6 +41,8 @@ export interface IndexOptions {
   /** `filename` in each line (default: the file's base name). */
   filename?: string;
   onWarning?: WarningHandler;
+  /** Index only these bytes of `file`, as a file of their own (a WARC stored in a WACZ); offsets are within them. */
+  range?: FileRange;
 }
 
 /** Bytes of a block read to find its HTTP head. */
@@ -72,7 +75,7 @@ export async function* indexFile(file: string, opts: IndexOptions = {}): AsyncGe
     pending = null;
     return p ? entryOf(p.seen, p.req, filename) : null;
   };
-  const records = openArchiveFile(file, { onWarning: opts.onWarning })[Symbol.asyncIterator]();
+  const records = openArchiveFile(file, { onWarning: opts.onWarning, ...(opts.range ? { range: opts.range } : {}) })[Symbol.asyncIterator]();
   try {
     for (;;) {
       let seen: Seen | null;

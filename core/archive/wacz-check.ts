@@ -15,14 +15,23 @@
  * - every WARC inside, exactly as `trove check` checks a WARC file.
  *
  * Problems name `<package>!/<entry>`; offsets are within that entry (the local header's offset in
- * the .wacz for container problems). WARCs are copied out to a temporary folder to be read: the
- * WARC checker and indexer read files, and the copy goes through the same bounds as an import.
+ * the .wacz for container problems).
+ *
+ * Memory and disk stay flat however big the package (issue 39: WACZ of tens of gigabytes). A
+ * STORED WARC (as WACZ asks, and as `trove export --wacz` writes) is checked and indexed where it
+ * lies, as a byte range of the package (file-range.ts): no copy. Its size and CRC-32 are checked
+ * by the hash pass over the resources (through the bounded reader), or by a pass of their own
+ * when the hash pass did not read it (an unlisted WARC). A DEFLATED WARC (rare) is copied out to
+ * the temporary folder through the bounded reader, then checked and indexed there. The ZipNum
+ * blocks are read one by one, by range, the same way. The capture records the index is checked
+ * against are kept in a temporary SQLite file (wacz-check-records.ts), not in memory, and the
+ * pages file is read line by line.
  *
  * A package of gigabytes takes minutes: progress goes to `onRecord` as a position in the package
- * (the hash pass over every resource, then each WARC copied out, checked and indexed, each pass
- * weighed by its bytes, scaled to the file's size), so the CLI's one bar over the files it checks
- * stays one bar with one ETA. Aborting `signal` stops the check (CANCELLED) wherever it is; the
- * temporary folder goes with it.
+ * (the hash pass over every resource, then each WARC checked and indexed, and copied out first
+ * when deflated, each pass weighed by its bytes, scaled to the file's size), so the CLI's one bar
+ * over the files it checks stays one bar with one ETA. Aborting `signal` stops the check
+ * (CANCELLED) wherever it is; the temporary folder goes with it.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -41,21 +50,16 @@ import { compareBytewise } from './cdxj.ts';
 import { parseCdxjLine, readCdxjLines } from './cdxj-read.ts';
 import type { CdxjLine } from './cdxj-read.ts';
 import { checkZipStructure } from './wacz-check-zip.ts';
+import { CheckRecordStore } from './wacz-check-records.ts';
+import type { FileRange } from '../warc/file-range.ts';
 import { openWacz, verifyWacz, waczWarcEntries } from './wacz-read.ts';
 import type { WaczEntry, WaczPackage } from './wacz-read.ts';
 
 /** Frictionless data package rule for resource names. */
 const RESOURCE_NAME = /^([-a-z0-9._/])+$/;
 const KNOWN_VERSIONS = new Set(['1.0.0', '1.1.0', '1.1.1']);
-/** How much of a pages file line, or an idx/digest file, is read. */
+/** How much of a pages file line, or an idx/digest file, is read; and the largest ZipNum block read. */
 const MAX_SMALL_ENTRY = 64 << 20;
-
-interface IndexedRecord {
-  length: number;
-  digest: string | undefined;
-  url: string;
-  seen: boolean;
-}
 
 type Level = 'error' | 'warning';
 
@@ -87,18 +91,22 @@ export async function checkWaczFile(file: string, opts: CheckOptions = {}): Prom
     return finish(result);
   }
   const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'trove-check-wacz-'));
+  let records: CheckRecordStore | null = null;
   try {
+    records = new CheckRecordStore(path.join(tmp, 'records.sqlite'));
     const work = new PackageWork(pkg, (await fsp.stat(file)).size, opts.onRecord);
-    const ctx: Ctx = { pkg, report, push, result, tmp, unreadable: new Set(), work, signal: opts.signal };
+    const warcIds = new Map(waczWarcEntries(pkg).map((e, i) => [path.posix.basename(e.name), i + 1]));
+    const ctx: Ctx = { pkg, report, push, result, tmp, unreadable: new Set(), intact: new Set(), work, signal: opts.signal, records, warcIds, copies: 0 };
     await checkDatapackage(ctx);
     await checkDigestFile(ctx);
-    const records = await checkWarcs(ctx, opts);
+    await checkWarcs(ctx, opts);
     throwIfCancelled(opts.signal, 'check');
-    await checkIndexes(ctx, records);
+    await checkIndexes(ctx);
     throwIfCancelled(opts.signal, 'check');
-    await checkPages(ctx, records);
+    await checkPages(ctx);
   } finally {
     pkg.close();
+    records?.close();
     await fsp.rm(tmp, { recursive: true, force: true });
   }
   return finish(result);
@@ -117,27 +125,37 @@ interface Ctx {
   tmp: string;
   /** Entries already reported as unreadable (bounds, size, CRC): said once, not again by each reader. */
   unreadable: Set<string>;
+  /** Entries read whole through the bounded reader, so their size and CRC-32 hold. */
+  intact: Set<string>;
   work: PackageWork;
   signal: AbortSignal | undefined;
+  /** The WARCs' capture records, for the index and pages checks. */
+  records: CheckRecordStore;
+  /** Each WARC's number in `records`, by base name (index lines name WARCs by base name). */
+  warcIds: Map<string, number>;
+  /** Entries copied out so far (names the copies). */
+  copies: number;
 }
 
 /**
  * How far a package check has got, in bytes of work: every resource hashed once, every WARC
- * entry then copied out, checked and indexed (three passes over its bytes). Reported as the same
- * share of the package file's size, at most once per MiB of work.
+ * entry then checked and indexed (two passes over its bytes; three when deflated, copied out
+ * first). Reported as the same share of the package file's size, at most once per MiB of work,
+ * never going back.
  */
 class PackageWork {
   readonly #fileSize: number;
-  readonly #total: number;
+  #total: number;
   readonly #onPosition: ((offset: number) => void) | undefined;
   #done = 0;
   #reported = 0;
+  #position = 0;
 
   constructor(pkg: WaczPackage, fileSize: number, onPosition: ((offset: number) => void) | undefined) {
     const hashed = pkg.resources.reduce((n, r) => n + (pkg.entry(r.path)?.size ?? 0), 0);
-    const warcs = waczWarcEntries(pkg).reduce((n, e) => n + e.size, 0);
+    const warcs = waczWarcEntries(pkg).reduce((n, e) => n + (e.compressionMethod === 0 ? 2 : 3) * e.size, 0);
     this.#fileSize = fileSize;
-    this.#total = Math.max(1, hashed + 3 * warcs);
+    this.#total = Math.max(1, hashed + warcs);
     this.#onPosition = onPosition;
   }
 
@@ -145,7 +163,13 @@ class PackageWork {
     this.#done += bytes;
     if (this.#done - this.#reported < 1 << 20) return;
     this.#reported = this.#done;
-    this.#onPosition?.(Math.min(this.#fileSize, Math.floor((this.#fileSize * this.#done) / this.#total)));
+    const at = Math.min(this.#fileSize, Math.floor((this.#fileSize * this.#done) / this.#total));
+    if (at > this.#position) this.#onPosition?.((this.#position = at));
+  }
+
+  /** A pass not foreseen (an entry's CRC pass): more work in all. */
+  grow(bytes: number): void {
+    this.#total += bytes;
   }
 
   /** A pass over `size` bytes that reports its offset as it goes: adds only what is new. */
@@ -213,6 +237,8 @@ async function checkDatapackage(ctx: Ctx): Promise<void> {
     if (typeof r.hash !== 'string' && typeof stats.hash !== 'string') report('datapackage.json', 0, 'error', 'WACZ_RESOURCE_NO_HASH', at(`${where} has no "hash"`));
   });
   for (const check of await verifyWacz(pkg, { onBytes: (n) => ctx.work.add(n), ...(ctx.signal ? { signal: ctx.signal } : {}) })) {
+    // Read to its end through the bounded reader: its size and CRC-32 hold, whatever its hash.
+    if (check.ok || check.code === 'WACZ_HASH_MISMATCH') ctx.intact.add(check.path);
     if (check.ok) continue;
     if (check.code!.startsWith('WACZ_ENTRY_')) unreadable(ctx, check.path, check.code!, check.message!);
     else report(check.path, 0, 'error', check.code!, check.message!);
@@ -326,56 +352,110 @@ async function signatureProblem(s: Record<string, unknown>, hash: string, create
   return null;
 }
 
-/** Check every WARC inside; returns its index entries, keyed `filename offset`, for the index checks. */
-async function checkWarcs(ctx: Ctx, opts: CheckOptions): Promise<Map<string, IndexedRecord>> {
-  const records = new Map<string, IndexedRecord>();
-  let n = 0;
+/** Check and index every WARC inside, keeping its capture records for the index checks. */
+async function checkWarcs(ctx: Ctx, opts: CheckOptions): Promise<void> {
   for (const entry of waczWarcEntries(ctx.pkg)) {
-    const copy = path.join(ctx.tmp, `${++n}-${path.posix.basename(entry.name)}`);
-    const { work, signal } = ctx;
+    const place = await placeOf(ctx, entry, (n) => ctx.work.add(n));
+    if (!place) continue;
     try {
-      const counted = async function* (source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-        for await (const chunk of source) {
-          throwIfCancelled(signal, 'check');
-          work.add(chunk.length);
-          yield chunk;
-        }
-      };
-      await pipeline(await ctx.pkg.openEntry(entry), counted, fs.createWriteStream(copy));
-    } catch (err) {
-      if (!isTroveError(err) || isCancelled(err)) throw err;
-      unreadable(ctx, entry.name, err.code, err.message);
-      await fsp.rm(copy, { force: true });
-      continue;
+      await checkWarc(ctx, opts, entry, place);
+    } finally {
+      if (place.copied) await fsp.rm(place.file, { force: true });
     }
-    const inner = `${ctx.result.file}!/${entry.name}`;
-    const checked = work.pass(entry.size);
-    const r = await checkWarcFile(copy, {
-      maxProblems: opts.maxProblems ?? 10_000,
-      onProblem: (p) => ctx.push({ ...p, file: inner }),
-      onRecord: checked.at,
-      ...(signal ? { signal } : {}),
-    });
-    checked.end();
-    ctx.result.records += r.records;
-    ctx.result.chunkedDigests.entity += r.chunkedDigests.entity;
-    ctx.result.chunkedDigests.transfer += r.chunkedDigests.transfer;
-    ctx.result.credentials += r.credentials;
-    const filename = path.posix.basename(entry.name);
-    const indexed = work.pass(entry.size);
-    try {
-      for await (const e of indexFile(copy, { filename })) {
-        throwIfCancelled(signal, 'check');
-        indexed.at(e.offset);
-        records.set(`${filename} ${e.offset}`, { length: e.length, digest: e.digest, url: e.url, seen: false });
-      }
-    } catch (err) {
-      if (!isTroveError(err) || isCancelled(err)) throw err; // the WARC check has reported the break
-    }
-    indexed.end();
-    await fsp.rm(copy, { force: true });
   }
-  return records;
+}
+
+/** Where an entry's bytes can be read by range: a file, and the range of it when not the whole file. */
+interface Place {
+  file: string;
+  range?: FileRange;
+  /** A copy in the temporary folder (to remove once read). */
+  copied: boolean;
+}
+
+/**
+ * A STORED entry is read in place, once its size and CRC-32 are known to hold (entryIntact); a
+ * DEFLATED one is copied out to the temporary folder through the bounded reader, `onBytes` told of
+ * each chunk. Null when the entry cannot be read (reported once).
+ */
+async function placeOf(ctx: Ctx, entry: WaczEntry, onBytes: (n: number) => void): Promise<Place | null> {
+  if (entry.compressionMethod === 0 && !entry.encrypted) {
+    if (!(await entryIntact(ctx, entry))) return null;
+    return { file: ctx.pkg.path, range: { start: entry.dataOffset, end: entry.dataOffset + entry.size }, copied: false };
+  }
+  const copy = path.join(ctx.tmp, `${++ctx.copies}-${path.posix.basename(entry.name)}`);
+  const { signal } = ctx;
+  try {
+    const counted = async function* (source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+      for await (const chunk of source) {
+        throwIfCancelled(signal, 'check');
+        onBytes(chunk.length);
+        yield chunk;
+      }
+    };
+    await pipeline(await ctx.pkg.openEntry(entry), counted, fs.createWriteStream(copy));
+  } catch (err) {
+    await fsp.rm(copy, { force: true });
+    if (!isTroveError(err) || isCancelled(err)) throw err;
+    unreadable(ctx, entry.name, err.code, err.message);
+    return null;
+  }
+  return { file: copy, copied: true };
+}
+
+/**
+ * Whether an entry's bytes hold what its headers declare (size, CRC-32), read through the bounded
+ * reader: known from the hash pass, or found by a pass of its own here. False when not (reported).
+ */
+async function entryIntact(ctx: Ctx, entry: WaczEntry): Promise<boolean> {
+  if (ctx.unreadable.has(entry.name)) return false;
+  if (ctx.intact.has(entry.name)) return true;
+  ctx.work.grow(entry.size);
+  try {
+    for await (const chunk of await ctx.pkg.openEntry(entry)) {
+      throwIfCancelled(ctx.signal, 'check');
+      ctx.work.add((chunk as Buffer).length);
+    }
+  } catch (err) {
+    if (!isTroveError(err) || isCancelled(err)) throw err;
+    unreadable(ctx, entry.name, err.code, err.message);
+    return false;
+  }
+  ctx.intact.add(entry.name);
+  return true;
+}
+
+/** One WARC: checked as `trove check` checks a WARC file, then indexed into `ctx.records`. */
+async function checkWarc(ctx: Ctx, opts: CheckOptions, entry: WaczEntry, place: Place): Promise<void> {
+  const { work, signal } = ctx;
+  const range = place.range ? { range: place.range } : {};
+  const inner = `${ctx.result.file}!/${entry.name}`;
+  const checked = work.pass(entry.size);
+  const r = await checkWarcFile(place.file, {
+    maxProblems: opts.maxProblems ?? 10_000,
+    onProblem: (p) => ctx.push({ ...p, file: inner }),
+    onRecord: checked.at,
+    ...(signal ? { signal } : {}),
+    ...range,
+  });
+  checked.end();
+  ctx.result.records += r.records;
+  ctx.result.chunkedDigests.entity += r.chunkedDigests.entity;
+  ctx.result.chunkedDigests.transfer += r.chunkedDigests.transfer;
+  ctx.result.credentials += r.credentials;
+  const filename = path.posix.basename(entry.name);
+  const warc = ctx.warcIds.get(filename)!;
+  const indexed = work.pass(entry.size);
+  try {
+    for await (const e of indexFile(place.file, { filename, ...range })) {
+      throwIfCancelled(signal, 'check');
+      indexed.at(e.offset);
+      ctx.records.add(warc, e.offset, { length: e.length, digest: e.digest ?? null, url: e.url });
+    }
+  } catch (err) {
+    if (!isTroveError(err) || isCancelled(err)) throw err; // the WARC check has reported the break
+  }
+  indexed.end();
 }
 
 /** `sha1:ABC`, `ABC`, `sha-256:abc` and `sha256:abc` compare equal where they name one digest. */
@@ -386,7 +466,7 @@ function normDigest(d: string): string {
   return `${label}:${label === 'sha1' ? value.toUpperCase() : value.toLowerCase()}`;
 }
 
-async function checkIndexes(ctx: Ctx, records: Map<string, IndexedRecord>): Promise<void> {
+async function checkIndexes(ctx: Ctx): Promise<void> {
   const { pkg, report } = ctx;
   const idx = pkg.entry('indexes/index.idx');
   const plain = pkg.entries.filter((e) => e.name.startsWith('indexes/') && /\.(cdxj|cdx)$/i.test(e.name));
@@ -394,7 +474,7 @@ async function checkIndexes(ctx: Ctx, records: Map<string, IndexedRecord>): Prom
     report(null, 0, 'error', 'WACZ_NO_INDEX', 'no index: neither indexes/index.cdx.gz with indexes/index.idx nor an indexes/*.cdxj file');
     return;
   }
-  const checkLine = lineChecker(ctx, records);
+  const checkLine = lineChecker(ctx);
   for (const e of plain) {
     try {
       const done = checkLine(e.name);
@@ -405,13 +485,13 @@ async function checkIndexes(ctx: Ctx, records: Map<string, IndexedRecord>): Prom
     }
   }
   if (idx) await checkZipNum(ctx, idx, checkLine);
-  const missing = [...records.values()].filter((r) => !r.seen).length;
-  if (missing > 0) report(null, 0, 'warning', 'WACZ_RECORDS_NOT_INDEXED', `${missing} of ${records.size} capture records in the WARCs are not in the index`);
+  const { total, unseen } = ctx.records.counts();
+  if (unseen > 0) report(null, 0, 'warning', 'WACZ_RECORDS_NOT_INDEXED', `${unseen} of ${total} capture records in the WARCs are not in the index`);
 }
 
 /** A function per index file that checks its lines, in order, against the records. */
-function lineChecker(ctx: Ctx, records: Map<string, IndexedRecord>): (file: string) => (line: CdxjLine, offset: number) => void {
-  const warcNames = new Set(waczWarcEntries(ctx.pkg).map((e) => path.posix.basename(e.name)));
+function lineChecker(ctx: Ctx): (file: string) => (line: CdxjLine, offset: number) => void {
+  const warcNames = ctx.warcIds;
   // Lines into a WARC that could not be read were not checkable: that WARC's problem says why.
   const unread = new Set(waczWarcEntries(ctx.pkg).filter((e) => ctx.unreadable.has(e.name)).map((e) => path.posix.basename(e.name)));
   return (file) => {
@@ -432,17 +512,16 @@ function lineChecker(ctx: Ctx, records: Map<string, IndexedRecord>): (file: stri
         return;
       }
       if (unread.has(path.posix.basename(filename))) return;
-      const rec = records.get(`${path.posix.basename(filename)} ${off}`);
-      if (!Number.isInteger(off) || !rec) {
+      const rec = Number.isInteger(off) ? ctx.records.take(warcNames.get(path.posix.basename(filename))!, off) : undefined;
+      if (!rec) {
         ctx.report(file, offset, 'error', 'WACZ_INDEX_BAD_OFFSET', `${where}: no capture record starts at offset ${JSON.stringify(j.offset)} of ${filename}`);
         return;
       }
-      rec.seen = true;
       // An uncompressed record's length is given with or without its closing CRLF CRLF.
       if (!(length === rec.length || length === rec.length + 4)) {
         ctx.report(file, offset, 'error', 'WACZ_INDEX_BAD_LENGTH', `${where}: length ${JSON.stringify(j.length)} for the record at ${off} of ${filename}, which is ${rec.length} bytes`);
       }
-      if (typeof j.digest === 'string' && rec.digest !== undefined && normDigest(j.digest) !== normDigest(rec.digest)) {
+      if (typeof j.digest === 'string' && rec.digest !== null && normDigest(j.digest) !== normDigest(rec.digest)) {
         ctx.report(file, offset, 'error', 'WACZ_INDEX_BAD_DIGEST', `${where}: digest ${j.digest}, the record's payload digest is ${rec.digest}`);
       }
       if (typeof j.url === 'string' && j.url !== rec.url) {
@@ -474,8 +553,39 @@ async function checkZipNum(ctx: Ctx, idx: WaczEntry, checkLine: ReturnType<typeo
     report(idx.name, 0, 'error', 'WACZ_NO_INDEX', `${idx.name} points to ${cdxName}, which is not in the package`);
     return;
   }
-  const blocks = await readEntry(ctx, cdx, 1 << 30);
-  if (!blocks) return;
+  // Read block by block, by range: in place when STORED (as WACZ asks), from a copy when not.
+  const place = await placeOf(ctx, cdx, () => undefined);
+  if (!place) return;
+  const blocks = await fsp.open(place.file, 'r');
+  try {
+    await checkZipNumBlocks(ctx, idx, lines, cdx, { file: blocks, start: place.range?.start ?? 0 }, checkLine);
+  } finally {
+    await blocks.close();
+    if (place.copied) await fsp.rm(place.file, { force: true });
+  }
+}
+
+/** Bytes [at, at + length) of an entry that starts at `start` of an open file. */
+async function readBlock(from: { file: fsp.FileHandle; start: number }, at: number, length: number): Promise<Buffer> {
+  const block = Buffer.allocUnsafe(length);
+  for (let got = 0; got < length; ) {
+    const { bytesRead } = await from.file.read(block, got, length - got, from.start + at + got);
+    if (bytesRead === 0) return block.subarray(0, got); // the file shrank under us
+    got += bytesRead;
+  }
+  return block;
+}
+
+/** Each idx line's block: inside the entry, after the one before, its digest, its first key, its lines. */
+async function checkZipNumBlocks(
+  ctx: Ctx,
+  idx: WaczEntry,
+  lines: string[],
+  cdx: WaczEntry,
+  from: { file: fsp.FileHandle; start: number },
+  checkLine: ReturnType<typeof lineChecker>,
+): Promise<void> {
+  const { report } = ctx;
   const done = checkLine(cdx.name);
   let covered = 0;
   let offset = 0;
@@ -489,13 +599,18 @@ async function checkZipNum(ctx: Ctx, idx: WaczEntry, checkLine: ReturnType<typeo
     const at = Number(parsed.json.offset);
     const length = Number(parsed.json.length);
     const where = `line ${i + 1}`;
-    if (!Number.isInteger(at) || !Number.isInteger(length) || at < 0 || length <= 0 || at + length > blocks.length) {
-      report(idx.name, offset, 'error', 'WACZ_ZIPNUM_BAD_BLOCK', `${where}: block ${parsed.json.offset}+${parsed.json.length} is not inside ${cdx.name} (${blocks.length} bytes)`);
+    if (!Number.isInteger(at) || !Number.isInteger(length) || at < 0 || length <= 0 || at + length > cdx.size) {
+      report(idx.name, offset, 'error', 'WACZ_ZIPNUM_BAD_BLOCK', `${where}: block ${parsed.json.offset}+${parsed.json.length} is not inside ${cdx.name} (${cdx.size} bytes)`);
+      continue;
+    }
+    if (length > MAX_SMALL_ENTRY) {
+      report(idx.name, offset, 'error', 'WACZ_ZIPNUM_BAD_BLOCK', `${where}: a block of ${length} bytes; over the ${MAX_SMALL_ENTRY}-byte limit for one block`);
       continue;
     }
     if (at !== covered) report(idx.name, offset, 'error', 'WACZ_ZIPNUM_BAD_BLOCK', `${where}: block starts at ${at}, the previous one ended at ${covered}`);
     covered = at + length;
-    const block = blocks.subarray(at, at + length);
+    throwIfCancelled(ctx.signal, 'check');
+    const block = await readBlock(from, at, length);
     if (typeof parsed.json.digest === 'string') {
       const m = /^(sha-?256|sha-?1):([0-9a-f]+)$/i.exec(parsed.json.digest);
       const actual = m ? crypto.createHash(m[1]!.toLowerCase().replace('-', '')).update(block).digest('hex') : null;
@@ -526,7 +641,7 @@ async function checkZipNum(ctx: Ctx, idx: WaczEntry, checkLine: ReturnType<typeo
       }
     }
   }
-  if (covered !== blocks.length) report(idx.name, 0, 'error', 'WACZ_ZIPNUM_BAD_BLOCK', `the blocks listed cover ${covered} of the ${blocks.length} bytes of ${cdx.name}`);
+  if (covered !== cdx.size) report(idx.name, 0, 'error', 'WACZ_ZIPNUM_BAD_BLOCK', `the blocks listed cover ${covered} of the ${cdx.size} bytes of ${cdx.name}`);
 }
 
 /** An idx line (`urlkey timestamp {"offset":…,"length":…}`; no url, unlike CDXJ), null for `!meta`/blank, or why it is bad. */
@@ -544,44 +659,89 @@ function parseIdxLine(text: string): { urlkey: string; timestamp: string; json: 
   }
 }
 
-/** pages.jsonl: the json-pages-1.0 header line, then a url and a ts on every page. */
-async function checkPages(ctx: Ctx, records: Map<string, IndexedRecord>): Promise<void> {
-  const urls = new Set([...records.values()].map((r) => r.url));
+/** pages.jsonl: the json-pages-1.0 header line, then a url and a ts on every page; read line by line. */
+async function checkPages(ctx: Ctx): Promise<void> {
+  const captured = ctx.records.counts().total > 0;
   for (const name of ['pages/pages.jsonl', 'pages/extraPages.jsonl']) {
     const entry = ctx.pkg.entry(name);
-    if (!entry) continue;
-    const text = await readEntry(ctx, entry);
-    if (!text) continue;
-    const lines = text.toString('utf8').split('\n');
-    let offset = 0;
+    if (!entry || !(await entryIntact(ctx, entry))) continue;
     let notIndexed = 0;
-    for (let i = 0; i < lines.length; offset += Buffer.byteLength(lines[i]!) + 1, i++) {
-      const raw = lines[i]!.trim();
-      if (raw === '' && i > 0) continue;
-      const bad = (code: string, why: string) => ctx.report(name, offset, 'error', code, `line ${i + 1}: ${why}`);
-      let j: Record<string, unknown>;
-      try {
-        const parsed: unknown = JSON.parse(raw);
-        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
-        j = parsed as Record<string, unknown>;
-      } catch (err) {
-        bad(i === 0 ? 'WACZ_PAGES_BAD_HEADER' : 'WACZ_PAGES_BAD_LINE', `not a JSON object (${(err as Error).message})`);
-        continue;
+    let i = 0;
+    let offset = 0;
+    try {
+      for await (const line of entryLines(await ctx.pkg.openEntry(entry))) {
+        if (Buffer.byteLength(line) > MAX_SMALL_ENTRY) {
+          ctx.report(name, offset, 'error', 'WACZ_ENTRY_TOO_LARGE', `line ${i + 1} is over the ${MAX_SMALL_ENTRY}-byte limit for a line of ${name}`);
+          break;
+        }
+        const url = checkPageLine(ctx, name, line, i, offset);
+        if (url !== null && captured && !ctx.records.hasUrl(url)) notIndexed++;
+        offset += Buffer.byteLength(line) + 1;
+        i++;
       }
-      if (i === 0) {
-        if (j.format !== 'json-pages-1.0') bad('WACZ_PAGES_BAD_HEADER', `the header's "format" is ${JSON.stringify(j.format)}, not "json-pages-1.0"`);
-        if (j.url !== undefined) bad('WACZ_PAGES_BAD_HEADER', 'the first line is a page, not the json-pages-1.0 header');
-        continue;
-      }
-      if (typeof j.url !== 'string' || !URL.canParse(j.url)) {
-        bad('WACZ_PAGES_BAD_LINE', `"url" ${JSON.stringify(j.url)} is not a URL`);
-        continue;
-      }
-      if (typeof j.ts !== 'string' || !(Number.isFinite(Date.parse(j.ts)) || /^\d{14}$/.test(j.ts))) {
-        bad('WACZ_PAGES_BAD_LINE', `"ts" ${JSON.stringify(j.ts)} is not a date (ISO 8601 or 14 digits)`);
-      }
-      if (records.size > 0 && !urls.has(j.url)) notIndexed++;
+    } catch (err) {
+      if (!isTroveError(err) || isCancelled(err)) throw err;
+      unreadable(ctx, entry.name, err.code, err.message);
+      continue;
     }
     if (notIndexed > 0) ctx.report(name, 0, 'warning', 'WACZ_PAGE_NOT_CAPTURED', `${notIndexed} page${notIndexed === 1 ? '' : 's'} with no capture record of that URL in the package`);
   }
+}
+
+/** One line of a pages file (line `i`, 0 the header): its page's url when it names one, else null. */
+function checkPageLine(ctx: Ctx, name: string, line: string, i: number, offset: number): string | null {
+  const raw = line.trim();
+  if (raw === '' && i > 0) return null;
+  const bad = (code: string, why: string) => ctx.report(name, offset, 'error', code, `line ${i + 1}: ${why}`);
+  let j: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
+    j = parsed as Record<string, unknown>;
+  } catch (err) {
+    bad(i === 0 ? 'WACZ_PAGES_BAD_HEADER' : 'WACZ_PAGES_BAD_LINE', `not a JSON object (${(err as Error).message})`);
+    return null;
+  }
+  if (i === 0) {
+    if (j.format !== 'json-pages-1.0') bad('WACZ_PAGES_BAD_HEADER', `the header's "format" is ${JSON.stringify(j.format)}, not "json-pages-1.0"`);
+    if (j.url !== undefined) bad('WACZ_PAGES_BAD_HEADER', 'the first line is a page, not the json-pages-1.0 header');
+    return null;
+  }
+  if (typeof j.url !== 'string' || !URL.canParse(j.url)) {
+    bad('WACZ_PAGES_BAD_LINE', `"url" ${JSON.stringify(j.url)} is not a URL`);
+    return null;
+  }
+  if (typeof j.ts !== 'string' || !(Number.isFinite(Date.parse(j.ts)) || /^\d{14}$/.test(j.ts))) {
+    bad('WACZ_PAGES_BAD_LINE', `"ts" ${JSON.stringify(j.ts)} is not a date (ISO 8601 or 14 digits)`);
+  }
+  return j.url;
+}
+
+/**
+ * The lines of a stream split at LF, as `text.split('\n')` splits the whole text (the last one
+ * after the last LF, empty or not, included), decoded as UTF-8. A line longer than
+ * MAX_SMALL_ENTRY is cut there (its caller stops at it): memory stays bounded whatever the input.
+ */
+async function* entryLines(input: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  let parts: Buffer[] = [];
+  let held = 0;
+  for await (const chunk of input) {
+    let start = 0;
+    for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, start)) {
+      parts.push(chunk.subarray(start, nl));
+      yield Buffer.concat(parts).toString('utf8');
+      parts = [];
+      held = 0;
+      start = nl + 1;
+    }
+    if (held <= MAX_SMALL_ENTRY) {
+      parts.push(chunk.subarray(start));
+      held += chunk.length - start;
+    }
+    if (held > MAX_SMALL_ENTRY) {
+      yield Buffer.concat(parts).toString('utf8');
+      return;
+    }
+  }
+  yield Buffer.concat(parts).toString('utf8');
 }

@@ -12,6 +12,7 @@ import { credentialHeaders } from '../formats/redact-credentials.ts';
 import { RecordDigests } from './check-digests.ts';
 import { checkRecordFields } from './check-fields.ts';
 import type { WarcWarningCode } from './read-errors.ts';
+import type { FileRange } from './file-range.ts';
 import { openArchiveFile } from './read-records.ts';
 import { RecordIdSet } from './record-id-set.ts';
 
@@ -50,6 +51,8 @@ export interface CheckOptions {
   onRecord?: (offset: number) => void;
   /** Aborting it stops the check with CANCELLED (nothing is written, so nothing to undo). */
   signal?: AbortSignal;
+  /** checkWarcFile: check only these bytes of the file, as a file of their own (a WARC stored in a WACZ). */
+  range?: FileRange;
 }
 
 /** How serious each reader warning is for `check`. */
@@ -114,7 +117,7 @@ export async function checkWarcFile(path: string, opts: CheckOptions = {}): Prom
   let sawOldVersion = false;
   let format: 'warc' | 'arc' | null = null;
   try {
-    const records = openArchiveFile(path, { onWarning: (w) => report(w.offset, READER_LEVELS[w.code], w.code, w.message) });
+    const records = openArchiveFile(path, { onWarning: (w) => report(w.offset, READER_LEVELS[w.code], w.code, w.message), ...(opts.range ? { range: opts.range } : {}) });
     for await (const r of records) {
       throwIfCancelled(opts.signal, 'check');
       opts.onRecord?.(r.offset);

@@ -15,7 +15,7 @@
  * (Gunzip ignores trailing zeros), reading goes on with the exact member-by-member inflater from
  * the last confirmed member: same bytes, exact offsets, exact errors.
  */
-import type { FileHandle } from 'node:fs/promises';
+import type { ReadAt } from './file-range.ts';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { ExactGzipSource } from './gzip-members-spans.ts';
@@ -38,7 +38,7 @@ interface Chunk {
 
 export class FastGzipSource {
   readonly compressed = true;
-  readonly #file: FileHandle;
+  readonly #file: ReadAt;
   readonly #size: number;
   readonly #source: Readable;
   readonly #gunzip: zlib.Gunzip;
@@ -62,7 +62,7 @@ export class FastGzipSource {
   #exact: ExactGzipSource | null = null;
   #switching: Promise<ExactGzipSource> | null = null;
 
-  constructor(file: FileHandle, size: number) {
+  constructor(file: ReadAt, size: number) {
     this.#file = file;
     this.#size = size;
     const keep = (c: Chunk): void => this.#keep(c);

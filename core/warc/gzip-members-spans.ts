@@ -3,7 +3,7 @@
  * out, which member holds it and where that member starts and ends in the file. Built on the
  * exact member-by-member inflater (GzipMembers); the record reader asks it where records sit.
  */
-import type { FileHandle } from 'node:fs/promises';
+import type { ReadAt } from './file-range.ts';
 import { GzipMembers } from './gzip-members.ts';
 
 /** A gzip member as seen from the decompressed stream. */
@@ -33,7 +33,7 @@ export class ExactGzipSource {
   #pending: Buffer | null = null;
 
   /** Read members from compressed offset `start`, whose first byte is decompressed position `startPos`. */
-  constructor(file: FileHandle, start: number, size: number, startPos = 0) {
+  constructor(file: ReadAt, start: number, size: number, startPos = 0) {
     this.#members = new GzipMembers(file, start, size);
     this.#pos = startPos;
     this.#inflated = startPos;

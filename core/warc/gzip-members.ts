@@ -16,7 +16,7 @@
  *
  * CRC32 and ISIZE are checked for every member (zlib.crc32 costs ~0.15 ms per MB).
  */
-import type { FileHandle } from 'node:fs/promises';
+import type { ReadAt } from './file-range.ts';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { readFailed, WarcReadError } from './read-errors.ts';
@@ -57,7 +57,7 @@ export function isGzipMagic(head: Buffer): boolean {
 }
 
 export class GzipMembers {
-  readonly #file: FileHandle;
+  readonly #file: ReadAt;
   readonly #size: number;
   #pos: number;
   /** The window: file bytes [#winStart, #winStart + #win.length), a view of #current. */
@@ -68,7 +68,7 @@ export class GzipMembers {
   #stream: AsyncGenerator<InflatedPiece> | null = null;
 
   /** Read members of `file` (of `size` bytes) starting at compressed offset `start`. */
-  constructor(file: FileHandle, start: number, size: number) {
+  constructor(file: ReadAt, start: number, size: number) {
     this.#file = file;
     this.#pos = start;
     this.#size = size;

@@ -25,6 +25,7 @@ import { fieldValue } from '../formats/http-fields.ts';
 import { KNOWN_WARC_VERSIONS, lineEndingOf, parseContentLength, parseFieldLines, parseVersionLine, trimLineEnd } from './read-headers.ts';
 import { DetachedRecord, StreamedRecord } from './read-record.ts';
 import type { RecordHeadInit, WarcRecord } from './read-record.ts';
+import type { FileRange } from './file-range.ts';
 import { openSource } from './read-source.ts';
 import type { MemberSpan } from './read-source.ts';
 
@@ -33,6 +34,8 @@ export type { WarcRecord, WarcRecordHead } from './read-record.ts';
 export interface ReadOptions {
   /** Non-fatal problems; reading goes on after each. */
   onWarning?: WarningHandler;
+  /** Read only these bytes of the file, as a file of their own (a WARC stored in a ZIP); offsets are within them. */
+  range?: FileRange;
 }
 
 /** Longest line looked at when searching for a record start. */
@@ -56,7 +59,7 @@ export function openArchiveFile(path: string, opts: ReadOptions = {}): AsyncIter
 }
 
 async function* readFile(path: string, opts: ReadOptions): AsyncGenerator<WarcRecord> {
-  const { file, source } = await openSource(path, 0, Infinity, true);
+  const { file, source } = await openSource(path, 0, Infinity, true, opts.range);
   try {
     const cursor = new ReadCursor(source, 0);
     const scanner = new RecordScanner(cursor, opts.onWarning, false);

@@ -6,6 +6,8 @@
  */
 import fs from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { readWithin } from './file-range.ts';
+import type { FileRange, ReadAt } from './file-range.ts';
 import { FastGzipSource } from './gzip-members-fast.ts';
 import { ExactGzipSource } from './gzip-members-spans.ts';
 import type { MemberSpan } from './gzip-members-spans.ts';
@@ -35,11 +37,11 @@ const PLAIN_CHUNK = 1 << 20;
 
 class PlainSource implements ByteSource {
   readonly compressed = false;
-  readonly #file: FileHandle;
+  readonly #file: ReadAt;
   readonly #size: number;
   #pos: number;
 
-  constructor(file: FileHandle, start: number, size: number) {
+  constructor(file: ReadAt, start: number, size: number) {
     this.#file = file;
     this.#pos = start;
     this.#size = size;
@@ -76,8 +78,10 @@ export interface OpenedSource {
  * a gzip file cut after one byte) means gzip. Reading stops at `end` (exclusive) or the end of
  * the file. Decompressed positions start at `start`. `sequential` (a whole file from offset 0)
  * takes the fast gzip path; otherwise members are inflated one by one. The caller closes `file`.
+ * With `within`, only those bytes of the file are read, as a file of their own: `start`, `end`
+ * and every position are then within the range (file-range.ts).
  */
-export async function openSource(path: string, start = 0, end = Infinity, sequential = false): Promise<OpenedSource> {
+export async function openSource(path: string, start = 0, end = Infinity, sequential = false, within?: FileRange): Promise<OpenedSource> {
   let file: FileHandle;
   try {
     file = await fs.open(path, 'r');
@@ -85,14 +89,16 @@ export async function openSource(path: string, start = 0, end = Infinity, sequen
     throw new WarcReadError('WARC_OPEN_FAILED', `cannot open ${path}: ${(err as Error).message}`, { offset: 0, path }, { cause: err });
   }
   try {
-    const size = Math.min((await file.stat()).size, end);
+    const fileSize = (await file.stat()).size;
+    const reader: ReadAt = within ? readWithin(file, within) : file;
+    const size = Math.min(within ? Math.max(0, Math.min(fileSize, within.end) - within.start) : fileSize, end);
     const head = Buffer.alloc(2);
-    const { bytesRead } = await file.read(head, 0, 2, start);
+    const { bytesRead } = await reader.read(head, 0, 2, start);
     const gzip = isGzipMagic(head.subarray(0, bytesRead)) || (bytesRead === 1 && head[0] === 0x1f && start + 1 === size);
     let source: ByteSource;
-    if (!gzip) source = new PlainSource(file, start, size);
-    else if (sequential && start === 0) source = new FastGzipSource(file, size);
-    else source = new ExactGzipSource(file, start, size, start);
+    if (!gzip) source = new PlainSource(reader, start, size);
+    else if (sequential && start === 0) source = new FastGzipSource(reader, size);
+    else source = new ExactGzipSource(reader, start, size, start);
     return { file, size, source };
   } catch (err) {
     await file.close();

@@ -1,9 +1,11 @@
 /**
- * Archives of tens of gigabytes (issue 39): import, check, CDXJ and WACZ export run as the real
- * CLI on a heap capped at 48 MB over two WARCs made at test time, each with 300 pages and two big
- * bodies: 24 MB each in one (~50 MB), 96 MB each in the other (~200 MB, four times the cap). Peak
- * RSS on the second exceeds that on the first by far less than one body's growth (72 MB), so
- * nothing reads a whole record, file or index into memory. (The gzip reader keeps a bounded
+ * Archives of tens of gigabytes (issue 39): import, check, CDXJ and WACZ export, and the check of
+ * the exported WACZ, run as the real CLI on a heap capped at 48 MB over two WARCs made at test
+ * time, each with 300 pages and two big bodies: 24 MB each in one (~50 MB), 96 MB each in the
+ * other (~200 MB, four times the cap). Peak RSS on the second exceeds that on the first by far
+ * less than one body's growth (72 MB), so nothing reads a whole record, file or index into
+ * memory. The WACZ check runs with files capped at 16 MB (prlimit --fsize), less than either WARC
+ * inside: it checks its STORED WARCs in place, with no copy on disk. (The gzip reader keeps a bounded
  * window, up to ~40 MB, for finding member ends: gzip-members-fast.ts; hence the two sizes
  * rather than one WARC without big bodies.) Then Ctrl-C: a cancelled import leaves the archive
  * as it was, a cancelled WACZ or WARC export leaves no file, a cancelled check stops (a WACZ's
@@ -11,7 +13,7 @@
  * tested in process (on an archive this small it ends before a signal could arrive).
  * The figures at gigabytes are the big-archive bench's (bench/big-archive-bench.ts).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,10 +45,15 @@ interface Run {
   maxRssMb: number;
 }
 
-/** Run `trove args`; when `interruptOn` matches stderr, send SIGINT once. */
-function trove(args: string[], interruptOn?: RegExp, env: Record<string, string> = {}): Promise<Run> {
+/** Files written larger than this fail (EFBIG): the WACZ check's runs. */
+const FSIZE = 16 << 20;
+
+/** Run `trove args`; when `interruptOn` matches stderr, send SIGINT once. With `fsize`, no file it writes may pass that many bytes. */
+function trove(args: string[], interruptOn?: RegExp, env: Record<string, string> = {}, fsize?: number): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...NODE_FLAGS, troveBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...NODE_ENV, ...env } });
+    const command = [process.execPath, ...NODE_FLAGS, troveBin, ...args];
+    if (fsize !== undefined) command.unshift('prlimit', `--fsize=${fsize}`);
+    const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...NODE_ENV, ...env } });
     let stdout = '';
     let stderr = '';
     let sent = false;
@@ -77,8 +84,11 @@ beforeAll(async () => {
 afterAll(removeTempDirs);
 
 describe('flat memory on a capped heap (real CLI)', () => {
-  it('import, check, CDXJ and WACZ export: peak RSS grows by far less than the bodies do', async () => {
+  it('import, check, CDXJ and WACZ export, WACZ check: peak RSS grows by far less than the bodies do; the WACZ check copies nothing', async () => {
     expect(bigBytes).toBeGreaterThan(4 * HEAP_MB * 2 ** 20);
+    // The file size cap bites: a copy of the smaller WARC fails under it.
+    expect(spawnSync('prlimit', [`--fsize=${FSIZE}`, 'cp', small, path.join(root, 'capped-copy')]).status).not.toBe(0);
+    fs.rmSync(path.join(root, 'capped-copy'), { force: true });
     const rss: Record<string, [number, number]> = {};
     for (const [name, warc] of [['small', small], ['big', big]] as const) {
       const dir = path.join(root, `archive-${name}`);
@@ -87,9 +97,10 @@ describe('flat memory on a capped heap (real CLI)', () => {
         ['check', ['check', '--errors-only', warc]],
         ['cdxj', ['export', dir, '--cdxj', path.join(root, `${name}.cdxj`)]],
         ['wacz', ['export', dir, '--wacz', path.join(root, `${name}.wacz`)]],
+        ['check wacz', ['check', '--errors-only', path.join(root, `${name}.wacz`)]],
       ];
       for (const [op, args] of ops) {
-        const r = await trove(args);
+        const r = await trove(args, undefined, {}, op === 'check wacz' ? FSIZE : undefined);
         expect(r.code, `${op} ${name}: ${r.stderr}`).toBe(0);
         (rss[op] ??= [0, 0])[name === 'small' ? 0 : 1] = r.maxRssMb;
       }
@@ -152,7 +163,7 @@ describe('Ctrl-C leaves nothing half-written (real CLI)', () => {
     expect(fs.readdirSync(root).filter((n) => n.startsWith('subset'))).toEqual([]);
     expect(records()).toEqual(before);
 
-    // The WACZ check copies each WARC out to the temporary folder to read it: a cancel removes it.
+    // The WACZ check's temporary folder (its record store) goes with a cancel.
     const wacz = path.join(root, 'big.wacz');
     const size = fs.statSync(wacz).size;
     const tmp = path.join(root, 'check-tmp');

@@ -227,6 +227,28 @@ describe('a WACZ built here, broken one way at a time', () => {
     expect(where(crc, 'WACZ_ENTRY_CRC_MISMATCH')).toEqual(['archive/example.warc.gz']);
   });
 
+  it('a STORED WARC is read in place, a DEFLATED one from a copy: same verdict; a corrupt STORED WARC the hash pass skips still fails its CRC-32', async () => {
+    const deflated = await checkWaczFile(build({ ...(await parts()), entries: (es) => void (es.find((e) => e.name === 'archive/example.warc.gz')!.deflate = true) }));
+    expect(codes(deflated)).toEqual(['WACZ_ENTRY_COMPRESSED']);
+    expect(deflated.records).toBe(6);
+
+    // Not listed in datapackage.json, so not hashed: its own CRC pass finds the flipped byte.
+    const corrupt = await checkWaczFile(
+      build({
+        ...(await parts()),
+        datapackage: (dp) => void (dp.resources = dp.resources.filter((r) => r.path !== 'archive/example.warc.gz')),
+        entries: (es) => {
+          const warc = es.find((e) => e.name === 'archive/example.warc.gz')!;
+          warc.crc = zlib.crc32(warc.data);
+          warc.data = Buffer.from(warc.data);
+          warc.data[100] ^= 0xff;
+        },
+      }),
+    );
+    expect(codes(corrupt, 'error').sort()).toEqual(['WACZ_ENTRY_CRC_MISMATCH', 'WACZ_ENTRY_NOT_LISTED']);
+    expect(where(corrupt, 'WACZ_ENTRY_CRC_MISMATCH')).toEqual(['archive/example.warc.gz']);
+  });
+
   it('datapackage.json: an upper-case resource name, a wrong hash, a wrong size, a file left out, no profile', async () => {
     const p = await parts();
     const r = await checkWaczFile(
