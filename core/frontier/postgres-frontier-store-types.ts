@@ -25,10 +25,10 @@ export interface PostgresFrontierOptions {
    */
   pageLimit?: number;
   /**
-   * `complete` does not wait for the database: completions are sent in the background, those
-   * made together in one batch, and the next call waits for them (postgres-frontier.ts). A
-   * completion refused then (its lease passed to another worker) is reported by `lateRefusals`
-   * instead of thrown. Off by default (the Frontier contract's synchronous refusal).
+   * `complete` and `releaseSlot` do not wait for the database: they are sent in the background,
+   * completions made together in one batch, and the next call waits for them
+   * (postgres-frontier.ts). One refused then (its lease passed to another worker) is reported by
+   * `lateRefusals` instead of thrown. Off by default (the Frontier contract's synchronous refusal).
    */
   writeBehind?: boolean;
   /** Only open a crawl that exists (CRAWL_NOT_FOUND otherwise), creating nothing: the operator's commands. */

@@ -1,19 +1,20 @@
 /**
  * The worker thread behind the synchronous PostgreSQL frontier (postgres-frontier.ts): it owns
  * the store and its connection, runs one call at a time as the main thread sends them, and wakes
- * the main thread (blocked in Atomics.wait) once the reply is on the port. Completions written
- * behind (`completeLater`) get no answer: those that arrive together are sent as one batch
- * (store.completeMany), and what they could not do goes with the next answer. Between calls its
+ * the main thread (blocked in Atomics.wait) once the reply is on the port. Calls written behind
+ * (`completeLater`, `releaseSlotLater`) get no answer: completions that arrive together are sent
+ * as one batch (store.completeMany), and what they could not do goes with the next answer. Between calls its
  * event loop stays free, so the store's heartbeat keeps the worker's leases alive while the main
  * thread is busy fetching.
  */
 import { workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { openPostgresFrontierStore } from './postgres-frontier-store.ts';
+import type { ClaimedUri } from './frontier.ts';
 import type { Completion, LateRefusal, PostgresFrontierOptions, PostgresFrontierStore } from './postgres-frontier-store-types.ts';
 
 interface Call {
-  /** 0: a completion written behind (`completeLater`), which gets no answer. */
+  /** 0: a call written behind (`completeLater`, `releaseSlotLater`), which gets no answer. */
   seq: number;
   method: string;
   args: unknown[];
@@ -74,9 +75,22 @@ async function run({ seq, method, args }: Call): Promise<void> {
   }
 }
 
+/** A slot given back behind (`releaseSlotLater`): no answer; a refusal goes with the next one. */
+async function releaseLater({ args: [uri, queueReadyAt] }: Call): Promise<void> {
+  try {
+    await store!.releaseSlot(uri as ClaimedUri, queueReadyAt as number);
+  } catch (err) {
+    late.push({ url: (uri as ClaimedUri).url, error: serialiseError(err) });
+  }
+}
+
 async function drain(): Promise<void> {
   draining = true;
   while (inbox.length > 0) {
+    if (inbox[0]!.method === 'releaseSlotLater') {
+      await releaseLater(inbox.shift()!);
+      continue;
+    }
     if (inbox[0]!.method !== 'completeLater') {
       await run(inbox.shift()!);
       continue;

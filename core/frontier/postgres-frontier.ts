@@ -9,9 +9,9 @@
  *
  * One difference from the SQLite frontier: `complete` commits in PostgreSQL on its own; it cannot
  * join the crawl loop's SQLite transaction with its capture-index rows (see Frontier.complete).
- * With `writeBehind` (a crawl's workers) it does not even wait: the completion is posted to the
- * thread, which sends the completions that came together as one batch, and the next call waits
- * for them. With `claimMany`, a worker's free fetch slots are filled in one round trip. Each
+ * With `writeBehind` (a crawl's workers) it does not even wait: the completion (and the slot
+ * given back before it) is posted to the thread, which sends the completions that came together
+ * as one batch, and the next call waits for them. With `claimMany`, a worker's free fetch slots are filled in one round trip. Each
  * round trip and each thread hop is paid once per batch rather than once per URI, which is what
  * lets the shared frontier keep up with SQLite's (`npm run bench -- pg --uris 1000000`).
  *
@@ -114,7 +114,7 @@ export function createPostgresFrontier(options: PostgresFrontierOptions): Postgr
     }
   };
 
-  /** A completion written behind (options.writeBehind): posted, not waited for (the thread batches them). */
+  /** A call written behind (options.writeBehind): posted, not waited for (the thread runs it in order). */
   const post = (method: string, ...args: unknown[]): void => {
     if (closed) throw new TroveError('FRONTIER_CLOSED', 'the PostgreSQL frontier is closed');
     port1.postMessage({ seq: 0, method, args });
@@ -138,7 +138,9 @@ export function createPostgresFrontier(options: PostgresFrontierOptions): Postgr
     lateRefusals: () => refused.splice(0),
     releaseSlot: (uri, queueReadyAt) => {
       if (uri.slotReleased) return;
-      call('releaseSlot', uri, queueReadyAt);
+      // Behind, the slot is given back a round trip later: the queue's next fetch can only start later, never sooner.
+      if (options.writeBehind) post('releaseSlotLater', uri, queueReadyAt);
+      else call('releaseSlot', uri, queueReadyAt);
       uri.slotReleased = true;
     },
     defer: (uri, until) => void call('defer', uri, until),

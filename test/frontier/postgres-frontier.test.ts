@@ -316,6 +316,23 @@ if (skip) {
       }
     });
 
+    it('gives slots back behind: the queue is ready at the time given, and its next claim waits for it', () => {
+      const a = open(pg.freshSchema('releasebehind'), { worker: 'a', writeBehind: true });
+      try {
+        a.schedule([cand('http://x.test/1'), cand('http://x.test/2')]);
+        const [u1] = a.claimMany(0, 2);
+        a.releaseSlot(u1!, 50);
+        expect(a.claimMany(49, 2)).toEqual([]);
+        expect(a.queue('x.test', 49)).toMatchObject({ inFlight: 0, readyAt: 50 });
+        a.complete(u1!, { status: 200, queueReadyAt: 0 });
+        expect(a.claimMany(50, 2).map((u) => u.url)).toEqual(['http://x.test/2']);
+        expect(a.counts(50)).toMatchObject({ done: 1, inFlight: 1 });
+        expect(a.lateRefusals()).toEqual([]);
+      } finally {
+        a.close();
+      }
+    });
+
     it('sends completions written behind before it closes', () => {
       const crawl = pg.freshSchema('behindclose');
       const a = open(crawl, { worker: 'a', writeBehind: true });
