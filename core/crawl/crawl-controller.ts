@@ -489,7 +489,6 @@ export class CrawlController {
     return limit <= 0 || this.ctx.stats.totals.pages + this.pageSlotsHeld < limit;
   }
 
-  /** Whether one more URI may be claimed under the URI limit (finished + in flight < limit). */
   /**
    * One URI, or on a frontier that claims several in one call (a shared crawl's database round
    * trip) as many as there are free fetch slots and room under the URI limit.
@@ -506,6 +505,7 @@ export class CrawlController {
     return frontier.claimMany(now, Math.max(1, room), opts);
   }
 
+  /** Whether one more URI may be claimed under the URI limit (finished + in flight < limit). */
   private underUriLimit(now: number): boolean {
     const limit = this.ctx.settings.limitUris;
     return limit <= 0 || this.uriTotal(now) + this.inflight.size < limit;

@@ -3,9 +3,9 @@
  * the store and its connection, runs one call at a time as the main thread sends them, and wakes
  * the main thread (blocked in Atomics.wait) once the reply is on the port. Calls written behind
  * (`completeLater`, `releaseSlotLater`) get no answer: completions that arrive together are sent
- * as one batch (store.completeMany), and what they could not do goes with the next answer. Between calls its
- * event loop stays free, so the store's heartbeat keeps the worker's leases alive while the main
- * thread is busy fetching.
+ * as one batch (store.completeMany), and what they could not do goes with the next answer.
+ * Between calls its event loop stays free, so the store's heartbeat keeps the worker's leases
+ * alive while the main thread is busy fetching.
  */
 import { workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';

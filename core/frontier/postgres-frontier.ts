@@ -11,9 +11,10 @@
  * join the crawl loop's SQLite transaction with its capture-index rows (see Frontier.complete).
  * With `writeBehind` (a crawl's workers) it does not even wait: the completion (and the slot
  * given back before it) is posted to the thread, which sends the completions that came together
- * as one batch, and the next call waits for them. With `claimMany`, a worker's free fetch slots are filled in one round trip. Each
- * round trip and each thread hop is paid once per batch rather than once per URI, which is what
- * lets the shared frontier keep up with SQLite's (`npm run bench -- pg --uris 1000000`).
+ * as one batch, and the next call waits for them. With `claimMany`, a worker's free fetch slots
+ * are filled in one round trip. Each round trip and each thread hop is paid once per batch rather
+ * than once per URI, which is what lets the shared frontier keep up with SQLite's
+ * (`npm run bench -- pg --uris 1000000`).
  *
  * This is what the `synckit` package does; it is written out here because synckit keeps one
  * worker per worker file for the whole process, and a frontier needs its own thread and
