@@ -102,11 +102,29 @@ async function drain(): Promise<void> {
   draining = false;
 }
 
-// Started on the next turn, so a burst the main thread posted at once is all in the inbox first.
+/**
+ * A call that is waited for starts the inbox on the next turn (so a burst the main thread posted
+ * at once is all in it first); calls written behind wait up to LATER_MS for more to join their
+ * batch, since the call a crawl makes next (a claim for the freed slot) sends them anyway.
+ */
+const LATER_MS = 2;
+let later: NodeJS.Timeout | undefined;
 port.on('message', (call: Call) => {
   inbox.push(call);
-  if (!draining) {
-    draining = true;
-    setImmediate(() => void drain());
+  if (draining) return;
+  if (call.seq === 0) {
+    later ??= setTimeout(start, LATER_MS);
+    return;
   }
+  clearTimeout(later);
+  later = undefined;
+  draining = true;
+  setImmediate(() => void drain());
 });
+
+function start(): void {
+  later = undefined;
+  if (draining) return;
+  draining = true;
+  void drain();
+}
