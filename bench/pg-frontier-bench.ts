@@ -26,7 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import type { Candidate, Frontier } from '../core/frontier/frontier.ts';
+import type { Candidate, ClaimedUri, Frontier } from '../core/frontier/frontier.ts';
 import { createPostgresFrontier } from '../core/frontier/postgres-frontier.ts';
 import { openPostgresFrontierStore } from '../core/frontier/postgres-frontier-store.ts';
 import { createSqliteFrontier } from '../core/frontier/sqlite-frontier.ts';
@@ -34,6 +34,8 @@ import { closeDatabase, openDatabase } from '../core/storage/open-database.ts';
 import { startTestPostgres } from '../test/helpers/postgres-server.ts';
 
 const OUTLINKS = 20;
+/** Claims at once at scale (`--batch`; 1: one at a time): a worker's default fetch slots (`--concurrency` 8). */
+const BATCH = 8;
 const HOSTS = 200;
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -41,7 +43,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 interface Ops {
   schedule(c: Candidate[]): unknown;
   claim(now: number): ReturnType<Frontier['claim']> | Promise<ReturnType<Frontier['claim']>>;
+  claimMany?(now: number, max: number): ClaimedUri[] | Promise<ClaimedUri[]>;
   complete(...a: Parameters<Frontier['complete']>): unknown;
+  counts(now: number): unknown;
 }
 
 function candidate(i: number, via: string | null): Candidate {
@@ -124,27 +128,43 @@ async function fill(f: Ops, n: number): Promise<number> {
   return n / ((performance.now() - t0) / 1000);
 }
 
-/** On a frontier holding n URIs: claim + complete with 20 new outlinks (k times), then claim + complete (k times). */
-async function atScale(f: Ops, n: number, k: number): Promise<{ withLinksPerSec: number; claimCompletePerSec: number }> {
+/**
+ * `batch` claims at once (claimMany where the frontier has it, else that many claims in a row),
+ * then their completions: a worker with `batch` free fetch slots.
+ */
+async function claimThenComplete(f: Ops, now: number, batch: number, done: (uri: ClaimedUri) => unknown): Promise<number> {
+  const uris: ClaimedUri[] = f.claimMany ? await f.claimMany(now, batch) : [];
+  if (!f.claimMany) for (let i = 0; i < batch; i++) uris.push((await f.claim(now))!);
+  if (uris.length !== batch || uris.some((u) => !u)) throw new Error(`bench: claimed ${uris.length} of ${batch}`);
+  for (const uri of uris) await done(uri);
+  return uris.length;
+}
+
+/**
+ * On a frontier holding n URIs: claim + complete with 20 new outlinks (k times), then claim +
+ * complete (k times), `batch` claims at a time. The counts read at the end of each is in its time,
+ * so completions written behind are all in the database when the clock stops.
+ */
+async function atScale(f: Ops, n: number, k: number, batch: number): Promise<{ withLinksPerSec: number; claimCompletePerSec: number }> {
   let now = 1;
   let next = n;
   const t0 = performance.now();
-  for (let i = 0; i < k; i++) {
-    const uri = (await f.claim(now++))!;
-    const links: Candidate[] = [];
-    for (let j = 0; j < OUTLINKS; j++) links.push(candidate(next++, uri.url));
-    await f.complete(uri, { status: 200, queueReadyAt: now, bytes: 1000, mime: 'text/html' }, links);
+  for (let i = 0; i < k; now++) {
+    i += await claimThenComplete(f, now, batch, (uri) => {
+      const links: Candidate[] = [];
+      for (let j = 0; j < OUTLINKS; j++) links.push(candidate(next++, uri.url));
+      return f.complete(uri, { status: 200, queueReadyAt: now + 1, bytes: 1000, mime: 'text/html' }, links);
+    });
   }
+  await f.counts(now);
   const withLinksPerSec = k / ((performance.now() - t0) / 1000);
   const t1 = performance.now();
-  for (let i = 0; i < k; i++) {
-    const uri = (await f.claim(now++))!;
-    await f.complete(uri, { status: 200, queueReadyAt: now });
-  }
+  for (let i = 0; i < k; now++) i += await claimThenComplete(f, now, batch, (uri) => f.complete(uri, { status: 200, queueReadyAt: now + 1 }));
+  await f.counts(now);
   return { withLinksPerSec, claimCompletePerSec: k / ((performance.now() - t1) / 1000) };
 }
 
-async function scaleMain(n: number): Promise<void> {
+async function scaleMain(n: number, batch: number): Promise<void> {
   const k = 1000;
   const server = await startTestPostgres();
   if (typeof server === 'string') {
@@ -156,14 +176,16 @@ async function scaleMain(n: number): Promise<void> {
     const db = openDatabase(path.join(dir, 'crawl.sqlite'));
     const sqliteF = createSqliteFrontier(db);
     const sqliteLoad = await fill(sqliteF, n);
-    const sqlite = await atScale(sqliteF, n, k);
+    const sqlite = await atScale(sqliteF, n, k, batch);
     closeDatabase(db);
-    const pgF = createPostgresFrontier({ url: server.url, crawl: server.freshSchema('scale'), clock: 'caller' });
+    // As a worker of `trove crawl --frontier` opens it: completions written behind, claims in batches.
+    const pgF = createPostgresFrontier({ url: server.url, crawl: server.freshSchema('scale'), clock: 'caller', writeBehind: batch > 1 });
     const pgLoad = await fill(pgF, n);
-    const pgRes = await atScale(pgF, n, k);
+    const pgRes = await atScale(batch > 1 ? pgF : { ...pgF, claimMany: undefined }, n, k, batch);
     pgF.close();
     const row = (name: string, s: number, p: number) => console.log(`${name.padEnd(40)} ${s.toFixed(0).padStart(9)} ${p.toFixed(0).padStart(9)}   PG/SQLite ${(p / s).toFixed(3)}`);
-    console.log(`frontier at ${n.toLocaleString('en')} URIs over ${HOSTS} hosts (${k.toLocaleString('en')} operations each, on the full frontier), ${os.cpus().length} CPUs`);
+    const how = batch > 1 ? `${batch} claims at once as a worker with ${batch} free fetch slots makes them (claimMany on PostgreSQL, completions written behind)` : 'one claim at a time';
+    console.log(`frontier at ${n.toLocaleString('en')} URIs over ${HOSTS} hosts (${k.toLocaleString('en')} operations each, on the full frontier; ${how}), ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}`);
     console.log(`${'per second'.padEnd(40)} ${'SQLite'.padStart(9)} ${'PG'.padStart(9)}`);
     row(`bulk load (batches of ${FILL_BATCH.toLocaleString('en')})`, sqliteLoad, pgLoad);
     row('claim + complete with 20 outlinks', sqlite.withLinksPerSec, pgRes.withLinksPerSec);
@@ -180,7 +202,8 @@ async function main(): Promise<void> {
     return workerMain(url!, crawl!, name!, Number(ms));
   }
   const at = process.argv.indexOf('--uris');
-  if (at >= 0) return scaleMain(Number(process.argv[at + 1]));
+  const b = process.argv.indexOf('--batch');
+  if (at >= 0) return scaleMain(Number(process.argv[at + 1]), b >= 0 ? Number(process.argv[b + 1]) : BATCH);
   const n = Number(process.argv[2] ?? 20_000);
   const server = await startTestPostgres();
   if (typeof server === 'string') {

@@ -365,6 +365,8 @@ export const CRAWL_LOG_CODES = [
   'WARC_RECOVERED',
   /** Leased URIs were put back in the queue (at start-up, or after a disk-full pause). */
   'LEASES_REQUEUED',
+  /** A shared crawl's completion was refused: the URI's lease had passed to another worker, which captures it. */
+  'COMPLETION_REFUSED',
   /** Leased URIs could not be put back yet (tried again later). */
   'LEASES_REQUEUE_FAILED',
   /** Records written just before a crash or a full disk were added to the capture index. */

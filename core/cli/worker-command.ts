@@ -98,7 +98,7 @@ export async function startSharedCrawl(opts: SharedCrawlOptions): Promise<CrawlC
     dir: opts.dir,
     settings: { ...shared, warcPrefix: `${shared.warcPrefix ?? 'TROVE'}-${worker}` },
     frontier: ({ defaultMaxInFlight }) =>
-      (frontier = createPostgresFrontier({ url, crawl, worker, defaultMaxInFlight, leaseMs: opts.leaseMs, pageLimit: shared.limitPages ?? 0 })),
+      (frontier = createPostgresFrontier({ url, crawl, worker, defaultMaxInFlight, leaseMs: opts.leaseMs, pageLimit: shared.limitPages ?? 0, writeBehind: true })),
     robotsStore: {
       get: (origin) => frontier!.getRobots(origin),
       set: (origin, value, now) => frontier!.setRobots(origin, value, now),

@@ -424,9 +424,9 @@ export class CrawlController {
           }
         } else {
           while (this.freeSlots.length > 0 && this.inflight.size - this.parked < this.maxActive && !this.stopRequested && !this.diskPaused && this.underUriLimit(now)) {
-            let uri: ClaimedUri | null;
+            let uris: ClaimedUri[];
             try {
-              uri = this.ctx.group.unit(() => this.ctx.frontier.claim(this.ctx.now(), { pages: this.pagesOpen() }));
+              uris = this.ctx.group.unit(() => this.claimSome(this.ctx.now()));
             } catch (err) {
               // A claim checks before it writes: refused, it changed nothing (or its whole group
               // was lost, which groupLost deals with). Pause until writes succeed.
@@ -434,9 +434,10 @@ export class CrawlController {
               this.diskPause(`the database refused a write (${(err as Error).message})`);
               break;
             }
-            if (!uri) break;
-            this.start(uri);
+            if (uris.length === 0) break;
+            for (const uri of uris) this.start(uri);
           }
+          for (const r of this.ctx.frontier.lateRefusals?.() ?? []) this.log('warn', 'COMPLETION_REFUSED', `${r.url}: ${r.message}`);
           if (this.diskPaused) continue;
           if (this.inflight.size === 0) {
             let next = this.ctx.frontier.nextReadyAt({ pages: this.pagesOpen() });
@@ -486,6 +487,22 @@ export class CrawlController {
     const limit = this.ctx.settings.limitPages;
     if (limit > 0 && this.ctx.frontier.pagesOpen) return this.ctx.frontier.pagesOpen(); // a shared frontier counts crawl-wide
     return limit <= 0 || this.ctx.stats.totals.pages + this.pageSlotsHeld < limit;
+  }
+
+  /**
+   * One URI, or on a frontier that claims several in one call (a shared crawl's database round
+   * trip) as many as there are free fetch slots and room under the URI limit.
+   */
+  private claimSome(now: number): ClaimedUri[] {
+    const { frontier, settings } = this.ctx;
+    const opts = { pages: this.pagesOpen() };
+    if (!frontier.claimMany) {
+      const uri = frontier.claim(now, opts);
+      return uri ? [uri] : [];
+    }
+    const uriRoom = settings.limitUris > 0 ? settings.limitUris - this.uriTotal(now) - this.inflight.size : Infinity;
+    const room = Math.min(this.freeSlots.length, this.maxActive - (this.inflight.size - this.parked), uriRoom);
+    return frontier.claimMany(now, Math.max(1, room), opts);
   }
 
   /** Whether one more URI may be claimed under the URI limit (finished + in flight < limit). */

@@ -179,6 +179,18 @@ export interface Frontier {
    */
   claim(now: number, opts?: ClaimOptions): ClaimedUri | null;
   /**
+   * Only on a frontier where one call for several URIs costs less than several calls (the shared
+   * one: a database round trip): up to `max` URIs, each from a different queue, as that many
+   * `claim`s in a row would give them. Empty when nothing can be given out at `now`.
+   */
+  claimMany?(now: number, max: number, opts?: ClaimOptions): ClaimedUri[];
+  /**
+   * Only on a frontier that writes completions behind (the shared one, PostgresFrontierOptions
+   * .writeBehind): completions refused since the last call, because the URI's lease had passed
+   * to another worker (which captures it). The crawl logs them.
+   */
+  lateRefusals?(): { url: string; message: string }[];
+  /**
    * One transaction: the outcome (or a requeue when `retryAt` is set), the queue's inFlight − 1,
    * queue readyAt = max(readyAt, queueReadyAt), and the outlinks scheduled. Joins the caller's
    * transaction (a savepoint, or part of a group-commit unit), so a crawl loop can commit it with

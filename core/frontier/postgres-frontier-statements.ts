@@ -174,6 +174,16 @@ export const tripSql = {
   // promotes first.
   claim: claimSql('true', 'false', true),
   claimNonPage: claimSql(`NOT (${MAY_BE_PAGE_PG_SQL})`, 'false', true),
+  // The same for up to $4 queues at once, one URI from each, in the order single claims would
+  // give them (ready longest first): what a worker with $4 free fetch slots claims.
+  claimMany: claimSql('true', 'false', true, true),
+  claimManyNonPage: claimSql(`NOT (${MAY_BE_PAGE_PG_SQL})`, 'false', true, true),
+  // Several URIs' ends at once ($1… one array per column, $7 me): those still leased to this
+  // worker come back; the queues' counters follow as lockQueues and applyDeltas.
+  finishMany: `UPDATE uris u SET state = ${UriState.FINISHED}, status = d.status, bytes = d.bytes, mime = d.mime, digest = d.digest, note = d.note,
+      not_before = NULL, leased_by = NULL
+    FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::text[], $5::text[], $6::text[]) AS d(id, status, bytes, mime, digest, note)
+    WHERE u.id = d.id AND u.state = ${UriState.IN_FLIGHT} AND u.leased_by = $7 RETURNING u.id, u.queue_id, u.slot_released`,
   // $8 done, $9 failed, $10 the queue's ready time.
   finish: endWithQueue(FINISH, 'done = done + $8, failed = failed + $9, ready_at = GREATEST(ready_at, $10::bigint)'),
   // $6 the queue's ready time.
@@ -308,20 +318,25 @@ export const sql = {
  * in its order, one row; as a join, the planner read and sorted every pending URI of the queue
  * (5,000 per claim at 1M URIs over 200 hosts).
  */
-function claimSql(uriFilter: string, pageSlot: string, oneStatement = false): string {
+function claimSql(uriFilter: string, pageSlot: string, oneStatement = false, many = false): string {
   const any = uriFilter === 'true' ? '' : `AND EXISTS (SELECT 1 FROM uris WHERE uris.queue_id = queues.id AND uris.state = ${UriState.PENDING} AND ${uriFilter})`;
   // Nothing is claimed while the operator has the whole crawl paused or stopped (crawl_state).
   const renew = oneStatement ? 'renew AS (UPDATE workers SET lease_until = $3, heartbeat_at = $1 WHERE name = $2),' : '';
-  return `WITH ${renew} q AS (SELECT id, key FROM queues WHERE ${CLAIMABLE} AND ready_at <= $1 AND ${MINE.replace('$me', '$2')} ${any}
+  // Several queues are locked with SKIP LOCKED, so a claim never waits on a lock: however its
+  // rows are ordered, it takes no part in a lock cycle.
+  const select = oneStatement
+    ? `SELECT g.dead, g.due, u.key, mu.* FROM (SELECT ${DEAD} AS dead, ${DUE} AS due) g LEFT JOIN u ON true LEFT JOIN mu ON mu.id = u.id${many ? ' ORDER BY u.ready_at, u.qid' : ''}`
+    : 'SELECT u.key, mu.* FROM u LEFT JOIN mu ON mu.id = u.id';
+  return `WITH ${renew} q AS (SELECT id, key, ready_at FROM queues WHERE ${CLAIMABLE} AND ready_at <= $1 AND ${MINE.replace('$me', '$2')} ${any}
         AND (SELECT control FROM crawl_state WHERE id = 1) = 'running'
         ${oneStatement ? `AND NOT ${DEAD} AND NOT ${DUE}` : ''}
-        ORDER BY ready_at, id LIMIT 1 FOR UPDATE SKIP LOCKED),
-      u AS (SELECT (SELECT uris.id FROM uris WHERE uris.queue_id = q.id AND uris.state = ${UriState.PENDING} AND ${uriFilter}
+        ORDER BY ready_at, id LIMIT ${many ? '$4' : '1'} FOR UPDATE SKIP LOCKED),
+      u AS (SELECT q.id AS qid, q.key, q.ready_at, (SELECT uris.id FROM uris WHERE uris.queue_id = q.id AND uris.state = ${UriState.PENDING} AND ${uriFilter}
         ORDER BY uris.directive DESC, uris.id LIMIT 1) AS id FROM q),
       mu AS (UPDATE uris SET state = ${UriState.IN_FLIGHT}, leased_by = $2, slot_released = false, page_slot = ${pageSlot} FROM u WHERE uris.id = u.id
         RETURNING uris.id, uris.url, uris.hops_path, uris.via, uris.via_context, uris.seed, uris.attempts, uris.directive),
-      mq AS (UPDATE queues SET pending = pending - 1, in_flight = in_flight + 1, lease_owner = $2 FROM q, u WHERE queues.id = q.id AND u.id IS NOT NULL)
-    ${oneStatement ? `SELECT g.dead, g.due, q.key, mu.* FROM (SELECT ${DEAD} AS dead, ${DUE} AS due) g LEFT JOIN q ON true LEFT JOIN mu ON true` : 'SELECT q.key, mu.* FROM q LEFT JOIN mu ON true'}`;
+      mq AS (UPDATE queues SET pending = pending - 1, in_flight = in_flight + 1, lease_owner = $2 FROM u WHERE queues.id = u.qid AND u.id IS NOT NULL)
+    ${select}`;
 }
 
 

@@ -24,6 +24,13 @@ export interface PostgresFrontierOptions {
    * may be a page takes a page slot while pages captured plus slots held stay under it.
    */
   pageLimit?: number;
+  /**
+   * `complete` and `releaseSlot` do not wait for the database: they are sent in the background,
+   * completions made together in one batch, and the next call waits for them
+   * (postgres-frontier.ts). One refused then (its lease passed to another worker) is reported by
+   * `lateRefusals` instead of thrown. Off by default (the Frontier contract's synchronous refusal).
+   */
+  writeBehind?: boolean;
   /** Only open a crawl that exists (CRAWL_NOT_FOUND otherwise), creating nothing: the operator's commands. */
   mustExist?: boolean;
 }
@@ -46,6 +53,19 @@ export interface SharedCapture {
   status: number | null;
   payloadDigest: string | null;
   page: boolean;
+}
+
+/** A completion written behind that the database refused (its lease had passed to another worker), or could not write. */
+export interface LateRefusal {
+  url: string;
+  error: { name: string; message: string; code?: string; details?: unknown };
+}
+
+/** One completion of a batch (PostgresFrontierStore.completeMany). */
+export interface Completion {
+  uri: ClaimedUri;
+  outcome: Outcome;
+  outlinks?: readonly Candidate[];
 }
 
 /** A capture of one URL key in the shared crawl, with the worker whose WARC holds it. */
@@ -112,6 +132,14 @@ export interface PostgresFrontierStore {
   // Claims and leases.
   claim(now: number, opts?: ClaimOptions): Promise<ClaimedUri | null>;
   complete(uri: ClaimedUri, outcome: Outcome, outlinks?: readonly Candidate[]): Promise<void>;
+  /** Up to `max` URIs, each from a different queue, as that many claims in a row would give them. */
+  claimMany(now: number, max: number, opts?: ClaimOptions): Promise<ClaimedUri[]>;
+  /**
+   * Several completions at once, in as few round trips as one (postgres-frontier.ts writes a
+   * worker's completions behind and sends them this way); each one's error (or null), in order.
+   * One refused (not in flight) does not hold back the others.
+   */
+  completeMany(items: readonly Completion[]): Promise<(Error | null)[]>;
   /** True when this call gave the slot back, false when it had been given back already. */
   releaseSlot(uri: ClaimedUri, queueReadyAt: number): Promise<boolean>;
   defer(uri: ClaimedUri, until: number): Promise<void>;

@@ -39,7 +39,7 @@ import { schemaSql, sql, tripSql, UriState } from './postgres-frontier-statement
 import { PostgresSession } from './postgres-frontier-session.ts';
 import { delta, queueRows } from './postgres-queue-rows.ts';
 import type { QueueDelta, QueueRows } from './postgres-queue-rows.ts';
-import type { CrawlControl, PostgresFrontierOptions, PostgresFrontierStore, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store-types.ts';
+import type { Completion, CrawlControl, PostgresFrontierOptions, PostgresFrontierStore, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store-types.ts';
 
 export async function openPostgresFrontierStore(opts: PostgresFrontierOptions): Promise<PostgresFrontierStore> {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(opts.crawl)) {
@@ -52,10 +52,12 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions): 
   await s.register();
   const rows = queueRows(s, defaultMaxInFlight);
   const pageLimit = opts.pageLimit ?? 0;
+  const claims = claimMethods(s, rows, pageLimit);
   return {
     worker: s.me,
     ...schedulingMethods(s, rows),
-    ...claimMethods(s, rows, pageLimit),
+    ...claims,
+    ...batchMethods(s, rows, pageLimit, claims),
     ...politenessMethods(s, rows, pageLimit),
     ...controlMethods(s),
     ...captureMethods(s),
@@ -120,57 +122,60 @@ function claimMethods(
   const { insertUris, applyDeltas, recover, promoteDue } = rows;
   const { db, tx, trips, me, leaseMs, toDb, nowToDb } = s;
   const { claimedUri, claimInOneStatement, completeInFewTrips } = fewTrips(s, rows);
-  return {
-    /**
-     * Under a page limit a claim that may hand out a page first locks the crawl_state row (as a
-     * page completion does, before anything else, so the two never wait on each other in a
-     * cycle), counts pages plus slots held, and claims a page only with room left.
-     */
-    claim: async (now: number, opts: ClaimOptions = {}): Promise<ClaimedUri | null> => {
-      checkTime(now, 'now');
-      const t = nowToDb(now);
-      const limited = pageLimit > 0 && opts.pages !== false;
-      if (!limited) {
-        const fast = await claimInOneStatement(t, opts.pages !== false);
-        if (fast !== undefined) return fast;
+  /**
+   * Under a page limit a claim that may hand out a page first locks the crawl_state row (as a
+   * page completion does, before anything else, so the two never wait on each other in a
+   * cycle), counts pages plus slots held, and claims a page only with room left.
+   */
+  const claim = async (now: number, opts: ClaimOptions = {}): Promise<ClaimedUri | null> => {
+    checkTime(now, 'now');
+    const t = nowToDb(now);
+    const limited = pageLimit > 0 && opts.pages !== false;
+    if (!limited) {
+      const fast = await claimInOneStatement(t, opts.pages !== false);
+      if (fast !== undefined) return fast;
+    }
+    return tx(async () => {
+      if (limited) await db.query(sql.lockPages);
+      const dead = (await db.query<{ name: string }>(sql.renewAndReap, [me, t, t + leaseMs])).rows.map((r) => r.name);
+      if (dead.length > 0) await recover(dead);
+      await promoteDue(t);
+      let pages = opts.pages !== false;
+      if (limited) {
+        const p = (await db.query<{ pages: number; held: number }>(sql.pagesHeld)).rows[0]!;
+        pages = p.pages + p.held < pageLimit;
       }
-      return tx(async () => {
-        if (limited) await db.query(sql.lockPages);
-        const dead = (await db.query<{ name: string }>(sql.renewAndReap, [me, t, t + leaseMs])).rows.map((r) => r.name);
-        if (dead.length > 0) await recover(dead);
-        await promoteDue(t);
-        let pages = opts.pages !== false;
-        if (limited) {
-          const p = (await db.query<{ pages: number; held: number }>(sql.pagesHeld)).rows[0]!;
-          pages = p.pages + p.held < pageLimit;
-        }
-        return claimedUri((await db.query(pages ? sql.claim : sql.claimNonPage, pages ? [t, me, limited] : [t, me])).rows[0]);
-      });
-    },
+      return claimedUri((await db.query(pages ? sql.claim : sql.claimNonPage, pages ? [t, me, limited] : [t, me])).rows[0]);
+    });
+  };
 
-    complete: (uri: ClaimedUri, outcome: Outcome, outlinks?: readonly Candidate[]): Promise<void> => {
-      checkOutcome(outcome);
-      if (!(pageLimit > 0 && outcome.page && outcome.retryAt === undefined)) return completeInFewTrips(uri, outcome, outlinks);
-      return tx(async () => {
-        const retry = outcome.retryAt !== undefined;
-        // A page under a page limit: its slot (this URI's page_slot) becomes a counted page.
-        if (pageLimit > 0 && outcome.page && !retry) await db.query(sql.addPage);
-        const res = retry
-          ? await db.query(sql.requeue, [uri.id, toDb(outcome.retryAt!), outcome.status, outcome.note ?? null, me])
-          : await db.query(sql.finish, [uri.id, outcome.status, outcome.bytes ?? null, outcome.mime ?? null, outcome.digest ?? null, outcome.note ?? null, me]);
-        const row = res.rows[0] as { queue_id: number; slot_released: boolean } | undefined;
-        if (!row) throw notInFlight(uri);
-        const deltas = new Map<number, QueueDelta>();
-        if (outlinks && outlinks.length > 0) await insertUris(outlinks, deltas);
-        const d = delta(deltas, row.queue_id);
-        d.slots += row.slot_released ? 0 : 1;
-        d.waiting += retry ? 1 : 0;
-        d.done += !retry && outcome.status > 0 ? 1 : 0;
-        d.failed += !retry && outcome.status < 0 ? 1 : 0;
-        d.readyAt = toDb(outcome.queueReadyAt);
-        await applyDeltas(deltas);
-      });
-    },
+  const complete = (uri: ClaimedUri, outcome: Outcome, outlinks?: readonly Candidate[]): Promise<void> => {
+    checkOutcome(outcome);
+    if (!(pageLimit > 0 && outcome.page && outcome.retryAt === undefined)) return completeInFewTrips(uri, outcome, outlinks);
+    return tx(async () => {
+      const retry = outcome.retryAt !== undefined;
+      // A page under a page limit: its slot (this URI's page_slot) becomes a counted page.
+      if (pageLimit > 0 && outcome.page && !retry) await db.query(sql.addPage);
+      const res = retry
+        ? await db.query(sql.requeue, [uri.id, toDb(outcome.retryAt!), outcome.status, outcome.note ?? null, me])
+        : await db.query(sql.finish, [uri.id, outcome.status, outcome.bytes ?? null, outcome.mime ?? null, outcome.digest ?? null, outcome.note ?? null, me]);
+      const row = res.rows[0] as { queue_id: number; slot_released: boolean } | undefined;
+      if (!row) throw notInFlight(uri);
+      const deltas = new Map<number, QueueDelta>();
+      if (outlinks && outlinks.length > 0) await insertUris(outlinks, deltas);
+      const d = delta(deltas, row.queue_id);
+      d.slots += row.slot_released ? 0 : 1;
+      d.waiting += retry ? 1 : 0;
+      d.done += !retry && outcome.status > 0 ? 1 : 0;
+      d.failed += !retry && outcome.status < 0 ? 1 : 0;
+      d.readyAt = toDb(outcome.queueReadyAt);
+      await applyDeltas(deltas);
+    });
+  };
+
+  return {
+    claim,
+    complete,
 
     releaseSlot: (uri: ClaimedUri, queueReadyAt: number): Promise<boolean> => {
       checkTime(queueReadyAt, 'queueReadyAt');
@@ -194,6 +199,64 @@ function claimMethods(
     },
 
     recoverInFlight: (): Promise<number> => tx(() => recover([me])),
+  };
+}
+
+/**
+ * A worker's batches: its free fetch slots filled in one claim, and the completions written
+ * behind (postgres-frontier-thread.ts) sent together. What a batch statement cannot take (a
+ * page limit to hold, a retry to schedule) goes through the single claim or completion.
+ */
+function batchMethods(
+  s: PostgresSession,
+  rows: QueueRows,
+  pageLimit: number,
+  { claim, complete }: Pick<PostgresFrontierStore, 'claim' | 'complete'>,
+): Pick<PostgresFrontierStore, 'claimMany' | 'completeMany'> {
+  const { nowToDb } = s;
+  const { claimManyInOneStatement, completeManyInFewTrips } = fewTrips(s, rows);
+  /** A completion the batch statement takes: no retry to schedule, no page to count under a limit. */
+  const batchable = (o: Outcome): boolean => o.retryAt === undefined && !(pageLimit > 0 && o.page);
+  return {
+    claimMany: async (now: number, max: number, opts: ClaimOptions = {}): Promise<ClaimedUri[]> => {
+      checkTime(now, 'now');
+      if (max > 1 && !(pageLimit > 0 && opts.pages !== false)) {
+        const many = await claimManyInOneStatement(nowToDb(now), opts.pages !== false, max);
+        if (many !== undefined) return many;
+      }
+      // One at a time under a page limit, or through the full claim that recovers and promotes.
+      const one = await claim(now, opts);
+      return one ? [one] : [];
+    },
+
+    completeMany: async (items: readonly Completion[]): Promise<(Error | null)[]> => {
+      const errors: (Error | null)[] = items.map(() => null);
+      let run: number[] = [];
+      const flush = async () => {
+        if (run.length === 0) return;
+        const taken = run;
+        run = [];
+        const res = await completeManyInFewTrips(taken.map((i) => items[i]!));
+        taken.forEach((i, k) => (errors[i] = res[k]!));
+      };
+      // In order: a completion the batch statement cannot take runs alone, after those before it.
+      for (const [i, it] of items.entries()) {
+        try {
+          checkOutcome(it.outcome);
+        } catch (err) {
+          errors[i] = err as Error;
+          continue;
+        }
+        if (batchable(it.outcome)) {
+          run.push(i);
+          continue;
+        }
+        await flush();
+        await complete(it.uri, it.outcome, it.outlinks).catch((err: Error) => (errors[i] = err));
+      }
+      await flush();
+      return errors;
+    },
   };
 }
 
@@ -264,14 +327,64 @@ function fewTrips(s: PostgresSession, { candidateParams }: QueueRows) {
       }
       const d = delta(deltas, row.queue_id);
       Object.assign(d, { slots: row.slot_released ? 0 : 1, waiting: d.waiting + (retry ? 1 : 0), done, failed, readyAt });
-      const ids = [...deltas.keys()].sort((a, b) => a - b);
-      const col = (f: (q: QueueDelta) => number | null) => ids.map((id) => f(deltas.get(id)!));
-      const changes = [ids, col((q) => q.pending), col((q) => q.waiting), col((q) => q.slots), col((q) => q.done), col((q) => q.failed), col((q) => q.seen), col((q) => q.readyAt)];
-      await send([[tripSql.lockQueues, [ids]], [tripSql.applyDeltas, changes], ['COMMIT', []]]);
+      await send(countersAndCommit(deltas));
     });
   };
 
-  return { claimedUri, claimInOneStatement, completeInFewTrips };
+  /** Up to `max` claims as one statement; undefined when the full claim must run (as claimInOneStatement). */
+  const claimManyInOneStatement = (t: number, pages: boolean, max: number): Promise<ClaimedUri[] | undefined> =>
+    trips(async () => {
+      const name = pages ? 'claimMany' : 'claimManyNonPage';
+      const rows = (await db.query({ name, text: tripSql[name], values: [t, me, t + leaseMs, max] })).rows;
+      if (rows[0].dead || rows[0].due) return undefined;
+      return rows.filter((r) => r.key !== null).map((r) => claimedUri(r)!);
+    });
+
+  /**
+   * Completions that schedule no retry and count no page, in two round trips whatever their
+   * number: their ends and all their outlinks, then the queues' counters in id order. Each one's
+   * error (not in flight) or null, in order.
+   */
+  const completeManyInFewTrips = async (items: readonly Completion[]): Promise<(Error | null)[]> => {
+    const outlinks = items.flatMap((it) => it.outlinks ?? []);
+    const links = outlinks.length > 0 ? await candidateParams(outlinks) : null;
+    const col = <T>(f: (it: Completion) => T) => items.map(f);
+    const ends = [
+      col((it) => it.uri.id), col((it) => it.outcome.status), col((it) => it.outcome.bytes ?? null), col((it) => it.outcome.mime ?? null),
+      col((it) => it.outcome.digest ?? null), col((it) => it.outcome.note ?? null), me,
+    ];
+    return trips(async (send) => {
+      const [, ended, added] = await send([['BEGIN', []], [tripSql.finishMany, ends], ...(links ? [[tripSql.insertUrisPerQueue, links] as const] : [])]);
+      const deltas = new Map<number, QueueDelta>();
+      for (const r of (added?.rows ?? []) as { queue_id: number; pending: number; waiting: number }[]) {
+        Object.assign(delta(deltas, r.queue_id), { pending: r.pending, waiting: r.waiting, seen: r.pending + r.waiting });
+      }
+      const finished = new Map((ended!.rows as { id: number; queue_id: number; slot_released: boolean }[]).map((r) => [r.id, r]));
+      const errors = items.map((it): Error | null => {
+        const row = finished.get(it.uri.id);
+        if (!row) return notInFlight(it.uri);
+        finished.delete(it.uri.id); // the same URI twice in one batch: the second is not in flight
+        const d = delta(deltas, row.queue_id);
+        d.slots += row.slot_released ? 0 : 1;
+        d.done += it.outcome.status > 0 ? 1 : 0;
+        d.failed += it.outcome.status < 0 ? 1 : 0;
+        d.readyAt = Math.max(d.readyAt ?? -Infinity, toDb(it.outcome.queueReadyAt));
+        return null;
+      });
+      await send(deltas.size > 0 ? countersAndCommit(deltas) : [['COMMIT', []]]);
+      return errors;
+    });
+  };
+
+  return { claimedUri, claimInOneStatement, claimManyInOneStatement, completeInFewTrips, completeManyInFewTrips };
+}
+
+/** The queues' counter changes, their rows locked in id order first, and the COMMIT: one round trip. */
+function countersAndCommit(deltas: Map<number, QueueDelta>): [string, unknown[]][] {
+  const ids = [...deltas.keys()].sort((a, b) => a - b);
+  const col = (f: (q: QueueDelta) => number | null) => ids.map((id) => f(deltas.get(id)!));
+  const changes = [ids, col((q) => q.pending), col((q) => q.waiting), col((q) => q.slots), col((q) => q.done), col((q) => q.failed), col((q) => q.seen), col((q) => q.readyAt)];
+  return [[tripSql.lockQueues, [ids]], [tripSql.applyDeltas, changes], ['COMMIT', []]];
 }
 
 /** Queue limits and ready times, when a claim may next succeed, and the crawl-wide page limit. */

@@ -272,4 +272,79 @@ if (skip) {
       }
     });
   });
+
+  describe('a worker\'s batches: claimMany and completions written behind', () => {
+    it('claims one URI from each of up to max queues, ready longest first, and nothing while the crawl is paused', () => {
+      const f = open(pg.freshSchema('many'));
+      try {
+        f.schedule(['x', 'y', 'z'].flatMap((h) => [cand(`http://${h}.test/1`), cand(`http://${h}.test/2`)]));
+        f.setQueueReadyAt('x.test', 5);
+        f.setControl('paused');
+        expect(f.claimMany(10, 8)).toEqual([]);
+        f.setControl('running');
+        expect(f.claimMany(3, 8).map((u) => u.url)).toEqual(['http://y.test/1', 'http://z.test/1']); // x not ready before 5
+        expect(f.claimMany(10, 8).map((u) => u.url)).toEqual(['http://x.test/1']); // y and z hold their one slot each
+        expect(f.counts(10)).toMatchObject({ inFlight: 3, pending: 3 });
+      } finally {
+        f.close();
+      }
+    });
+
+    it('writes completions behind: the next call sees them, a refused one is reported late and the rest of its batch still counts', () => {
+      const crawl = pg.freshSchema('behind');
+      const a = open(crawl, { worker: 'a', leaseMs: 1000, writeBehind: true });
+      const b = open(crawl, { worker: 'b', leaseMs: 1000 });
+      try {
+        a.schedule([cand('http://x.test/1'), cand('http://y.test/1'), cand('http://z.test/1')]);
+        const [ux] = a.claimMany(0, 3);
+        // a stops heartbeating; once its lease (renewed to 0 + 1000) has run out, b's claim puts
+        // a's three URIs back and takes x; a, back, claims y and z again.
+        expect(b.claim(1001)).toMatchObject({ id: ux!.id });
+        const [uy, uz] = a.claimMany(1001, 3);
+        expect([uy!.url, uz!.url]).toEqual(['http://y.test/1', 'http://z.test/1']);
+        a.complete(ux!, { status: 200, queueReadyAt: 0 }); // refused: no longer a's
+        a.complete(uy!, { status: 200, queueReadyAt: 0 }, [cand('http://y.test/2')]);
+        a.complete(uy!, { status: 200, queueReadyAt: 0 }); // the same URI twice: the second is refused
+        a.complete(uz!, { status: -2, queueReadyAt: 0 });
+        expect(a.counts(1001)).toMatchObject({ done: 1, failed: 1, pending: 1, inFlight: 1 });
+        expect(a.lateRefusals().map((r) => r.url)).toEqual(['http://x.test/1', 'http://y.test/1']);
+        expect(a.lateRefusals()).toEqual([]);
+        expect(a.queue('y.test', 1001)).toMatchObject({ inFlight: 0, done: 1, pending: 1 });
+      } finally {
+        a.close();
+        b.close();
+      }
+    });
+
+    it('gives slots back behind: the queue is ready at the time given, and its next claim waits for it', () => {
+      const a = open(pg.freshSchema('releasebehind'), { worker: 'a', writeBehind: true });
+      try {
+        a.schedule([cand('http://x.test/1'), cand('http://x.test/2')]);
+        const [u1] = a.claimMany(0, 2);
+        a.releaseSlot(u1!, 50);
+        expect(a.claimMany(49, 2)).toEqual([]);
+        expect(a.queue('x.test', 49)).toMatchObject({ inFlight: 0, readyAt: 50 });
+        a.complete(u1!, { status: 200, queueReadyAt: 0 });
+        expect(a.claimMany(50, 2).map((u) => u.url)).toEqual(['http://x.test/2']);
+        expect(a.counts(50)).toMatchObject({ done: 1, inFlight: 1 });
+        expect(a.lateRefusals()).toEqual([]);
+      } finally {
+        a.close();
+      }
+    });
+
+    it('sends completions written behind before it closes', () => {
+      const crawl = pg.freshSchema('behindclose');
+      const a = open(crawl, { worker: 'a', writeBehind: true });
+      a.schedule([cand('http://x.test/1'), cand('http://y.test/1')]);
+      for (const u of a.claimMany(0, 2)) a.complete(u, { status: 200, queueReadyAt: 0 });
+      a.close();
+      const b = open(crawl, { worker: 'b' });
+      try {
+        expect(b.counts(0)).toMatchObject({ done: 2, inFlight: 0 });
+      } finally {
+        b.close();
+      }
+    });
+  });
 }
