@@ -49,6 +49,27 @@ async function countPages(dir: string, counts: Map<string, number>): Promise<voi
   }
 }
 
+/**
+ * Pages missing: what the frontier says of them and of their queues, so a crawl that ended short
+ * says why (URIs never scheduled, or stranded behind a queue whose counters or lease are wrong).
+ */
+async function whyMissing(db: pg.Client, crawl: string, missing: string[]): Promise<void> {
+  const q = (text: string, values: unknown[] = []) => db.query(text.replaceAll('$s', crawl), values).then((r) => r.rows);
+  console.log('missing pages by frontier state:', JSON.stringify(await q(`SELECT coalesce(u.state::text, 'never scheduled') AS state, count(*)::int AS n
+    FROM unnest($1::text[]) AS m(url) LEFT JOIN $s.uris u ON u.url = m.url GROUP BY 1 ORDER BY 1`, [missing])));
+  console.log('queues whose counters disagree with their URIs, or that hold pending URIs:');
+  for (const r of await q(`SELECT q.key, q.pending, q.waiting, q.in_flight, q.max_in_flight, q.lease_owner, q.ready_at,
+      count(*) FILTER (WHERE u.state = 0)::int AS pending_rows, count(*) FILTER (WHERE u.state = 1)::int AS waiting_rows,
+      count(*) FILTER (WHERE u.state = 2)::int AS in_flight_rows, count(*) FILTER (WHERE u.state = 2 AND NOT u.slot_released)::int AS slots_held,
+      string_agg(DISTINCT u.leased_by, ',') AS leased_by
+    FROM $s.queues q LEFT JOIN $s.uris u ON u.queue_id = q.id GROUP BY q.id
+    HAVING q.pending <> count(*) FILTER (WHERE u.state = 0) OR q.waiting <> count(*) FILTER (WHERE u.state = 1)
+      OR q.in_flight <> count(*) FILTER (WHERE u.state = 2 AND NOT u.slot_released) OR count(*) FILTER (WHERE u.state IN (0, 1, 2)) > 0 ORDER BY q.key`)) {
+    console.log('  ' + JSON.stringify(r));
+  }
+  console.log('workers:', JSON.stringify(await q(`SELECT name, lease_until, heartbeat_at FROM $s.workers ORDER BY name`)));
+}
+
 const server = await startTestPostgres();
 if (typeof server === 'string') {
   console.log(`pg-200k skipped: ${server}`);
@@ -123,6 +144,7 @@ if (typeof server === 'string') {
       { name: 'workers ended well, WARCs sealed', ok: exits.every((e) => e.code === 0) && open.length === 0, detail: `exit codes ${exits.map((e) => e.code).join(' ')}; open WARCs left: ${open.length}` },
     ];
     for (const c of conditions) console.log(`${c.ok ? 'PASS' : 'FAIL'}  ${c.name}: ${c.detail}`);
+    if (missing.length > 0) await whyMissing(db, crawl, missing);
     console.log(`load at the end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     if (!conditions.every((c) => c.ok)) process.exitCode = 1;
   } finally {
