@@ -7,7 +7,8 @@
  * thrown away when the check ends. Writes are grouped into transactions of BATCH statements.
  */
 import fs from 'node:fs';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openScratchDatabase } from '../storage/scratch-database.ts';
 
 export interface CheckedRecord {
   /** The record's length in the WARC (a gzip member's, or up to the next record). */
@@ -35,10 +36,7 @@ export class CheckRecordStore {
   /** A new, empty store in `file` (an existing file there is replaced). */
   constructor(file: string) {
     this.file = file;
-    fs.rmSync(file, { force: true });
-    this.#db = new Database(file);
-    this.#db.pragma('journal_mode = OFF');
-    this.#db.pragma('synchronous = OFF');
+    this.#db = openScratchDatabase(file);
     this.#db.pragma(`cache_size = -${CACHE_KIB}`);
     this.#db.exec(`
       CREATE TABLE checked (

@@ -5,7 +5,8 @@
  * thrown away when the export ends (or fails).
  */
 import fs from 'node:fs';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openScratchDatabase } from './scratch-database.ts';
 
 export interface PlannedUrl {
   urlkey: string;
@@ -29,10 +30,7 @@ export class MirrorPlanStore {
   /** A new, empty store in `file` (an existing file there is replaced). */
   constructor(file: string) {
     this.file = file;
-    fs.rmSync(file, { force: true });
-    this.#db = new Database(file);
-    this.#db.pragma('journal_mode = OFF');
-    this.#db.pragma('synchronous = OFF');
+    this.#db = openScratchDatabase(file);
     this.#db.exec(`
       CREATE TABLE urls (urlkey TEXT PRIMARY KEY, url TEXT NOT NULL, ts TEXT NOT NULL, path TEXT NOT NULL, mime TEXT) WITHOUT ROWID;
       CREATE TABLE nodes (key TEXT PRIMARY KEY, kind TEXT NOT NULL) WITHOUT ROWID;
