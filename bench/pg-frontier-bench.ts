@@ -17,7 +17,10 @@
  * At scale: `npm run bench -- pg --uris 1000000` fills each frontier with that many URIs first
  * (batches of 10,000 through `schedule`: one multi-row INSERT … SELECT FROM unnest(…) per batch on
  * PostgreSQL, so a million loads in about a minute rather than as a million round trips), then
- * measures claim + complete with 20 new outlinks, and claim + complete, on the full frontier.
+ * measures claim + complete with 20 new outlinks, and claim + complete, on the full frontier,
+ * 8 claims at a time as a worker with 8 free fetch slots makes them (PostgreSQL: claimMany, and
+ * completions written behind, as `trove worker` opens its frontier); `--batch 1` claims one at
+ * a time, as every figure before the batches was taken.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
