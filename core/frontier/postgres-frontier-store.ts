@@ -343,7 +343,9 @@ function fewTrips(s: PostgresSession, { candidateParams }: QueueRows) {
   /**
    * Completions that schedule no retry and count no page, in two round trips whatever their
    * number: their ends and all their outlinks, then the queues' counters in id order. Each one's
-   * error (not in flight) or null, in order.
+   * error (not in flight) or null, in order. The outlinks of a completion refused here are
+   * scheduled all the same: the worker that took its URI over finds the same links, and the
+   * fingerprints make the second discovery a no-op.
    */
   const completeManyInFewTrips = async (items: readonly Completion[]): Promise<(Error | null)[]> => {
     const outlinks = items.flatMap((it) => it.outlinks ?? []);
