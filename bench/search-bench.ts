@@ -135,7 +135,8 @@ try {
   const cpuTimes: number[] = [];
   console.log(`query | matches | hits | p50 ms | p99 ms | CPU p50 ms | first ms${compareAll ? ' | every match ranked: ms, top-50 overlap' : ''}`);
   for (const [label, q] of queries()) {
-    const match = db.prepare('SELECT count(*) AS n FROM page_text WHERE page_text MATCH ?');
+    const textMatch = archive.index.textMatchSql(); // every text shard
+    const match = db.prepare(`SELECT count(*) AS n FROM (${textMatch.sql})`);
     const ms: number[] = [];
     const cpu: number[] = [];
     let hits: ReturnType<typeof searchText> = [];
@@ -162,7 +163,7 @@ try {
     cpu.sort((a, b) => a - b);
     let matches = '';
     try {
-      matches = String((match.get(toFtsQuery(q)) as { n: number }).n);
+      matches = String((match.get(...Array<string>(textMatch.params).fill(toFtsQuery(q))) as { n: number }).n);
     } catch {
       matches = '?';
     }

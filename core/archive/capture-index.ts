@@ -19,6 +19,8 @@ import type { CaptureScans } from './capture-scans.ts';
 import { CAPTURE_TYPE_NAMES, COMPACT_TYPE_MIME, COMPACT_WINDOW, prepareCaptureStatements } from './capture-statements.ts';
 import type { CaptureDbRow, CaptureStatements, FileDbRow, ParentDbRow } from './capture-statements.ts';
 import { toFtsQuery } from './capture-text-search.ts';
+import { createTextShards } from './text-shards.ts';
+import type { TextShards } from './text-shards.ts';
 import { expand, foldsOf } from './capture-folds.ts';
 import type { FoldedDbRow } from './capture-folds.ts';
 import { captureIdsOfChild } from '../warc/child-record-id.ts';
@@ -128,13 +130,19 @@ export interface PageText {
   text: string;
 }
 
-export function createCaptureIndex(db: Database.Database): CaptureIndex {
+export interface CaptureIndexOptions {
+  /** Text per full-text shard (text-shards.ts SHARD_CHARS); tests pass less. */
+  textShardChars?: number;
+}
+
+export function createCaptureIndex(db: Database.Database, opts: CaptureIndexOptions = {}): CaptureIndex {
   const st = prepareCaptureStatements(db);
-  const { addFile, addRecords, deleteFileRecords } = recordWrites(db, st);
-  const { addPageText, addPageTexts } = pageTextWrites(db, st);
+  const text = createTextShards(db, opts.textShardChars);
+  const { addFile, addRecords, deleteFileRecords } = recordWrites(db, st, text);
+  const { addPageText, addPageTexts } = pageTextWrites(db, st, text);
 
   return {
-    ...createCaptureScans(db),
+    ...createCaptureScans(db, text),
     addFile: (f) => addFile(f),
     updateFile: (id, change) => {
       st.updateFile.run(change.size ?? null, change.records ?? null, id);
@@ -169,12 +177,12 @@ export function createCaptureIndex(db: Database.Database): CaptureIndex {
     deleteFileRecords: (fileId) => deleteFileRecords(fileId),
     addPageText: (recordId, title, text) => addPageText(recordId, title, text),
     addPageTexts: (pages) => (pages.length === 0 ? undefined : addPageTexts(pages)),
-    searchText: (query, limit, opts) => searchText(st, query, limit, opts),
+    searchText: (query, limit, opts) => searchText(text, query, limit, opts),
   };
 }
 
 /** The index's writes of files and records, each in (or joining) one transaction. */
-function recordWrites(db: Database.Database, st: CaptureStatements) {
+function recordWrites(db: Database.Database, st: CaptureStatements, text: TextShards) {
   const addFile = atomic(db, (f: NewWarcFile): number => {
     if (st.fileByPath.get(f.path)) {
       throw new TroveError('CAPTURE_FILE_EXISTS', `WARC file already indexed: ${f.path}`, { path: f.path });
@@ -243,7 +251,7 @@ function recordWrites(db: Database.Database, st: CaptureStatements) {
   });
 
   const deleteFileRecords = atomic(db, (fileId: number): number => {
-    st.deleteFileText.run(fileId);
+    text.deleteFile(fileId);
     const n = st.fileRecordCount.get(fileId)!.n;
     st.deleteFileRecords.run(fileId);
     st.resetFileRecords.run(fileId);
@@ -254,15 +262,14 @@ function recordWrites(db: Database.Database, st: CaptureStatements) {
 }
 
 /** The searchable text of records, written in savepoints of its own (see below). */
-function pageTextWrites(db: Database.Database, st: CaptureStatements) {
+function pageTextWrites(db: Database.Database, st: CaptureStatements, shards: TextShards) {
   const checkRecordExists = (recordId: number): void => {
     if (!st.recordExists.get(recordId)) {
       throw new TroveError('CAPTURE_NO_RECORD', `no indexed record with id ${recordId}`, { recordId });
     }
   };
   const writePageText = (recordId: number, title: string | null, text: string): void => {
-    st.deleteText.run(recordId);
-    st.insertText.run(recordId, title ?? '', text);
+    shards.write(recordId, title ?? '', text);
     if (title) st.setTitle.run(title, recordId);
   };
   // Page text is derived data, and its writers may drop a batch the database refuses
@@ -317,28 +324,28 @@ function closest(st: CaptureStatements, urlkey: string, ts14?: string): CaptureR
  * Search ranks at most this many matches: those of the pages added last (the highest record
  * ids: the latest crawled or imported). bm25 reads every match it ranks, so ranking all of them
  * costs in proportion to the pages holding a word: 512 ms p50 on 22,050 pages of the big-archive
- * bench, seconds at a million. Bounded, a search costs about the same at any size (issue 39:
+ * bench, seconds at a million. Bounded, and with bm25 counting a word within one text shard
+ * (text-shards.ts), a search costs about the same at any size (issue 39:
  * target p50 < 100 ms over 1M pages, bench/search-bench.ts). The trade-off: when more pages
  * match, the best hits are the best of these, and the hits say so (TextHit.rankedAmong).
  */
 export const SEARCH_CANDIDATES = 5000;
 
-function searchText(st: CaptureStatements, query: string, limit = 20, opts: SearchOptions = {}): TextHit[] {
+function searchText(shards: TextShards, query: string, limit = 20, opts: SearchOptions = {}): TextHit[] {
   const match = opts.raw ? query : toFtsQuery(query);
   if (match.trim() === '') return [];
   const [open, close] = opts.mark ?? ['[', ']'];
   try {
-    // The newest match left out, when there is one: candidates are the matches above it.
     const candidates = opts.candidates ?? SEARCH_CANDIDATES;
-    const past = st.searchFloor.get(match, candidates)?.rowid;
-    return st.search.all({ q: match, floor: past === undefined ? 0 : past + 1, limit, open, close }).map((r) => ({
+    const { rows, bounded } = shards.search(match, { limit, candidates, open, close });
+    return rows.map((r) => ({
       recordId: r.record_id,
       title: r.title === '' ? null : r.title,
       snippet: r.snippet,
       rank: r.rank,
       targetUri: r.target_uri,
       ts: r.ts,
-      ...(past !== undefined ? { rankedAmong: candidates } : {}),
+      ...(bounded ? { rankedAmong: candidates } : {}),
     }));
   } catch (err) {
     // The statements are fixed; an SQLITE_ERROR at run time comes from the MATCH expression.

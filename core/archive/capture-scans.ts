@@ -17,6 +17,8 @@ import { prefixEnd } from './record-query-sql.ts';
 import { recordIdSql } from './record-id-key.ts';
 import { recordTypeCode, recordTypeList, recordTypeSql } from './record-type-key.ts';
 import { tsSql } from './capture-ts-key.ts';
+import { createTextShards } from './text-shards.ts';
+import type { TextMatchSql, TextShards } from './text-shards.ts';
 import { CHILD_TYPE_MIME, childPlaces, FOLD_REACH, recordsOfRowSql } from './capture-folds.ts';
 
 /** A page (an HTML 200 capture) as pages.jsonl and the WACZ main page need it. */
@@ -68,6 +70,8 @@ export interface CaptureScans {
   pagesAfter(after: number, limit: number): PageRow[];
   /** The indexed visible text of a page, or null. */
   pageText(recordId: number): string | null;
+  /** SQL that selects the ids of the records whose text matches an FTS5 query (record-query-sql.ts). */
+  textMatchSql(): TextMatchSql;
   /** The earliest page with this URL key, or the earliest page of all when no key is given. */
   firstPage(urlkey?: string): PageRow | null;
   /** Rows a CDXJ index is built from (response, revisit, resource, metadata): how many, and a page of them by id. */
@@ -106,7 +110,6 @@ function statements(db: Database.Database) {
   return {
     countPages: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM records WHERE page = 1'),
     pagesAfter: db.prepare<[number, number], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE page = 1 AND id > ? ORDER BY id LIMIT ?`),
-    pageText: db.prepare<[number], { text: string }>('SELECT text FROM page_text WHERE rowid = ?'),
     firstPageOf: db.prepare<[string], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE urlkey = +? AND page = 1 ORDER BY records.ts, id LIMIT 1`),
     firstPage: db.prepare<[], PageRow>(`SELECT ${PAGE_COLS} FROM records WHERE page = 1 ORDER BY records.ts, id LIMIT 1`),
     // Folded metadata records count too (capture-folds.ts).
@@ -182,13 +185,15 @@ function pageRow<R extends PageRow | null>(r: R): R {
   return r === null ? r : { ...r, date: dateFromKey(r.date as string | Buffer | null, r.ts) };
 }
 
-export function createCaptureScans(db: Database.Database): CaptureScans {
+/** `text`: the index's page text, when the caller has it open already. */
+export function createCaptureScans(db: Database.Database, text: TextShards = createTextShards(db)): CaptureScans {
   let prepared: ReturnType<typeof statements> | null = null;
   const st = () => (prepared ??= statements(db));
   return {
     countPages: () => st().countPages.get()!.n,
     pagesAfter: (after, limit) => st().pagesAfter.all(after, limit).map(pageRow),
-    pageText: (recordId) => st().pageText.get(recordId)?.text ?? null,
+    pageText: (recordId) => text.text(recordId),
+    textMatchSql: () => text.matchSql(),
     firstPage: (urlkey) => pageRow((urlkey === undefined ? st().firstPage.get() : st().firstPageOf.get(urlkey)) ?? null),
     countCdxjRows: () => st().countCdxjRows.get()!.n,
     cdxjRows: (after, limit) => {

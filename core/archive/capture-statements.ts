@@ -41,15 +41,6 @@ export interface FileDbRow {
 
 export type { CaptureDbRow } from './capture-row-types.ts';
 
-export interface SearchDbRow {
-  record_id: number;
-  title: string | null;
-  snippet: string;
-  rank: number;
-  target_uri: string | null;
-  ts: string | null;
-}
-
 /** A full row that may be the parent of a compact row: what the child must repeat exactly. */
 export interface ParentDbRow {
   id: number;
@@ -184,36 +175,10 @@ export function prepareCaptureStatements(db: Database.Database) {
     // How many records a file's rows stand for (before they are deleted).
     fileRecordCount: db.prepare<[number], { n: number }>(`SELECT COALESCE(SUM(${recordsOfRowSql('r')}), 0) AS n FROM records r WHERE r.file_id = ?`),
 
-    deleteFileText: db.prepare<[number]>('DELETE FROM page_text WHERE rowid IN (SELECT id FROM records WHERE file_id = ?)'),
     deleteFileRecords: db.prepare<[number]>('DELETE FROM records WHERE file_id = ?'),
     resetFileRecords: db.prepare<[number]>('UPDATE warc_files SET records = 0 WHERE id = ?'),
 
-    deleteText: db.prepare<[number]>('DELETE FROM page_text WHERE rowid = ?'),
-    insertText: db.prepare<[number, string, string]>('INSERT INTO page_text (rowid, title, text) VALUES (?, ?, ?)'),
     setTitle: db.prepare<[string, number]>('UPDATE records SET title = ? WHERE id = ?'),
-    // Search ranks a bounded set of candidates (capture-index.ts searchText says why): the
-    // matches of the last SEARCH_CANDIDATES added, found by walking the full-text index newest
-    // first, which FTS5 stops after the OFFSET (checked at 1M pages: bench/search-bench.ts).
-    // Asked with OFFSET SEARCH_CANDIDATES: the newest match left out, none when all are in.
-    searchFloor: db.prepare<[string, number], { rowid: number }>(
-      'SELECT rowid FROM page_text WHERE page_text MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?',
-    ),
-    // The best `limit` candidates at or above the floor by bm25, then their snippets: bm25 is
-    // taken as a column (`ORDER BY score`), not FTS5's `ORDER BY rank`, whose sorted plan cost
-    // as much at 100 candidates as at 5,000 (35 ms of CPU against 3–5 on 50,000 pages). The
-    // snippets come from one scan of the candidates (CROSS JOIN keeps page_text outside, so a
-    // prefix query's terms are merged once, not once per hit), made for the `limit` rows alone.
-    search: db.prepare<{ q: string; floor: number; limit: number; open: string; close: string }, SearchDbRow>(
-      `WITH best AS MATERIALIZED (
-         SELECT rowid AS id, bm25(page_text) AS score FROM page_text WHERE page_text MATCH @q AND rowid >= @floor ORDER BY score, rowid DESC LIMIT @limit
-       )
-       SELECT page_text.rowid AS record_id, page_text.title AS title,
-              snippet(page_text, 1, @open, @close, '…', 16) AS snippet, best.score AS rank,
-              records.target_uri AS target_uri, ${tsSql('records.ts')} AS ts
-       FROM page_text CROSS JOIN best ON best.id = page_text.rowid JOIN records ON records.id = page_text.rowid
-       WHERE page_text MATCH @q AND page_text.rowid >= @floor
-       ORDER BY best.score, page_text.rowid DESC`,
-    ),
   };
 }
 

@@ -22,6 +22,7 @@ import type { RecordFilter, RecordSummary } from '../api/archive-types.ts';
 import { CHILD_COLUMNS, CHILD_TYPE_MIME, CHILD_TYPES, FOLD_COLUMNS, children, ownRecord } from './capture-folds.ts';
 import type { FoldedDbRow } from './capture-folds.ts';
 import type { ChildRecordType } from '../warc/child-record-id.ts';
+import type { TextMatchSql } from './text-shards.ts';
 
 export interface WhereClause {
   sql: string;
@@ -85,13 +86,14 @@ function likeEscape(s: string): string {
 }
 
 /** The WHERE clause (without `WHERE`) for a filter; `r` is the records alias. */
-export function filterClause(f: RecordFilter): WhereClause {
-  const { conds, split } = filterSql(f);
+export function filterClause(f: RecordFilter, textMatch: TextMatchSql): WhereClause {
+  const { conds, split } = filterSql(f, textMatch);
   if (!split) return joinConditions(conds);
   return joinConditions([{ sql: `r.${split.column} IN (${split.values.map(() => '?').join(', ')})`, params: split.values }, ...conds]);
 }
 
-export function filterSql(f: RecordFilter): FilterSql {
+/** `textMatch`: the page-text tables' `SELECT rowid … MATCH ?` (text-shards.ts), for a text filter. */
+export function filterSql(f: RecordFilter, textMatch: TextMatchSql): FilterSql {
   const conds: Condition[] = [];
   let split: FilterSql['split'] = null;
   // Bound as stored (record-type-key.ts): a WARC 1.1 type's code, any other type as its text.
@@ -155,7 +157,7 @@ export function filterSql(f: RecordFilter): FilterSql {
   if (f.text !== undefined && f.text.trim() !== '') {
     const match = toFtsQuery(f.text);
     if (match === '') conds.push({ sql: '0', params: [] });
-    else conds.push({ sql: 'r.id IN (SELECT rowid FROM page_text WHERE page_text MATCH ?)', params: [match] });
+    else conds.push({ sql: `r.id IN (${textMatch.sql})`, params: Array<string>(textMatch.params).fill(match) });
   }
   return { conds, split, empty: conds.length === 0 && split === null };
 }
@@ -203,8 +205,8 @@ function mimeMatches(filter: string, mime: string): boolean {
  * child can match: a child has its type, its type's media type, no status and no page text, and
  * takes everything else a filter names (URL, host, time) from its capture.
  */
-export function childClause(f: RecordFilter, type: ChildRecordType): WhereClause | null {
-  const { conds } = filterSql(f);
+export function childClause(f: RecordFilter, type: ChildRecordType, textMatch: TextMatchSql): WhereClause | null {
+  const { conds } = filterSql(f, textMatch);
   if (f.type && f.type.length > 0 && !f.type.some((t) => t.toLowerCase() === type)) return null;
   if (f.status && f.status.length > 0) return null;
   if (f.mime && !mimeMatches(f.mime, CHILD_TYPE_MIME.get(type)!)) return null;
@@ -241,9 +243,9 @@ export function pickPage(rows: readonly (FoldedDbRow & Record<string, unknown>)[
   return out;
 }
 
-export function recordMatch(f: RecordFilter): RecordMatch {
-  const own = filterClause(f);
-  const kids = CHILD_TYPES.map((type) => ({ type, where: childClause(f, type) })).filter((k): k is { type: ChildRecordType; where: WhereClause } => k.where !== null);
+export function recordMatch(f: RecordFilter, textMatch: TextMatchSql): RecordMatch {
+  const own = filterClause(f, textMatch);
+  const kids = CHILD_TYPES.map((type) => ({ type, where: childClause(f, type, textMatch) })).filter((k): k is { type: ChildRecordType; where: WhereClause } => k.where !== null);
   const arms = [{ name: 'm_0', where: own }, ...kids.map((k) => ({ name: `m_${k.type}`, where: k.where }))];
   const live = new Set(kids.map((k) => k.type));
   return {

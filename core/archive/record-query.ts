@@ -61,9 +61,9 @@ const SPARSE = 5_000;
 export function queryRecords(archive: Archive, filter: RecordFilter, page: PageRequest): RecordPage {
   const limit = checkLimit(page.limit);
   const after = checkAfter(page.after);
-  const f = filterSql(filter);
+  const f = filterSql(filter, archive.index.textMatchSql());
   const rest = joinConditions(f.conds);
-  const match = recordMatch(filter);
+  const match = recordMatch(filter, archive.index.textMatchSql());
   let rows: CaptureDbRow[];
   let access: Access = { from: 'records r', walk: { sql: '1', params: [] } };
   if (match.children) {
@@ -106,7 +106,7 @@ export function queryRecords(archive: Archive, filter: RecordFilter, page: PageR
       result.total = Math.min(n, TOTAL_CAP);
       if (n > TOTAL_CAP) result.totalCapped = true;
     } else {
-      const where = filterClause(filter);
+      const where = filterClause(filter, archive.index.textMatchSql());
       const from = RECORD_FROM.replace('records r', access.from);
       const n = (
         prepared(databaseOf(archive), `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${access.walk.sql} AND ${where.sql} LIMIT ${TOTAL_CAP + 1})`).get(

@@ -27,7 +27,7 @@ export class RecordSubset {
   constructor(archive: Archive, filter: RecordFilter) {
     const db = databaseOf(archive);
     // Every record a row stands for, folded children included (capture-folds.ts): each row with flags for which of them match.
-    this.#match = recordMatch(filter);
+    this.#match = recordMatch(filter, archive.index.textMatchSql());
     const flagged = SELECT_RECORD.replace(' FROM ', `, ${this.#match.flags.sql} FROM `);
     this.#page = db.prepare(`${flagged} WHERE r.id > ? AND ${this.#match.any.sql} ORDER BY r.id LIMIT ?`);
     this.#count = db.prepare(`SELECT COALESCE(SUM(${this.#match.count.sql}), 0) AS n FROM ${RECORD_FROM} WHERE ${this.#match.any.sql}`);

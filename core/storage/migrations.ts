@@ -420,9 +420,28 @@ function pagesViewOrder(db: Database.Database): void {
   `);
 }
 
+/**
+ * Version 12 (issue 39: search in a big archive): page text indexed in shards of record-id ranges
+ * (archive/text-shards.ts says why). `page_text` becomes shard 0; text already in it stays there,
+ * its size unknown (`chars` NULL), so the next text written begins a new shard. Nothing is
+ * re-indexed.
+ */
+function textShards(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS text_shards (
+      id INTEGER PRIMARY KEY,
+      first_id INTEGER NOT NULL UNIQUE,
+      last_id INTEGER,
+      chars INTEGER
+    );
+    INSERT OR IGNORE INTO text_shards (id, first_id, last_id, chars)
+      SELECT 0, 0, (SELECT MAX(id) FROM page_text_docsize), CASE WHEN EXISTS (SELECT 1 FROM page_text_docsize) THEN NULL ELSE 0 END;
+  `);
+}
+
 const MIGRATIONS: readonly Migration[] = [
   metaAndRobots, frontier, captureIndex, priorCaptures, fileFixity, pendingNonPages, compactRecords, bytesDatesAndVia, typeAndTsCodes,
-  foldedChildren, pagesViewOrder,
+  foldedChildren, pagesViewOrder, textShards,
 ];
 
 /** The schema version this build writes. */
