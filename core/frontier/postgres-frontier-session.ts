@@ -36,6 +36,8 @@ export class PostgresSession {
   readonly dbClock: boolean;
   /** Queries go to the connection of the moment: a lost one is replaced (reconnect), this stays. */
   readonly db: Db;
+  /** Queries sent so far: each is one round trip (node-postgres sends one at a time), for the pg bench. */
+  roundTrips = 0;
   private readonly opts: PostgresFrontierOptions;
   private client!: pg.Client;
   private broken = false;
@@ -56,7 +58,12 @@ export class PostgresSession {
     this.me = opts.worker ?? `${os.hostname()}-${process.pid}`;
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.dbClock = (opts.clock ?? 'database') === 'database';
-    this.db = { query: (...args: unknown[]) => (this.client.query as (...a: unknown[]) => unknown).apply(this.client, args) } as unknown as Db;
+    this.db = {
+      query: (...args: unknown[]) => {
+        this.roundTrips++;
+        return (this.client.query as (...a: unknown[]) => unknown).apply(this.client, args);
+      },
+    } as unknown as Db;
   }
 
   /** Connect (search_path set to the crawl's schema); the worker is registered later, by `register`. */

@@ -61,6 +61,13 @@ export interface LateRefusal {
   error: { name: string; message: string; code?: string; details?: unknown };
 }
 
+/** A store method's calls as the worker thread ran them: how many, their round trips, and their time there (ms). */
+export interface CallStats {
+  calls: number;
+  roundTrips: number;
+  ms: number;
+}
+
 /** One completion of a batch (PostgresFrontierStore.completeMany). */
 export interface Completion {
   uri: ClaimedUri;
@@ -199,6 +206,9 @@ export interface PostgresFrontierStore {
   /** An origin's robots.txt state as the crawl's robots gate stores it, shared by every worker. */
   getRobots(origin: string): Promise<unknown>;
   setRobots(origin: string, value: unknown, now: number): Promise<void>;
+
+  /** Round trips to the database so far (the pg bench prints them per batch). */
+  roundTrips(): number;
 
   /** Ends the heartbeat and the connection; a worker with no leases leaves the crawl's list. */
   close(): Promise<void>;

@@ -63,6 +63,7 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions): 
     ...captureMethods(s),
     ...countMethods(s, rows),
     ...factMethods(s),
+    roundTrips: () => s.roundTrips,
     close: () => s.close(),
   };
 }

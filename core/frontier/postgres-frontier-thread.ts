@@ -11,7 +11,7 @@ import { workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { openPostgresFrontierStore } from './postgres-frontier-store.ts';
 import type { ClaimedUri } from './frontier.ts';
-import type { Completion, LateRefusal, PostgresFrontierOptions, PostgresFrontierStore } from './postgres-frontier-store-types.ts';
+import type { CallStats, Completion, LateRefusal, PostgresFrontierOptions, PostgresFrontierStore } from './postgres-frontier-store-types.ts';
 
 interface Call {
   /** 0: a call written behind (`completeLater`, `releaseSlotLater`), which gets no answer. */
@@ -31,6 +31,22 @@ let draining = false;
 /** What completions written behind could not do, sent with the next answer. */
 let late: LateRefusal[] = [];
 
+/** Per call (a batch of completions written behind as `completeMany`): how many, their round trips and time here, for the pg bench. */
+const stats: Record<string, CallStats> = {};
+
+async function timed<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  const trips0 = store?.roundTrips() ?? 0;
+  try {
+    return await fn();
+  } finally {
+    const st = (stats[name] ??= { calls: 0, roundTrips: 0, ms: 0 });
+    st.calls++;
+    st.roundTrips += (store?.roundTrips() ?? 0) - trips0;
+    st.ms += performance.now() - t0;
+  }
+}
+
 function reply(seq: number, body: { value?: unknown; error?: unknown }): void {
   const refused = late;
   late = [];
@@ -47,7 +63,7 @@ function serialiseError(err: unknown) {
 async function completeBatch(batch: Call[]): Promise<void> {
   const items = batch.map(({ args: [uri, outcome, outlinks] }) => ({ uri, outcome, outlinks }) as Completion);
   try {
-    const errors = await store!.completeMany(items);
+    const errors = await timed('completeMany', () => store!.completeMany(items));
     errors.forEach((err, i) => err && late.push({ url: items[i]!.uri.url, error: serialiseError(err) }));
   } catch (err) {
     for (const it of items) late.push({ url: it.uri.url, error: serialiseError(err) });
@@ -68,8 +84,12 @@ async function run({ seq, method, args }: Call): Promise<void> {
       port.close();
       return;
     }
+    if (method === 'callStats') {
+      reply(seq, { value: stats });
+      return;
+    }
     const fn = (store as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method];
-    reply(seq, { value: await fn!(...args) });
+    reply(seq, { value: await timed(method, () => fn!(...args)) });
   } catch (err) {
     reply(seq, { error: serialiseError(err) });
   }
@@ -78,7 +98,7 @@ async function run({ seq, method, args }: Call): Promise<void> {
 /** A slot given back behind (`releaseSlotLater`): no answer; a refusal goes with the next one. */
 async function releaseLater({ args: [uri, queueReadyAt] }: Call): Promise<void> {
   try {
-    await store!.releaseSlot(uri as ClaimedUri, queueReadyAt as number);
+    await timed('releaseSlot', () => store!.releaseSlot(uri as ClaimedUri, queueReadyAt as number));
   } catch (err) {
     late.push({ url: (uri as ClaimedUri).url, error: serialiseError(err) });
   }

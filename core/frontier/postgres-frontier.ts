@@ -25,7 +25,7 @@ import { receiveMessageOnPort, MessageChannel, Worker } from 'node:worker_thread
 import { TroveError } from '../errors.ts';
 import { isErrorCode } from '../api/error-codes.ts';
 import type { ClaimOptions, ClaimedUri, Frontier } from './frontier.ts';
-import type { CrawlControl, LateRefusal, PostgresFrontierOptions, PostgresFrontierStore, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store-types.ts';
+import type { CallStats, CrawlControl, LateRefusal, PostgresFrontierOptions, PostgresFrontierStore, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store-types.ts';
 
 export type { CrawlControl, PostgresFrontierOptions, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store-types.ts';
 
@@ -59,6 +59,8 @@ export interface PostgresFrontier extends Frontier {
   addCaptures(rows: readonly SharedCapture[]): void;
   captureTotals(): Answer<'captureTotals'>;
   capturesOf(urlkey: string): Answer<'capturesOf'>;
+  /** Per store method, as the thread ran them (completions written behind: `completeMany`, per batch): for the pg bench. */
+  callStats(): Record<string, CallStats>;
   /** Ends the connection and the thread. Leases held stay in the database until they expire. */
   close(): void;
 }
@@ -166,6 +168,7 @@ export function createPostgresFrontier(options: PostgresFrontierOptions): Postgr
     isSeen: (fingerprint) => call('isSeen', fingerprint) as boolean,
     workers: () => call('workers') as WorkerInfo[],
     heartbeat: (now) => void call('heartbeat', now),
+    callStats: () => call('callStats') as Record<string, CallStats>,
     getMeta: <T>(key: string) => call('getMeta', key) as T | undefined,
     setMeta: (key, value) => void call('setMeta', key, value),
     getRobots: <T>(origin: string) => call('getRobots', origin) as T | null,
