@@ -215,7 +215,7 @@ function batchMethods(
   { claim, complete }: Pick<PostgresFrontierStore, 'claim' | 'complete'>,
 ): Pick<PostgresFrontierStore, 'claimMany' | 'completeMany'> {
   const { nowToDb } = s;
-  const { claimManyInOneStatement, completeManyInFewTrips } = fewTrips(s, rows);
+  const { claimManyInOneStatement, completeManyInOneTrip } = fewTrips(s, rows);
   /** A completion the batch statement takes: no retry to schedule, no page to count under a limit. */
   const batchable = (o: Outcome): boolean => o.retryAt === undefined && !(pageLimit > 0 && o.page);
   return {
@@ -237,7 +237,7 @@ function batchMethods(
         if (run.length === 0) return;
         const taken = run;
         run = [];
-        const res = await completeManyInFewTrips(taken.map((i) => items[i]!));
+        const res = await completeManyInOneTrip(taken.map((i) => items[i]!));
         taken.forEach((i, k) => (errors[i] = res[k]!));
       };
       // In order: a completion the batch statement cannot take runs alone, after those before it.
@@ -342,45 +342,35 @@ function fewTrips(s: PostgresSession, { candidateParams }: QueueRows) {
     });
 
   /**
-   * Completions that schedule no retry and count no page, in two round trips whatever their
-   * number: their ends and all their outlinks, then the queues' counters in id order. Each one's
-   * error (not in flight) or null, in order. The outlinks of a completion refused here are
-   * scheduled all the same: the worker that took its URI over finds the same links, and the
-   * fingerprints make the second discovery a no-op.
+   * Completions that schedule no retry and count no page, in one round trip whatever their
+   * number: one statement (tripSql.completeMany) ends them, inserts all their outlinks and writes
+   * the queues' counters in id order. Each one's error (not in flight) or null, in order. The
+   * outlinks of a completion refused here are scheduled all the same: the worker that took its
+   * URI over finds the same links, and the fingerprints make the second discovery a no-op.
    */
-  const completeManyInFewTrips = async (items: readonly Completion[]): Promise<(Error | null)[]> => {
+  const completeManyInOneTrip = async (items: readonly Completion[]): Promise<(Error | null)[]> => {
+    // The same URI twice in one batch: the second is not in flight (it is sent once).
+    const sent = new Set<number>();
+    const errors = items.map((it): Error | null => (sent.has(it.uri.id) ? notInFlight(it.uri) : (sent.add(it.uri.id), null)));
+    const ends = items.filter((_, i) => errors[i] === null);
     const outlinks = items.flatMap((it) => it.outlinks ?? []);
-    const links = outlinks.length > 0 ? await candidateParams(outlinks) : null;
-    const col = <T>(f: (it: Completion) => T) => items.map(f);
-    const ends = [
+    const links = outlinks.length > 0 ? await candidateParams(outlinks) : NO_CANDIDATES;
+    const col = <T>(f: (it: Completion) => T) => ends.map(f);
+    const values = [
       col((it) => it.uri.id), col((it) => it.outcome.status), col((it) => it.outcome.bytes ?? null), col((it) => it.outcome.mime ?? null),
-      col((it) => it.outcome.digest ?? null), col((it) => it.outcome.note ?? null), me,
+      col((it) => it.outcome.digest ?? null), col((it) => it.outcome.note ?? null), me, col((it) => toDb(it.outcome.queueReadyAt)), ...links,
     ];
-    return trips(async (send) => {
-      const [, ended, added] = await send([['BEGIN', []], [tripSql.finishMany, ends], ...(links ? [[tripSql.insertUrisPerQueue, links] as const] : [])]);
-      const deltas = new Map<number, QueueDelta>();
-      for (const r of (added?.rows ?? []) as { queue_id: number; pending: number; waiting: number }[]) {
-        Object.assign(delta(deltas, r.queue_id), { pending: r.pending, waiting: r.waiting, seen: r.pending + r.waiting });
-      }
-      const finished = new Map((ended!.rows as { id: number; queue_id: number; slot_released: boolean }[]).map((r) => [r.id, r]));
-      const errors = items.map((it): Error | null => {
-        const row = finished.get(it.uri.id);
-        if (!row) return notInFlight(it.uri);
-        finished.delete(it.uri.id); // the same URI twice in one batch: the second is not in flight
-        const d = delta(deltas, row.queue_id);
-        d.slots += row.slot_released ? 0 : 1;
-        d.done += it.outcome.status > 0 ? 1 : 0;
-        d.failed += it.outcome.status < 0 ? 1 : 0;
-        d.readyAt = Math.max(d.readyAt ?? -Infinity, toDb(it.outcome.queueReadyAt));
-        return null;
-      });
-      await send(deltas.size > 0 ? countersAndCommit(deltas) : [['COMMIT', []]]);
-      return errors;
+    return trips(async () => {
+      const finished = new Set((await db.query<{ id: number }>({ name: 'completeMany', text: tripSql.completeMany, values })).rows.map((r) => r.id));
+      return items.map((it, i) => errors[i] ?? (finished.has(it.uri.id) ? null : notInFlight(it.uri)));
     });
   };
 
-  return { claimedUri, claimInOneStatement, claimManyInOneStatement, completeInFewTrips, completeManyInFewTrips };
+  return { claimedUri, claimInOneStatement, claimManyInOneStatement, completeInFewTrips, completeManyInOneTrip };
 }
+
+/** completeMany's outlink arrays when there are none (candidateParams' eleven columns). */
+const NO_CANDIDATES: unknown[] = Array.from({ length: 11 }, () => []);
 
 /** The queues' counter changes, their rows locked in id order first, and the COMMIT: one round trip. */
 function countersAndCommit(deltas: Map<number, QueueDelta>): [string, unknown[]][] {
