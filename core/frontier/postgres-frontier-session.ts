@@ -10,6 +10,8 @@ import pg from 'pg';
 import { TroveError } from '../errors.ts';
 import type { PostgresFrontierOptions } from './postgres-frontier-store-types.ts';
 import { inlineParams } from './postgres-inline-params.ts';
+import { pipeline } from './postgres-frontier-pipeline.ts';
+import type { PipedStatement } from './postgres-frontier-pipeline.ts';
 import { sql } from './postgres-frontier-statements.ts';
 
 const RETRYABLE = new Set(['40P01', '40001']);
@@ -148,6 +150,15 @@ export class PostgresSession {
   private readonly send = async (statements: readonly (readonly [string, readonly unknown[]])[]): Promise<pg.QueryResult[]> => {
     const res = (await this.db.query(statements.map(([t, p]) => inlineParams(t, p)).join(';\n'))) as unknown as pg.QueryResult | pg.QueryResult[];
     return Array.isArray(res) ? res : [res];
+  };
+
+  /**
+   * Prepared statements (named, parsed once per connection) in one round trip, run as one
+   * transaction (postgres-frontier-pipeline.ts); each statement's result. Call it inside `trips`.
+   */
+  readonly piped = (statements: readonly PipedStatement[]): Promise<pg.QueryResult[]> => {
+    this.roundTrips++;
+    return pipeline(this.client, statements);
   };
 
   /**

@@ -147,6 +147,17 @@ export interface PostgresFrontierStore {
    * One refused (not in flight) does not hold back the others.
    */
   completeMany(items: readonly Completion[]): Promise<(Error | null)[]>;
+  /**
+   * completeMany and then claimMany, in one round trip when both take their batch statements (the
+   * worker thread sends completions written behind this way with the claim that follows them):
+   * each completion's error (or null), and the claim's URIs or its error.
+   */
+  completeThenClaimMany(
+    items: readonly Completion[],
+    now: number,
+    max: number,
+    opts?: ClaimOptions,
+  ): Promise<{ errors: (Error | null)[]; claimed: ClaimedUri[] | Error }>;
   /** True when this call gave the slot back, false when it had been given back already. */
   releaseSlot(uri: ClaimedUri, queueReadyAt: number): Promise<boolean>;
   defer(uri: ClaimedUri, until: number): Promise<void>;

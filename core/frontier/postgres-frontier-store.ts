@@ -213,50 +213,91 @@ function batchMethods(
   rows: QueueRows,
   pageLimit: number,
   { claim, complete }: Pick<PostgresFrontierStore, 'claim' | 'complete'>,
-): Pick<PostgresFrontierStore, 'claimMany' | 'completeMany'> {
+): Pick<PostgresFrontierStore, 'claimMany' | 'completeMany' | 'completeThenClaimMany'> {
   const { nowToDb } = s;
-  const { claimManyInOneStatement, completeManyInOneTrip } = fewTrips(s, rows);
+  const { claimedUri, claimManyInOneStatement, completeManyInOneTrip, completeThenClaimInOneTrip } = fewTrips(s, rows);
   /** A completion the batch statement takes: no retry to schedule, no page to count under a limit. */
   const batchable = (o: Outcome): boolean => o.retryAt === undefined && !(pageLimit > 0 && o.page);
-  return {
-    claimMany: async (now: number, max: number, opts: ClaimOptions = {}): Promise<ClaimedUri[]> => {
-      checkTime(now, 'now');
-      if (max > 1 && !(pageLimit > 0 && opts.pages !== false)) {
-        const many = await claimManyInOneStatement(nowToDb(now), opts.pages !== false, max);
-        if (many !== undefined) return many;
-      }
-      // One at a time under a page limit, or through the full claim that recovers and promotes.
-      const one = await claim(now, opts);
-      return one ? [one] : [];
-    },
+  /** Claims the batch statement takes: several, and no page limit to hold. */
+  const manyAtOnce = (max: number, opts: ClaimOptions): boolean => max > 1 && !(pageLimit > 0 && opts.pages !== false);
+  /** One at a time under a page limit, or through the full claim that recovers and promotes. */
+  const claimOne = async (now: number, opts: ClaimOptions): Promise<ClaimedUri[]> => {
+    const one = await claim(now, opts);
+    return one ? [one] : [];
+  };
 
-    completeMany: async (items: readonly Completion[]): Promise<(Error | null)[]> => {
-      const errors: (Error | null)[] = items.map(() => null);
-      let run: number[] = [];
-      const flush = async () => {
-        if (run.length === 0) return;
-        const taken = run;
-        run = [];
-        const res = await completeManyInOneTrip(taken.map((i) => items[i]!));
-        taken.forEach((i, k) => (errors[i] = res[k]!));
-      };
-      // In order: a completion the batch statement cannot take runs alone, after those before it.
-      for (const [i, it] of items.entries()) {
-        try {
-          checkOutcome(it.outcome);
-        } catch (err) {
-          errors[i] = err as Error;
-          continue;
-        }
-        if (batchable(it.outcome)) {
-          run.push(i);
-          continue;
-        }
-        await flush();
-        await complete(it.uri, it.outcome, it.outlinks).catch((err: Error) => (errors[i] = err));
+  const claimMany = async (now: number, max: number, opts: ClaimOptions = {}): Promise<ClaimedUri[]> => {
+    checkTime(now, 'now');
+    if (manyAtOnce(max, opts)) {
+      const many = await claimManyInOneStatement(nowToDb(now), opts.pages !== false, max);
+      if (many !== undefined) return many;
+    }
+    return claimOne(now, opts);
+  };
+
+  const completeMany = async (items: readonly Completion[]): Promise<(Error | null)[]> => {
+    const errors: (Error | null)[] = items.map(() => null);
+    let run: number[] = [];
+    const flush = async () => {
+      if (run.length === 0) return;
+      const taken = run;
+      run = [];
+      const res = await completeManyInOneTrip(taken.map((i) => items[i]!));
+      taken.forEach((i, k) => (errors[i] = res[k]!));
+    };
+    // In order: a completion the batch statement cannot take runs alone, after those before it.
+    for (const [i, it] of items.entries()) {
+      try {
+        checkOutcome(it.outcome);
+      } catch (err) {
+        errors[i] = err as Error;
+        continue;
+      }
+      if (batchable(it.outcome)) {
+        run.push(i);
+        continue;
       }
       await flush();
-      return errors;
+      await complete(it.uri, it.outcome, it.outlinks).catch((err: Error) => (errors[i] = err));
+    }
+    await flush();
+    return errors;
+  };
+
+  /** A check that throws, as a boolean. */
+  const passes = (check: () => void): boolean => {
+    try {
+      check();
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  return {
+    claimMany,
+    completeMany,
+
+    completeThenClaimMany: async (items: readonly Completion[], now: number, max: number, opts: ClaimOptions = {}) => {
+      // What fails here fails each completion alone (as completeMany), and the claim is made apart.
+      const apart = async (errors: Promise<(Error | null)[]>) => ({
+        errors: await errors.catch((err: Error) => items.map(() => err)),
+        claimed: await claimMany(now, max, opts).catch((err: Error) => err),
+      });
+      const together = passes(() => checkTime(now, 'now')) && manyAtOnce(max, opts) && items.every((it) => passes(() => checkOutcome(it.outcome)) && batchable(it.outcome));
+      if (!together) return apart(completeMany(items));
+      let both: Awaited<ReturnType<typeof completeThenClaimInOneTrip>>;
+      try {
+        both = await completeThenClaimInOneTrip(items, nowToDb(now), opts.pages !== false, max);
+      } catch (err) {
+        // Nothing of the trip was kept (one transaction, rolled back).
+        return apart(Promise.reject(err as Error));
+      }
+      try {
+        return { errors: both.errors, claimed: both.claimed === undefined ? await claimOne(now, opts) : both.claimed.map((r) => claimedUri(r)!) };
+      } catch (err) {
+        return { errors: both.errors, claimed: err as Error };
+      }
     },
   };
 }
@@ -349,10 +390,34 @@ function fewTrips(s: PostgresSession, { candidateParams }: QueueRows) {
    * URI over finds the same links, and the fingerprints make the second discovery a no-op.
    */
   const completeManyInOneTrip = async (items: readonly Completion[]): Promise<(Error | null)[]> => {
-    // The same URI twice in one batch: the second is not in flight (it is sent once).
+    const { values, refused } = await completionParams(items);
+    return trips(async () => refusals(items, refused, (await db.query<{ id: number }>({ name: 'completeMany', text: tripSql.completeMany, values })).rows));
+  };
+
+  /**
+   * completeManyInOneTrip and then claimManyInOneStatement in the same round trip, the same
+   * prepared statements piped (PostgresSession.piped): PostgreSQL runs them as one transaction, so
+   * the claim sees the slots the completions gave back, and a failure (a deadlock retried) undoes
+   * both. The claim's rows, or undefined when the full claim must run.
+   */
+  const completeThenClaimInOneTrip = async (items: readonly Completion[], t: number, pages: boolean, max: number) => {
+    const { values, refused } = await completionParams(items);
+    const claim = pages ? 'claimMany' : 'claimManyNonPage';
+    return trips(async () => {
+      const [ended, claimed] = await s.piped([
+        { name: 'completeMany', text: tripSql.completeMany, values },
+        { name: claim, text: tripSql[claim], values: [t, me, t + leaseMs, max] },
+      ]);
+      const rows = claimed!.rows as (ClaimRow & { dead: boolean; due: boolean })[];
+      return { errors: refusals(items, refused, ended!.rows), claimed: rows[0]!.dead || rows[0]!.due ? undefined : rows.filter((r) => r.key !== null) };
+    });
+  };
+
+  /** tripSql.completeMany's parameters; a URI twice in one batch is sent once, its second completion refused. */
+  const completionParams = async (items: readonly Completion[]) => {
     const sent = new Set<number>();
-    const errors = items.map((it): Error | null => (sent.has(it.uri.id) ? notInFlight(it.uri) : (sent.add(it.uri.id), null)));
-    const ends = items.filter((_, i) => errors[i] === null);
+    const refused = items.map((it) => sent.has(it.uri.id) || (sent.add(it.uri.id), false));
+    const ends = items.filter((_, i) => !refused[i]);
     const outlinks = items.flatMap((it) => it.outlinks ?? []);
     const links = outlinks.length > 0 ? await candidateParams(outlinks) : NO_CANDIDATES;
     const col = <T>(f: (it: Completion) => T) => ends.map(f);
@@ -360,13 +425,16 @@ function fewTrips(s: PostgresSession, { candidateParams }: QueueRows) {
       col((it) => it.uri.id), col((it) => it.outcome.status), col((it) => it.outcome.bytes ?? null), col((it) => it.outcome.mime ?? null),
       col((it) => it.outcome.digest ?? null), col((it) => it.outcome.note ?? null), me, col((it) => toDb(it.outcome.queueReadyAt)), ...links,
     ];
-    return trips(async () => {
-      const finished = new Set((await db.query<{ id: number }>({ name: 'completeMany', text: tripSql.completeMany, values })).rows.map((r) => r.id));
-      return items.map((it, i) => errors[i] ?? (finished.has(it.uri.id) ? null : notInFlight(it.uri)));
-    });
+    return { values, refused };
   };
 
-  return { claimedUri, claimInOneStatement, claimManyInOneStatement, completeInFewTrips, completeManyInOneTrip };
+  /** Each completion's error: refused before it was sent, or not among the URIs the statement finished. */
+  const refusals = (items: readonly Completion[], refused: boolean[], finished: { id: number }[]): (Error | null)[] => {
+    const ids = new Set(finished.map((r) => r.id));
+    return items.map((it, i) => (refused[i] || !ids.has(it.uri.id) ? notInFlight(it.uri) : null));
+  };
+
+  return { claimedUri, claimInOneStatement, claimManyInOneStatement, completeInFewTrips, completeManyInOneTrip, completeThenClaimInOneTrip };
 }
 
 /** completeMany's outlink arrays when there are none (candidateParams' eleven columns). */

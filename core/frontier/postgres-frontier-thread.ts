@@ -3,14 +3,15 @@
  * the store and its connection, runs one call at a time as the main thread sends them, and wakes
  * the main thread (blocked in Atomics.wait) once the reply is on the port. Calls written behind
  * (`completeLater`, `releaseSlotLater`) get no answer: completions that arrive together are sent
- * as one batch (store.completeMany), and what they could not do goes with the next answer.
+ * as one batch (store.completeMany), with the claim that follows them when there is one
+ * (store.completeThenClaimMany), and what they could not do goes with the next answer.
  * Between calls its event loop stays free, so the store's heartbeat keeps the worker's leases
  * alive while the main thread is busy fetching.
  */
 import { workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { openPostgresFrontierStore } from './postgres-frontier-store.ts';
-import type { ClaimedUri } from './frontier.ts';
+import type { ClaimOptions, ClaimedUri } from './frontier.ts';
 import type { CallStats, Completion, LateRefusal, PostgresFrontierOptions, PostgresFrontierStore } from './postgres-frontier-store-types.ts';
 
 interface Call {
@@ -60,8 +61,10 @@ function serialiseError(err: unknown) {
   return { name: e?.name ?? 'Error', message: e?.message ?? String(err), code: e?.code, details: e?.details };
 }
 
+const completions = (batch: Call[]): Completion[] => batch.map(({ args: [uri, outcome, outlinks] }) => ({ uri, outcome, outlinks }) as Completion);
+
 async function completeBatch(batch: Call[]): Promise<void> {
-  const items = batch.map(({ args: [uri, outcome, outlinks] }) => ({ uri, outcome, outlinks }) as Completion);
+  const items = completions(batch);
   try {
     const errors = await timed('completeMany', () => store!.completeMany(items));
     errors.forEach((err, i) => err && late.push({ url: items[i]!.uri.url, error: serialiseError(err) }));
@@ -95,6 +98,23 @@ async function run({ seq, method, args }: Call): Promise<void> {
   }
 }
 
+/**
+ * Completions written behind and the claim that came after them, sent together
+ * (store.completeThenClaimMany: one round trip where both take their batch statements).
+ */
+async function completeThenClaim(batch: Call[], { seq, args }: Call): Promise<void> {
+  const items = completions(batch);
+  try {
+    const { errors, claimed } = await timed('completeThenClaimMany', () => store!.completeThenClaimMany(items, ...(args as [number, number, ClaimOptions?])));
+    errors.forEach((err, i) => err && late.push({ url: items[i]!.uri.url, error: serialiseError(err) }));
+    reply(seq, claimed instanceof Error ? { error: serialiseError(claimed) } : { value: claimed });
+  } catch (err) {
+    // Not expected (the store reports each part's failure apart); then neither is known done.
+    for (const it of items) late.push({ url: it.uri.url, error: serialiseError(err) });
+    reply(seq, { error: serialiseError(err) });
+  }
+}
+
 /** A slot given back behind (`releaseSlotLater`): no answer; a refusal goes with the next one. */
 async function releaseLater({ args: [uri, queueReadyAt] }: Call): Promise<void> {
   try {
@@ -117,6 +137,11 @@ async function drain(): Promise<void> {
     }
     let n = 0;
     while (n < inbox.length && inbox[n]!.method === 'completeLater') n++;
+    if (inbox[n]?.method === 'claimMany') {
+      const batch = inbox.splice(0, n);
+      await completeThenClaim(batch, inbox.shift()!);
+      continue;
+    }
     await completeBatch(inbox.splice(0, n));
   }
   draining = false;
