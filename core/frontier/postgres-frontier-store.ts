@@ -122,7 +122,7 @@ function claimMethods(
 ): Pick<PostgresFrontierStore, 'claim' | 'complete' | 'releaseSlot' | 'defer' | 'recoverInFlight'> {
   const { insertUris, applyDeltas, recover, promoteDue } = rows;
   const { db, tx, trips, me, leaseMs, toDb, nowToDb } = s;
-  const { claimedUri, claimInOneStatement, completeInFewTrips } = fewTrips(s, rows);
+  const { claimedUri, claimInOneStatement, completeInFewTrips, completeManyInOneTrip } = fewTrips(s, rows);
   /**
    * Under a page limit a claim that may hand out a page first locks the crawl_state row (as a
    * page completion does, before anything else, so the two never wait on each other in a
@@ -150,8 +150,14 @@ function claimMethods(
     });
   };
 
-  const complete = (uri: ClaimedUri, outcome: Outcome, outlinks?: readonly Candidate[]): Promise<void> => {
+  const complete = async (uri: ClaimedUri, outcome: Outcome, outlinks?: readonly Candidate[]): Promise<void> => {
     checkOutcome(outcome);
+    if (outcome.retryAt === undefined && !(pageLimit > 0 && outcome.page) && outlinks && outlinks.length > 0) {
+      // With outlinks, the batch statement's one round trip (a batch of one).
+      const [refused] = await completeManyInOneTrip([{ uri, outcome, outlinks }]);
+      if (refused) throw refused;
+      return;
+    }
     if (!(pageLimit > 0 && outcome.page && outcome.retryAt === undefined)) return completeInFewTrips(uri, outcome, outlinks);
     return tx(async () => {
       const retry = outcome.retryAt !== undefined;
@@ -302,15 +308,17 @@ function batchMethods(
   };
 }
 
+/** A claim statement's row (claimSql's columns). */
+type ClaimRow = { id: number | null; key: string; url: string; hops_path: string; via: string | null; via_context: string | null; seed: boolean; attempts: number; directive: number };
+
 /**
  * The claim and the completion in the fewest round trips, for the common case (no page limit to
  * hold, no dead worker to recover, no due URI to promote); claimMethods falls back to the full
  * transaction otherwise.
  */
-function fewTrips(s: PostgresSession, { candidateParams }: QueueRows) {
+function fewTrips(s: PostgresSession, rows: QueueRows) {
+  const { candidateParams } = rows;
   const { db, trips, me, leaseMs, toDb } = s;
-  // A claim statement's row (claimSql's columns).
-  type ClaimRow = { id: number | null; key: string; url: string; hops_path: string; via: string | null; via_context: string | null; seed: boolean; attempts: number; directive: number };
   const claimedUri = (u: ClaimRow | undefined): ClaimedUri | null => {
     if (!u) return null;
     if (u.id === null) throw new TroveError('FRONTIER_INCONSISTENT', `queue ${u.key} counts pending URIs but has none`, { queueKey: u.key });
@@ -341,8 +349,8 @@ function fewTrips(s: PostgresSession, { candidateParams }: QueueRows) {
     });
 
   /**
-   * A completion (not a page under a page limit) as one statement without outlinks; with them,
-   * two round trips: the URI's end and the new URIs, then the queues' counters in id order.
+   * A completion (not a page under a page limit) as one statement without outlinks; a retry with
+   * them, two round trips: the URI's end and the new URIs, then the queues' counters in id order.
    */
   const completeInFewTrips = (uri: ClaimedUri, outcome: Outcome, outlinks: readonly Candidate[] | undefined): Promise<void> => {
     const retry = outcome.retryAt !== undefined;
@@ -382,6 +390,12 @@ function fewTrips(s: PostgresSession, { candidateParams }: QueueRows) {
       return rows.filter((r) => r.key !== null).map((r) => claimedUri(r)!);
     });
 
+  return { claimedUri, claimInOneStatement, claimManyInOneStatement, completeInFewTrips, ...batchTrips(s, rows) };
+}
+
+/** The batch completion's trips (fewTrips): alone, or with the claim that follows it. */
+function batchTrips(s: PostgresSession, { candidateParams }: QueueRows) {
+  const { db, trips, me, leaseMs, toDb } = s;
   /**
    * Completions that schedule no retry and count no page, in one round trip whatever their
    * number: one statement (tripSql.completeMany) ends them, inserts all their outlinks and writes
@@ -434,7 +448,7 @@ function fewTrips(s: PostgresSession, { candidateParams }: QueueRows) {
     return items.map((it, i) => (refused[i] || !ids.has(it.uri.id) ? notInFlight(it.uri) : null));
   };
 
-  return { claimedUri, claimInOneStatement, claimManyInOneStatement, completeInFewTrips, completeManyInOneTrip, completeThenClaimInOneTrip };
+  return { completeManyInOneTrip, completeThenClaimInOneTrip };
 }
 
 /** completeMany's outlink arrays when there are none (candidateParams' eleven columns). */
