@@ -290,7 +290,9 @@ function batchMethods(
         errors: await errors.catch((err: Error) => items.map(() => err)),
         claimed: await claimMany(now, max, opts).catch((err: Error) => err),
       });
-      const together = passes(() => checkTime(now, 'now')) && manyAtOnce(max, opts) && items.every((it) => passes(() => checkOutcome(it.outcome)) && batchable(it.outcome));
+      // Even for one claim (a crawl's one freed slot): the batch statement with max 1 claims as the single one does.
+      const claimable = max >= 1 && !(pageLimit > 0 && opts.pages !== false);
+      const together = passes(() => checkTime(now, 'now')) && claimable && items.every((it) => passes(() => checkOutcome(it.outcome)) && batchable(it.outcome));
       if (!together) return apart(completeMany(items));
       let both: Awaited<ReturnType<typeof completeThenClaimInOneTrip>>;
       try {
