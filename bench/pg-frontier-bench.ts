@@ -20,7 +20,10 @@
  * measures claim + complete with 20 new outlinks, and claim + complete, on the full frontier,
  * 8 claims at a time as a worker with 8 free fetch slots makes them (PostgreSQL: claimMany, and
  * completions written behind, as `trove worker` opens its frontier); `--batch 1` claims one at
- * a time, as every figure before the batches was taken.
+ * a time, as every figure before the batches was taken. Below the figures it prints, per batch
+ * (per URI with --batch 1), the round trips to PostgreSQL and the frontier thread's time in each
+ * store method (completeThenClaimMany: a batch's completions and the next claim in one trip),
+ * which a loaded machine does not change the way it changes the rates.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';

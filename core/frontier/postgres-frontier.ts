@@ -12,9 +12,10 @@
  * With `writeBehind` (a crawl's workers) it does not even wait: the completion (and the slot
  * given back before it) is posted to the thread, which sends the completions that came together
  * as one batch, and the next call waits for them. With `claimMany`, a worker's free fetch slots
- * are filled in one round trip. Each round trip and each thread hop is paid once per batch rather
- * than once per URI, which is what lets the shared frontier keep up with SQLite's
- * (`npm run bench -- pg --uris 1000000`).
+ * are filled in one round trip, the same trip as the completions written behind before it
+ * (postgres-frontier-thread.ts). Each round trip and each thread hop is paid once per batch
+ * rather than once per URI, which is what lets the shared frontier keep up with SQLite's
+ * (`npm run bench -- pg --uris 1000000`, which prints the round trips per batch).
  *
  * This is what the `synckit` package does; it is written out here because synckit keeps one
  * worker per worker file for the whole process, and a frontier needs its own thread and
