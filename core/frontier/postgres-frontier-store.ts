@@ -414,13 +414,17 @@ function batchTrips(s: PostgresSession, { candidateParams }: QueueRows) {
    * completeManyInOneTrip and then claimManyInOneStatement in the same round trip, the same
    * prepared statements piped (PostgresSession.piped): PostgreSQL runs them as one transaction, so
    * the claim sees the slots the completions gave back, and a failure (a deadlock retried) undoes
-   * both. The claim's rows, or undefined when the full claim must run.
+   * both. The claim's rows, or undefined when the full claim must run. The worker's lease is
+   * renewed first (as the claim would, later in the trip): its row locked before its URIs, in the
+   * order another worker's claim that finds it dead locks them (its row, then its URIs), so the
+   * two never wait on each other in a cycle.
    */
   const completeThenClaimInOneTrip = async (items: readonly Completion[], t: number, pages: boolean, max: number) => {
     const { values, refused } = await completionParams(items);
     const claim = pages ? 'claimMany' : 'claimManyNonPage';
     return trips(async () => {
-      const [ended, claimed] = await s.piped([
+      const [, ended, claimed] = await s.piped([
+        { name: 'renewWorker', text: sql.renewWorker, values: [me, t + leaseMs, t] },
         { name: 'completeMany', text: tripSql.completeMany, values },
         { name: claim, text: tripSql[claim], values: [t, me, t + leaseMs, max] },
       ]);
