@@ -20,7 +20,10 @@
  * measures claim + complete with 20 new outlinks, and claim + complete, on the full frontier,
  * 8 claims at a time as a worker with 8 free fetch slots makes them (PostgreSQL: claimMany, and
  * completions written behind, as `trove worker` opens its frontier); `--batch 1` claims one at
- * a time, as every figure before the batches was taken.
+ * a time, as every figure before the batches was taken. Below the figures it prints, per batch
+ * (per URI with --batch 1), the round trips to PostgreSQL and the frontier thread's time in each
+ * store method (completeThenClaimMany: a batch's completions and the next claim in one trip),
+ * which a loaded machine does not change the way it changes the rates.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -31,6 +34,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Candidate, ClaimedUri, Frontier } from '../core/frontier/frontier.ts';
 import { createPostgresFrontier } from '../core/frontier/postgres-frontier.ts';
+import type { CallStats } from '../core/frontier/postgres-frontier-store-types.ts';
 import { openPostgresFrontierStore } from '../core/frontier/postgres-frontier-store.ts';
 import { createSqliteFrontier } from '../core/frontier/sqlite-frontier.ts';
 import { closeDatabase, openDatabase } from '../core/storage/open-database.ts';
@@ -49,6 +53,8 @@ interface Ops {
   claimMany?(now: number, max: number): ClaimedUri[] | Promise<ClaimedUri[]>;
   complete(...a: Parameters<Frontier['complete']>): unknown;
   counts(now: number): unknown;
+  /** PostgreSQL: per store method, the calls, round trips and time the frontier's thread spent. */
+  callStats?(): Record<string, CallStats>;
 }
 
 function candidate(i: number, via: string | null): Candidate {
@@ -144,15 +150,39 @@ async function claimThenComplete(f: Ops, now: number, batch: number, done: (uri:
 }
 
 /**
+ * Where a batch's time went on PostgreSQL (the thread's call stats between two snapshots): per
+ * batch, the round trips and the thread's time in each store method, and the wall time; what
+ * the wall has beyond the thread's calls is the bridge (thread hops) and the bench's own work.
+ * Round trips per batch are what a loaded machine does not change.
+ */
+function perBatch(f: Ops, before: Record<string, CallStats> | undefined, batches: number, wallMs: number): string {
+  if (!f.callStats || !before) return '';
+  const after = f.callStats();
+  const parts: string[] = [];
+  let trips = 0;
+  let ms = 0;
+  for (const [name, a] of Object.entries(after)) {
+    const b = before[name] ?? { calls: 0, roundTrips: 0, ms: 0 };
+    if (name === 'counts' || a.calls === b.calls) continue;
+    trips += a.roundTrips - b.roundTrips;
+    ms += a.ms - b.ms;
+    parts.push(`${name} ${((a.roundTrips - b.roundTrips) / batches).toFixed(2)} trips ${((a.ms - b.ms) / batches).toFixed(2)} ms (${((a.calls - b.calls) / batches).toFixed(2)} calls)`);
+  }
+  return `${(trips / batches).toFixed(2)} round trips, ${(wallMs / batches).toFixed(2)} ms wall (${(ms / batches).toFixed(2)} in the thread's calls: ${parts.join(', ')})`;
+}
+
+/**
  * On a frontier holding n URIs: claim + complete with 20 new outlinks (k times), then claim +
  * complete (k times), `batch` claims at a time. The counts read at the end of each is in its time,
  * so completions written behind are all in the database when the clock stops.
  */
-async function atScale(f: Ops, n: number, k: number, batch: number): Promise<{ withLinksPerSec: number; claimCompletePerSec: number }> {
+async function atScale(f: Ops, n: number, k: number, batch: number): Promise<{ withLinksPerSec: number; claimCompletePerSec: number; batches: [string, string] }> {
   let now = 1;
   let next = n;
+  let batches = 0;
+  let before = f.callStats?.();
   const t0 = performance.now();
-  for (let i = 0; i < k; now++) {
+  for (let i = 0; i < k; now++, batches++) {
     i += await claimThenComplete(f, now, batch, (uri) => {
       const links: Candidate[] = [];
       for (let j = 0; j < OUTLINKS; j++) links.push(candidate(next++, uri.url));
@@ -160,11 +190,15 @@ async function atScale(f: Ops, n: number, k: number, batch: number): Promise<{ w
     });
   }
   await f.counts(now);
-  const withLinksPerSec = k / ((performance.now() - t0) / 1000);
+  const withLinksMs = performance.now() - t0;
+  const withLinks = perBatch(f, before, batches, withLinksMs);
+  before = f.callStats?.();
+  batches = 0;
   const t1 = performance.now();
-  for (let i = 0; i < k; now++) i += await claimThenComplete(f, now, batch, (uri) => f.complete(uri, { status: 200, queueReadyAt: now + 1 }));
+  for (let i = 0; i < k; now++, batches++) i += await claimThenComplete(f, now, batch, (uri) => f.complete(uri, { status: 200, queueReadyAt: now + 1 }));
   await f.counts(now);
-  return { withLinksPerSec, claimCompletePerSec: k / ((performance.now() - t1) / 1000) };
+  const plainMs = performance.now() - t1;
+  return { withLinksPerSec: k / (withLinksMs / 1000), claimCompletePerSec: k / (plainMs / 1000), batches: [withLinks, perBatch(f, before, batches, plainMs)] };
 }
 
 async function scaleMain(n: number, batch: number): Promise<void> {
@@ -193,6 +227,9 @@ async function scaleMain(n: number, batch: number): Promise<void> {
     row(`bulk load (batches of ${FILL_BATCH.toLocaleString('en')})`, sqliteLoad, pgLoad);
     row('claim + complete with 20 outlinks', sqlite.withLinksPerSec, pgRes.withLinksPerSec);
     row('claim + complete', sqlite.claimCompletePerSec, pgRes.claimCompletePerSec);
+    const unit = batch > 1 ? `batch of ${batch}` : 'URI';
+    console.log(`PG per ${unit}, claim + complete with 20 outlinks: ${pgRes.batches[0]}`);
+    console.log(`PG per ${unit}, claim + complete: ${pgRes.batches[1]}`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
     await server.stop();

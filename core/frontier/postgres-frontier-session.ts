@@ -10,6 +10,8 @@ import pg from 'pg';
 import { TroveError } from '../errors.ts';
 import type { PostgresFrontierOptions } from './postgres-frontier-store-types.ts';
 import { inlineParams } from './postgres-inline-params.ts';
+import { pipeline } from './postgres-frontier-pipeline.ts';
+import type { PipedStatement } from './postgres-frontier-pipeline.ts';
 import { sql } from './postgres-frontier-statements.ts';
 
 const RETRYABLE = new Set(['40P01', '40001']);
@@ -36,6 +38,8 @@ export class PostgresSession {
   readonly dbClock: boolean;
   /** Queries go to the connection of the moment: a lost one is replaced (reconnect), this stays. */
   readonly db: Db;
+  /** Queries sent so far: each is one round trip (node-postgres sends one at a time), for the pg bench. */
+  roundTrips = 0;
   private readonly opts: PostgresFrontierOptions;
   private client!: pg.Client;
   private broken = false;
@@ -56,7 +60,12 @@ export class PostgresSession {
     this.me = opts.worker ?? `${os.hostname()}-${process.pid}`;
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.dbClock = (opts.clock ?? 'database') === 'database';
-    this.db = { query: (...args: unknown[]) => (this.client.query as (...a: unknown[]) => unknown).apply(this.client, args) } as unknown as Db;
+    this.db = {
+      query: (...args: unknown[]) => {
+        this.roundTrips++;
+        return (this.client.query as (...a: unknown[]) => unknown).apply(this.client, args);
+      },
+    } as unknown as Db;
   }
 
   /** Connect (search_path set to the crawl's schema); the worker is registered later, by `register`. */
@@ -141,6 +150,15 @@ export class PostgresSession {
   private readonly send = async (statements: readonly (readonly [string, readonly unknown[]])[]): Promise<pg.QueryResult[]> => {
     const res = (await this.db.query(statements.map(([t, p]) => inlineParams(t, p)).join(';\n'))) as unknown as pg.QueryResult | pg.QueryResult[];
     return Array.isArray(res) ? res : [res];
+  };
+
+  /**
+   * Prepared statements (named, parsed once per connection) in one round trip, run as one
+   * transaction (postgres-frontier-pipeline.ts); each statement's result. Call it inside `trips`.
+   */
+  readonly piped = (statements: readonly PipedStatement[]): Promise<pg.QueryResult[]> => {
+    this.roundTrips++;
+    return pipeline(this.client, statements);
   };
 
   /**

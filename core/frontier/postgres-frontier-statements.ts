@@ -146,10 +146,17 @@ const DUE = `EXISTS (SELECT 1 FROM uris WHERE state = ${UriState.WAITING} AND no
 
 // Ids are drawn in discovery order, rows inserted in fingerprint order: two workers inserting
 // overlapping outlinks then wait on each other's unique keys in one order, never in a cycle.
-const CANDIDATES = `c AS MATERIALIZED (
-      SELECT nextval('uris_id_seq') AS id, t.* FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::smallint[], $5::bigint[],
-        $6::boolean[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[]) WITH ORDINALITY
+// The candidates' eleven arrays are parameters $p to $p+10.
+function candidatesCte(p: number): string {
+  const types = ['bigint', 'bigint', 'smallint', 'smallint', 'bigint', 'boolean', 'text', 'text', 'text', 'text', 'bigint'];
+  return `c AS MATERIALIZED (
+      SELECT nextval('uris_id_seq') AS id, t.* FROM unnest(${types.map((t, i) => `$${p + i}::${t}[]`).join(', ')}) WITH ORDINALITY
         AS t(fp, qid, st, dir, nb, seed, url, hops, via, vctx, refetch, ord))`;
+}
+const CANDIDATES = candidatesCte(1);
+const INSERT_CANDIDATES = `INSERT INTO uris (id, fingerprint, queue_id, state, directive, not_before, seed, url, hops_path, via, via_context, refetch_of)
+    SELECT id, fp, qid, st, dir, nb, seed, url, hops, via, vctx, refetch FROM c ORDER BY fp, ord
+    ON CONFLICT (fingerprint) DO NOTHING RETURNING queue_id, state`;
 
 /** A URI's end with its queue's counters, one statement (one queue: no lock order to keep). */
 function endWithQueue(update: string, counters: string): string {
@@ -178,23 +185,48 @@ export const tripSql = {
   // give them (ready longest first): what a worker with $4 free fetch slots claims.
   claimMany: claimSql('true', 'false', true, true),
   claimManyNonPage: claimSql(`NOT (${MAY_BE_PAGE_PG_SQL})`, 'false', true, true),
-  // Several URIs' ends at once ($1… one array per column, $7 me): those still leased to this
-  // worker come back; the queues' counters follow as lockQueues and applyDeltas.
-  finishMany: `UPDATE uris u SET state = ${UriState.FINISHED}, status = d.status, bytes = d.bytes, mime = d.mime, digest = d.digest, note = d.note,
-      not_before = NULL, leased_by = NULL
-    FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::text[], $5::text[], $6::text[]) AS d(id, status, bytes, mime, digest, note)
-    WHERE u.id = d.id AND u.state = ${UriState.IN_FLIGHT} AND u.leased_by = $7 RETURNING u.id, u.queue_id, u.slot_released`,
   // $8 done, $9 failed, $10 the queue's ready time.
   finish: endWithQueue(FINISH, 'done = done + $8, failed = failed + $9, ready_at = GREATEST(ready_at, $10::bigint)'),
   // $6 the queue's ready time.
   requeue: endWithQueue(REQUEUE, 'waiting = waiting + 1, ready_at = GREATEST(ready_at, $6::bigint)'),
   // New URIs and how many per queue, for the counters written after them (lockQueues, applyDeltas).
   insertUrisPerQueue: `WITH ${CANDIDATES},
-      ins AS (INSERT INTO uris (id, fingerprint, queue_id, state, directive, not_before, seed, url, hops_path, via, via_context, refetch_of)
-        SELECT id, fp, qid, st, dir, nb, seed, url, hops, via, vctx, refetch FROM c ORDER BY fp, ord
-        ON CONFLICT (fingerprint) DO NOTHING RETURNING queue_id, state)
+      ins AS (${INSERT_CANDIDATES})
     SELECT queue_id, (count(*) FILTER (WHERE state = ${UriState.PENDING}))::integer AS pending,
       (count(*) FILTER (WHERE state = ${UriState.WAITING}))::integer AS waiting FROM ins GROUP BY queue_id`,
+  // A batch of completions (no retry, no page to count) in one statement, so one round trip:
+  // $1…$6 one array per column of the URIs' ends, $7 me, $8 each one's queue ready time, $9…$19
+  // the outlinks (candidateParams). Those URIs still leased to this worker are finished and come
+  // back (their ids: the others were refused); all the outlinks are inserted; each queue's
+  // counters change by what its finished URIs and new URIs add up to. The sub-statements of one
+  // WITH all run on one snapshot, in no order of their own: the per-queue sums wait for every
+  // finished and inserted row (an aggregate reads all its input first), `lk` then locks the queue
+  // rows in id order (the one lock order of every transaction; LockRows above the sort), and the
+  // counters are written only to rows `lk` has locked, reading their latest committed values (an
+  // UPDATE in READ COMMITTED follows a row a concurrent transaction changed). A URI twice in one
+  // batch must come only once (the caller refuses the second), as an UPDATE … FROM takes one of
+  // two matching rows, which one unsaid.
+  completeMany: `WITH d AS (SELECT * FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::text[], $5::text[], $6::text[], $8::bigint[])
+        AS d(id, status, bytes, mime, digest, note, ready_at)),
+      f AS (UPDATE uris u SET state = ${UriState.FINISHED}, status = d.status, bytes = d.bytes, mime = d.mime, digest = d.digest, note = d.note,
+          not_before = NULL, leased_by = NULL
+        FROM d WHERE u.id = d.id AND u.state = ${UriState.IN_FLIGHT} AND u.leased_by = $7
+        RETURNING u.id, u.queue_id, u.slot_released, d.status, d.ready_at),
+      ${candidatesCte(9)},
+      ins AS (${INSERT_CANDIDATES}),
+      sums AS MATERIALIZED (SELECT qid, sum(pending)::integer AS pending, sum(waiting)::integer AS waiting, sum(slots)::integer AS slots,
+          sum(done)::integer AS done, sum(failed)::integer AS failed, sum(seen)::integer AS seen, max(ready_at) AS ready_at
+        FROM (SELECT queue_id AS qid, 0 AS pending, 0 AS waiting, (NOT slot_released)::integer AS slots, (status > 0)::integer AS done,
+              (status < 0)::integer AS failed, 0 AS seen, ready_at FROM f
+            UNION ALL
+            SELECT queue_id, (state = ${UriState.PENDING})::integer, (state = ${UriState.WAITING})::integer, 0, 0, 0, 1, NULL::bigint FROM ins) per
+        GROUP BY qid),
+      lk AS MATERIALIZED (SELECT id FROM queues WHERE id = ANY (ARRAY(SELECT qid FROM sums)) ORDER BY id FOR UPDATE),
+      up AS (UPDATE queues q SET pending = q.pending + s.pending, waiting = q.waiting + s.waiting, in_flight = q.in_flight - s.slots,
+          done = q.done + s.done, failed = q.failed + s.failed, seen = q.seen + s.seen, ready_at = GREATEST(q.ready_at, s.ready_at),
+          lease_owner = CASE WHEN q.in_flight - s.slots <= 0 THEN NULL ELSE q.lease_owner END
+        FROM sums s JOIN lk ON lk.id = s.qid WHERE q.id = s.qid)
+    SELECT id FROM f`,
   // Counter changes per queue ($1 ids ascending, then the changes, as queueDelta's), the rows
   // locked in id order first: the one lock order of every transaction.
   lockQueues: `SELECT id FROM queues WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`,
@@ -227,9 +259,7 @@ export const sql = {
   // Ids are drawn in discovery order, rows inserted in fingerprint order: two workers inserting
   // overlapping outlinks then wait on each other's unique keys in one order, never in a cycle.
   insertUris: `WITH ${CANDIDATES}
-    INSERT INTO uris (id, fingerprint, queue_id, state, directive, not_before, seed, url, hops_path, via, via_context, refetch_of)
-    SELECT id, fp, qid, st, dir, nb, seed, url, hops, via, vctx, refetch FROM c ORDER BY fp, ord
-    ON CONFLICT (fingerprint) DO NOTHING RETURNING queue_id, state`,
+    ${INSERT_CANDIDATES}`,
   uriByFingerprint: `SELECT id, state FROM uris WHERE fingerprint = $1`,
   activeRefetch: `SELECT id FROM uris WHERE refetch_of = $1 AND state < ${UriState.FINISHED} LIMIT 1`,
 

@@ -61,6 +61,13 @@ export interface LateRefusal {
   error: { name: string; message: string; code?: string; details?: unknown };
 }
 
+/** A store method's calls as the worker thread ran them: how many, their round trips, and their time there (ms). */
+export interface CallStats {
+  calls: number;
+  roundTrips: number;
+  ms: number;
+}
+
 /** One completion of a batch (PostgresFrontierStore.completeMany). */
 export interface Completion {
   uri: ClaimedUri;
@@ -140,6 +147,17 @@ export interface PostgresFrontierStore {
    * One refused (not in flight) does not hold back the others.
    */
   completeMany(items: readonly Completion[]): Promise<(Error | null)[]>;
+  /**
+   * completeMany and then claimMany, in one round trip when both take their batch statements (the
+   * worker thread sends completions written behind this way with the claim that follows them):
+   * each completion's error (or null), and the claim's URIs or its error.
+   */
+  completeThenClaimMany(
+    items: readonly Completion[],
+    now: number,
+    max: number,
+    opts?: ClaimOptions,
+  ): Promise<{ errors: (Error | null)[]; claimed: ClaimedUri[] | Error }>;
   /** True when this call gave the slot back, false when it had been given back already. */
   releaseSlot(uri: ClaimedUri, queueReadyAt: number): Promise<boolean>;
   defer(uri: ClaimedUri, until: number): Promise<void>;
@@ -199,6 +217,9 @@ export interface PostgresFrontierStore {
   /** An origin's robots.txt state as the crawl's robots gate stores it, shared by every worker. */
   getRobots(origin: string): Promise<unknown>;
   setRobots(origin: string, value: unknown, now: number): Promise<void>;
+
+  /** Round trips to the database so far (the pg bench prints them per batch). */
+  roundTrips(): number;
 
   /** Ends the heartbeat and the connection; a worker with no leases leaves the crawl's list. */
   close(): Promise<void>;

@@ -63,6 +63,7 @@ export async function openPostgresFrontierStore(opts: PostgresFrontierOptions): 
     ...captureMethods(s),
     ...countMethods(s, rows),
     ...factMethods(s),
+    roundTrips: () => s.roundTrips,
     close: () => s.close(),
   };
 }
@@ -121,7 +122,7 @@ function claimMethods(
 ): Pick<PostgresFrontierStore, 'claim' | 'complete' | 'releaseSlot' | 'defer' | 'recoverInFlight'> {
   const { insertUris, applyDeltas, recover, promoteDue } = rows;
   const { db, tx, trips, me, leaseMs, toDb, nowToDb } = s;
-  const { claimedUri, claimInOneStatement, completeInFewTrips } = fewTrips(s, rows);
+  const { claimedUri, claimInOneStatement, completeInFewTrips, completeManyInOneTrip } = fewTrips(s, rows);
   /**
    * Under a page limit a claim that may hand out a page first locks the crawl_state row (as a
    * page completion does, before anything else, so the two never wait on each other in a
@@ -149,8 +150,14 @@ function claimMethods(
     });
   };
 
-  const complete = (uri: ClaimedUri, outcome: Outcome, outlinks?: readonly Candidate[]): Promise<void> => {
+  const complete = async (uri: ClaimedUri, outcome: Outcome, outlinks?: readonly Candidate[]): Promise<void> => {
     checkOutcome(outcome);
+    if (outcome.retryAt === undefined && !(pageLimit > 0 && outcome.page) && outlinks && outlinks.length > 0) {
+      // With outlinks, the batch statement's one round trip (a batch of one).
+      const [refused] = await completeManyInOneTrip([{ uri, outcome, outlinks }]);
+      if (refused) throw refused;
+      return;
+    }
     if (!(pageLimit > 0 && outcome.page && outcome.retryAt === undefined)) return completeInFewTrips(uri, outcome, outlinks);
     return tx(async () => {
       const retry = outcome.retryAt !== undefined;
@@ -212,63 +219,108 @@ function batchMethods(
   rows: QueueRows,
   pageLimit: number,
   { claim, complete }: Pick<PostgresFrontierStore, 'claim' | 'complete'>,
-): Pick<PostgresFrontierStore, 'claimMany' | 'completeMany'> {
+): Pick<PostgresFrontierStore, 'claimMany' | 'completeMany' | 'completeThenClaimMany'> {
   const { nowToDb } = s;
-  const { claimManyInOneStatement, completeManyInFewTrips } = fewTrips(s, rows);
+  const { claimedUri, claimManyInOneStatement, completeManyInOneTrip, completeThenClaimInOneTrip } = fewTrips(s, rows);
   /** A completion the batch statement takes: no retry to schedule, no page to count under a limit. */
   const batchable = (o: Outcome): boolean => o.retryAt === undefined && !(pageLimit > 0 && o.page);
-  return {
-    claimMany: async (now: number, max: number, opts: ClaimOptions = {}): Promise<ClaimedUri[]> => {
-      checkTime(now, 'now');
-      if (max > 1 && !(pageLimit > 0 && opts.pages !== false)) {
-        const many = await claimManyInOneStatement(nowToDb(now), opts.pages !== false, max);
-        if (many !== undefined) return many;
-      }
-      // One at a time under a page limit, or through the full claim that recovers and promotes.
-      const one = await claim(now, opts);
-      return one ? [one] : [];
-    },
+  /** Claims the batch statement takes: several, and no page limit to hold. */
+  const manyAtOnce = (max: number, opts: ClaimOptions): boolean => max > 1 && !(pageLimit > 0 && opts.pages !== false);
+  /** One at a time under a page limit, or through the full claim that recovers and promotes. */
+  const claimOne = async (now: number, opts: ClaimOptions): Promise<ClaimedUri[]> => {
+    const one = await claim(now, opts);
+    return one ? [one] : [];
+  };
 
-    completeMany: async (items: readonly Completion[]): Promise<(Error | null)[]> => {
-      const errors: (Error | null)[] = items.map(() => null);
-      let run: number[] = [];
-      const flush = async () => {
-        if (run.length === 0) return;
-        const taken = run;
-        run = [];
-        const res = await completeManyInFewTrips(taken.map((i) => items[i]!));
-        taken.forEach((i, k) => (errors[i] = res[k]!));
-      };
-      // In order: a completion the batch statement cannot take runs alone, after those before it.
-      for (const [i, it] of items.entries()) {
-        try {
-          checkOutcome(it.outcome);
-        } catch (err) {
-          errors[i] = err as Error;
-          continue;
-        }
-        if (batchable(it.outcome)) {
-          run.push(i);
-          continue;
-        }
-        await flush();
-        await complete(it.uri, it.outcome, it.outlinks).catch((err: Error) => (errors[i] = err));
+  const claimMany = async (now: number, max: number, opts: ClaimOptions = {}): Promise<ClaimedUri[]> => {
+    checkTime(now, 'now');
+    if (manyAtOnce(max, opts)) {
+      const many = await claimManyInOneStatement(nowToDb(now), opts.pages !== false, max);
+      if (many !== undefined) return many;
+    }
+    return claimOne(now, opts);
+  };
+
+  const completeMany = async (items: readonly Completion[]): Promise<(Error | null)[]> => {
+    const errors: (Error | null)[] = items.map(() => null);
+    let run: number[] = [];
+    const flush = async () => {
+      if (run.length === 0) return;
+      const taken = run;
+      run = [];
+      const res = await completeManyInOneTrip(taken.map((i) => items[i]!));
+      taken.forEach((i, k) => (errors[i] = res[k]!));
+    };
+    // In order: a completion the batch statement cannot take runs alone, after those before it.
+    for (const [i, it] of items.entries()) {
+      try {
+        checkOutcome(it.outcome);
+      } catch (err) {
+        errors[i] = err as Error;
+        continue;
+      }
+      if (batchable(it.outcome)) {
+        run.push(i);
+        continue;
       }
       await flush();
-      return errors;
+      await complete(it.uri, it.outcome, it.outlinks).catch((err: Error) => (errors[i] = err));
+    }
+    await flush();
+    return errors;
+  };
+
+  /** A check that throws, as a boolean. */
+  const passes = (check: () => void): boolean => {
+    try {
+      check();
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  return {
+    claimMany,
+    completeMany,
+
+    completeThenClaimMany: async (items: readonly Completion[], now: number, max: number, opts: ClaimOptions = {}) => {
+      // What fails here fails each completion alone (as completeMany), and the claim is made apart.
+      const apart = async (errors: Promise<(Error | null)[]>) => ({
+        errors: await errors.catch((err: Error) => items.map(() => err)),
+        claimed: await claimMany(now, max, opts).catch((err: Error) => err),
+      });
+      // Even for one claim (a crawl's one freed slot): the batch statement with max 1 claims as the single one does.
+      const claimable = max >= 1 && !(pageLimit > 0 && opts.pages !== false);
+      const together = passes(() => checkTime(now, 'now')) && claimable && items.every((it) => passes(() => checkOutcome(it.outcome)) && batchable(it.outcome));
+      if (!together) return apart(completeMany(items));
+      let both: Awaited<ReturnType<typeof completeThenClaimInOneTrip>>;
+      try {
+        both = await completeThenClaimInOneTrip(items, nowToDb(now), opts.pages !== false, max);
+      } catch (err) {
+        // Nothing of the trip was kept (one transaction, rolled back).
+        return apart(Promise.reject(err as Error));
+      }
+      try {
+        return { errors: both.errors, claimed: both.claimed === undefined ? await claimOne(now, opts) : both.claimed.map((r) => claimedUri(r)!) };
+      } catch (err) {
+        return { errors: both.errors, claimed: err as Error };
+      }
     },
   };
 }
+
+/** A claim statement's row (claimSql's columns). */
+type ClaimRow = { id: number | null; key: string; url: string; hops_path: string; via: string | null; via_context: string | null; seed: boolean; attempts: number; directive: number };
 
 /**
  * The claim and the completion in the fewest round trips, for the common case (no page limit to
  * hold, no dead worker to recover, no due URI to promote); claimMethods falls back to the full
  * transaction otherwise.
  */
-function fewTrips(s: PostgresSession, { candidateParams }: QueueRows) {
+function fewTrips(s: PostgresSession, rows: QueueRows) {
+  const { candidateParams } = rows;
   const { db, trips, me, leaseMs, toDb } = s;
-  // A claim statement's row (claimSql's columns).
-  type ClaimRow = { id: number | null; key: string; url: string; hops_path: string; via: string | null; via_context: string | null; seed: boolean; attempts: number; directive: number };
   const claimedUri = (u: ClaimRow | undefined): ClaimedUri | null => {
     if (!u) return null;
     if (u.id === null) throw new TroveError('FRONTIER_INCONSISTENT', `queue ${u.key} counts pending URIs but has none`, { queueKey: u.key });
@@ -299,8 +351,8 @@ function fewTrips(s: PostgresSession, { candidateParams }: QueueRows) {
     });
 
   /**
-   * A completion (not a page under a page limit) as one statement without outlinks; with them,
-   * two round trips: the URI's end and the new URIs, then the queues' counters in id order.
+   * A completion (not a page under a page limit) as one statement without outlinks; a retry with
+   * them, two round trips: the URI's end and the new URIs, then the queues' counters in id order.
    */
   const completeInFewTrips = (uri: ClaimedUri, outcome: Outcome, outlinks: readonly Candidate[] | undefined): Promise<void> => {
     const retry = outcome.retryAt !== undefined;
@@ -340,46 +392,73 @@ function fewTrips(s: PostgresSession, { candidateParams }: QueueRows) {
       return rows.filter((r) => r.key !== null).map((r) => claimedUri(r)!);
     });
 
+  return { claimedUri, claimInOneStatement, claimManyInOneStatement, completeInFewTrips, ...batchTrips(s, rows) };
+}
+
+/** The batch completion's trips (fewTrips): alone, or with the claim that follows it. */
+function batchTrips(s: PostgresSession, { candidateParams }: QueueRows) {
+  const { db, trips, me, leaseMs, toDb } = s;
   /**
-   * Completions that schedule no retry and count no page, in two round trips whatever their
-   * number: their ends and all their outlinks, then the queues' counters in id order. Each one's
-   * error (not in flight) or null, in order. The outlinks of a completion refused here are
-   * scheduled all the same: the worker that took its URI over finds the same links, and the
-   * fingerprints make the second discovery a no-op.
+   * Completions that schedule no retry and count no page, in one round trip whatever their
+   * number: one statement (tripSql.completeMany) ends them, inserts all their outlinks and writes
+   * the queues' counters in id order. Each one's error (not in flight) or null, in order. The
+   * outlinks of a completion refused here are scheduled all the same: the worker that took its
+   * URI over finds the same links, and the fingerprints make the second discovery a no-op.
    */
-  const completeManyInFewTrips = async (items: readonly Completion[]): Promise<(Error | null)[]> => {
-    const outlinks = items.flatMap((it) => it.outlinks ?? []);
-    const links = outlinks.length > 0 ? await candidateParams(outlinks) : null;
-    const col = <T>(f: (it: Completion) => T) => items.map(f);
-    const ends = [
-      col((it) => it.uri.id), col((it) => it.outcome.status), col((it) => it.outcome.bytes ?? null), col((it) => it.outcome.mime ?? null),
-      col((it) => it.outcome.digest ?? null), col((it) => it.outcome.note ?? null), me,
-    ];
-    return trips(async (send) => {
-      const [, ended, added] = await send([['BEGIN', []], [tripSql.finishMany, ends], ...(links ? [[tripSql.insertUrisPerQueue, links] as const] : [])]);
-      const deltas = new Map<number, QueueDelta>();
-      for (const r of (added?.rows ?? []) as { queue_id: number; pending: number; waiting: number }[]) {
-        Object.assign(delta(deltas, r.queue_id), { pending: r.pending, waiting: r.waiting, seen: r.pending + r.waiting });
-      }
-      const finished = new Map((ended!.rows as { id: number; queue_id: number; slot_released: boolean }[]).map((r) => [r.id, r]));
-      const errors = items.map((it): Error | null => {
-        const row = finished.get(it.uri.id);
-        if (!row) return notInFlight(it.uri);
-        finished.delete(it.uri.id); // the same URI twice in one batch: the second is not in flight
-        const d = delta(deltas, row.queue_id);
-        d.slots += row.slot_released ? 0 : 1;
-        d.done += it.outcome.status > 0 ? 1 : 0;
-        d.failed += it.outcome.status < 0 ? 1 : 0;
-        d.readyAt = Math.max(d.readyAt ?? -Infinity, toDb(it.outcome.queueReadyAt));
-        return null;
-      });
-      await send(deltas.size > 0 ? countersAndCommit(deltas) : [['COMMIT', []]]);
-      return errors;
+  const completeManyInOneTrip = async (items: readonly Completion[]): Promise<(Error | null)[]> => {
+    const { values, refused } = await completionParams(items);
+    return trips(async () => refusals(items, refused, (await db.query<{ id: number }>({ name: 'completeMany', text: tripSql.completeMany, values })).rows));
+  };
+
+  /**
+   * completeManyInOneTrip and then claimManyInOneStatement in the same round trip, the same
+   * prepared statements piped (PostgresSession.piped): PostgreSQL runs them as one transaction, so
+   * the claim sees the slots the completions gave back, and a failure (a deadlock retried) undoes
+   * both. The claim's rows, or undefined when the full claim must run. The worker's lease is
+   * renewed first (as the claim would, later in the trip): its row locked before its URIs, in the
+   * order another worker's claim that finds it dead locks them (its row, then its URIs), so the
+   * two never wait on each other in a cycle.
+   */
+  const completeThenClaimInOneTrip = async (items: readonly Completion[], t: number, pages: boolean, max: number) => {
+    const { values, refused } = await completionParams(items);
+    const claim = pages ? 'claimMany' : 'claimManyNonPage';
+    return trips(async () => {
+      const [, ended, claimed] = await s.piped([
+        { name: 'renewWorker', text: sql.renewWorker, values: [me, t + leaseMs, t] },
+        { name: 'completeMany', text: tripSql.completeMany, values },
+        { name: claim, text: tripSql[claim], values: [t, me, t + leaseMs, max] },
+      ]);
+      const rows = claimed!.rows as (ClaimRow & { dead: boolean; due: boolean })[];
+      return { errors: refusals(items, refused, ended!.rows), claimed: rows[0]!.dead || rows[0]!.due ? undefined : rows.filter((r) => r.key !== null) };
     });
   };
 
-  return { claimedUri, claimInOneStatement, claimManyInOneStatement, completeInFewTrips, completeManyInFewTrips };
+  /** tripSql.completeMany's parameters; a URI twice in one batch is sent once, its second completion refused. */
+  const completionParams = async (items: readonly Completion[]) => {
+    const sent = new Set<number>();
+    const refused = items.map((it) => sent.has(it.uri.id) || (sent.add(it.uri.id), false));
+    const ends = items.filter((_, i) => !refused[i]);
+    const outlinks = items.flatMap((it) => it.outlinks ?? []);
+    const links = outlinks.length > 0 ? await candidateParams(outlinks) : NO_CANDIDATES;
+    const col = <T>(f: (it: Completion) => T) => ends.map(f);
+    const values = [
+      col((it) => it.uri.id), col((it) => it.outcome.status), col((it) => it.outcome.bytes ?? null), col((it) => it.outcome.mime ?? null),
+      col((it) => it.outcome.digest ?? null), col((it) => it.outcome.note ?? null), me, col((it) => toDb(it.outcome.queueReadyAt)), ...links,
+    ];
+    return { values, refused };
+  };
+
+  /** Each completion's error: refused before it was sent, or not among the URIs the statement finished. */
+  const refusals = (items: readonly Completion[], refused: boolean[], finished: { id: number }[]): (Error | null)[] => {
+    const ids = new Set(finished.map((r) => r.id));
+    return items.map((it, i) => (refused[i] || !ids.has(it.uri.id) ? notInFlight(it.uri) : null));
+  };
+
+  return { completeManyInOneTrip, completeThenClaimInOneTrip };
 }
+
+/** completeMany's outlink arrays when there are none (candidateParams' eleven columns). */
+const NO_CANDIDATES: unknown[] = Array.from({ length: 11 }, () => []);
 
 /** The queues' counter changes, their rows locked in id order first, and the COMMIT: one round trip. */
 function countersAndCommit(deltas: Map<number, QueueDelta>): [string, unknown[]][] {

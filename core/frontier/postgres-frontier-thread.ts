@@ -3,15 +3,16 @@
  * the store and its connection, runs one call at a time as the main thread sends them, and wakes
  * the main thread (blocked in Atomics.wait) once the reply is on the port. Calls written behind
  * (`completeLater`, `releaseSlotLater`) get no answer: completions that arrive together are sent
- * as one batch (store.completeMany), and what they could not do goes with the next answer.
+ * as one batch (store.completeMany), with the claim that follows them when there is one
+ * (store.completeThenClaimMany), and what they could not do goes with the next answer.
  * Between calls its event loop stays free, so the store's heartbeat keeps the worker's leases
  * alive while the main thread is busy fetching.
  */
 import { workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { openPostgresFrontierStore } from './postgres-frontier-store.ts';
-import type { ClaimedUri } from './frontier.ts';
-import type { Completion, LateRefusal, PostgresFrontierOptions, PostgresFrontierStore } from './postgres-frontier-store-types.ts';
+import type { ClaimOptions, ClaimedUri } from './frontier.ts';
+import type { CallStats, Completion, LateRefusal, PostgresFrontierOptions, PostgresFrontierStore } from './postgres-frontier-store-types.ts';
 
 interface Call {
   /** 0: a call written behind (`completeLater`, `releaseSlotLater`), which gets no answer. */
@@ -31,6 +32,22 @@ let draining = false;
 /** What completions written behind could not do, sent with the next answer. */
 let late: LateRefusal[] = [];
 
+/** Per call (a batch of completions written behind as `completeMany`): how many, their round trips and time here, for the pg bench. */
+const stats: Record<string, CallStats> = {};
+
+async function timed<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  const trips0 = store?.roundTrips() ?? 0;
+  try {
+    return await fn();
+  } finally {
+    const st = (stats[name] ??= { calls: 0, roundTrips: 0, ms: 0 });
+    st.calls++;
+    st.roundTrips += (store?.roundTrips() ?? 0) - trips0;
+    st.ms += performance.now() - t0;
+  }
+}
+
 function reply(seq: number, body: { value?: unknown; error?: unknown }): void {
   const refused = late;
   late = [];
@@ -44,10 +61,12 @@ function serialiseError(err: unknown) {
   return { name: e?.name ?? 'Error', message: e?.message ?? String(err), code: e?.code, details: e?.details };
 }
 
+const completions = (batch: Call[]): Completion[] => batch.map(({ args: [uri, outcome, outlinks] }) => ({ uri, outcome, outlinks }) as Completion);
+
 async function completeBatch(batch: Call[]): Promise<void> {
-  const items = batch.map(({ args: [uri, outcome, outlinks] }) => ({ uri, outcome, outlinks }) as Completion);
+  const items = completions(batch);
   try {
-    const errors = await store!.completeMany(items);
+    const errors = await timed('completeMany', () => store!.completeMany(items));
     errors.forEach((err, i) => err && late.push({ url: items[i]!.uri.url, error: serialiseError(err) }));
   } catch (err) {
     for (const it of items) late.push({ url: it.uri.url, error: serialiseError(err) });
@@ -68,9 +87,30 @@ async function run({ seq, method, args }: Call): Promise<void> {
       port.close();
       return;
     }
+    if (method === 'callStats') {
+      reply(seq, { value: stats });
+      return;
+    }
     const fn = (store as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method];
-    reply(seq, { value: await fn!(...args) });
+    reply(seq, { value: await timed(method, () => fn!(...args)) });
   } catch (err) {
+    reply(seq, { error: serialiseError(err) });
+  }
+}
+
+/**
+ * Completions written behind and the claim that came after them, sent together
+ * (store.completeThenClaimMany: one round trip where both take their batch statements).
+ */
+async function completeThenClaim(batch: Call[], { seq, args }: Call): Promise<void> {
+  const items = completions(batch);
+  try {
+    const { errors, claimed } = await timed('completeThenClaimMany', () => store!.completeThenClaimMany(items, ...(args as [number, number, ClaimOptions?])));
+    errors.forEach((err, i) => err && late.push({ url: items[i]!.uri.url, error: serialiseError(err) }));
+    reply(seq, claimed instanceof Error ? { error: serialiseError(claimed) } : { value: claimed });
+  } catch (err) {
+    // Not expected (the store reports each part's failure apart); then neither is known done.
+    for (const it of items) late.push({ url: it.uri.url, error: serialiseError(err) });
     reply(seq, { error: serialiseError(err) });
   }
 }
@@ -78,7 +118,7 @@ async function run({ seq, method, args }: Call): Promise<void> {
 /** A slot given back behind (`releaseSlotLater`): no answer; a refusal goes with the next one. */
 async function releaseLater({ args: [uri, queueReadyAt] }: Call): Promise<void> {
   try {
-    await store!.releaseSlot(uri as ClaimedUri, queueReadyAt as number);
+    await timed('releaseSlot', () => store!.releaseSlot(uri as ClaimedUri, queueReadyAt as number));
   } catch (err) {
     late.push({ url: (uri as ClaimedUri).url, error: serialiseError(err) });
   }
@@ -97,6 +137,11 @@ async function drain(): Promise<void> {
     }
     let n = 0;
     while (n < inbox.length && inbox[n]!.method === 'completeLater') n++;
+    if (inbox[n]?.method === 'claimMany') {
+      const batch = inbox.splice(0, n);
+      await completeThenClaim(batch, inbox.shift()!);
+      continue;
+    }
     await completeBatch(inbox.splice(0, n));
   }
   draining = false;

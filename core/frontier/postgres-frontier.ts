@@ -12,9 +12,10 @@
  * With `writeBehind` (a crawl's workers) it does not even wait: the completion (and the slot
  * given back before it) is posted to the thread, which sends the completions that came together
  * as one batch, and the next call waits for them. With `claimMany`, a worker's free fetch slots
- * are filled in one round trip. Each round trip and each thread hop is paid once per batch rather
- * than once per URI, which is what lets the shared frontier keep up with SQLite's
- * (`npm run bench -- pg --uris 1000000`).
+ * are filled in one round trip, the same trip as the completions written behind before it
+ * (postgres-frontier-thread.ts). Each round trip and each thread hop is paid once per batch
+ * rather than once per URI, which is what lets the shared frontier keep up with SQLite's
+ * (`npm run bench -- pg --uris 1000000`, which prints the round trips per batch).
  *
  * This is what the `synckit` package does; it is written out here because synckit keeps one
  * worker per worker file for the whole process, and a frontier needs its own thread and
@@ -25,7 +26,7 @@ import { receiveMessageOnPort, MessageChannel, Worker } from 'node:worker_thread
 import { TroveError } from '../errors.ts';
 import { isErrorCode } from '../api/error-codes.ts';
 import type { ClaimOptions, ClaimedUri, Frontier } from './frontier.ts';
-import type { CrawlControl, LateRefusal, PostgresFrontierOptions, PostgresFrontierStore, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store-types.ts';
+import type { CallStats, CrawlControl, LateRefusal, PostgresFrontierOptions, PostgresFrontierStore, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store-types.ts';
 
 export type { CrawlControl, PostgresFrontierOptions, SharedCapture, WorkerInfo, WorkerReport } from './postgres-frontier-store-types.ts';
 
@@ -59,6 +60,8 @@ export interface PostgresFrontier extends Frontier {
   addCaptures(rows: readonly SharedCapture[]): void;
   captureTotals(): Answer<'captureTotals'>;
   capturesOf(urlkey: string): Answer<'capturesOf'>;
+  /** Per store method, as the thread ran them (completions written behind: `completeMany`, per batch): for the pg bench. */
+  callStats(): Record<string, CallStats>;
   /** Ends the connection and the thread. Leases held stay in the database until they expire. */
   close(): void;
 }
@@ -166,6 +169,7 @@ export function createPostgresFrontier(options: PostgresFrontierOptions): Postgr
     isSeen: (fingerprint) => call('isSeen', fingerprint) as boolean,
     workers: () => call('workers') as WorkerInfo[],
     heartbeat: (now) => void call('heartbeat', now),
+    callStats: () => call('callStats') as Record<string, CallStats>,
     getMeta: <T>(key: string) => call('getMeta', key) as T | undefined,
     setMeta: (key, value) => void call('setMeta', key, value),
     getRobots: <T>(origin: string) => call('getRobots', origin) as T | null,

@@ -316,6 +316,35 @@ if (skip) {
       }
     });
 
+    it('sends completions written behind with the claim after them in one round trip: the claim takes the slot they freed, a refused one is still reported', () => {
+      const crawl = pg.freshSchema('together');
+      const a = open(crawl, { worker: 'a', leaseMs: 1000, writeBehind: true });
+      const b = open(crawl, { worker: 'b', leaseMs: 1000 });
+      try {
+        a.schedule(['x', 'y'].flatMap((h) => [cand(`http://${h}.test/1`), cand(`http://${h}.test/2`)]));
+        a.schedule([cand('http://y.test/1')]); // seen already; a now knows y's queue id, so an outlink to y needs no look-up
+        const [ux] = a.claimMany(0, 2);
+        // a's lease ran out: b puts a's URIs back and takes x; a claims y again.
+        expect(b.claim(1001)).toMatchObject({ id: ux!.id });
+        const [uy] = a.claimMany(1001, 2);
+        expect(uy!.url).toBe('http://y.test/1');
+        const before = a.callStats();
+        a.complete(ux!, { status: 200, queueReadyAt: 0 }); // refused: no longer a's
+        a.complete(uy!, { status: 200, queueReadyAt: 0 }, [cand('http://y.test/3')]);
+        // y's slot given back by the completion, seen by the claim in the same trip.
+        expect(a.claimMany(1001, 1).map((u) => u.url)).toEqual(['http://y.test/2']); // one slot: the batch statement all the same
+        const after = a.callStats();
+        expect(after.completeThenClaimMany!.calls - (before.completeThenClaimMany?.calls ?? 0)).toBe(1);
+        expect(after.completeThenClaimMany!.roundTrips - (before.completeThenClaimMany?.roundTrips ?? 0)).toBe(1);
+        expect(a.lateRefusals().map((r) => r.url)).toEqual(['http://x.test/1']);
+        expect(a.counts(1001)).toMatchObject({ done: 1, inFlight: 2, pending: 2 });
+        expect(a.queue('y.test', 1001)).toMatchObject({ inFlight: 1, done: 1, pending: 1 });
+      } finally {
+        a.close();
+        b.close();
+      }
+    });
+
     it('gives slots back behind: the queue is ready at the time given, and its next claim waits for it', () => {
       const a = open(pg.freshSchema('releasebehind'), { worker: 'a', writeBehind: true });
       try {
