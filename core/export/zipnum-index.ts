@@ -16,8 +16,8 @@ export const ZIPNUM_META = '!meta 0 {"format":"cdxj-gzip-1.0","filename":"index.
 /**
  * One idx line per block, built while the blocks are written. The key in it is a copy: it is cut
  * from a block's first line, and a line merged from a sort run on disk is a V8 slice of the
- * 256 KiB chunk it was read in (external-sort.ts), so a key kept as that slice held its whole
- * chunk, one per block: 100 MB of heap for the 1.2M captures of a 20 GB archive.
+ * chunk it was read in (external-sort.ts), so a key kept as that slice held its whole chunk, one
+ * per block: with 256 KiB chunks, 100 MB of heap for the 1.2M captures of a 20 GB archive.
  */
 export class ZipNumBlocks {
   readonly #blockLines: number;
