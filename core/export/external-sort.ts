@@ -6,8 +6,14 @@
  *
  * Threshold: 64 MiB of line text per run by default (JavaScript strings take about twice their
  * length in bytes, plus ~40 bytes of object overhead each, which the estimate includes). That is
- * about 200,000 CDXJ lines of ~300 characters; a 50 GB crawl has a few million captures, so a
- * few dozen runs, merged with one open file each.
+ * about 128,000 CDXJ lines of ~240 characters (the big-archive bench's: 1.2M captures in 20 GB
+ * of WARCs make 10 runs). Each run being merged holds an open file, a read buffer and the chunks
+ * of text its next lines are in (RUN_READ_BYTES), so at most MAX_OPEN_RUNS are merged at once: past
+ * that, runs are first merged into longer runs on disk, in passes, and memory stays the same
+ * whatever the number of lines (a 50 GB crawl's few million captures make a few dozen runs).
+ *
+ * The lines read back from a run are V8 slices of the chunk they were read in: a caller
+ * that keeps one (a ZipNum key, zipnum-index.ts) keeps a copy, or it holds the whole chunk.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -18,6 +24,14 @@ import { TroveError } from '../errors.ts';
 import { compareBytewise, sortCdxjLines as sortBytewise } from '../archive/cdxj.ts';
 
 export const DEFAULT_MAX_RUN_BYTES = 64 << 20;
+/**
+ * Bytes read from a run at a time. 64 KiB, not 256: each run being merged holds its read buffer,
+ * the chunk decoded from it and the one read ahead, so 256 KiB cost ~1 MB a run; merging 10 runs
+ * of 1.2M lines peaked at 158-164 MB RSS with 256 KiB and 140-144 MB with 64, no slower.
+ */
+const RUN_READ_BYTES = 64 << 10;
+/** Runs merged at once at most (disk runs plus the last run, kept in memory). */
+export const MAX_OPEN_RUNS = 16;
 
 export interface SortOptions {
   /** Estimated memory per in-memory run (default 64 MiB). */
@@ -26,6 +40,8 @@ export interface SortOptions {
   tmpDir: string;
   /** Called after each run is written to disk. */
   onRun?: (runs: number) => void;
+  /** Runs merged at once at most (default MAX_OPEN_RUNS, at least 2). */
+  maxOpenRuns?: number;
 }
 
 /** Estimated heap cost of keeping a line: two bytes per UTF-16 unit plus the string's header. */
@@ -39,6 +55,7 @@ export async function* sortLines(source: AsyncIterable<string> | Iterable<string
   let run: string[] = [];
   let runBytes = 0;
   const runs: string[] = [];
+  let made = 0;
   let madeDir = false;
   try {
     for await (const line of source) {
@@ -50,8 +67,8 @@ export async function* sortLines(source: AsyncIterable<string> | Iterable<string
           await fsp.mkdir(opts.tmpDir, { recursive: true });
           madeDir = true;
         }
-        runs.push(await writeRun(sortBytewise(run), path.join(opts.tmpDir, `run-${runs.length}.txt`)));
-        opts.onRun?.(runs.length);
+        runs.push(await writeRun(sortBytewise(run), path.join(opts.tmpDir, `run-${made++}.txt`)));
+        opts.onRun?.(made);
         run = [];
         runBytes = 0;
       }
@@ -60,6 +77,13 @@ export async function* sortLines(source: AsyncIterable<string> | Iterable<string
     if (runs.length === 0) {
       yield* run;
       return;
+    }
+    // The last run stays in memory and is merged with the disk runs: at most maxOpen - 1 of those.
+    const maxOpen = Math.max(2, opts.maxOpenRuns ?? MAX_OPEN_RUNS);
+    while (runs.length > maxOpen - 1) {
+      const group = runs.splice(0, maxOpen);
+      runs.push(await writeRun(mergeRuns(group.map((r) => readLines(r))), path.join(opts.tmpDir, `run-${made++}.txt`)));
+      await Promise.all(group.map((r) => fsp.rm(r, { force: true })));
     }
     yield* mergeRuns([...runs.map((r) => readLines(r)), arrayLines(run)]);
   } finally {
@@ -71,19 +95,30 @@ export async function* sortLines(source: AsyncIterable<string> | Iterable<string
  * Write `lines`, each ending in `\n`, in batches of about 1 MiB (one string for millions of
  * lines would pass V8's string limit), waiting for `drain` when the stream asks. Does not end it.
  */
-export async function writeLines(out: Writable, lines: Iterable<string>): Promise<void> {
+export async function writeLines(out: Writable, lines: Iterable<string> | AsyncIterable<string>): Promise<void> {
   let batch = '';
-  for (const line of lines) {
-    batch += line + '\n';
-    if (batch.length >= 1 << 20) {
-      if (!out.write(batch)) await once(out, 'drain');
-      batch = '';
+  // An array is walked without an await per line (for await would queue a microtask for each).
+  if (Symbol.iterator in lines) {
+    for (const line of lines) {
+      batch += line + '\n';
+      if (batch.length >= 1 << 20) {
+        if (!out.write(batch)) await once(out, 'drain');
+        batch = '';
+      }
+    }
+  } else {
+    for await (const line of lines) {
+      batch += line + '\n';
+      if (batch.length >= 1 << 20) {
+        if (!out.write(batch)) await once(out, 'drain');
+        batch = '';
+      }
     }
   }
   if (batch) out.write(batch);
 }
 
-async function writeRun(lines: string[], file: string): Promise<string> {
+async function writeRun(lines: Iterable<string> | AsyncIterable<string>, file: string): Promise<string> {
   const out = fs.createWriteStream(file);
   try {
     await writeLines(out, lines);
@@ -102,7 +137,7 @@ async function* arrayLines(lines: string[]): AsyncGenerator<string> {
 
 /** Lines of a file split on `\n` only (readline would also split on a lone `\r`). */
 async function* readLines(file: string): AsyncGenerator<string> {
-  const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 256 << 10 });
+  const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: RUN_READ_BYTES });
   let rest = '';
   try {
     for await (const chunk of stream as AsyncIterable<string>) {

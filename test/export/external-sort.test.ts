@@ -40,6 +40,23 @@ describe('sortLines', () => {
     expect(fs.existsSync(dir)).toBe(false);
   });
 
+  it('merges more runs than it may open at once in passes, to the same order, then removes every run', async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 3000; i++) lines.push(`com,h${i % 11})/p/${crypto.randomBytes(5).toString('hex')} 2024${String(i).padStart(10, '0')}`);
+    let runs = 0;
+    const dir = path.join(tmp, 'd');
+    const sorted: string[] = [];
+    let filesMerged = -1;
+    for await (const l of sortLines(lines, { tmpDir: dir, maxRunBytes: 10_000, maxOpenRuns: 3, onRun: (n) => (runs = n) })) {
+      if (filesMerged < 0) filesMerged = fs.readdirSync(dir).length; // the passes are over once the first line is out
+      sorted.push(l);
+    }
+    expect(runs).toBeGreaterThan(9);
+    expect(filesMerged).toBe(2); // and the last run, in memory
+    expect(sorted).toEqual([...lines].sort(byBytes));
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+
   it('refuses a line with a newline', async () => {
     await expect(collect(sortLines(['a\nb'], { tmpDir: path.join(tmp, 'c') }))).rejects.toMatchObject({ code: 'EXPORT_BAD_LINE' });
   });

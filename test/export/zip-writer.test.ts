@@ -7,7 +7,7 @@ import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { readFileRange } from '../../core/export/file-range.ts';
-import { ZipWriter } from '../../core/export/zip-writer.ts';
+import { SPOOL_MEMORY, ZipWriter } from '../../core/export/zip-writer.ts';
 import { isTroveError } from '../../core/errors.ts';
 import { checkWithPythonAndUnzip, checkZipHeaders, readZipEverywhere } from './independent-zip-readers.ts';
 
@@ -58,14 +58,14 @@ describe('ZipWriter', () => {
 
   it('spools an entry of unknown size past the memory limit to disk, and writes its header with the final sizes', async () => {
     const file = path.join(tmp, 'spooled.zip');
-    const noise = crypto.randomBytes(20 << 20); // incompressible: deflated, still past the 16 MiB held in memory
+    const noise = crypto.randomBytes(SPOOL_MEMORY + (2 << 20)); // incompressible: deflated, still past what is held in memory
     const zip = await ZipWriter.create(file);
     const e = await zip.addStream('pages/pages.jsonl', chunksOf(noise, 1 << 20), { compress: true });
     const s = await zip.addStream('indexes/index.cdx.gz', chunksOf(Buffer.from('stored, size unknown'), 3));
     await zip.close();
     expect(fs.readdirSync(tmp).filter((f) => f.includes('.spool'))).toEqual([]);
     expect(e.size).toBe(noise.length);
-    expect(e.compressedSize).toBeGreaterThan(16 << 20);
+    expect(e.compressedSize).toBeGreaterThan(SPOOL_MEMORY);
     expect(s.compressed).toBe(false);
     const entries = await readZipEverywhere(file);
     expect(entries[0]!.data.equals(noise)).toBe(true);
