@@ -5,7 +5,8 @@
  * same lines a WACZ export of the archive would hold.
  *
  * Sorted with external-sort.ts: in memory up to 64 MiB of lines (~128,000 captures, as it
- * counts a line's cost), in runs merged from temporary files beyond that. The file is written as `FILE.part` and renamed.
+ * counts a line's cost), in runs merged from temporary files beyond that. The file is written
+ * as `FILE.part` and renamed.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
