@@ -23,10 +23,11 @@ import type Database from 'better-sqlite3';
 import { tsSql } from './capture-ts-key.ts';
 
 /**
- * Text a shard takes before the next is begun (characters of title and text). Measured on the
- * big-archive bench's pages: the newest 100,000 pages (1.7 GB of text) in one FTS5 table rank a
- * word found in every page in about 20 ms warm (bench/figures/shared-crawl-and-big-archives.md).
- * Larger shards cost frequent words more; smaller ones cost rare words more (they visit every shard).
+ * Text a shard takes before the next is begun (characters of title and text). Larger shards cost
+ * frequent words more (bm25's count walks a shard's doclist: 100,000 of the big-archive bench's
+ * pages, 1.6 G characters in one table, took ~20 ms for a word in every page); smaller ones cost
+ * rare words more (they visit every shard). At this size the bench's 20 GB archive has 27 shards
+ * and searches in 19–27 ms p50 (bench/figures/shared-crawl-and-big-archives.md).
  */
 export const SHARD_CHARS = 512 * 1024 * 1024;
 
