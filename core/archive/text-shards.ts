@@ -6,8 +6,8 @@
  * ranking even a bounded set of candidates (capture-index.ts searchText) costs in proportion to
  * how often the word occurs in the whole table. On the 20 GB archive of the big-archive bench
  * (884,952 pages of 800–4,800 words) a common word cost ~150 ms of CPU warm, and the bench's
- * searches 430 ms p50 with the cache the exports had left; search engines cut such indexes by time for the same reason
- * (Lucene's segments, Elasticsearch's time-based indices). In shards, a search walks them newest
+ * searches 430 ms p50 with the cache the exports had left. Search engines cut such indexes by
+ * time for the same reason (Lucene's segments, Elasticsearch's time-based indices). In shards, a search walks them newest
  * first and ranks only within those that hold its candidates, so it costs about a shard's worth
  * of text whatever the archive's size. bm25's IDF and average length are then each shard's own:
  * shards of the same crawl weigh words alike, and candidates come from one or two of them for any
