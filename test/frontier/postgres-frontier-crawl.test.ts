@@ -1,11 +1,16 @@
 /**
  * The crawl engine, unchanged, over the PostgreSQL frontier: the fixture site crawled once with
  * the directory's SQLite frontier and once with a PostgreSQL one gives the same captures (WARC
- * records read back with warcio) and the same outcome counts.
+ * records read back with warcio) and the same outcome counts. A completion written behind that
+ * comes back refused (its lease moved to another worker while the page was fetched) reaches the
+ * crawl's log as COMPLETION_REFUSED.
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FAST } from '../helpers/run-crawl.ts';
 import { startCrawl } from '../../core/crawl/start-crawl.ts';
@@ -93,4 +98,56 @@ describe.skipIf(typeof server === 'string')('a crawl over the PostgreSQL frontie
       await site.close();
     }
   }, 120_000);
+});
+
+describe.skipIf(typeof server === 'string')('a crawl whose completion comes back refused', () => {
+  it('logs COMPLETION_REFUSED when a completion written behind finds its lease gone to another worker', async () => {
+    const pgs = server as Exclude<typeof server, string>;
+    // `/` links to `/held`, whose answer waits until the test has moved its lease.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let asked!: () => void;
+    const requested = new Promise<void>((r) => (asked = r));
+    const site = http.createServer((req, res) => {
+      if (req.url === '/held') {
+        asked();
+        void held.then(() => res.end('<html><body>late</body></html>'));
+        return;
+      }
+      res.setHeader('content-type', 'text/html');
+      res.end(req.url === '/' ? '<html><body><a href="/held">held</a></body></html>' : 'no');
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    const schema = pgs.freshSchema('refused');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-pg-refused-'));
+    dirs.push(dir);
+    const sql = new pg.Client({ connectionString: pgs.url });
+    await sql.connect();
+    let pgf: PostgresFrontier | undefined;
+    try {
+      const crawl = await startCrawl({
+        dir,
+        settings: settings(origin),
+        frontier: () => (pgf = createPostgresFrontier({ url: pgs.url, crawl: schema, worker: 'a', writeBehind: true })),
+      });
+      const refused = new Promise<string>((resolve) =>
+        crawl.on((e) => {
+          if (e.type === 'log' && e.code === 'COMPLETION_REFUSED') resolve(e.message);
+        }),
+      );
+      await requested;
+      // Another worker now holds the lease (as after a takeover); a's completion must be refused.
+      const moved = await sql.query(`UPDATE "${schema}".uris SET leased_by = 'b' WHERE url = $1 AND leased_by = 'a'`, [origin + '/held']);
+      expect(moved.rowCount).toBe(1);
+      release();
+      expect(await refused).toContain(origin + '/held');
+      crawl.stop();
+      await crawl.finished();
+    } finally {
+      pgf?.close();
+      await sql.end();
+      await new Promise<void>((r) => site.close(() => r()));
+    }
+  }, 60_000);
 });
