@@ -97,23 +97,17 @@ export async function* sortLines(source: AsyncIterable<string> | Iterable<string
  */
 export async function writeLines(out: Writable, lines: Iterable<string> | AsyncIterable<string>): Promise<void> {
   let batch = '';
+  /** Add a line; true when the batch is full. */
+  const add = (line: string): boolean => (batch += line + '\n').length >= 1 << 20;
+  const flush = async (): Promise<void> => {
+    if (!out.write(batch)) await once(out, 'drain');
+    batch = '';
+  };
   // An array is walked without an await per line (for await would queue a microtask for each).
   if (Symbol.iterator in lines) {
-    for (const line of lines) {
-      batch += line + '\n';
-      if (batch.length >= 1 << 20) {
-        if (!out.write(batch)) await once(out, 'drain');
-        batch = '';
-      }
-    }
+    for (const line of lines) if (add(line)) await flush();
   } else {
-    for await (const line of lines) {
-      batch += line + '\n';
-      if (batch.length >= 1 << 20) {
-        if (!out.write(batch)) await once(out, 'drain');
-        batch = '';
-      }
-    }
+    for await (const line of lines) if (add(line)) await flush();
   }
   if (batch) out.write(batch);
 }

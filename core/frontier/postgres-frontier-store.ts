@@ -114,6 +114,16 @@ function schedulingMethods(s: PostgresSession, { insertUris, applyDeltas }: Queu
   };
 }
 
+/** A completion the batch statement (tripSql.completeMany) takes: no retry to schedule, no page to count under a limit. */
+function batchable(o: Outcome, pageLimit: number): boolean {
+  return o.retryAt === undefined && !(pageLimit > 0 && o.page);
+}
+
+/** A claim that may hand out a page under a page limit: the full claim, one at a time, holds it. */
+function holdsPageLimit(opts: ClaimOptions, pageLimit: number): boolean {
+  return pageLimit > 0 && opts.pages !== false;
+}
+
 /** Claims, and the ends of a claim's lease: complete, slot released, defer, recovery. */
 function claimMethods(
   s: PostgresSession,
@@ -131,7 +141,7 @@ function claimMethods(
   const claim = async (now: number, opts: ClaimOptions = {}): Promise<ClaimedUri | null> => {
     checkTime(now, 'now');
     const t = nowToDb(now);
-    const limited = pageLimit > 0 && opts.pages !== false;
+    const limited = holdsPageLimit(opts, pageLimit);
     if (!limited) {
       const fast = await claimInOneStatement(t, opts.pages !== false);
       if (fast !== undefined) return fast;
@@ -152,7 +162,7 @@ function claimMethods(
 
   const complete = async (uri: ClaimedUri, outcome: Outcome, outlinks?: readonly Candidate[]): Promise<void> => {
     checkOutcome(outcome);
-    if (outcome.retryAt === undefined && !(pageLimit > 0 && outcome.page) && outlinks && outlinks.length > 0) {
+    if (batchable(outcome, pageLimit) && outlinks && outlinks.length > 0) {
       // With outlinks, the batch statement's one round trip (a batch of one).
       const [refused] = await completeManyInOneTrip([{ uri, outcome, outlinks }]);
       if (refused) throw refused;
@@ -222,10 +232,6 @@ function batchMethods(
 ): Pick<PostgresFrontierStore, 'claimMany' | 'completeMany' | 'completeThenClaimMany'> {
   const { nowToDb } = s;
   const { claimedUri, claimManyInOneStatement, completeManyInOneTrip, completeThenClaimInOneTrip } = fewTrips(s, rows);
-  /** A completion the batch statement takes: no retry to schedule, no page to count under a limit. */
-  const batchable = (o: Outcome): boolean => o.retryAt === undefined && !(pageLimit > 0 && o.page);
-  /** Claims the batch statement takes: several, and no page limit to hold. */
-  const manyAtOnce = (max: number, opts: ClaimOptions): boolean => max > 1 && !(pageLimit > 0 && opts.pages !== false);
   /** One at a time under a page limit, or through the full claim that recovers and promotes. */
   const claimOne = async (now: number, opts: ClaimOptions): Promise<ClaimedUri[]> => {
     const one = await claim(now, opts);
@@ -234,7 +240,7 @@ function batchMethods(
 
   const claimMany = async (now: number, max: number, opts: ClaimOptions = {}): Promise<ClaimedUri[]> => {
     checkTime(now, 'now');
-    if (manyAtOnce(max, opts)) {
+    if (max > 1 && !holdsPageLimit(opts, pageLimit)) {
       const many = await claimManyInOneStatement(nowToDb(now), opts.pages !== false, max);
       if (many !== undefined) return many;
     }
@@ -259,7 +265,7 @@ function batchMethods(
         errors[i] = err as Error;
         continue;
       }
-      if (batchable(it.outcome)) {
+      if (batchable(it.outcome, pageLimit)) {
         run.push(i);
         continue;
       }
@@ -291,8 +297,8 @@ function batchMethods(
         claimed: await claimMany(now, max, opts).catch((err: Error) => err),
       });
       // Even for one claim (a crawl's one freed slot): the batch statement with max 1 claims as the single one does.
-      const claimable = max >= 1 && !(pageLimit > 0 && opts.pages !== false);
-      const together = passes(() => checkTime(now, 'now')) && claimable && items.every((it) => passes(() => checkOutcome(it.outcome)) && batchable(it.outcome));
+      const claimable = max >= 1 && !holdsPageLimit(opts, pageLimit);
+      const together = passes(() => checkTime(now, 'now')) && claimable && items.every((it) => passes(() => checkOutcome(it.outcome)) && batchable(it.outcome, pageLimit));
       if (!together) return apart(completeMany(items));
       let both: Awaited<ReturnType<typeof completeThenClaimInOneTrip>>;
       try {
